@@ -1,0 +1,166 @@
+// karpenter-bench: reproducible performance runs printing JSON figures.
+
+#include <sys/resource.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "api/labels.h"
+#include "api/manifest.h"
+#include "cloud/catalog.h"
+#include "lower_bound.h"
+#include "scheduling/scheduler.h"
+#include "workloads.h"
+
+namespace {
+
+using namespace karpenter;
+
+// The seed guide's default NodePool: spot c/m/r of generation 3 or newer, amd64 Linux.
+constexpr std::string_view kSeedNodePool = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+        - {key: kubernetes.io/os, operator: In, values: [linux]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+
+constexpr std::string_view kOpenNodePool = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements: []
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+
+double PeakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+struct SchedulingArgs {
+  int pods = 1000;
+  std::string workload = "diverse";
+  std::string catalog = "fake400";
+  std::string node_pool_file;
+  int iterations = 3;
+  uint64_t seed = 42;
+};
+
+int RunScheduling(const SchedulingArgs& args) {
+  auto catalog = cloud::LoadCatalog(args.catalog, cloud::AwsCatalogOptions{});
+  if (!catalog.ok()) {
+    std::cerr << "error: " << catalog.error().message << '\n';
+    return 1;
+  }
+  api::DecodeOutcome pools =
+      args.node_pool_file.empty()
+          ? api::DecodeManifest(args.catalog == "aws" ? kSeedNodePool : kOpenNodePool, "<bench>")
+          : api::LoadManifestFile(args.node_pool_file);
+  if (!pools.errors.empty() || pools.manifest.node_pools.empty()) {
+    for (const auto& e : pools.errors) std::cerr << e << '\n';
+    std::cerr << "error: no valid NodePool\n";
+    return 1;
+  }
+  const api::NodePool& node_pool = pools.manifest.node_pools.front();
+
+  std::vector<double> seconds;
+  scheduling::SchedulerResult result;
+  std::vector<api::Pod> pods;
+  for (int i = 0; i < std::max(1, args.iterations); ++i) {
+    pods = args.workload == "generic" ? bench::MakeGenericPods(args.pods, args.seed)
+                                      : bench::MakeDiversePods(args.pods, args.seed);
+    scheduling::SchedulerInput input;
+    scheduling::NodePoolOffer offer;
+    offer.node_pool = &node_pool;
+    for (const auto& it : *catalog) offer.instance_types.push_back(&it);
+    input.node_pools.push_back(std::move(offer));
+    for (const auto& pod : pods) input.pods.push_back(&pod);
+    auto start = std::chrono::steady_clock::now();
+    result = scheduling::Schedule(input);
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double median = seconds[seconds.size() / 2];
+
+  size_t scheduled = 0;
+  double price = 0;
+  for (const auto& nc : result.node_claims) {
+    scheduled += nc.pods.size();
+    price += nc.price_per_hour;
+  }
+  double cpu = 0;
+  double memory = 0;
+  for (const auto& pod : pods) {
+    api::ResourceList r = api::EffectiveRequests(pod.spec);
+    cpu += r.cpu().as_double();
+    memory += r.memory().as_double() / (1024.0 * 1024 * 1024);
+  }
+  // The lower bound uses the same types the NodePool allows, at their cheapest allowed offering.
+  std::vector<bench::Capacity> capacities;
+  auto pool_requirements = scheduling::Requirements::FromNodeSelector(
+      node_pool.spec.template_.spec.requirements);
+  for (const auto& it : *catalog) {
+    if (!it.requirements.Intersects(pool_requirements)) continue;
+    const auto* capacity_type = pool_requirements.Get(api::kLabelCapacityType);
+    double cheapest = 0;
+    for (const auto& o : it.offerings) {
+      if (!o.available || (capacity_type != nullptr && !capacity_type->Has(o.capacity_type))) {
+        continue;
+      }
+      if (cheapest == 0 || o.price < cheapest) cheapest = o.price;
+    }
+    api::ResourceList allocatable = it.Allocatable();
+    capacities.push_back({allocatable.cpu().as_double(),
+                          allocatable.memory().as_double() / (1024.0 * 1024 * 1024), cheapest});
+  }
+  nlohmann::ordered_json out;
+  out["pods"] = args.pods;
+  out["scheduled"] = scheduled;
+  out["nodeclaims"] = result.node_claims.size();
+  out["seconds"] = median;
+  out["podsPerSecond"] = median > 0 ? args.pods / median : 0;
+  out["peakRssMb"] = PeakRssMb();
+  out["pricePerHour"] = price;
+  out["lowerBoundPricePerHour"] = bench::LowerBoundPricePerHour(capacities, cpu, memory);
+  std::cout << out.dump() << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"karpenter-bench: performance figures as JSON"};
+  app.require_subcommand(1);
+  SchedulingArgs scheduling;
+  std::string output = "json";
+  auto* cmd = app.add_subcommand("scheduling", "One provisioning pass over generated pods");
+  cmd->add_option("--pods", scheduling.pods, "Number of pods")->capture_default_str();
+  cmd->add_option("--workload", scheduling.workload, "diverse | generic")
+      ->check(CLI::IsMember({"diverse", "generic"}))
+      ->capture_default_str();
+  cmd->add_option("--catalog", scheduling.catalog, "fake400 | aws | FILE")->capture_default_str();
+  cmd->add_option("--nodepool", scheduling.node_pool_file, "NodePool manifest (default: seed's)");
+  cmd->add_option("--iterations", scheduling.iterations, "Measured runs (median reported)")
+      ->capture_default_str();
+  cmd->add_option("--seed", scheduling.seed, "Workload seed")->capture_default_str();
+  cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  CLI11_PARSE(app, argc, argv);
+  return RunScheduling(scheduling);
+}

@@ -1,0 +1,121 @@
+#pragma once
+// karpenter.k8s.aws/v1 EC2NodeClass: how AWS capacity is launched.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/condition.h"
+#include "api/node_selector.h"
+#include "api/object_meta.h"
+#include "common/quantity.h"
+
+namespace karpenter::api {
+
+struct SelectorTerm {  // subnets and security groups
+  Labels tags;
+  std::string id;
+  std::string name;  // security groups only
+};
+
+struct AmiSelectorTerm {
+  std::string alias;
+  Labels tags;
+  std::string id;
+  std::string name;
+  std::string owner;
+  std::string ssm_parameter;
+};
+
+struct KubeletConfiguration {
+  std::optional<int32_t> max_pods;
+  std::optional<int32_t> pods_per_core;
+  Labels system_reserved;
+  Labels kube_reserved;
+  Labels eviction_hard;
+  Labels eviction_soft;
+  Labels eviction_soft_grace_period;
+  std::optional<int32_t> eviction_max_pod_grace_period;
+  std::optional<int32_t> image_gc_high_threshold_percent;
+  std::optional<int32_t> image_gc_low_threshold_percent;
+  std::optional<bool> cpu_cfs_quota;
+  std::vector<std::string> cluster_dns;
+};
+
+struct BlockDevice {
+  std::optional<bool> delete_on_termination;
+  std::optional<bool> encrypted;
+  std::optional<int64_t> iops;
+  std::string kms_key_id;
+  std::string snapshot_id;
+  std::optional<int64_t> throughput;
+  std::optional<Quantity> volume_size;
+  std::string volume_type;
+};
+
+struct BlockDeviceMapping {
+  std::string device_name;
+  std::optional<BlockDevice> ebs;
+  bool root_volume = false;
+};
+
+struct MetadataOptions {
+  std::string http_endpoint = "enabled";
+  std::string http_protocol_ipv6 = "disabled";
+  int32_t http_put_response_hop_limit = 1;
+  std::string http_tokens = "required";
+};
+
+struct EC2NodeClassSpec {
+  std::vector<SelectorTerm> subnet_selector_terms;
+  std::vector<SelectorTerm> security_group_selector_terms;
+  std::vector<AmiSelectorTerm> ami_selector_terms;
+  std::string ami_family;
+  std::string role;
+  std::string instance_profile;
+  Labels tags;
+  std::optional<KubeletConfiguration> kubelet;
+  std::vector<BlockDeviceMapping> block_device_mappings;
+  std::string instance_store_policy;
+  MetadataOptions metadata_options;
+  std::string user_data;
+  std::optional<bool> associate_public_ip_address;
+  std::optional<bool> detailed_monitoring;
+  std::string context;
+};
+
+// Status entries: what the selector terms resolved to.
+struct SubnetStatus {
+  std::string id;
+  std::string zone;
+  std::string zone_id;
+};
+
+struct SecurityGroupStatus {
+  std::string id;
+  std::string name;
+};
+
+struct AmiStatus {
+  std::string id;
+  std::string name;
+  std::vector<NodeSelectorRequirement> requirements;
+};
+
+struct EC2NodeClass {
+  ObjectMeta metadata;
+  EC2NodeClassSpec spec;
+  struct Status {
+    std::vector<Condition> conditions;
+    std::string instance_profile;
+    std::vector<SubnetStatus> subnets;  // most free IPs first
+    std::vector<SecurityGroupStatus> security_groups;
+    std::vector<AmiStatus> amis;
+  } status;
+
+  // The family the AMIs come from: the alias family when an alias is used, else spec.amiFamily.
+  std::string EffectiveAmiFamily() const;
+};
+
+}  // namespace karpenter::api

@@ -1,0 +1,15 @@
+#include "api/object_meta.h"
+
+#include <string>
+
+namespace karpenter::api {
+
+std::string NamespacedName(const ObjectMeta& meta) {
+  if (meta.namespace_.empty()) return meta.name;
+  std::string out;
+  out.reserve(meta.namespace_.size() + 1 + meta.name.size());
+  out.append(meta.namespace_).append("/").append(meta.name);
+  return out;
+}
+
+}  // namespace karpenter::api

@@ -1,0 +1,36 @@
+#include "api/pod.h"
+
+namespace karpenter::api {
+
+// Regular containers and sidecars (init containers with restartPolicy Always) run together for the
+// pod's life. Each ordinary init container runs alone, alongside the sidecars started before it; a
+// sidecar's own start needs itself plus the sidecars before it. The pod reserves the largest of
+// these, resource by resource, plus the runtime overhead.
+ResourceList EffectiveRequests(const PodSpec& spec) {
+  ResourceList running;
+  for (const Container& container : spec.containers) running += container.requests;
+
+  ResourceList sidecars;  // the sidecars started so far
+  ResourceList init_peak;
+  for (const Container& container : spec.init_containers) {
+    if (container.restart_always) {
+      sidecars += container.requests;
+      running += container.requests;
+      init_peak.MaxWith(sidecars);
+    } else {
+      init_peak.MaxWith(container.requests + sidecars);
+    }
+  }
+  running.MaxWith(init_peak);
+  running += spec.overhead;
+  return running;
+}
+
+const OwnerReference* ControllerOf(const ObjectMeta& meta) {
+  for (const OwnerReference& owner : meta.owner_references) {
+    if (owner.controller) return &owner;
+  }
+  return nullptr;
+}
+
+}  // namespace karpenter::api

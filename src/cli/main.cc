@@ -1,0 +1,54 @@
+// karpenter: the node autoscaler's command line (plan, validate; controller and simulate follow).
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <sstream>
+
+#include "cli/plan_command.h"
+#include "cli/validate_command.h"
+
+namespace {
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"karpenter-cpp: the Kubernetes node autoscaler for AWS"};
+  app.require_subcommand(1);
+
+  karpenter::cli::PlanOptions plan;
+  std::string zones;
+  auto* plan_cmd = app.add_subcommand(
+      "plan", "Plan one provisioning pass for manifests (no files: a built-in example)");
+  plan_cmd->add_option("files", plan.files, "Manifest files (YAML or JSON)");
+  plan_cmd->add_option("--catalog", plan.catalog, "aws | fake400 | a catalog JSON file")
+      ->capture_default_str();
+  plan_cmd->add_option("--region", plan.region, "AWS region")->capture_default_str();
+  plan_cmd->add_option("--zones", zones, "Comma-separated zones (default: all)");
+  plan_cmd->add_option("--output,-o", plan.output, "table | json")->capture_default_str();
+
+  std::vector<std::string> validate_files;
+  auto* validate_cmd =
+      app.add_subcommand("validate", "Validate NodePool, NodeClaim and EC2NodeClass manifests");
+  validate_cmd->add_option("files", validate_files, "Manifest files")->required();
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (plan_cmd->parsed()) {
+    plan.zones = SplitCommas(zones);
+    return karpenter::cli::RunPlan(plan, std::cout, std::cerr);
+  }
+  if (validate_cmd->parsed()) {
+    return karpenter::cli::RunValidate(validate_files, std::cout, std::cerr);
+  }
+  return 1;
+}

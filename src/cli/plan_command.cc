@@ -1,0 +1,229 @@
+#include "cli/plan_command.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "api/labels.h"
+#include "api/manifest.h"
+#include "api/workload_pods.h"
+#include "cli/builtin_example.h"
+#include "cloud/catalog.h"
+#include "scheduling/scheduler.h"
+
+namespace karpenter::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+bool IsDaemonSetPod(const api::Pod& pod) {
+  const api::OwnerReference* owner = api::ControllerOf(pod.metadata);
+  return owner != nullptr && owner->kind == "DaemonSet";
+}
+
+// Everything one pass needs, owning what the scheduler input points into.
+struct Cluster {
+  api::Manifest manifest;
+  std::vector<api::Pod> workload_pods;
+  std::map<std::string, std::vector<cloud::InstanceType>> catalogs;  // by EC2NodeClass
+  scheduling::SchedulerInput input;
+};
+
+Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& err) {
+  const api::Manifest& m = cluster.manifest;
+  for (const auto& workload : m.workloads) {
+    if (workload.kind == api::WorkloadKind::kDaemonSet) {
+      cluster.input.daemon_sets.push_back(&workload.template_);
+      continue;
+    }
+    for (auto& pod : api::ExpandWorkload(workload)) cluster.workload_pods.push_back(std::move(pod));
+  }
+
+  for (const auto& pool : m.node_pools) {
+    const std::string& class_name = pool.spec.template_.spec.node_class_ref.name;
+    if (!cluster.catalogs.contains(class_name)) {
+      cloud::AwsCatalogOptions catalog_options;
+      catalog_options.region = options.region;
+      catalog_options.zones = options.zones;
+      auto node_class = std::find_if(m.node_classes.begin(), m.node_classes.end(),
+                                     [&](const auto& nc) { return nc.metadata.name == class_name; });
+      if (node_class != m.node_classes.end()) {
+        catalog_options.kubelet = node_class->spec.kubelet;
+      } else {
+        err << "warning: NodePool " << pool.metadata.name << ": EC2NodeClass " << class_name
+            << " is not in the inputs; planning with its defaults\n";
+      }
+      auto catalog = cloud::LoadCatalog(options.catalog, catalog_options);
+      if (!catalog.ok()) return catalog.error();
+      cluster.catalogs.emplace(class_name, std::move(*catalog));
+    }
+  }
+  for (const auto& pool : m.node_pools) {
+    scheduling::NodePoolOffer offer;
+    offer.node_pool = &pool;
+    for (const auto& it : cluster.catalogs.at(pool.spec.template_.spec.node_class_ref.name)) {
+      offer.instance_types.push_back(&it);
+    }
+    offer.in_use = pool.status.resources;
+    cluster.input.node_pools.push_back(std::move(offer));
+  }
+
+  std::map<std::string, size_t> node_index;
+  for (const auto& node : m.nodes) {
+    scheduling::ExistingNode existing;
+    existing.name = node.metadata.name;
+    existing.labels = node.metadata.labels;
+    existing.labels.emplace(api::kLabelHostname, node.metadata.name);
+    existing.taints = node.spec.taints;
+    if (node.spec.unschedulable) {
+      existing.taints.push_back({"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule});
+    }
+    existing.allocatable = node.status.allocatable;
+    node_index.emplace(node.metadata.name, cluster.input.existing_nodes.size());
+    cluster.input.existing_nodes.push_back(std::move(existing));
+  }
+  auto add_pod = [&](const api::Pod& pod) -> Status {
+    if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") return {};
+    if (!pod.spec.node_name.empty()) {
+      auto it = node_index.find(pod.spec.node_name);
+      if (it == node_index.end()) {
+        return Error{"Pod/" + api::NamespacedName(pod.metadata) + ": spec.nodeName: node \"" +
+                     pod.spec.node_name + "\" is not in the inputs"};
+      }
+      cluster.input.existing_nodes[it->second].pods.push_back(&pod);
+      return {};
+    }
+    if (!IsDaemonSetPod(pod)) cluster.input.pods.push_back(&pod);
+    return {};
+  };
+  for (const auto& pod : m.pods) {
+    if (Status s = add_pod(pod); !s.ok()) return s;
+  }
+  for (const auto& pod : cluster.workload_pods) {
+    if (Status s = add_pod(pod); !s.ok()) return s;
+  }
+  for (const auto& pvc : m.persistent_volume_claims) cluster.input.storage.claims.push_back(&pvc);
+  for (const auto& pv : m.persistent_volumes) cluster.input.storage.volumes.push_back(&pv);
+  for (const auto& sc : m.storage_classes) cluster.input.storage.classes.push_back(&sc);
+  return {};
+}
+
+std::vector<std::string> PodNames(const std::vector<const api::Pod*>& pods) {
+  std::vector<std::string> names;
+  names.reserve(pods.size());
+  for (const auto* pod : pods) names.push_back(api::NamespacedName(pod->metadata));
+  return names;
+}
+
+std::string CpuText(Quantity q) { return q.ToCpuString(); }
+
+ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count) {
+  ordered_json out;
+  out["nodeclaims"] = ordered_json::array();
+  double total_price = 0;
+  size_t scheduled = 0;
+  for (const auto& nc : result.node_claims) {
+    ordered_json j;
+    j["nodepool"] = nc.node_pool;
+    std::vector<std::string> types;
+    for (const auto* it : nc.instance_types) types.push_back(it->name);
+    j["instanceTypes"] = types;
+    j["capacityTypes"] = nc.capacity_types;
+    j["zones"] = nc.zones;
+    j["pricePerHour"] = nc.price_per_hour;
+    j["requests"] = {{"cpu", CpuText(nc.requests.cpu())},
+                     {"memory", nc.requests.memory().ToString()},
+                     {"pods", nc.requests.pods().ToString()}};
+    j["pods"] = PodNames(nc.pods);
+    out["nodeclaims"].push_back(std::move(j));
+    total_price += nc.price_per_hour;
+    scheduled += nc.pods.size();
+  }
+  out["existingNodes"] = ordered_json::array();
+  for (const auto& e : result.existing) {
+    out["existingNodes"].push_back({{"name", e.node}, {"pods", PodNames(e.pods)}});
+    scheduled += e.pods.size();
+  }
+  out["unschedulable"] = ordered_json::array();
+  for (const auto& u : result.unschedulable) {
+    out["unschedulable"].push_back(
+        {{"pod", api::NamespacedName(u.pod->metadata)}, {"reason", u.reason}});
+  }
+  out["summary"] = {{"pods", pod_count},
+                    {"scheduled", scheduled},
+                    {"nodeclaims", result.node_claims.size()},
+                    {"pricePerHour", total_price}};
+  return out;
+}
+
+void PrintTable(const scheduling::SchedulerResult& result, size_t pod_count, std::ostream& out) {
+  double total_price = 0;
+  size_t scheduled = 0;
+  out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:>8} {:>10} {:>5} {:>9}\n", "#", "NODEPOOL",
+                     "INSTANCE TYPE", "OPTIONS", "CAPACITY", "CPU", "MEMORY", "PODS", "$/HOUR");
+  for (size_t i = 0; i < result.node_claims.size(); ++i) {
+    const auto& nc = result.node_claims[i];
+    std::string capacity;
+    for (const auto& c : nc.capacity_types) capacity += (capacity.empty() ? "" : ",") + c;
+    out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:>8} {:>10} {:>5} {:>9.4f}\n", i + 1,
+                       nc.node_pool,
+                       nc.instance_types.empty() ? "-" : nc.instance_types.front()->name,
+                       nc.instance_types.size(), capacity, CpuText(nc.requests.cpu()),
+                       nc.requests.memory().ToString(), nc.pods.size(), nc.price_per_hour);
+    total_price += nc.price_per_hour;
+    scheduled += nc.pods.size();
+  }
+  for (const auto& e : result.existing) {
+    out << fmt::format("existing node {}: {} pods\n", e.node, e.pods.size());
+    scheduled += e.pods.size();
+  }
+  if (!result.unschedulable.empty()) {
+    out << "\nunschedulable:\n";
+    for (const auto& u : result.unschedulable) {
+      out << "  " << api::NamespacedName(u.pod->metadata) << ": " << u.reason << '\n';
+    }
+  }
+  out << fmt::format("\n{} pods, {} scheduled, {} new nodeclaims, ${:.4f}/hour\n", pod_count,
+                     scheduled, result.node_claims.size(), total_price);
+}
+
+}  // namespace
+
+int RunPlan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.output != "table" && options.output != "json") {
+    err << "error: --output: unknown format \"" << options.output << "\" (table or json)\n";
+    return 1;
+  }
+  Cluster cluster;
+  std::vector<std::string> errors;
+  if (options.files.empty()) {
+    api::DecodeOutcome decoded = api::DecodeManifest(BuiltinPlanExample(), "<built-in example>");
+    cluster.manifest = std::move(decoded.manifest);
+    errors = std::move(decoded.errors);
+  }
+  for (const auto& file : options.files) {
+    api::DecodeOutcome decoded = api::LoadManifestFile(file);
+    cluster.manifest.Append(std::move(decoded.manifest));
+    for (auto& e : decoded.errors) errors.push_back(std::move(e));
+  }
+  if (!errors.empty()) {
+    for (const auto& e : errors) err << e << '\n';
+    return 1;
+  }
+  if (Status built = BuildInput(options, cluster, err); !built.ok()) {
+    err << "error: " << built.error().message << '\n';
+    return 1;
+  }
+  scheduling::SchedulerResult result = scheduling::Schedule(cluster.input);
+  if (options.output == "json") {
+    out << ToJson(result, cluster.input.pods.size()).dump(2) << '\n';
+  } else {
+    PrintTable(result, cluster.input.pods.size(), out);
+  }
+  return 0;
+}
+
+}  // namespace karpenter::cli

@@ -1,0 +1,54 @@
+#pragma once
+// What the scheduler needs of one pending pod, computed once: effective requests, host ports, node
+// requirements, and the affinity/spread terms currently in force. Preferences start as required
+// and are relaxed one step at a time (reference §8) when the pod does not fit.
+
+#include <string>
+#include <vector>
+
+#include "api/pod.h"
+#include "scheduling/host_ports.h"
+#include "scheduling/requirements.h"
+
+namespace karpenter::scheduling {
+
+class PodConstraints {
+ public:
+  PodConstraints(const api::Pod& pod, Requirements volume_requirements);
+
+  const api::Pod& pod() const { return *pod_; }
+  const api::ResourceList& requests() const { return requests_; }
+  const std::vector<HostPort>& host_ports() const { return host_ports_; }
+  const Requirements& requirements() const { return requirements_; }
+  // Required terms plus the preferred ones not yet relaxed.
+  const std::vector<api::PodAffinityTerm>& affinity() const { return affinity_; }
+  const std::vector<api::PodAffinityTerm>& anti_affinity() const { return anti_affinity_; }
+  const std::vector<api::TopologySpreadConstraint>& spreads() const { return spreads_; }
+
+  // Drops one preference, in upstream's order: an ORed required node-affinity term, the heaviest
+  // preferred pod affinity term, the heaviest preferred anti-affinity term, the heaviest preferred
+  // node-affinity term, then every ScheduleAnyway spread. Returns a description of what was
+  // relaxed, or an empty string when nothing is left to relax.
+  std::string Relax();
+
+ private:
+  void Rebuild();
+
+  const api::Pod* pod_;
+  api::ResourceList requests_;
+  std::vector<HostPort> host_ports_;
+  Requirements volume_requirements_;
+  Requirements requirements_;
+
+  size_t required_term_ = 0;
+  std::vector<api::PreferredSchedulingTerm> preferred_node_;  // heaviest first
+  std::vector<api::WeightedPodAffinityTerm> preferred_affinity_;  // heaviest first
+  std::vector<api::WeightedPodAffinityTerm> preferred_anti_affinity_;
+  bool schedule_anyway_relaxed_ = false;
+
+  std::vector<api::PodAffinityTerm> affinity_;
+  std::vector<api::PodAffinityTerm> anti_affinity_;
+  std::vector<api::TopologySpreadConstraint> spreads_;
+};
+
+}  // namespace karpenter::scheduling

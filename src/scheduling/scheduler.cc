@@ -1,0 +1,540 @@
+#include "scheduling/scheduler.h"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "api/labels.h"
+#include "scheduling/pod_constraints.h"
+#include "scheduling/topology.h"
+
+namespace karpenter::scheduling {
+namespace {
+
+constexpr double kNoPrice = std::numeric_limits<double>::infinity();
+// A launch tries at most this many of a NodeClaim's options, cheapest first (the AWS provider's
+// CreateFleet override cap), so only they can count against NodePool limits.
+constexpr size_t kMaxLaunchOptions = 60;
+
+// An instance type with what the pass needs of it precomputed.
+struct TypeInfo {
+  const cloud::InstanceType* type;
+  api::ResourceList allocatable;
+};
+
+// The cheapest available offering the requirements allow; kNoPrice when there is none.
+double CheapestOffering(const cloud::InstanceType& type, const Requirements& requirements) {
+  const Requirement* zone = requirements.Get(api::kLabelZone);
+  const Requirement* capacity = requirements.Get(api::kLabelCapacityType);
+  double best = kNoPrice;
+  for (const auto& o : type.offerings) {
+    if (!o.available) continue;
+    if (zone != nullptr && !zone->Has(o.zone)) continue;
+    if (capacity != nullptr && !capacity->Has(o.capacity_type)) continue;
+    best = std::min(best, o.price);
+  }
+  return best;
+}
+
+// True when every resource the NodePool limits fits in what its limits leave. A node counts as
+// one unit of the `nodes` limit.
+bool WithinLimits(const api::ResourceList& capacity, const api::ResourceList& limits,
+                  const api::ResourceList& remaining) {
+  bool fits = true;
+  limits.ForEach([&](std::string_view name, Quantity) {
+    Quantity needed = name == "nodes" ? Quantity::FromUnits(1) : capacity.Get(name);
+    if (needed > remaining.Get(name)) fits = false;
+  });
+  return fits;
+}
+
+std::string DescribeRequests(const api::ResourceList& requests) {
+  std::string out;
+  requests.ForEach([&](std::string_view name, Quantity q) {
+    if (!out.empty()) out += ", ";
+    out += std::string(name) + '=' + (name == api::kResourceCpu ? q.ToCpuString() : q.ToString());
+  });
+  return out.empty() ? "none" : out;
+}
+
+Requirements WithoutHostname(const Requirements& requirements) {
+  Requirements out;
+  for (const auto& r : requirements.items()) {
+    if (r.key() != api::kLabelHostname) out.Add(r);
+  }
+  return out;
+}
+
+struct PoolState {
+  const NodePoolOffer* offer;
+  std::string name;
+  Requirements requirements;
+  std::vector<api::Taint> taints;
+  api::ResourceList daemon_overhead;
+  std::vector<HostPort> daemon_ports;
+  std::optional<api::ResourceList> remaining;  // limits minus usage; nullopt: unlimited
+  std::vector<int> types;                      // indexes into types_, cheapest first
+};
+
+struct ExistingSlot {
+  const ExistingNode* node;
+  Requirements requirements;
+  api::ResourceList requested;
+  std::vector<HostPort> ports;
+  std::vector<const api::Pod*> placed;
+};
+
+struct ClaimSlot {
+  int pool;
+  Requirements requirements;
+  std::vector<int> options;  // indexes into types_
+  api::ResourceList requests;  // pods, without daemonset overhead
+  std::vector<HostPort> ports;
+  std::vector<const api::Pod*> pods;
+  api::ResourceList charge;  // what the claim counts against its NodePool's limits
+};
+
+class Pass {
+ public:
+  explicit Pass(const SchedulerInput& input) : input_(input) {}
+
+  SchedulerResult Run();
+
+ private:
+  void PreparePools();
+  void PrepareExisting();
+  std::map<std::string, std::vector<std::string>, std::less<>> Universe() const;
+
+  bool TryExisting(PodConstraints& pod, const std::vector<int>& groups);
+  bool TryClaims(PodConstraints& pod, const std::vector<int>& groups);
+  bool TryNewClaim(PodConstraints& pod, const std::vector<int>& groups, std::string& reason);
+
+  // The options that keep fitting `total` under `requirements`; `recheck` also re-filters by
+  // requirements and offerings (needed only when the requirements changed).
+  std::vector<int> Filter(const std::vector<int>& options, const Requirements& requirements,
+                          const api::ResourceList& total, bool recheck,
+                          const std::optional<api::ResourceList>& limit,
+                          const api::ResourceList& limits = {}) const;
+  Status CheckMinValues(const std::vector<int>& options, const Requirements& requirements) const;
+  PlannedNodeClaim Finalize(const ClaimSlot& claim) const;
+  // The most a claim with these options can add to its NodePool's usage: the largest capacity
+  // among the options a launch may use, and one node.
+  api::ResourceList Charge(const std::vector<int>& options) const;
+
+  const Requirements& CandidateRequirements(int candidate) const {
+    if (candidate < static_cast<int>(existing_.size())) return existing_[candidate].requirements;
+    return claims_[candidate - existing_.size()].requirements;
+  }
+
+  const SchedulerInput& input_;
+  std::vector<TypeInfo> types_;
+  std::vector<PoolState> pools_;
+  std::vector<ExistingSlot> existing_;
+  std::vector<ClaimSlot> claims_;
+  std::set<std::pair<size_t, int>> claims_by_pods_;  // (pod count, claim index)
+  std::optional<Topology> topology_;
+};
+
+void Pass::PreparePools() {
+  std::vector<const NodePoolOffer*> offers;
+  for (const auto& offer : input_.node_pools) offers.push_back(&offer);
+  // Heavier NodePools first; equal weights by name.
+  std::stable_sort(offers.begin(), offers.end(), [](const auto* a, const auto* b) {
+    int wa = a->node_pool->spec.weight.value_or(0);
+    int wb = b->node_pool->spec.weight.value_or(0);
+    if (wa != wb) return wa > wb;
+    return a->node_pool->metadata.name < b->node_pool->metadata.name;
+  });
+  for (const auto* offer : offers) {
+    const api::NodePool& np = *offer->node_pool;
+    PoolState pool{offer, np.metadata.name, {}, np.spec.template_.spec.taints, {}, {}, {}, {}};
+    pool.requirements = Requirements::FromLabels(np.spec.template_.metadata.labels);
+    pool.requirements.Add(Requirements::FromNodeSelector(np.spec.template_.spec.requirements));
+    pool.requirements.Add(Requirement::In(std::string(api::kLabelNodePool), {np.metadata.name}));
+    if (np.spec.has_limits) pool.remaining = np.spec.limits - offer->in_use;
+    for (const auto* ds : input_.daemon_sets) {
+      if (!api::ToleratesAll(ds->spec.tolerations, pool.taints)) continue;
+      const api::Pod daemon_pod{ds->metadata, ds->spec, {}};
+      PodConstraints daemon(daemon_pod, {});
+      if (!pool.requirements.IsCompatible(daemon.requirements())) continue;
+      pool.daemon_overhead += daemon.requests();
+      for (const auto& port : daemon.host_ports()) pool.daemon_ports.push_back(port);
+    }
+    std::vector<std::pair<double, int>> priced;
+    for (const auto* it : offer->instance_types) {
+      if (!it->requirements.Intersects(pool.requirements)) continue;
+      double price = CheapestOffering(*it, pool.requirements);
+      if (price == kNoPrice) continue;
+      priced.emplace_back(price, static_cast<int>(types_.size()));
+      types_.push_back({it, it->Allocatable()});
+    }
+    std::stable_sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first < b.first;
+      return types_[a.second].type->name < types_[b.second].type->name;
+    });
+    for (const auto& [price, index] : priced) pool.types.push_back(index);
+    pools_.push_back(std::move(pool));
+  }
+}
+
+void Pass::PrepareExisting() {
+  for (const auto& node : input_.existing_nodes) {
+    ExistingSlot slot{&node, node.in_flight ? node.requirements : Requirements::FromLabels(node.labels),
+                      {}, {}, {}};
+    for (const auto* pod : node.pods) {
+      slot.requested += api::EffectiveRequests(pod->spec);
+      for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
+    }
+    existing_.push_back(std::move(slot));
+  }
+}
+
+std::map<std::string, std::vector<std::string>, std::less<>> Pass::Universe() const {
+  std::set<std::string> keys;
+  for (const auto* pod : input_.pods) {
+    for (const auto& s : pod->spec.topology_spread_constraints) keys.insert(s.topology_key);
+    if (!pod->spec.affinity) continue;
+    for (const auto* terms : {&pod->spec.affinity->pod_affinity, &pod->spec.affinity->pod_anti_affinity}) {
+      if (!terms->has_value()) continue;
+      for (const auto& t : (*terms)->required) keys.insert(t.topology_key);
+      for (const auto& t : (*terms)->preferred) keys.insert(t.term.topology_key);
+    }
+  }
+  std::map<std::string, std::vector<std::string>, std::less<>> universe;
+  for (const auto& key : keys) {
+    if (key == api::kLabelHostname) continue;
+    std::set<std::string> values;
+    for (const auto& pool : pools_) {
+      const Requirement* allowed = pool.requirements.Get(key);
+      for (int index : pool.types) {
+        const cloud::InstanceType& it = *types_[index].type;
+        std::vector<std::string> candidates;
+        if (key == api::kLabelZone) {
+          for (const auto& o : it.offerings) candidates.push_back(o.zone);
+        } else if (const Requirement* r = it.requirements.Get(key)) {
+          candidates = r->Values();
+        }
+        for (auto& v : candidates) {
+          if (allowed == nullptr || allowed->Has(v)) values.insert(std::move(v));
+        }
+      }
+      if (allowed != nullptr) {
+        for (auto& v : allowed->Values()) values.insert(std::move(v));
+      }
+    }
+    for (const auto& node : input_.existing_nodes) {
+      auto it = node.labels.find(key);
+      if (it != node.labels.end()) values.insert(it->second);
+    }
+    universe.emplace(key, std::vector<std::string>(values.begin(), values.end()));
+  }
+  return universe;
+}
+
+std::vector<int> Pass::Filter(const std::vector<int>& options, const Requirements& requirements,
+                              const api::ResourceList& total, bool recheck,
+                              const std::optional<api::ResourceList>& limit,
+                              const api::ResourceList& limits) const {
+  std::vector<int> out;
+  out.reserve(options.size());
+  for (int index : options) {
+    const TypeInfo& info = types_[index];
+    if (!total.FitsIn(info.allocatable)) continue;
+    if (limit && !WithinLimits(info.type->capacity, limits, *limit)) continue;
+    if (recheck && (!info.type->requirements.Intersects(requirements) ||
+                    CheapestOffering(*info.type, requirements) == kNoPrice)) {
+      continue;
+    }
+    out.push_back(index);
+  }
+  return out;
+}
+
+api::ResourceList Pass::Charge(const std::vector<int>& options) const {
+  api::ResourceList largest;
+  for (size_t i = 0; i < options.size() && i < kMaxLaunchOptions; ++i) {
+    largest.MaxWith(types_[options[i]].type->capacity);
+  }
+  largest.Set("nodes", Quantity::FromUnits(1));
+  return largest;
+}
+
+Status Pass::CheckMinValues(const std::vector<int>& options,
+                            const Requirements& requirements) const {
+  for (const auto& r : requirements.items()) {
+    if (!r.min_values()) continue;
+    std::set<std::string> values;
+    for (int index : options) {
+      const Requirement* own = types_[index].type->requirements.Get(r.key());
+      if (own == nullptr) continue;
+      for (auto& v : own->Values()) {
+        if (r.Has(v)) values.insert(std::move(v));
+      }
+    }
+    if (static_cast<int>(values.size()) < *r.min_values()) {
+      return Error{"minValues " + std::to_string(*r.min_values()) + " of " + r.key() +
+                   " not met (" + std::to_string(values.size()) + " values left)"};
+    }
+  }
+  return {};
+}
+
+bool Pass::TryExisting(PodConstraints& pod, const std::vector<int>& groups) {
+  const bool topology = topology_->Involves(pod.pod(), groups);
+  for (size_t i = 0; i < existing_.size(); ++i) {
+    ExistingSlot& slot = existing_[i];
+    const ExistingNode& node = *slot.node;
+    if (!api::ToleratesAll(pod.pod().spec.tolerations, node.taints)) continue;
+    if (!(slot.requested + pod.requests()).FitsIn(node.allocatable)) continue;
+    if (AnyConflict(slot.ports, pod.host_ports())) continue;
+    if (node.in_flight ? !slot.requirements.IsCompatible(pod.requirements())
+                       : !pod.requirements().Matches(node.labels)) {
+      continue;
+    }
+    if (topology) {
+      Requirements where = slot.requirements;
+      if (!topology_->Narrow(pod, groups, where, true).ok()) continue;
+    }
+    slot.requested += pod.requests();
+    for (const auto& port : pod.host_ports()) slot.ports.push_back(port);
+    slot.placed.push_back(&pod.pod());
+    topology_->Record(pod.pod(), static_cast<int>(i), groups);
+    return true;
+  }
+  return false;
+}
+
+bool Pass::TryClaims(PodConstraints& pod, const std::vector<int>& groups) {
+  const bool topology = topology_->Involves(pod.pod(), groups);
+  for (const auto entry : claims_by_pods_) {
+    const auto [count, index] = entry;
+    ClaimSlot& claim = claims_[index];
+    const PoolState& pool = pools_[claim.pool];
+    if (!api::ToleratesAll(pod.pod().spec.tolerations, pool.taints)) continue;
+    if (AnyConflict(claim.ports, pod.host_ports())) continue;
+    api::ResourceList total = claim.requests + pod.requests() + pool.daemon_overhead;
+    if (std::none_of(claim.options.begin(), claim.options.end(),
+                     [&](int o) { return total.FitsIn(types_[o].allocatable); })) {
+      continue;
+    }
+    std::optional<Requirements> narrowed;
+    if (!pod.requirements().empty() || topology) {
+      if (!claim.requirements.IsCompatible(pod.requirements())) continue;
+      narrowed = claim.requirements;
+      narrowed->Add(pod.requirements());
+      if (topology && !topology_->Narrow(pod, groups, *narrowed, false).ok()) continue;
+      if (*narrowed == claim.requirements) narrowed.reset();
+    }
+    const Requirements& requirements = narrowed ? *narrowed : claim.requirements;
+    std::vector<int> options = Filter(claim.options, requirements, total, narrowed.has_value(), {});
+    if (options.empty()) continue;
+    if (!CheckMinValues(options, requirements).ok()) continue;
+    if (PoolState& owner = pools_[claim.pool]; owner.remaining) {
+      // Dropping small options may bring larger ones into the launch window.
+      api::ResourceList charge = Charge(options);
+      api::ResourceList left = *owner.remaining + claim.charge - charge;
+      if (!WithinLimits({}, owner.offer->node_pool->spec.limits, left)) continue;
+      *owner.remaining = std::move(left);
+      claim.charge = std::move(charge);
+    }
+    if (narrowed) claim.requirements = std::move(*narrowed);
+    claim.options = std::move(options);
+    claim.requests += pod.requests();
+    for (const auto& port : pod.host_ports()) claim.ports.push_back(port);
+    claim.pods.push_back(&pod.pod());
+    claims_by_pods_.erase({count, index});
+    claims_by_pods_.insert({claim.pods.size(), index});
+    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, groups);
+    return true;
+  }
+  return false;
+}
+
+bool Pass::TryNewClaim(PodConstraints& pod, const std::vector<int>& groups, std::string& reason) {
+  reason.clear();
+  auto fail = [&](const PoolState& pool, const std::string& why) {
+    if (!reason.empty()) reason += "; ";
+    reason += "NodePool " + pool.name + ": " + why;
+  };
+  if (pools_.empty()) reason = "no NodePool";
+  for (size_t p = 0; p < pools_.size(); ++p) {
+    PoolState& pool = pools_[p];
+    if (!api::ToleratesAll(pod.pod().spec.tolerations, pool.taints)) {
+      fail(pool, "pod does not tolerate the NodePool's taints");
+      continue;
+    }
+    if (AnyConflict(pool.daemon_ports, pod.host_ports())) {
+      fail(pool, "host port conflicts with a daemonset");
+      continue;
+    }
+    if (Status compatible = pool.requirements.Compatible(pod.requirements()); !compatible.ok()) {
+      fail(pool, compatible.error().message);
+      continue;
+    }
+    Requirements requirements = pool.requirements;
+    requirements.Add(pod.requirements());
+    requirements.Add(Requirement::In(std::string(api::kLabelHostname),
+                                     {"hostname-placeholder-" + std::to_string(claims_.size())}));
+    if (Status placed = topology_->Narrow(pod, groups, requirements, false); !placed.ok()) {
+      fail(pool, placed.error().message);
+      continue;
+    }
+    api::ResourceList total = pod.requests() + pool.daemon_overhead;
+    std::vector<int> options = Filter(pool.types, requirements, total, true, {});
+    if (options.empty()) {
+      fail(pool, "no instance type satisfies " + WithoutHostname(requirements).ToString() +
+                     " with requests " + DescribeRequests(total));
+      continue;
+    }
+    if (pool.remaining) {
+      options = Filter(options, requirements, total, false, pool.remaining,
+                       pool.offer->node_pool->spec.limits);
+      if (options.empty()) {
+        fail(pool, "no instance type satisfies " + WithoutHostname(requirements).ToString() +
+                       " within NodePool " + pool.name + "'s limits");
+        continue;
+      }
+    }
+    if (Status min_values = CheckMinValues(options, requirements); !min_values.ok()) {
+      fail(pool, min_values.error().message);
+      continue;
+    }
+    api::ResourceList charge;
+    if (pool.remaining) {
+      // Every option fits the remaining limits on its own, so the largest launchable does too.
+      charge = Charge(options);
+      *pool.remaining -= charge;
+    }
+    int index = static_cast<int>(claims_.size());
+    claims_.push_back({static_cast<int>(p), std::move(requirements), std::move(options),
+                       pod.requests(), pod.host_ports(), {&pod.pod()}, std::move(charge)});
+    claims_by_pods_.insert({1, index});
+    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, groups);
+    return true;
+  }
+  return false;
+}
+
+PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
+  const PoolState& pool = pools_[claim.pool];
+  PlannedNodeClaim out;
+  out.node_pool = pool.name;
+  std::vector<std::pair<double, int>> priced;
+  bool ordinary = std::any_of(claim.options.begin(), claim.options.end(),
+                              [&](int o) { return !types_[o].type->exotic; });
+  // Under limits only the options a launch may use were counted: offer no others.
+  size_t usable = pool.remaining ? std::min(claim.options.size(), kMaxLaunchOptions)
+                                 : claim.options.size();
+  for (size_t i = 0; i < usable; ++i) {
+    int o = claim.options[i];
+    if (ordinary && types_[o].type->exotic) continue;  // exotic only when nothing else fits
+    priced.emplace_back(CheapestOffering(*types_[o].type, claim.requirements), o);
+  }
+  std::stable_sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return types_[a.second].type->name < types_[b.second].type->name;
+  });
+  std::set<std::string> zones;
+  std::set<std::string> capacity_types;
+  const Requirement* zone = claim.requirements.Get(api::kLabelZone);
+  const Requirement* capacity = claim.requirements.Get(api::kLabelCapacityType);
+  std::vector<std::string> names;
+  for (const auto& [price, o] : priced) {
+    const cloud::InstanceType& it = *types_[o].type;
+    out.instance_types.push_back(&it);
+    names.push_back(it.name);
+    for (const auto& offering : it.offerings) {
+      if (!offering.available) continue;
+      if (zone != nullptr && !zone->Has(offering.zone)) continue;
+      if (capacity != nullptr && !capacity->Has(offering.capacity_type)) continue;
+      zones.insert(offering.zone);
+      capacity_types.insert(offering.capacity_type);
+    }
+  }
+  out.price_per_hour = priced.empty() ? 0 : priced.front().first;
+  out.zones.assign(zones.begin(), zones.end());
+  out.capacity_types.assign(capacity_types.begin(), capacity_types.end());
+  out.requirements = WithoutHostname(claim.requirements);
+  out.requirements.Add(Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
+  out.requests = claim.requests + pool.daemon_overhead;
+  out.requests.Set(api::kResourcePods,
+                   out.requests.pods() + Quantity::FromUnits(static_cast<int64_t>(claim.pods.size())));
+  out.pods = claim.pods;
+  return out;
+}
+
+SchedulerResult Pass::Run() {
+  PreparePools();
+  PrepareExisting();
+  topology_.emplace(Universe(), [this](int c) -> const Requirements& {
+    return CandidateRequirements(c);
+  });
+
+  // Pods already running count towards spreads and affinities, and their anti-affinity holds.
+  for (size_t i = 0; i < existing_.size(); ++i) {
+    for (const auto* pod : existing_[i].node->pods) {
+      std::vector<int> groups;
+      if (pod->spec.affinity && pod->spec.affinity->pod_anti_affinity) {
+        groups = topology_->GroupsFor(PodConstraints(*pod, {}));
+      }
+      topology_->Record(*pod, static_cast<int>(i), groups);
+    }
+  }
+
+  std::vector<PodConstraints> pods;
+  pods.reserve(input_.pods.size());
+  for (const auto* pod : input_.pods) {
+    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage));
+  }
+  std::vector<int> order(pods.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const auto& ra = pods[a].requests();
+    const auto& rb = pods[b].requests();
+    if (ra.cpu() != rb.cpu()) return ra.cpu() > rb.cpu();
+    if (ra.memory() != rb.memory()) return ra.memory() > rb.memory();
+    return NamespacedName(pods[a].pod().metadata) < NamespacedName(pods[b].pod().metadata);
+  });
+
+  std::deque<int> queue(order.begin(), order.end());
+  std::vector<std::string> reasons(pods.size());
+  size_t without_progress = 0;
+  while (!queue.empty() && without_progress < queue.size()) {
+    int i = queue.front();
+    queue.pop_front();
+    PodConstraints& pod = pods[i];
+    std::vector<int> groups = topology_->GroupsFor(pod);
+    if (TryExisting(pod, groups) || TryClaims(pod, groups) ||
+        TryNewClaim(pod, groups, reasons[i])) {
+      without_progress = 0;
+      continue;
+    }
+    queue.push_back(i);
+    if (!pod.Relax().empty()) {
+      without_progress = 0;
+    } else {
+      ++without_progress;
+    }
+  }
+
+  SchedulerResult result;
+  for (const auto& slot : existing_) {
+    if (!slot.placed.empty()) result.existing.push_back({slot.node->name, slot.placed});
+  }
+  result.node_claims.reserve(claims_.size());
+  for (const auto& claim : claims_) result.node_claims.push_back(Finalize(claim));
+  std::sort(queue.begin(), queue.end());
+  for (int i : queue) {
+    result.unschedulable.push_back(
+        {&pods[i].pod(), reasons[i].empty() ? "no compatible capacity" : reasons[i]});
+  }
+  return result;
+}
+
+}  // namespace
+
+SchedulerResult Schedule(const SchedulerInput& input) { return Pass(input).Run(); }
+
+}  // namespace karpenter::scheduling

@@ -1,0 +1,73 @@
+#pragma once
+// One provisioning pass (reference §8) as a pure function: pending pods, NodePools with their
+// instance types, existing capacity and daemonsets in; planned NodeClaims, placements on existing
+// capacity and unschedulable pods with a reason out. No I/O, no clock, deterministic.
+
+#include <string>
+#include <vector>
+
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "api/workloads.h"
+#include "cloud/instance_type.h"
+#include "scheduling/requirements.h"
+#include "scheduling/volume_topology.h"
+
+namespace karpenter::scheduling {
+
+struct NodePoolOffer {
+  const api::NodePool* node_pool = nullptr;
+  std::vector<const cloud::InstanceType*> instance_types;
+  // Resources already used by the pool's nodes (status.resources), counted against spec.limits.
+  api::ResourceList in_use;
+};
+
+// A Node, or an in-flight NodeClaim that has no Node yet, with the pods bound or nominated to it.
+struct ExistingNode {
+  std::string name;
+  api::Labels labels;  // for an in-flight NodeClaim: its single-valued requirements
+  Requirements requirements;  // in-flight NodeClaims only: the full requirements
+  bool in_flight = false;
+  std::vector<api::Taint> taints;
+  api::ResourceList allocatable;
+  std::vector<const api::Pod*> pods;
+};
+
+struct SchedulerInput {
+  std::vector<const api::Pod*> pods;  // pending pods to place
+  std::vector<NodePoolOffer> node_pools;
+  std::vector<ExistingNode> existing_nodes;
+  std::vector<const api::PodTemplate*> daemon_sets;  // the pod templates of DaemonSets
+  StorageState storage;
+};
+
+struct PlannedNodeClaim {
+  std::string node_pool;
+  Requirements requirements;  // incl. node.kubernetes.io/instance-type In [options]
+  std::vector<const cloud::InstanceType*> instance_types;  // cheapest first
+  std::vector<std::string> capacity_types;
+  std::vector<std::string> zones;
+  api::ResourceList requests;  // pods + daemonset overhead
+  std::vector<const api::Pod*> pods;
+  double price_per_hour = 0;  // cheapest available compatible offering of the first type
+};
+
+struct ExistingPlacement {
+  std::string node;
+  std::vector<const api::Pod*> pods;
+};
+
+struct UnschedulablePod {
+  const api::Pod* pod = nullptr;
+  std::string reason;
+};
+
+struct SchedulerResult {
+  std::vector<PlannedNodeClaim> node_claims;
+  std::vector<ExistingPlacement> existing;  // only nodes that received pods, in input order
+  std::vector<UnschedulablePod> unschedulable;
+};
+
+SchedulerResult Schedule(const SchedulerInput& input);
+
+}  // namespace karpenter::scheduling
