@@ -17,7 +17,8 @@ std::vector<HostPort> HostPortsOf(const api::PodSpec& spec) {
   auto collect = [&](const std::vector<api::Container>& containers) {
     for (const auto& c : containers) {
       for (const auto& p : c.ports) {
-        if (p.host_port != 0) out.push_back({p.host_ip, p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
+        if (p.host_port != 0)
+          out.push_back({p.host_ip, p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
       }
     }
   };

@@ -41,7 +41,7 @@ class PodConstraints {
   Requirements requirements_;
 
   size_t required_term_ = 0;
-  std::vector<api::PreferredSchedulingTerm> preferred_node_;  // heaviest first
+  std::vector<api::PreferredSchedulingTerm> preferred_node_;      // heaviest first
   std::vector<api::WeightedPodAffinityTerm> preferred_affinity_;  // heaviest first
   std::vector<api::WeightedPodAffinityTerm> preferred_anti_affinity_;
   bool schedule_anyway_relaxed_ = false;

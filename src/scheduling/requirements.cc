@@ -12,7 +12,8 @@ namespace karpenter::scheduling {
 namespace {
 
 std::vector<std::string> SortedUnique(std::vector<std::string> values) {
-  std::sort(values.begin(), values.end());
+  if (values.size() <= 1) return values;
+  if (!std::is_sorted(values.begin(), values.end())) std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
   return values;
 }
@@ -208,8 +209,8 @@ Requirement Requirement::Intersect(const Requirement& other) const {
 bool Requirement::Intersects(const Requirement& other) const {
   if (allows_absent_ && other.allows_absent_) return true;
   // Fast paths for the common finite cases avoid building the intersection.
-  if (!complement_ && !other.complement_ && !greater_than_ && !less_than_ &&
-      !other.greater_than_ && !other.less_than_) {
+  if (!complement_ && !other.complement_ && !greater_than_ && !less_than_ && !other.greater_than_ &&
+      !other.less_than_) {
     auto a = values_.begin();
     auto b = other.values_.begin();
     while (a != values_.end() && b != other.values_.end()) {
@@ -281,8 +282,7 @@ std::string Requirement::ToString() const {
   return out;
 }
 
-Requirements Requirements::FromNodeSelector(
-    const std::vector<api::NodeSelectorRequirement>& list) {
+Requirements Requirements::FromNodeSelector(const std::vector<api::NodeSelectorRequirement>& list) {
   Requirements out;
   for (const auto& r : list) out.Add(Requirement::FromNodeSelector(r));
   return out;
@@ -297,18 +297,21 @@ Requirements Requirements::FromLabels(const api::Labels& labels) {
   return out;
 }
 
-void Requirements::Add(const Requirement& requirement) {
-  auto it = std::lower_bound(
-      items_.begin(), items_.end(), requirement.key(),
-      [](const Requirement& r, const std::string& key) { return r.key() < key; });
+void Requirements::Add(const Requirement& requirement) { Add(Requirement(requirement)); }
+
+void Requirements::Add(Requirement&& requirement) {
+  auto it =
+      std::lower_bound(items_.begin(), items_.end(), requirement.key(),
+                       [](const Requirement& r, const std::string& key) { return r.key() < key; });
   if (it != items_.end() && it->key() == requirement.key()) {
     *it = it->Intersect(requirement);
   } else {
-    items_.insert(it, requirement);
+    items_.insert(it, std::move(requirement));
   }
 }
 
 void Requirements::Add(const Requirements& other) {
+  items_.reserve(items_.size() + other.items_.size());
   for (const auto& r : other.items_) Add(r);
 }
 
@@ -327,8 +330,8 @@ Status Requirements::Compatible(const Requirements& other) const {
       return Error{"label \"" + incoming.key() + "\" does not have known values"};
     }
     if (!existing->Intersects(incoming)) {
-      return Error{"incompatible requirements, key " + incoming.key() + ", " +
-                   incoming.ToString() + " not in " + existing->ToString()};
+      return Error{"incompatible requirements, key " + incoming.key() + ", " + incoming.ToString() +
+                   " not in " + existing->ToString()};
     }
   }
   return {};

@@ -16,8 +16,8 @@
 namespace karpenter::scheduling {
 
 // The values one key may take. Either a finite set (`values`, complement=false) or everything but a
-// finite set (complement=true), further bounded by optional integer bounds (Gt/Lt/Gte/Lte, which also
-// imply the label exists and is an integer).
+// finite set (complement=true), further bounded by optional integer bounds (Gt/Lt/Gte/Lte, which
+// also imply the label exists and is an integer).
 class Requirement {
  public:
   static Requirement In(std::string key, std::vector<std::string> values);
@@ -40,6 +40,16 @@ class Requirement {
   size_t Len() const;
   // The allowed values when finite (sorted), after applying integer bounds.
   std::vector<std::string> Values() const;
+  // True when the allowed values are a finite set (In, DoesNotExist, or their intersections).
+  bool Finite() const { return !complement_; }
+  // Calls fn(const std::string&) for each allowed value of a finite requirement, without copying.
+  template <class Fn>
+  void ForEachValue(Fn&& fn) const {
+    if (complement_) return;
+    for (const auto& v : values_) {
+      if ((!greater_than_ && !less_than_) || Has(v)) fn(v);
+    }
+  }
   // The operator a NodeSelectorRequirement would use to say the same.
   api::NodeSelectorOperator Operator() const;
 
@@ -58,7 +68,7 @@ class Requirement {
   std::string key_;
   std::vector<std::string> values_;  // sorted, unique
   bool complement_ = false;
-  bool allows_absent_ = false;  // NotIn / DoesNotExist semantics
+  bool allows_absent_ = false;           // NotIn / DoesNotExist semantics
   std::optional<int64_t> greater_than_;  // exclusive
   std::optional<int64_t> less_than_;     // exclusive
   std::optional<int> min_values_;
@@ -73,6 +83,7 @@ class Requirements {
   static Requirements FromLabels(const api::Labels& labels);
 
   void Add(const Requirement& requirement);
+  void Add(Requirement&& requirement);
   void Add(const Requirements& other);
   const Requirement* Get(std::string_view key) const;
   bool Has(std::string_view key) const { return Get(key) != nullptr; }

@@ -18,24 +18,41 @@ constexpr double kNoPrice = std::numeric_limits<double>::infinity();
 // CreateFleet override cap), so only they can count against NodePool limits.
 constexpr size_t kMaxLaunchOptions = 60;
 
+// An offering with its zone and capacity type as indexes into the pass's name tables.
+struct PackedOffering {
+  uint8_t zone;
+  uint8_t capacity_type;
+  double price;
+};
+
 // An instance type with what the pass needs of it precomputed.
 struct TypeInfo {
   const cloud::InstanceType* type;
   api::ResourceList allocatable;
+  std::vector<PackedOffering> offerings;  // available ones only
 };
 
-// The cheapest available offering the requirements allow; kNoPrice when there is none.
-double CheapestOffering(const cloud::InstanceType& type, const Requirements& requirements) {
-  const Requirement* zone = requirements.Get(api::kLabelZone);
-  const Requirement* capacity = requirements.Get(api::kLabelCapacityType);
+// The zones and capacity types some requirements allow, as bit sets over the name tables.
+struct OfferingMask {
+  uint64_t zones = 0;
+  uint64_t capacity_types = 0;
+};
+
+// The cheapest offering the mask allows; kNoPrice when there is none.
+double CheapestOffering(const TypeInfo& info, OfferingMask mask) {
   double best = kNoPrice;
-  for (const auto& o : type.offerings) {
-    if (!o.available) continue;
-    if (zone != nullptr && !zone->Has(o.zone)) continue;
-    if (capacity != nullptr && !capacity->Has(o.capacity_type)) continue;
+  for (const auto& o : info.offerings) {
+    if ((mask.zones >> o.zone & 1) == 0 || (mask.capacity_types >> o.capacity_type & 1) == 0) {
+      continue;
+    }
     best = std::min(best, o.price);
   }
   return best;
+}
+
+// Label keys whose compatibility the offering check already decides.
+bool IsOfferingKey(std::string_view key) {
+  return key == api::kLabelZone || key == api::kLabelCapacityType;
 }
 
 // True when every resource the NodePool limits fits in what its limits leave. A node counts as
@@ -59,12 +76,17 @@ std::string DescribeRequests(const api::ResourceList& requests) {
   return out.empty() ? "none" : out;
 }
 
-Requirements WithoutHostname(const Requirements& requirements) {
-  Requirements out;
-  for (const auto& r : requirements.items()) {
-    if (r.key() != api::kLabelHostname) out.Add(r);
+// True when adding `extra` would narrow `base`: some key of `extra` is missing from `base` or
+// allows values `base` does not pin to exactly one of.
+bool Changes(const Requirements& base, const Requirements& extra) {
+  for (const auto& r : extra.items()) {
+    const Requirement* existing = base.Get(r.key());
+    if (existing == nullptr || existing->Len() != 1) return true;
+    bool same = true;
+    existing->ForEachValue([&](const std::string& v) { same = r.Has(v); });
+    if (!same || (r.min_values() && existing->min_values() != r.min_values())) return true;
   }
-  return out;
+  return false;
 }
 
 struct PoolState {
@@ -89,7 +111,7 @@ struct ExistingSlot {
 struct ClaimSlot {
   int pool;
   Requirements requirements;
-  std::vector<int> options;  // indexes into types_
+  std::vector<int> options;    // indexes into types_
   api::ResourceList requests;  // pods, without daemonset overhead
   std::vector<HostPort> ports;
   std::vector<const api::Pod*> pods;
@@ -107,14 +129,17 @@ class Pass {
   void PrepareExisting();
   std::map<std::string, std::vector<std::string>, std::less<>> Universe() const;
 
-  bool TryExisting(PodConstraints& pod, const std::vector<int>& groups);
-  bool TryClaims(PodConstraints& pod, const std::vector<int>& groups);
-  bool TryNewClaim(PodConstraints& pod, const std::vector<int>& groups, std::string& reason);
+  bool TryExisting(const PodConstraints& pod, const PodTopology& topology);
+  bool TryClaims(const PodConstraints& pod, const PodTopology& topology);
+  bool TryNewClaim(const PodConstraints& pod, const PodTopology& topology, std::string& reason);
 
-  // The options that keep fitting `total` under `requirements`; `recheck` also re-filters by
-  // requirements and offerings (needed only when the requirements changed).
+  // Registers an instance type's offerings under the name tables; returns its index in types_.
+  int AddType(const cloud::InstanceType& type);
+  OfferingMask MaskOf(const Requirements& requirements) const;
+  // The options that keep fitting `total`. With `changed` (the requirements just added to
+  // `requirements`), options are also re-checked against those keys and the offerings allowed.
   std::vector<int> Filter(const std::vector<int>& options, const Requirements& requirements,
-                          const api::ResourceList& total, bool recheck,
+                          const api::ResourceList& total, const Requirements* changed,
                           const std::optional<api::ResourceList>& limit,
                           const api::ResourceList& limits = {}) const;
   Status CheckMinValues(const std::vector<int>& options, const Requirements& requirements) const;
@@ -130,6 +155,9 @@ class Pass {
 
   const SchedulerInput& input_;
   std::vector<TypeInfo> types_;
+  std::vector<int> name_rank_;           // types_ index -> position in name order (for output)
+  std::vector<std::string> zone_names_;  // at most 64
+  std::vector<std::string> capacity_type_names_;  // at most 64
   std::vector<PoolState> pools_;
   std::vector<ExistingSlot> existing_;
   std::vector<ClaimSlot> claims_;
@@ -165,10 +193,10 @@ void Pass::PreparePools() {
     std::vector<std::pair<double, int>> priced;
     for (const auto* it : offer->instance_types) {
       if (!it->requirements.Intersects(pool.requirements)) continue;
-      double price = CheapestOffering(*it, pool.requirements);
+      int index = AddType(*it);
+      double price = CheapestOffering(types_[index], MaskOf(pool.requirements));
       if (price == kNoPrice) continue;
-      priced.emplace_back(price, static_cast<int>(types_.size()));
-      types_.push_back({it, it->Allocatable()});
+      priced.emplace_back(price, index);
     }
     std::stable_sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first < b.first;
@@ -181,8 +209,11 @@ void Pass::PreparePools() {
 
 void Pass::PrepareExisting() {
   for (const auto& node : input_.existing_nodes) {
-    ExistingSlot slot{&node, node.in_flight ? node.requirements : Requirements::FromLabels(node.labels),
-                      {}, {}, {}};
+    ExistingSlot slot{&node,
+                      node.in_flight ? node.requirements : Requirements::FromLabels(node.labels),
+                      {},
+                      {},
+                      {}};
     for (const auto* pod : node.pods) {
       slot.requested += api::EffectiveRequests(pod->spec);
       for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
@@ -196,7 +227,8 @@ std::map<std::string, std::vector<std::string>, std::less<>> Pass::Universe() co
   for (const auto* pod : input_.pods) {
     for (const auto& s : pod->spec.topology_spread_constraints) keys.insert(s.topology_key);
     if (!pod->spec.affinity) continue;
-    for (const auto* terms : {&pod->spec.affinity->pod_affinity, &pod->spec.affinity->pod_anti_affinity}) {
+    for (const auto* terms :
+         {&pod->spec.affinity->pod_affinity, &pod->spec.affinity->pod_anti_affinity}) {
       if (!terms->has_value()) continue;
       for (const auto& t : (*terms)->required) keys.insert(t.topology_key);
       for (const auto& t : (*terms)->preferred) keys.insert(t.term.topology_key);
@@ -233,19 +265,60 @@ std::map<std::string, std::vector<std::string>, std::less<>> Pass::Universe() co
   return universe;
 }
 
+int Pass::AddType(const cloud::InstanceType& type) {
+  auto index_of = [](std::vector<std::string>& names, const std::string& name) {
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return static_cast<uint8_t>(it - names.begin());
+    if (names.size() == 64) return uint8_t{63};  // beyond 64 zones, the last bit is shared
+    names.push_back(name);
+    return static_cast<uint8_t>(names.size() - 1);
+  };
+  TypeInfo info{&type, type.Allocatable(), {}};
+  for (const auto& o : type.offerings) {
+    if (!o.available) continue;
+    info.offerings.push_back(
+        {index_of(zone_names_, o.zone), index_of(capacity_type_names_, o.capacity_type), o.price});
+  }
+  types_.push_back(std::move(info));
+  return static_cast<int>(types_.size() - 1);
+}
+
+OfferingMask Pass::MaskOf(const Requirements& requirements) const {
+  auto mask = [](const std::vector<std::string>& names, const Requirement* r) {
+    uint64_t bits = 0;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (r == nullptr || r->Has(names[i])) bits |= uint64_t{1} << i;
+    }
+    return bits;
+  };
+  return {mask(zone_names_, requirements.Get(api::kLabelZone)),
+          mask(capacity_type_names_, requirements.Get(api::kLabelCapacityType))};
+}
+
 std::vector<int> Pass::Filter(const std::vector<int>& options, const Requirements& requirements,
-                              const api::ResourceList& total, bool recheck,
+                              const api::ResourceList& total, const Requirements* changed,
                               const std::optional<api::ResourceList>& limit,
                               const api::ResourceList& limits) const {
   std::vector<int> out;
   out.reserve(options.size());
+  OfferingMask mask;
+  std::vector<const Requirement*> recheck;
+  if (changed != nullptr) {
+    mask = MaskOf(requirements);
+    for (const auto& r : changed->items()) {
+      if (!IsOfferingKey(r.key())) recheck.push_back(requirements.Get(r.key()));
+    }
+  }
   for (int index : options) {
     const TypeInfo& info = types_[index];
     if (!total.FitsIn(info.allocatable)) continue;
     if (limit && !WithinLimits(info.type->capacity, limits, *limit)) continue;
-    if (recheck && (!info.type->requirements.Intersects(requirements) ||
-                    CheapestOffering(*info.type, requirements) == kNoPrice)) {
-      continue;
+    if (changed != nullptr) {
+      bool compatible = std::all_of(recheck.begin(), recheck.end(), [&](const Requirement* r) {
+        const Requirement* own = info.type->requirements.Get(r->key());
+        return own == nullptr || own->Intersects(*r);
+      });
+      if (!compatible || CheapestOffering(info, mask) == kNoPrice) continue;
     }
     out.push_back(index);
   }
@@ -281,8 +354,7 @@ Status Pass::CheckMinValues(const std::vector<int>& options,
   return {};
 }
 
-bool Pass::TryExisting(PodConstraints& pod, const std::vector<int>& groups) {
-  const bool topology = topology_->Involves(pod.pod(), groups);
+bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
   for (size_t i = 0; i < existing_.size(); ++i) {
     ExistingSlot& slot = existing_[i];
     const ExistingNode& node = *slot.node;
@@ -293,23 +365,24 @@ bool Pass::TryExisting(PodConstraints& pod, const std::vector<int>& groups) {
                        : !pod.requirements().Matches(node.labels)) {
       continue;
     }
-    if (topology) {
-      Requirements where = slot.requirements;
-      if (!topology_->Narrow(pod, groups, where, true).ok()) continue;
+    if (!topology.empty()) {
+      Requirements pins;
+      if (!topology_->Narrow(pod, topology, static_cast<int>(i), slot.requirements, true, pins)) {
+        continue;
+      }
     }
     slot.requested += pod.requests();
     for (const auto& port : pod.host_ports()) slot.ports.push_back(port);
     slot.placed.push_back(&pod.pod());
-    topology_->Record(pod.pod(), static_cast<int>(i), groups);
+    topology_->Record(pod.pod(), static_cast<int>(i), topology.groups);
     return true;
   }
   return false;
 }
 
-bool Pass::TryClaims(PodConstraints& pod, const std::vector<int>& groups) {
-  const bool topology = topology_->Involves(pod.pod(), groups);
-  for (const auto entry : claims_by_pods_) {
-    const auto [count, index] = entry;
+bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
+  for (auto it = claims_by_pods_.begin(); it != claims_by_pods_.end(); ++it) {
+    const auto [count, index] = *it;
     ClaimSlot& claim = claims_[index];
     const PoolState& pool = pools_[claim.pool];
     if (!api::ToleratesAll(pod.pod().spec.tolerations, pool.taints)) continue;
@@ -320,15 +393,26 @@ bool Pass::TryClaims(PodConstraints& pod, const std::vector<int>& groups) {
       continue;
     }
     std::optional<Requirements> narrowed;
-    if (!pod.requirements().empty() || topology) {
+    Requirements changed;
+    if (!pod.requirements().empty() || !topology.empty()) {
       if (!claim.requirements.IsCompatible(pod.requirements())) continue;
-      narrowed = claim.requirements;
-      narrowed->Add(pod.requirements());
-      if (topology && !topology_->Narrow(pod, groups, *narrowed, false).ok()) continue;
-      if (*narrowed == claim.requirements) narrowed.reset();
+      Requirements pins;
+      const int candidate = static_cast<int>(existing_.size()) + index;
+      if (!topology.empty() &&
+          !topology_->Narrow(pod, topology, candidate, claim.requirements, false, pins)) {
+        continue;
+      }
+      if (Changes(claim.requirements, pod.requirements()) || Changes(claim.requirements, pins)) {
+        narrowed = claim.requirements;
+        narrowed->Add(pod.requirements());
+        narrowed->Add(pins);
+        changed = pod.requirements();
+        changed.Add(pins);
+      }
     }
     const Requirements& requirements = narrowed ? *narrowed : claim.requirements;
-    std::vector<int> options = Filter(claim.options, requirements, total, narrowed.has_value(), {});
+    std::vector<int> options =
+        Filter(claim.options, requirements, total, narrowed ? &changed : nullptr, {});
     if (options.empty()) continue;
     if (!CheckMinValues(options, requirements).ok()) continue;
     if (PoolState& owner = pools_[claim.pool]; owner.remaining) {
@@ -346,13 +430,14 @@ bool Pass::TryClaims(PodConstraints& pod, const std::vector<int>& groups) {
     claim.pods.push_back(&pod.pod());
     claims_by_pods_.erase({count, index});
     claims_by_pods_.insert({claim.pods.size(), index});
-    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, groups);
+    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, topology.groups);
     return true;
   }
   return false;
 }
 
-bool Pass::TryNewClaim(PodConstraints& pod, const std::vector<int>& groups, std::string& reason) {
+bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
+                       std::string& reason) {
   reason.clear();
   auto fail = [&](const PoolState& pool, const std::string& why) {
     if (!reason.empty()) reason += "; ";
@@ -375,25 +460,29 @@ bool Pass::TryNewClaim(PodConstraints& pod, const std::vector<int>& groups, std:
     }
     Requirements requirements = pool.requirements;
     requirements.Add(pod.requirements());
-    requirements.Add(Requirement::In(std::string(api::kLabelHostname),
-                                     {"hostname-placeholder-" + std::to_string(claims_.size())}));
-    if (Status placed = topology_->Narrow(pod, groups, requirements, false); !placed.ok()) {
-      fail(pool, placed.error().message);
+    const int candidate = static_cast<int>(existing_.size() + claims_.size());
+    Requirements pins;
+    if (std::string why;
+        !topology_->Narrow(pod, topology, candidate, requirements, false, pins, &why)) {
+      fail(pool, why);
       continue;
     }
+    requirements.Add(pins);
+    Requirements changed = pod.requirements();
+    changed.Add(pins);
     api::ResourceList total = pod.requests() + pool.daemon_overhead;
-    std::vector<int> options = Filter(pool.types, requirements, total, true, {});
+    std::vector<int> options = Filter(pool.types, requirements, total, &changed, {});
     if (options.empty()) {
-      fail(pool, "no instance type satisfies " + WithoutHostname(requirements).ToString() +
-                     " with requests " + DescribeRequests(total));
+      fail(pool, "no instance type satisfies " + requirements.ToString() + " with requests " +
+                     DescribeRequests(total));
       continue;
     }
     if (pool.remaining) {
-      options = Filter(options, requirements, total, false, pool.remaining,
+      options = Filter(options, requirements, total, nullptr, pool.remaining,
                        pool.offer->node_pool->spec.limits);
       if (options.empty()) {
-        fail(pool, "no instance type satisfies " + WithoutHostname(requirements).ToString() +
-                       " within NodePool " + pool.name + "'s limits");
+        fail(pool, "no instance type satisfies " + requirements.ToString() + " within NodePool " +
+                       pool.name + "'s limits");
         continue;
       }
     }
@@ -408,10 +497,15 @@ bool Pass::TryNewClaim(PodConstraints& pod, const std::vector<int>& groups, std:
       *pool.remaining -= charge;
     }
     int index = static_cast<int>(claims_.size());
-    claims_.push_back({static_cast<int>(p), std::move(requirements), std::move(options),
-                       pod.requests(), pod.host_ports(), {&pod.pod()}, std::move(charge)});
+    claims_.push_back({static_cast<int>(p),
+                       std::move(requirements),
+                       std::move(options),
+                       pod.requests(),
+                       pod.host_ports(),
+                       {&pod.pod()},
+                       std::move(charge)});
     claims_by_pods_.insert({1, index});
-    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, groups);
+    topology_->Record(pod.pod(), candidate, topology.groups);
     return true;
   }
   return false;
@@ -421,46 +515,58 @@ PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
   const PoolState& pool = pools_[claim.pool];
   PlannedNodeClaim out;
   out.node_pool = pool.name;
+  const OfferingMask mask = MaskOf(claim.requirements);
   std::vector<std::pair<double, int>> priced;
   bool ordinary = std::any_of(claim.options.begin(), claim.options.end(),
                               [&](int o) { return !types_[o].type->exotic; });
   // Under limits only the options a launch may use were counted: offer no others.
-  size_t usable = pool.remaining ? std::min(claim.options.size(), kMaxLaunchOptions)
-                                 : claim.options.size();
+  size_t usable =
+      pool.remaining ? std::min(claim.options.size(), kMaxLaunchOptions) : claim.options.size();
   for (size_t i = 0; i < usable; ++i) {
     int o = claim.options[i];
     if (ordinary && types_[o].type->exotic) continue;  // exotic only when nothing else fits
-    priced.emplace_back(CheapestOffering(*types_[o].type, claim.requirements), o);
+    priced.emplace_back(CheapestOffering(types_[o], mask), o);
   }
   std::stable_sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     return types_[a.second].type->name < types_[b.second].type->name;
   });
-  std::set<std::string> zones;
-  std::set<std::string> capacity_types;
-  const Requirement* zone = claim.requirements.Get(api::kLabelZone);
-  const Requirement* capacity = claim.requirements.Get(api::kLabelCapacityType);
-  std::vector<std::string> names;
+  uint64_t zones = 0;
+  uint64_t capacity_types = 0;
+  std::vector<std::pair<int, int>> by_name;  // (rank, type) so names come out sorted cheaply
+  by_name.reserve(priced.size());
   for (const auto& [price, o] : priced) {
-    const cloud::InstanceType& it = *types_[o].type;
-    out.instance_types.push_back(&it);
-    names.push_back(it.name);
-    for (const auto& offering : it.offerings) {
-      if (!offering.available) continue;
-      if (zone != nullptr && !zone->Has(offering.zone)) continue;
-      if (capacity != nullptr && !capacity->Has(offering.capacity_type)) continue;
-      zones.insert(offering.zone);
-      capacity_types.insert(offering.capacity_type);
+    out.instance_types.push_back(types_[o].type);
+    by_name.emplace_back(name_rank_[o], o);
+    for (const auto& offering : types_[o].offerings) {
+      if ((mask.zones >> offering.zone & 1) &&
+          (mask.capacity_types >> offering.capacity_type & 1)) {
+        zones |= uint64_t{1} << offering.zone;
+        capacity_types |= uint64_t{1} << offering.capacity_type;
+      }
     }
   }
+  auto names_of = [](const std::vector<std::string>& table, uint64_t bits) {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (bits >> i & 1) out.push_back(table[i]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  out.zones = names_of(zone_names_, zones);
+  out.capacity_types = names_of(capacity_type_names_, capacity_types);
   out.price_per_hour = priced.empty() ? 0 : priced.front().first;
-  out.zones.assign(zones.begin(), zones.end());
-  out.capacity_types.assign(capacity_types.begin(), capacity_types.end());
-  out.requirements = WithoutHostname(claim.requirements);
+  std::sort(by_name.begin(), by_name.end());
+  std::vector<std::string> names;
+  names.reserve(by_name.size());
+  for (const auto& [rank, o] : by_name) names.push_back(types_[o].type->name);
+  out.requirements = claim.requirements;
   out.requirements.Add(Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
   out.requests = claim.requests + pool.daemon_overhead;
-  out.requests.Set(api::kResourcePods,
-                   out.requests.pods() + Quantity::FromUnits(static_cast<int64_t>(claim.pods.size())));
+  out.requests.Set(
+      api::kResourcePods,
+      out.requests.pods() + Quantity::FromUnits(static_cast<int64_t>(claim.pods.size())));
   out.pods = claim.pods;
   return out;
 }
@@ -468,18 +574,17 @@ PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
 SchedulerResult Pass::Run() {
   PreparePools();
   PrepareExisting();
-  topology_.emplace(Universe(), [this](int c) -> const Requirements& {
-    return CandidateRequirements(c);
-  });
+  topology_.emplace(Universe(),
+                    [this](int c) -> const Requirements& { return CandidateRequirements(c); });
 
   // Pods already running count towards spreads and affinities, and their anti-affinity holds.
   for (size_t i = 0; i < existing_.size(); ++i) {
     for (const auto* pod : existing_[i].node->pods) {
-      std::vector<int> groups;
+      std::vector<int> owned;
       if (pod->spec.affinity && pod->spec.affinity->pod_anti_affinity) {
-        groups = topology_->GroupsFor(PodConstraints(*pod, {}));
+        owned = topology_->ForPod(PodConstraints(*pod, {})).groups;
       }
-      topology_->Record(*pod, static_cast<int>(i), groups);
+      topology_->Record(*pod, static_cast<int>(i), owned);
     }
   }
 
@@ -505,9 +610,9 @@ SchedulerResult Pass::Run() {
     int i = queue.front();
     queue.pop_front();
     PodConstraints& pod = pods[i];
-    std::vector<int> groups = topology_->GroupsFor(pod);
-    if (TryExisting(pod, groups) || TryClaims(pod, groups) ||
-        TryNewClaim(pod, groups, reasons[i])) {
+    PodTopology topology = topology_->ForPod(pod);
+    if (TryExisting(pod, topology) || TryClaims(pod, topology) ||
+        TryNewClaim(pod, topology, reasons[i])) {
       without_progress = 0;
       continue;
     }
@@ -523,6 +628,12 @@ SchedulerResult Pass::Run() {
   for (const auto& slot : existing_) {
     if (!slot.placed.empty()) result.existing.push_back({slot.node->name, slot.placed});
   }
+  std::vector<int> by_name(types_.size());
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int a, int b) { return types_[a].type->name < types_[b].type->name; });
+  name_rank_.resize(types_.size());
+  for (size_t i = 0; i < by_name.size(); ++i) name_rank_[by_name[i]] = static_cast<int>(i);
   result.node_claims.reserve(claims_.size());
   for (const auto& claim : claims_) result.node_claims.push_back(Finalize(claim));
   std::sort(queue.begin(), queue.end());

@@ -25,7 +25,7 @@ struct NodePoolOffer {
 // A Node, or an in-flight NodeClaim that has no Node yet, with the pods bound or nominated to it.
 struct ExistingNode {
   std::string name;
-  api::Labels labels;  // for an in-flight NodeClaim: its single-valued requirements
+  api::Labels labels;         // for an in-flight NodeClaim: its single-valued requirements
   Requirements requirements;  // in-flight NodeClaims only: the full requirements
   bool in_flight = false;
   std::vector<api::Taint> taints;

@@ -51,26 +51,46 @@ bool TopologyGroup::Selects(const api::Pod& pod) const {
   return selector->Matches(pod.metadata.labels);
 }
 
+int32_t TopologyGroup::CountOn(int candidate) const {
+  return static_cast<size_t>(candidate) < candidate_counts.size() ? candidate_counts[candidate] : 0;
+}
+
+bool TopologyGroup::OwnerOn(int candidate) const {
+  return static_cast<size_t>(candidate) < owner_candidates.size() && owner_candidates[candidate];
+}
+
 Topology::Topology(std::map<std::string, std::vector<std::string>, std::less<>> universe,
                    CandidateRequirements candidate_requirements)
     : universe_(std::move(universe)), candidate_requirements_(std::move(candidate_requirements)) {}
 
-int Topology::Intern(TopologyGroup group, std::string signature) {
-  auto [it, inserted] = by_signature_.emplace(std::move(signature), static_cast<int>(groups_.size()));
-  if (!inserted) return it->second;
-  for (const auto& placement : placements_) {
-    if (!group.Selects(*placement.pod)) continue;
-    auto domain = DomainOf(candidate_requirements_(placement.candidate), group.key);
-    if (!domain) continue;
-    ++group.counts[*domain];
+void Topology::Count(TopologyGroup& group, const api::Pod& pod, int candidate) {
+  if (!group.Selects(pod)) return;
+  if (group.by_hostname) {
+    if (group.candidate_counts.size() <= static_cast<size_t>(candidate)) {
+      group.candidate_counts.resize(candidate + 1, 0);
+    }
+    ++group.candidate_counts[candidate];
     ++group.total;
+    return;
   }
+  const Requirement* r = candidate_requirements_(candidate).Get(group.key);
+  if (r == nullptr || r->Len() != 1) return;  // the pod's domain is not decided
+  r->ForEachValue([&](const std::string& domain) { ++group.counts[domain]; });
+  ++group.total;
+}
+
+int Topology::Intern(TopologyGroup group, std::string signature) {
+  auto [it, inserted] =
+      by_signature_.emplace(std::move(signature), static_cast<int>(groups_.size()));
+  if (!inserted) return it->second;
+  group.by_hostname = group.key == api::kLabelHostname;
+  for (const auto& placement : placements_) Count(group, *placement.pod, placement.candidate);
   if (group.type == TopologyType::kAntiAffinity) anti_affinity_groups_.push_back(it->second);
   groups_.push_back(std::move(group));
   return it->second;
 }
 
-std::vector<int> Topology::GroupsFor(const PodConstraints& pod) {
+PodTopology Topology::ForPod(const PodConstraints& pod) {
   std::vector<int> out;
   const api::Pod& owner = pod.pod();
   for (const auto& spread : pod.spreads()) {
@@ -111,108 +131,167 @@ std::vector<int> Topology::GroupsFor(const PodConstraints& pod) {
   };
   add_terms(pod.affinity(), TopologyType::kAffinity);
   add_terms(pod.anti_affinity(), TopologyType::kAntiAffinity);
-  return out;
-}
-
-std::optional<std::string> Topology::DomainOf(const Requirements& where, const std::string& key) {
-  const Requirement* r = where.Get(key);
-  if (r == nullptr || r->Len() != 1) return std::nullopt;
-  return r->Values().front();
-}
-
-std::vector<std::string> Topology::Domains(std::string_view key, const Requirements& where,
-                                           bool fixed) const {
-  const Requirement* r = where.Get(key);
-  if (r != nullptr && r->Len() != std::numeric_limits<size_t>::max()) return r->Values();
-  if (fixed) return {};
-  std::vector<std::string> out;
-  auto it = universe_.find(key);
-  if (it == universe_.end()) return out;
-  for (const auto& d : it->second) {
-    if (r == nullptr || r->Has(d)) out.push_back(d);
+  PodTopology topology;
+  topology.self.reserve(out.size());
+  for (int index : out) topology.self.push_back(groups_[index].Selects(owner) ? 1 : 0);
+  topology.groups = std::move(out);
+  for (int index : anti_affinity_groups_) {
+    if (groups_[index].Selects(owner)) topology.selected_by.push_back(index);
   }
-  return out;
+  return topology;
 }
 
-Status Topology::Narrow(const PodConstraints& pod, const std::vector<int>& groups,
-                        Requirements& where, bool fixed) const {
-  const api::Pod& owner = pod.pod();
-  auto count_of = [](const TopologyGroup& g, const std::string& d) {
+void Topology::Domains(const std::string& key, const Requirements& where, const Requirements& own,
+                       const Requirements& pins, bool fixed,
+                       std::vector<std::string_view>& out) const {
+  out.clear();
+  if (const Requirement* pinned = pins.Get(key)) {
+    pinned->ForEachValue([&](const std::string& v) { out.emplace_back(v); });
+    return;
+  }
+  const Requirement* r = where.Get(key);
+  const Requirement* wanted = own.Get(key);
+  auto add = [&](const std::string& v) {
+    if (wanted == nullptr || wanted->Has(v)) out.emplace_back(v);
+  };
+  if (r != nullptr && r->Finite()) {
+    r->ForEachValue(add);
+    return;
+  }
+  if (fixed) return;
+  auto it = universe_.find(key);
+  if (it == universe_.end()) return;
+  for (const auto& d : it->second) {
+    if (r == nullptr || r->Has(d)) add(d);
+  }
+}
+
+bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, int candidate,
+                      const Requirements& where, bool fixed, Requirements& pins,
+                      std::string* why) const {
+  // Messages are built only when asked for: rejecting candidates is the hot path.
+  auto fail = [why](auto&& describe) {
+    if (why != nullptr) *why = describe();
+    return false;
+  };
+  const Requirements& own = pod.requirements();
+  // Hostname constraints first: they are array reads and reject most candidates.
+  for (size_t i = 0; i < topology.groups.size(); ++i) {
+    const TopologyGroup& g = groups_[topology.groups[i]];
+    if (!g.by_hostname) continue;
+    const int32_t here = g.CountOn(candidate);
+    const bool self = topology.self[i] != 0;
+    switch (g.type) {
+      case TopologyType::kSpread:
+        // A new node is always possible, so the global minimum of a hostname spread is zero.
+        if (here + (self ? 1 : 0) > g.max_skew) {
+          return fail([&] {
+            return std::string("topology spread on " + g.key + " (maxSkew " +
+                               std::to_string(g.max_skew) + ") cannot be satisfied");
+          });
+        }
+        break;
+      case TopologyType::kAffinity:
+        if (here == 0 && !(self && g.total == 0)) {
+          return fail([&] {
+            return std::string("pod affinity on " + g.key + " has no matching pod on this node");
+          });
+        }
+        break;
+      case TopologyType::kAntiAffinity:
+        if (here > 0)
+          return fail([&] {
+            return std::string("pod anti-affinity on " + g.key + " conflicts on this node");
+          });
+        break;
+    }
+  }
+  for (int index : topology.selected_by) {
+    const TopologyGroup& g = groups_[index];
+    if (g.by_hostname && g.OwnerOn(candidate)) {
+      return fail(
+          [&] { return std::string("anti-affinity of a running pod excludes it from this node"); });
+    }
+  }
+
+  auto count_of = [](const TopologyGroup& g, std::string_view d) {
     auto it = g.counts.find(d);
     return it == g.counts.end() ? 0 : it->second;
   };
-  auto pin = [&](const std::string& key, std::string domain) {
-    where.Add(Requirement::In(key, {std::move(domain)}));
+  auto pin = [&](const std::string& key, std::string_view domain) {
+    pins.Add(Requirement::In(key, {std::string(domain)}));
   };
-  for (int index : groups) {
-    const TopologyGroup& g = groups_[index];
-    std::vector<std::string> domains = Domains(g.key, where, fixed);
-    const bool self = g.Selects(owner);
+  std::vector<std::string_view> domains;
+  for (size_t i = 0; i < topology.groups.size(); ++i) {
+    const TopologyGroup& g = groups_[topology.groups[i]];
+    if (g.by_hostname) continue;
+    Domains(g.key, where, own, pins, fixed, domains);
+    const bool self = topology.self[i] != 0;
     switch (g.type) {
       case TopologyType::kSpread: {
-        int32_t min = 0;
-        if (g.key != api::kLabelHostname) {
-          auto it = universe_.find(g.key);
-          int eligible = 0;
-          min = std::numeric_limits<int32_t>::max();
-          const Requirement* own = pod.requirements().Get(g.key);
-          if (it != universe_.end()) {
-            for (const auto& d : it->second) {
-              if (g.honor_node_affinity && own != nullptr && !own->Has(d)) continue;
-              ++eligible;
-              min = std::min(min, count_of(g, d));
-            }
+        auto it = universe_.find(g.key);
+        int eligible = 0;
+        int32_t min = std::numeric_limits<int32_t>::max();
+        const Requirement* wanted = own.Get(g.key);
+        if (it != universe_.end()) {
+          for (const auto& d : it->second) {
+            if (g.honor_node_affinity && wanted != nullptr && !wanted->Has(d)) continue;
+            ++eligible;
+            min = std::min(min, count_of(g, d));
           }
-          if (eligible == 0 || eligible < g.min_domains) min = 0;
         }
-        const std::string* best = nullptr;
+        if (eligible == 0 || eligible < g.min_domains) min = 0;
+        std::optional<std::string_view> best;
         int32_t best_count = 0;
-        for (const auto& d : domains) {
+        for (std::string_view d : domains) {
           int32_t c = count_of(g, d);
           if (c + (self ? 1 : 0) - min > g.max_skew) continue;
-          if (best == nullptr || c < best_count) {
-            best = &d;
+          if (!best || c < best_count) {
+            best = d;
             best_count = c;
           }
         }
-        if (best == nullptr) {
-          return Error{"topology spread on " + g.key + " (maxSkew " + std::to_string(g.max_skew) +
-                       ") cannot be satisfied"};
+        if (!best) {
+          return fail([&] {
+            return std::string("topology spread on " + g.key + " (maxSkew " +
+                               std::to_string(g.max_skew) + ") cannot be satisfied");
+          });
         }
         pin(g.key, *best);
         break;
       }
       case TopologyType::kAffinity: {
-        const std::string* best = nullptr;
+        std::optional<std::string_view> best;
         int32_t best_count = 0;
-        for (const auto& d : domains) {
+        for (std::string_view d : domains) {
           int32_t c = count_of(g, d);
           if (c > best_count) {
-            best = &d;
+            best = d;
             best_count = c;
           }
         }
-        if (best == nullptr) {
+        if (!best) {
           // The first pod of a self-selecting group starts the domain.
           if (!self || g.total > 0 || domains.empty()) {
-            return Error{"pod affinity on " + g.key + " has no matching pod in a compatible domain"};
+            return fail([&] {
+              return std::string("pod affinity on " + g.key +
+                                 " has no matching pod in a compatible domain");
+            });
           }
-          best = &domains.front();
+          best = domains.front();
         }
         pin(g.key, *best);
         break;
       }
       case TopologyType::kAntiAffinity: {
         if (domains.empty()) break;  // the candidate has no such domain: nothing to conflict with
-        const std::string* free = nullptr;
-        for (const auto& d : domains) {
-          if (count_of(g, d) == 0) {
-            free = &d;
-            break;
-          }
-        }
-        if (free == nullptr) {
-          return Error{"pod anti-affinity on " + g.key + " conflicts in every compatible domain"};
+        auto free = std::find_if(domains.begin(), domains.end(),
+                                 [&](std::string_view d) { return count_of(g, d) == 0; });
+        if (free == domains.end()) {
+          return fail([&] {
+            return std::string("pod anti-affinity on " + g.key +
+                               " conflicts in every compatible domain");
+          });
         }
         pin(g.key, *free);
         break;
@@ -220,47 +299,43 @@ Status Topology::Narrow(const PodConstraints& pod, const std::vector<int>& group
     }
   }
   // Placed pods' anti-affinity keeps the pods they select away from their domains.
-  for (int index : anti_affinity_groups_) {
+  for (int index : topology.selected_by) {
     const TopologyGroup& g = groups_[index];
-    if (g.owner_domains.empty() || !g.Selects(owner)) continue;
-    std::vector<std::string> domains = Domains(g.key, where, fixed);
+    if (g.by_hostname || g.owner_domains.empty()) continue;
+    Domains(g.key, where, own, pins, fixed, domains);
     if (domains.empty()) continue;
     std::vector<std::string> allowed;
-    for (auto& d : domains) {
-      if (!g.owner_domains.contains(d)) allowed.push_back(std::move(d));
+    for (std::string_view d : domains) {
+      if (!g.owner_domains.contains(d)) allowed.emplace_back(d);
     }
     if (allowed.empty()) {
-      return Error{"anti-affinity of a running pod excludes it from every compatible " + g.key};
+      return fail([&] {
+        return std::string("anti-affinity of a running pod excludes it from every compatible " +
+                           g.key);
+      });
     }
-    where.Add(Requirement::In(g.key, std::move(allowed)));
+    if (allowed.size() < domains.size()) pins.Add(Requirement::In(g.key, std::move(allowed)));
   }
-  return {};
+  return true;
 }
 
-void Topology::Record(const api::Pod& pod, int candidate, const std::vector<int>& groups) {
-  const Requirements& where = candidate_requirements_(candidate);
-  for (auto& g : groups_) {
-    if (!g.Selects(pod)) continue;
-    auto domain = DomainOf(where, g.key);
-    if (!domain) continue;
-    ++g.counts[*domain];
-    ++g.total;
-  }
-  for (int index : groups) {
+void Topology::Record(const api::Pod& pod, int candidate, const std::vector<int>& owned) {
+  for (auto& g : groups_) Count(g, pod, candidate);
+  for (int index : owned) {
     TopologyGroup& g = groups_[index];
     if (g.type != TopologyType::kAntiAffinity) continue;
-    const Requirement* r = where.Get(g.key);
+    if (g.by_hostname) {
+      if (g.owner_candidates.size() <= static_cast<size_t>(candidate)) {
+        g.owner_candidates.resize(candidate + 1, 0);
+      }
+      g.owner_candidates[candidate] = 1;
+      continue;
+    }
+    const Requirement* r = candidate_requirements_(candidate).Get(g.key);
     if (r == nullptr) continue;
-    for (auto& d : r->Values()) g.owner_domains.insert(std::move(d));
+    r->ForEachValue([&](const std::string& d) { g.owner_domains.insert(d); });
   }
   placements_.push_back({&pod, candidate});
-}
-
-bool Topology::Involves(const api::Pod& pod, const std::vector<int>& groups) const {
-  if (!groups.empty()) return true;
-  return std::any_of(anti_affinity_groups_.begin(), anti_affinity_groups_.end(), [&](int index) {
-    return !groups_[index].owner_domains.empty() && groups_[index].Selects(pod);
-  });
 }
 
 }  // namespace karpenter::scheduling

@@ -2,13 +2,17 @@
 // Topology spread, pod affinity and pod anti-affinity (reference §8). Pods with equal constraints
 // share one TopologyGroup that counts the pods its selector matches per domain (a value of the
 // topology key: a zone, a hostname, …). For a candidate node or planned NodeClaim, Narrow() picks
-// the domain the pod may take and pins the candidate's requirements to it; Record() counts the pod
-// once placed.
+// the domains the pod may take; Record() counts the pod once placed.
+//
+// Every candidate is its own hostname domain, so hostname-keyed groups count by candidate index in
+// a flat vector: the check that rejects most candidates for spread and anti-affinity pods costs an
+// array read, not a string lookup.
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -20,11 +24,20 @@
 
 namespace karpenter::scheduling {
 
+// Lets unordered containers keyed by std::string be searched with a std::string_view.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+};
+using DomainCounts = std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>>;
+using DomainSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
 enum class TopologyType { kSpread, kAffinity, kAntiAffinity };
 
 struct TopologyGroup {
   TopologyType type = TopologyType::kSpread;
   std::string key;
+  bool by_hostname = false;  // key is kubernetes.io/hostname: domains are candidates
   std::optional<api::LabelSelector> selector;  // nullopt selects nothing
   bool all_namespaces = false;
   std::vector<std::string> namespaces;
@@ -33,11 +46,23 @@ struct TopologyGroup {
   int32_t min_domains = 0;
   bool honor_node_affinity = true;
 
-  std::unordered_map<std::string, int32_t> counts;  // matching pods per domain
+  DomainCounts counts;                    // matching pods per domain (other keys)
+  std::vector<int32_t> candidate_counts;  // matching pods per candidate (hostname key)
   int64_t total = 0;
-  std::unordered_set<std::string> owner_domains;  // anti-affinity: where its owners run
+  DomainSet owner_domains;             // anti-affinity: where its owners run
+  std::vector<char> owner_candidates;  // the same, per candidate (hostname key)
 
   bool Selects(const api::Pod& pod) const;
+  int32_t CountOn(int candidate) const;
+  bool OwnerOn(int candidate) const;
+};
+
+// The topology constraints in force for one pod in one attempt.
+struct PodTopology {
+  std::vector<int> groups;       // groups the pod owns
+  std::vector<char> self;        // per owned group: its selector matches the pod itself
+  std::vector<int> selected_by;  // anti-affinity groups of other pods whose selector matches it
+  bool empty() const { return groups.empty() && selected_by.empty(); }
 };
 
 class Topology {
@@ -48,26 +73,26 @@ class Topology {
   Topology(std::map<std::string, std::vector<std::string>, std::less<>> universe,
            CandidateRequirements candidate_requirements);
 
-  // The groups the pod's current constraints own (created and counted on first use).
-  std::vector<int> GroupsFor(const PodConstraints& pod);
+  // The groups the pod's current constraints own (created and counted on first use), and the
+  // anti-affinity groups that select it.
+  PodTopology ForPod(const PodConstraints& pod);
 
-  // Pins `where` (the candidate's requirements intersected with the pod's) to domains that keep
-  // every constraint of the pod and every anti-affinity of placed pods. `fixed` candidates are
-  // existing nodes whose labels cannot change.
-  Status Narrow(const PodConstraints& pod, const std::vector<int>& groups, Requirements& where,
-                bool fixed) const;
+  // Decides which domains the pod may take on candidate `candidate` whose requirements are `where`
+  // (a node's labels when `fixed`, else a planned NodeClaim's). On success `pins` holds one `In`
+  // requirement per constrained key for the caller to add; `where` itself is never copied, so
+  // rejecting a candidate is cheap. On failure, `why` (when given) says which constraint failed.
+  bool Narrow(const PodConstraints& pod, const PodTopology& topology, int candidate,
+              const Requirements& where, bool fixed, Requirements& pins,
+              std::string* why = nullptr) const;
 
-  // Counts a placed pod on candidate `candidate`; `groups` are the groups the pod owns.
-  void Record(const api::Pod& pod, int candidate, const std::vector<int>& groups);
-
-  // True when some constraint involves the pod (it owns a group or an anti-affinity selects it).
-  bool Involves(const api::Pod& pod, const std::vector<int>& groups) const;
+  // Counts a placed pod on `candidate`; `owned` are the groups the pod owns.
+  void Record(const api::Pod& pod, int candidate, const std::vector<int>& owned);
 
  private:
   int Intern(TopologyGroup group, std::string signature);
-  std::vector<std::string> Domains(std::string_view key, const Requirements& where,
-                                   bool fixed) const;
-  static std::optional<std::string> DomainOf(const Requirements& where, const std::string& key);
+  void Count(TopologyGroup& group, const api::Pod& pod, int candidate);
+  void Domains(const std::string& key, const Requirements& where, const Requirements& own,
+               const Requirements& pins, bool fixed, std::vector<std::string_view>& out) const;
 
   std::map<std::string, std::vector<std::string>, std::less<>> universe_;
   CandidateRequirements candidate_requirements_;

@@ -1,6 +1,6 @@
 #pragma once
-// Where a pod's volumes let it run: a bound PersistentVolume's node affinity, or for an unbound claim
-// of a WaitForFirstConsumer StorageClass, the class's allowedTopologies.
+// Where a pod's volumes let it run: a bound PersistentVolume's node affinity, or for an unbound
+// claim of a WaitForFirstConsumer StorageClass, the class's allowedTopologies.
 
 #include <vector>
 
