@@ -1,18 +1,20 @@
 // Manifest decoding: parses documents, dispatches each object by kind, and decodes the field groups
 // that several kinds share (metadata, taints, selectors, conditions).
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "api/decode_internal.h"
 #include "api/manifest.h"
@@ -219,8 +221,8 @@ void DecodeDocument(const Document& document, std::string_view source, DecodeOut
   }
   const KindInfo* info = nullptr;
   for (const KindInfo& candidate : kKinds) {
-    if (candidate.kind == kind && (api_version.empty() || GroupOf(candidate.api_version) ==
-                                                              GroupOf(api_version))) {
+    if (candidate.kind == kind &&
+        (api_version.empty() || GroupOf(candidate.api_version) == GroupOf(api_version))) {
       info = &candidate;
       break;
     }
@@ -229,9 +231,10 @@ void DecodeDocument(const Document& document, std::string_view source, DecodeOut
     outcome.manifest.ignored.push_back(ObjectLabel(kind, Scope::kAsWritten, object, document.line));
     return;
   }
-  Problems problems(fmt::format(
-      "{}: {}: ", source, ObjectLabel(kind, info->namespaced ? Scope::kNamespaced : Scope::kCluster, object,
-                  document.line)));
+  Problems problems(
+      fmt::format("{}: {}: ", source,
+                  ObjectLabel(kind, info->namespaced ? Scope::kNamespaced : Scope::kCluster, object,
+                              document.line)));
   const Reader root(object, problems);
   if (api_version.empty()) {
     root["apiVersion"].Required();
@@ -285,6 +288,12 @@ DecodeOutcome DecodeManifest(std::string_view text, std::string_view source) {
 }
 
 DecodeOutcome LoadManifestFile(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    DecodeOutcome outcome;
+    outcome.errors.push_back(fmt::format("{}: cannot read: is a directory", path));
+    return outcome;
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     DecodeOutcome outcome;

@@ -99,8 +99,9 @@ NodeAffinity DecodeNodeAffinity(const Reader& affinity) {
       required.Object()) {
     out.required = required["nodeSelectorTerms"].List<NodeSelectorTerm>(DecodeNodeSelectorTerm);
   }
-  out.preferred = affinity["preferredDuringSchedulingIgnoredDuringExecution"]
-                      .List<PreferredSchedulingTerm>(DecodePreferredSchedulingTerm);
+  out.preferred =
+      affinity["preferredDuringSchedulingIgnoredDuringExecution"].List<PreferredSchedulingTerm>(
+          DecodePreferredSchedulingTerm);
   return out;
 }
 
@@ -127,14 +128,17 @@ PodAffinity DecodePodAffinity(const Reader& affinity) {
   PodAffinity out;
   out.required = affinity["requiredDuringSchedulingIgnoredDuringExecution"].List<PodAffinityTerm>(
       DecodePodAffinityTerm);
-  out.preferred = affinity["preferredDuringSchedulingIgnoredDuringExecution"]
-                      .List<WeightedPodAffinityTerm>(DecodeWeightedPodAffinityTerm);
+  out.preferred =
+      affinity["preferredDuringSchedulingIgnoredDuringExecution"].List<WeightedPodAffinityTerm>(
+          DecodeWeightedPodAffinityTerm);
   return out;
 }
 
 Affinity DecodeAffinity(const Reader& affinity) {
   Affinity out;
-  if (Reader node = affinity["nodeAffinity"]; node.Object()) out.node_affinity = DecodeNodeAffinity(node);
+  if (Reader node = affinity["nodeAffinity"]; node.Object()) {
+    out.node_affinity = DecodeNodeAffinity(node);
+  }
   if (Reader pod = affinity["podAffinity"]; pod.Object()) out.pod_affinity = DecodePodAffinity(pod);
   if (Reader anti = affinity["podAntiAffinity"]; anti.Object()) {
     out.pod_anti_affinity = DecodePodAffinity(anti);
@@ -158,12 +162,12 @@ TopologySpreadConstraint DecodeTopologySpreadConstraint(const Reader& constraint
     out.min_domains = static_cast<int32_t>(domains.Int(1, INT32_MAX).value_or(1));
   }
   if (Reader policy = constraint["nodeAffinityPolicy"]; policy.present()) {
-    out.node_affinity_policy =
-        policy.Enum("node inclusion policy", kInclusionPolicies).value_or(NodeInclusionPolicy::kHonor);
+    out.node_affinity_policy = policy.Enum("node inclusion policy", kInclusionPolicies)
+                                   .value_or(NodeInclusionPolicy::kHonor);
   }
   if (Reader policy = constraint["nodeTaintsPolicy"]; policy.present()) {
-    out.node_taints_policy =
-        policy.Enum("node inclusion policy", kInclusionPolicies).value_or(NodeInclusionPolicy::kIgnore);
+    out.node_taints_policy = policy.Enum("node inclusion policy", kInclusionPolicies)
+                                 .value_or(NodeInclusionPolicy::kIgnore);
   }
   out.match_label_keys = constraint["matchLabelKeys"].StringList();
   return out;
@@ -174,7 +178,9 @@ Volume DecodeVolume(const Reader& volume) {
   if (!volume.Object()) return out;
   out.name = volume["name"].StringOr();
   if (Reader claim = volume["persistentVolumeClaim"]; claim.Object()) {
-    if (Reader name = claim["claimName"]; name.Required()) out.persistent_volume_claim = name.StringOr();
+    if (Reader name = claim["claimName"]; name.Required()) {
+      out.persistent_volume_claim = name.StringOr();
+    }
   }
   if (Reader ephemeral = volume["ephemeral"]; ephemeral.Object()) {
     out.ephemeral = true;
@@ -184,18 +190,10 @@ Volume DecodeVolume(const Reader& volume) {
   return out;
 }
 
-PodCondition DecodePodCondition(const Reader& condition) {
-  PodCondition out;
-  if (!condition.Object()) return out;
-  out.type = condition["type"].StringOr();
-  out.status = condition["status"].StringOr();
-  out.reason = condition["reason"].StringOr();
-  out.last_transition_time = condition["lastTransitionTime"].StringOr();
-  return out;
-}
-
-NodeCondition DecodeNodeCondition(const Reader& condition) {
-  NodeCondition out;
+// Pod and Node conditions share their shape.
+template <class C>
+C DecodeStatusCondition(const Reader& condition) {
+  C out;
   if (!condition.Object()) return out;
   out.type = condition["type"].StringOr();
   out.status = condition["status"].StringOr();
@@ -255,7 +253,9 @@ PodSpec DecodePodSpec(const Reader& spec) {
   out.containers = spec["containers"].List<Container>(DecodeContainer);
   out.overhead = spec["overhead"].Resources();
   out.node_selector = spec["nodeSelector"].StringMap();
-  if (Reader affinity = spec["affinity"]; affinity.Object()) out.affinity = DecodeAffinity(affinity);
+  if (Reader affinity = spec["affinity"]; affinity.Object()) {
+    out.affinity = DecodeAffinity(affinity);
+  }
   out.tolerations = spec["tolerations"].List<Toleration>(DecodeToleration);
   out.topology_spread_constraints =
       spec["topologySpreadConstraints"].List<TopologySpreadConstraint>(
@@ -275,7 +275,8 @@ void DecodePod(const Reader& object, Problems& problems, Manifest& out) {
   pod.spec = DecodePodSpec(object["spec"]);
   if (Reader status = object["status"]; status.Object()) {
     pod.status.phase = status["phase"].StringOr();
-    pod.status.conditions = status["conditions"].List<PodCondition>(DecodePodCondition);
+    pod.status.conditions =
+        status["conditions"].List<PodCondition>(DecodeStatusCondition<PodCondition>);
     pod.status.nominated_node_name = status["nominatedNodeName"].StringOr();
   }
   Accept(std::move(pod), problems, out.pods);
@@ -292,7 +293,8 @@ void DecodeNode(const Reader& object, Problems& problems, Manifest& out) {
   if (Reader status = object["status"]; status.Object()) {
     node.status.capacity = status["capacity"].Resources();
     node.status.allocatable = status["allocatable"].Resources();
-    node.status.conditions = status["conditions"].List<NodeCondition>(DecodeNodeCondition);
+    node.status.conditions =
+        status["conditions"].List<NodeCondition>(DecodeStatusCondition<NodeCondition>);
   }
   Accept(std::move(node), problems, out.nodes);
 }
@@ -340,8 +342,9 @@ void DecodePersistentVolume(const Reader& object, Problems& problems, Manifest& 
   volume.metadata = DecodeObjectMeta(object["metadata"]);
   if (Reader spec = object["spec"]; spec.Object()) {
     volume.storage_class_name = spec["storageClassName"].StringOr();
-    volume.node_affinity = spec["nodeAffinity"]["required"]["nodeSelectorTerms"]
-                               .List<NodeSelectorTerm>(DecodeNodeSelectorTerm);
+    volume.node_affinity =
+        spec["nodeAffinity"]["required"]["nodeSelectorTerms"].List<NodeSelectorTerm>(
+            DecodeNodeSelectorTerm);
     if (Reader claim = spec["claimRef"]; claim.Object()) {
       volume.claim_namespace = claim["namespace"].StringOr();
       volume.claim_name = claim["name"].StringOr();

@@ -2,12 +2,12 @@
 // (karpenter.k8s.aws/v1). Decoding checks types, enums and spellings; ValidateNodePool & co. check
 // the rest before the object is kept.
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "api/decode_internal.h"
 #include "api/validation.h"
@@ -65,9 +65,8 @@ Disruption DecodeDisruption(const Reader& disruption) {
   out.consolidation_policy = disruption["consolidationPolicy"]
                                  .Enum("consolidation policy", kConsolidationPolicies)
                                  .value_or(ConsolidationPolicy::kWhenEmptyOrUnderutilized);
-  out.consolidate_after = disruption["consolidateAfter"]
-                              .DurationValue(DurationSyntax::kExpiry)
-                              .value_or(Duration());
+  out.consolidate_after =
+      disruption["consolidateAfter"].DurationValue(DurationSyntax::kExpiry).value_or(Duration());
   out.budgets = disruption["budgets"].List<Budget>(DecodeBudget);
   return out;
 }
@@ -253,9 +252,9 @@ void DecodeEC2NodeClass(const Reader& object, Problems& problems, Manifest& out)
           return SecurityGroupStatus{group["id"].StringOr(), group["name"].StringOr()};
         });
     resolved.amis = status["amis"].List<AmiStatus>([](const Reader& ami) {
-      return AmiStatus{ami["id"].StringOr(), ami["name"].StringOr(),
-                       ami["requirements"].List<NodeSelectorRequirement>(
-                           DecodeNodeSelectorRequirement)};
+      return AmiStatus{
+          ami["id"].StringOr(), ami["name"].StringOr(),
+          ami["requirements"].List<NodeSelectorRequirement>(DecodeNodeSelectorRequirement)};
     });
   }
   Accept(std::move(node_class), problems, out.node_classes, ValidateEC2NodeClass);

@@ -1,10 +1,10 @@
 #include "api/field_reader.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "api/validation.h"
 #include "common/document.h"
@@ -71,9 +71,7 @@ bool Reader::Required() const {
   return false;
 }
 
-size_t Reader::size() const {
-  return value_ != nullptr && value_->is_array() ? value_->size() : 0;
-}
+size_t Reader::size() const { return value_ != nullptr && value_->is_array() ? value_->size() : 0; }
 
 bool Reader::ExpectArray() const {
   if (!present()) return false;

@@ -1,8 +1,8 @@
 #pragma once
 // A typed, path-carrying view of one JSON value, used by the decoders. Every read checks the type,
 // reports a problem naming the exact field path ("spec.template.spec.requirements[2].operator:
-// unknown operator \"Gtt\"") and returns an empty optional or a fallback, so decoders read fields in
-// one line each and decoding goes on to report every problem of an object.
+// unknown operator \"Gtt\"") and returns an empty optional or a fallback, so decoders read fields
+// in one line each and decoding goes on to report every problem of an object.
 //
 // Paths are built only when a problem is reported: a Reader refers to its parent (which must
 // outlive it, as it does when readers are created on the stack while walking down the document).
@@ -10,13 +10,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "api/object_meta.h"
 #include "api/resource_list.h"
@@ -35,7 +34,6 @@ class Problems {
   void Add(std::string_view path, std::string_view message);
   bool empty() const { return lines_.empty(); }
   std::vector<std::string>& lines() { return lines_; }
-  const std::string& prefix() const { return prefix_; }
 
  private:
   std::string prefix_;
@@ -45,8 +43,7 @@ class Problems {
 class Reader {
  public:
   // The root of an object: an empty path.
-  Reader(const nlohmann::json& value, Problems& problems)
-      : value_(&value), problems_(&problems) {}
+  Reader(const nlohmann::json& value, Problems& problems) : value_(&value), problems_(&problems) {}
 
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -92,9 +89,9 @@ class Reader {
   }
 
   // Collections.
-  Labels StringMap() const;                  // {key: string}
+  Labels StringMap() const;                     // {key: string}
   std::vector<std::string> StringList() const;  // [string]
-  ResourceList Resources() const;            // {name: quantity}
+  ResourceList Resources() const;               // {name: quantity}
 
   // Calls fn(const Reader& item) for each item of an array.
   template <class Fn>
@@ -135,8 +132,7 @@ class Reader {
 
   // A child: a field (index == kNoIndex), a map entry (index == kKey) or an array item.
   Reader(const nlohmann::json* value, const Reader* parent, std::string_view name, size_t index)
-      : value_(value), parent_(parent), name_(name), index_(index),
-        problems_(parent->problems_) {}
+      : value_(value), parent_(parent), name_(name), index_(index), problems_(parent->problems_) {}
   // A field of a temporary parent: keeps a copy of the parent's path.
   Reader(const nlohmann::json* value, std::string parent_path, std::string_view name,
          Problems* problems)

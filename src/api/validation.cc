@@ -1,5 +1,7 @@
 #include "api/validation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -13,8 +15,6 @@
 #include <system_error>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "common/duration.h"
 #include "common/quantity.h"
@@ -93,8 +93,7 @@ constexpr std::pair<std::string_view, std::string_view> kAliasFamilies[] = {
 constexpr std::string_view kAmiFamilies[] = {"AL2",         "AL2023",      "Bottlerocket", "Custom",
                                              "Windows2019", "Windows2022", "Windows2025"};
 
-constexpr std::string_view kVolumeTypes[] = {"standard", "io1", "io2", "gp2",
-                                             "sc1",      "st1", "gp3"};
+constexpr std::string_view kVolumeTypes[] = {"standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"};
 
 constexpr std::string_view kEvictionSignals[] = {
     "memory.available",  "nodefs.available",   "nodefs.inodesFree",
@@ -167,7 +166,8 @@ size_t ConsumeDigits(std::string_view& text) {
 bool IsUnitSequence(std::string_view text, std::string_view units) {
   if (text.empty()) return false;
   while (!text.empty()) {
-    if (ConsumeDigits(text) == 0 || text.empty() || units.find(text.front()) == std::string_view::npos) {
+    if (ConsumeDigits(text) == 0 || text.empty() ||
+        units.find(text.front()) == std::string_view::npos) {
       return false;
     }
     text.remove_prefix(1);
@@ -271,9 +271,8 @@ void ValidateRequirements(const std::vector<NodeSelectorRequirement>& requiremen
                                                       kMinMinValues, kMaxMinValues, min_values));
       } else if (requirement.op == NodeSelectorOperator::kIn &&
                  requirement.values.size() < static_cast<size_t>(min_values)) {
-        findings.Add(item + ".values",
-                     fmt::format("has {} values, fewer than minValues {}",
-                                 requirement.values.size(), min_values));
+        findings.Add(item + ".values", fmt::format("has {} values, fewer than minValues {}",
+                                                   requirement.values.size(), min_values));
       }
     }
   }
@@ -312,8 +311,8 @@ void ValidateClaimSpec(const NodeClaimSpec& spec, std::string_view path, Finding
 void ValidateTemplateLabels(const Labels& labels, Findings& findings) {
   constexpr std::string_view kPath = "spec.template.metadata.labels";
   if (labels.size() > kMaxTemplateLabels) {
-    findings.Add(kPath, fmt::format("too many labels: {} (at most {})", labels.size(),
-                                    kMaxTemplateLabels));
+    findings.Add(
+        kPath, fmt::format("too many labels: {} (at most {})", labels.size(), kMaxTemplateLabels));
   }
   for (const auto& [key, value] : labels) {
     const std::string path = fmt::format("{}[{}]", kPath, key);
@@ -327,7 +326,8 @@ bool IsBudgetNodes(std::string_view nodes) {
   if (nodes.ends_with('%')) {
     const std::string_view digits = nodes.substr(0, nodes.size() - 1);
     if (digits == "100") return true;
-    return !digits.empty() && digits.size() <= 2 && std::all_of(digits.begin(), digits.end(), IsDigit);
+    return !digits.empty() && digits.size() <= 2 &&
+           std::all_of(digits.begin(), digits.end(), IsDigit);
   }
   return !nodes.empty() && std::all_of(nodes.begin(), nodes.end(), IsDigit);
 }
@@ -335,7 +335,8 @@ bool IsBudgetNodes(std::string_view nodes) {
 void ValidateBudgets(const std::vector<Budget>& budgets, Findings& findings) {
   constexpr std::string_view kPath = "spec.disruption.budgets";
   if (budgets.size() > kMaxBudgets) {
-    findings.Add(kPath, fmt::format("too many budgets: {} (at most {})", budgets.size(), kMaxBudgets));
+    findings.Add(kPath,
+                 fmt::format("too many budgets: {} (at most {})", budgets.size(), kMaxBudgets));
   }
   for (size_t i = 0; i < budgets.size(); ++i) {
     const Budget& budget = budgets[i];
@@ -409,7 +410,8 @@ bool IsCronItem(std::string_view item, const CronField& field) {
     const std::string_view step = item.substr(slash + 1);
     int step_value = 0;
     const auto [end, error] = std::from_chars(step.data(), step.data() + step.size(), step_value);
-    if (step.empty() || error != std::errc() || end != step.data() + step.size() || step_value <= 0) {
+    if (step.empty() || error != std::errc() || end != step.data() + step.size() ||
+        step_value <= 0) {
       return false;
     }
     item = item.substr(0, slash);
@@ -475,8 +477,9 @@ Status CheckDurationSyntax(std::string_view text, DurationSyntax syntax) {
       return {};
     case DurationSyntax::kExpiry:
       if (text == "Never" || IsUnitSequence(text, "smh")) return {};
-      return Error{"must be whole hours, minutes and seconds such as \"720h\" or \"1h30m\", or "
-                   "\"Never\""};
+      return Error{
+          "must be whole hours, minutes and seconds such as \"720h\" or \"1h30m\", or "
+          "\"Never\""};
     case DurationSyntax::kGracePeriod:
       if (IsUnitSequence(text, "smh")) return {};
       return Error{"must be whole hours, minutes and seconds such as \"24h\" or \"1h30m\""};
@@ -522,8 +525,8 @@ Status CheckCronSchedule(std::string_view schedule) {
     if (i > start) fields.push_back(schedule.substr(start, i - start));
   }
   if (fields.size() != std::size(kCronFields)) {
-    return Error{fmt::format("expected 5 fields (minute hour day-of-month month day-of-week), got {}",
-                             fields.size())};
+    return Error{fmt::format(
+        "expected 5 fields (minute hour day-of-month month day-of-week), got {}", fields.size())};
   }
   for (size_t f = 0; f < fields.size(); ++f) {
     std::string_view rest = fields[f];
@@ -567,7 +570,8 @@ namespace {
 
 void ValidateSelectorTags(const Labels& tags, std::string_view path, Findings& findings) {
   if (tags.size() > kMaxSelectorTags) {
-    findings.Add(path, fmt::format("too many tags: {} (at most {})", tags.size(), kMaxSelectorTags));
+    findings.Add(path,
+                 fmt::format("too many tags: {} (at most {})", tags.size(), kMaxSelectorTags));
   }
   for (const auto& [key, value] : tags) {
     if (key.empty() || value.empty()) {
@@ -587,7 +591,8 @@ void ValidateSelectorTerms(const std::vector<SelectorTerm>& terms, std::string_v
                            std::string_view id_prefix, bool has_name, Findings& findings) {
   if (terms.empty()) findings.Add(path, "must have at least one term");
   if (terms.size() > kMaxSelectorTerms) {
-    findings.Add(path, fmt::format("too many terms: {} (at most {})", terms.size(), kMaxSelectorTerms));
+    findings.Add(path,
+                 fmt::format("too many terms: {} (at most {})", terms.size(), kMaxSelectorTerms));
   }
   for (size_t i = 0; i < terms.size(); ++i) {
     const SelectorTerm& term = terms[i];
@@ -623,8 +628,8 @@ bool IsPinnedVersion(std::string_view version) {
 // The amiFamily an alias stands for, after checking its syntax; empty when invalid.
 std::string_view ValidateAlias(std::string_view alias, std::string_view path, Findings& findings) {
   if (alias.size() > kMaxAliasLength) {
-    findings.Add(path, fmt::format("alias \"{}\" is longer than {} characters", alias,
-                                   kMaxAliasLength));
+    findings.Add(path,
+                 fmt::format("alias \"{}\" is longer than {} characters", alias, kMaxAliasLength));
     return {};
   }
   const size_t at = alias.find('@');
@@ -671,10 +676,12 @@ std::string_view ValidateAmiSelectorTerms(const std::vector<AmiSelectorTerm>& te
     const AmiSelectorTerm& term = terms[i];
     const std::string item = fmt::format("{}[{}]", kPath, i);
     const bool tags = !term.tags.empty();
-    const bool others = tags || !term.name.empty() || !term.owner.empty() ||
-                        !term.ssm_parameter.empty();
+    const bool others =
+        tags || !term.name.empty() || !term.owner.empty() || !term.ssm_parameter.empty();
     if (!term.alias.empty()) {
-      if (!term.id.empty() || others) findings.Add(item, "alias must be the only field of its term");
+      if (!term.id.empty() || others) {
+        findings.Add(item, "alias must be the only field of its term");
+      }
       if (terms.size() != 1) findings.Add(item, "an alias term must be the only term");
       alias_family = ValidateAlias(term.alias, item + ".alias", findings);
     } else if (!term.id.empty()) {
@@ -691,8 +698,8 @@ std::string_view ValidateAmiSelectorTerms(const std::vector<AmiSelectorTerm>& te
   return alias_family;
 }
 
-void ValidateAmiFamily(const EC2NodeClassSpec& spec, std::string_view alias_family,
-                       bool has_alias, Findings& findings) {
+void ValidateAmiFamily(const EC2NodeClassSpec& spec, std::string_view alias_family, bool has_alias,
+                       Findings& findings) {
   constexpr std::string_view kPath = "spec.amiFamily";
   if (spec.ami_family.empty()) {
     if (!has_alias) findings.Add(kPath, "required when amiSelectorTerms has no alias");
@@ -754,8 +761,9 @@ void ValidateThresholds(const Labels& map, std::string_view path, Findings& find
   ValidateSignalKeys(map, path, findings);
   for (const auto& [key, value] : map) {
     if (!IsEvictionThreshold(value)) {
-      findings.Add(fmt::format("{}[{}]", path, key),
-                   fmt::format("invalid threshold \"{}\": must be a percentage or a quantity", value));
+      findings.Add(
+          fmt::format("{}[{}]", path, key),
+          fmt::format("invalid threshold \"{}\": must be a percentage or a quantity", value));
     }
   }
 }
@@ -768,7 +776,8 @@ void ValidateReserved(const Labels& map, std::string_view path, Findings& findin
     }
     Result<Quantity> quantity = Quantity::Parse(value);
     if (!quantity.ok()) {
-      findings.Add(item, fmt::format("invalid quantity \"{}\": {}", value, quantity.error().message));
+      findings.Add(item,
+                   fmt::format("invalid quantity \"{}\": {}", value, quantity.error().message));
     } else if (*quantity < Quantity()) {
       findings.Add(item, fmt::format("may not be negative, got \"{}\"", value));
     }
@@ -798,7 +807,8 @@ void ValidateKubelet(const KubeletConfiguration& kubelet, Findings& findings) {
       {"maxPods", &kubelet.max_pods}, {"podsPerCore", &kubelet.pods_per_core}};
   for (const auto& [name, value] : non_negative) {
     if (*value && **value < 0) {
-      findings.Add(fmt::format("{}.{}", kPath, name), fmt::format("may not be negative, got {}", **value));
+      findings.Add(fmt::format("{}.{}", kPath, name),
+                   fmt::format("may not be negative, got {}", **value));
     }
   }
   ValidateReserved(kubelet.system_reserved, "spec.kubelet.systemReserved", findings);

@@ -22,8 +22,8 @@ std::vector<std::string> ValidateNodeClaim(const NodeClaim& claim);
 std::vector<std::string> ValidateEC2NodeClass(const EC2NodeClass& node_class);
 
 enum class DurationSyntax {
-  kGo,            // any Go duration: "1.5h", "300ms", "-1m"
-  kExpiry,        // whole s/m/h units or "Never": "720h", "1h30m", "90s" (expireAfter, consolidateAfter)
+  kGo,      // any Go duration: "1.5h", "300ms", "-1m"
+  kExpiry,  // whole s/m/h units or "Never": "720h", "1h30m", "90s" (expireAfter, consolidateAfter)
   kGracePeriod,   // whole s/m/h units (terminationGracePeriod)
   kBudgetWindow,  // whole hours and/or minutes, optionally followed by "0s": "8h", "1h30m"
 };

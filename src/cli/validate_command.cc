@@ -1,5 +1,7 @@
 #include "cli/validate_command.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -8,8 +10,6 @@
 #include <string>
 #include <system_error>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "api/manifest.h"
 

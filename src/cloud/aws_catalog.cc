@@ -204,26 +204,48 @@ Prepared Prepare(const AwsCatalogOptions& options, std::optional<Error>* error) 
   return prepared;
 }
 
-void AddIn(scheduling::Requirements& requirements, std::string_view key, std::string value) {
-  requirements.Add(scheduling::Requirement::In(std::string(key), {std::move(value)}));
-}
-
-void AddInOrAbsent(scheduling::Requirements& requirements, std::string_view key,
-                   std::string value) {
-  if (value.empty()) {
-    requirements.Add(scheduling::Requirement::DoesNotExist(std::string(key)));
-  } else {
-    AddIn(requirements, key, std::move(value));
+// A type's single-valued labels, collected in a map reused from type to type: consecutive types
+// mostly share their keys, so the map's nodes and strings are reused rather than reallocated.
+// Every key must be set (or marked absent) for every type.
+class LabelScratch {
+ public:
+  void Set(std::string_view key, std::string_view value) {
+    auto it = labels_.find(key);
+    if (it == labels_.end()) {
+      labels_.emplace(std::string(key), std::string(value));
+    } else {
+      it->second.assign(value);
+    }
   }
-}
+  // An empty value means the type does not have the label: DoesNotExist.
+  void SetOrAbsent(std::string_view key, std::string_view value) {
+    if (!value.empty()) return Set(key, value);
+    if (auto it = labels_.find(key); it != labels_.end()) labels_.erase(it);
+    absent_.push_back(key);
+  }
+  // Text for a number, valid until the next call.
+  std::string_view Number(int64_t value) {
+    auto [end, ec] = std::to_chars(number_, number_ + sizeof(number_), value);
+    return std::string_view(number_, static_cast<size_t>(end - number_));
+  }
+  scheduling::Requirements Take() {
+    scheduling::Requirements requirements = scheduling::Requirements::FromLabels(labels_);
+    for (std::string_view key : absent_) {
+      requirements.Add(scheduling::Requirement::DoesNotExist(std::string(key)));
+    }
+    absent_.clear();
+    return requirements;
+  }
 
-std::string CountOrEmpty(int64_t count, bool present) {
-  return present ? std::to_string(count) : std::string();
-}
+ private:
+  api::Labels labels_;
+  std::vector<std::string_view> absent_;
+  char number_[24];
+};
 
 InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data,
                    const AwsCatalogOptions& options, const Prepared& prepared,
-                   const SpotPriceModel& spot) {
+                   const SpotPriceModel& spot, LabelScratch* scratch) {
   const AwsAcceleratorFacts& accelerator = data.accelerators[facts.accelerator];
   const AmiFamilyRules& rules = prepared.rules;
   const bool arm64 = facts.arch == kAwsArchArm64;
@@ -298,8 +320,9 @@ InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data
                          Quantity::FromMilli(AwsKubeReservedMilliCpu(facts.vcpus)));
   type.kube_reserved.Set(api::kResourceMemory, Mebibytes(11 * overhead_pods + 255));
   type.kube_reserved.Set(api::kResourceEphemeralStorage, Quantity::FromUnits(kGi));
-  for (const auto& [name, quantity] : prepared.kube_reserved)
+  for (const auto& [name, quantity] : prepared.kube_reserved) {
     type.kube_reserved.Set(name, quantity);
+  }
   type.system_reserved = prepared.system_reserved;
   type.eviction_threshold.Set(api::kResourceMemory, prepared.eviction_memory.set
                                                         ? prepared.eviction_memory.Of(memory)
@@ -314,41 +337,42 @@ InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data
   const InstanceTypeNameParts parts = ParseInstanceTypeName(facts.name);
   const bool has_gpu = accelerator.gpu_name[0] != '\0';
   const bool has_accelerator = accelerator.accelerator_name[0] != '\0';
-  scheduling::Requirements& r = type.requirements;
-  AddInOrAbsent(r, api::kLabelInstanceAcceleratorCount,
-                CountOrEmpty(accelerator.accelerator_count, has_accelerator));
-  AddInOrAbsent(r, api::kLabelInstanceAcceleratorManufacturer,
-                accelerator.accelerator_manufacturer);
-  AddInOrAbsent(r, api::kLabelInstanceAcceleratorName, accelerator.accelerator_name);
-  AddInOrAbsent(r, api::kLabelInstanceCategory, parts.category);
-  AddIn(r, api::kLabelInstanceCpu, std::to_string(facts.vcpus));
-  AddInOrAbsent(r, api::kLabelInstanceCpuManufacturer,
-                data.cpu_manufacturers[facts.cpu_manufacturer]);
-  AddIn(r, api::kLabelInstanceEncryptionInTransit,
+  LabelScratch& l = *scratch;
+  l.SetOrAbsent(api::kLabelInstanceAcceleratorCount,
+                has_accelerator ? l.Number(accelerator.accelerator_count) : "");
+  l.SetOrAbsent(api::kLabelInstanceAcceleratorManufacturer, accelerator.accelerator_manufacturer);
+  l.SetOrAbsent(api::kLabelInstanceAcceleratorName, accelerator.accelerator_name);
+  l.SetOrAbsent(api::kLabelInstanceCategory, parts.category);
+  l.Set(api::kLabelInstanceCpu, l.Number(facts.vcpus));
+  l.SetOrAbsent(api::kLabelInstanceCpuManufacturer, data.cpu_manufacturers[facts.cpu_manufacturer]);
+  l.Set(api::kLabelInstanceEncryptionInTransit,
         (facts.flags & kAwsFactEncryptionInTransit) ? "true" : "false");
-  AddInOrAbsent(r, api::kLabelInstanceFamily, parts.family);
-  AddInOrAbsent(r, api::kLabelInstanceGeneration, parts.generation);
-  AddInOrAbsent(r, api::kLabelInstanceGpuCount, CountOrEmpty(accelerator.gpu_count, has_gpu));
-  AddInOrAbsent(r, api::kLabelInstanceGpuManufacturer, accelerator.gpu_manufacturer);
-  AddInOrAbsent(r, api::kLabelInstanceGpuMemory, CountOrEmpty(accelerator.gpu_memory_mib, has_gpu));
-  AddInOrAbsent(r, api::kLabelInstanceGpuName, accelerator.gpu_name);
+  l.SetOrAbsent(api::kLabelInstanceFamily, parts.family);
+  l.SetOrAbsent(api::kLabelInstanceGeneration, parts.generation);
+  l.SetOrAbsent(api::kLabelInstanceGpuCount, has_gpu ? l.Number(accelerator.gpu_count) : "");
+  l.SetOrAbsent(api::kLabelInstanceGpuManufacturer, accelerator.gpu_manufacturer);
+  l.SetOrAbsent(api::kLabelInstanceGpuMemory, has_gpu ? l.Number(accelerator.gpu_memory_mib) : "");
+  l.SetOrAbsent(api::kLabelInstanceGpuName, accelerator.gpu_name);
   // Bare-metal types have no hypervisor: the label exists with an empty value, as upstream.
-  AddIn(r, api::kLabelInstanceHypervisor, data.hypervisors[facts.hypervisor]);
-  AddInOrAbsent(r, api::kLabelInstanceLocalNvme,
-                CountOrEmpty(facts.storage_gb, (facts.flags & kAwsFactNvme) != 0));
-  AddIn(r, api::kLabelInstanceMemory, std::to_string(facts.memory_mib));
-  AddInOrAbsent(r, api::kLabelInstanceNetworkBandwidth,
-                CountOrEmpty(facts.network_bandwidth_mbps, facts.network_bandwidth_mbps > 0));
-  AddInOrAbsent(r, api::kLabelInstanceSize, parts.size);
+  l.Set(api::kLabelInstanceHypervisor, data.hypervisors[facts.hypervisor]);
+  l.SetOrAbsent(api::kLabelInstanceLocalNvme,
+                (facts.flags & kAwsFactNvme) ? l.Number(facts.storage_gb) : "");
+  l.Set(api::kLabelInstanceMemory, l.Number(facts.memory_mib));
+  l.SetOrAbsent(api::kLabelInstanceNetworkBandwidth,
+                facts.network_bandwidth_mbps > 0 ? l.Number(facts.network_bandwidth_mbps) : "");
+  l.SetOrAbsent(api::kLabelInstanceSize, parts.size);
+  l.Set(api::kLabelArch, arm64 ? "arm64" : "amd64");
+  l.Set(api::kLabelOs, rules.windows ? "windows" : "linux");
+  l.Set(api::kLabelInstanceType, facts.name);
+  l.SetOrAbsent(api::kLabelWindowsBuild, rules.windows_build);
+  l.Set(api::kLabelRegion, options.region);
+  scheduling::Requirements& r = type.requirements;
+  r = l.Take();
   std::vector<std::string> capacity_types;
   if (on_demand_available) capacity_types.emplace_back(api::kCapacityTypeOnDemand);
   if (spot_available) capacity_types.emplace_back(api::kCapacityTypeSpot);
   r.Add(
       scheduling::Requirement::In(std::string(api::kLabelCapacityType), std::move(capacity_types)));
-  AddIn(r, api::kLabelArch, arm64 ? "arm64" : "amd64");
-  AddIn(r, api::kLabelOs, rules.windows ? "windows" : "linux");
-  AddIn(r, api::kLabelInstanceType, facts.name);
-  AddInOrAbsent(r, api::kLabelWindowsBuild, std::string(rules.windows_build));
   std::vector<std::string> zone_ids;
   for (const std::string& zone : available_zones) {
     if (std::string id = AwsZoneId(zone); !id.empty()) zone_ids.push_back(std::move(id));
@@ -356,7 +380,6 @@ InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data
   if (!zone_ids.empty()) {
     r.Add(scheduling::Requirement::In(std::string(api::kLabelZoneId), std::move(zone_ids)));
   }
-  AddIn(r, api::kLabelRegion, options.region);
   r.Add(scheduling::Requirement::In(std::string(api::kLabelZone), std::move(available_zones)));
 
   type.exotic = has_gpu || has_accelerator || accelerator.neuron_devices > 0 ||
@@ -445,7 +468,8 @@ Status ValidateAwsCatalogOptions(const AwsCatalogOptions& options) {
 
 InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
                                   const AwsCatalogOptions& options, const SpotPriceModel& spot) {
-  return Build(facts, EmbeddedAwsCatalogData(), options, Prepare(options, nullptr), spot);
+  LabelScratch scratch;
+  return Build(facts, EmbeddedAwsCatalogData(), options, Prepare(options, nullptr), spot, &scratch);
 }
 
 std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options) {
@@ -458,11 +482,12 @@ std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
   const Prepared prepared = Prepare(options, nullptr);
   std::vector<InstanceType> catalog;
   catalog.reserve(data.instance_types.size());
+  LabelScratch scratch;
   for (const AwsInstanceTypeFacts& facts : data.instance_types) {
     if (facts.arch == kAwsArchUnsupported) continue;
     if (prepared.rules.windows && facts.arch != kAwsArchAmd64) continue;
     if ((facts.zones & prepared.zone_mask) == 0) continue;
-    InstanceType type = Build(facts, data, options, prepared, spot);
+    InstanceType type = Build(facts, data, options, prepared, spot, &scratch);
     const bool available = std::any_of(type.offerings.begin(), type.offerings.end(),
                                        [](const Offering& o) { return o.available; });
     if (available) catalog.push_back(std::move(type));

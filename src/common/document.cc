@@ -1,20 +1,24 @@
 #include "common/document.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <istream>
 #include <optional>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace karpenter {
 namespace {
@@ -22,25 +26,31 @@ namespace {
 using nlohmann::json;
 
 // Guards against pathological input: deeply nested collections overflow the stack, and a few
-// YAML aliases can expand into billions of nodes ("billion laughs").
+// YAML aliases can expand into billions of nodes ("billion laughs"). Plain text needs a few bytes
+// per node, so the node budget grows with the input and only caps what aliases multiply.
 constexpr int kMaxDepth = 256;
-constexpr int64_t kMaxNodes = 20'000'000;
+constexpr int64_t kBaseNodeBudget = 1'000'000;
+constexpr int64_t kNodesPerInputByte = 32;
 
 constexpr std::string_view kTagPrefix = "tag:yaml.org,2002:";
 
 bool IsDigits(std::string_view text, int base) {
-  if (text.empty()) return false;
-  for (const char c : text) {
-    const bool ok = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
-                               : (c >= '0' && c < static_cast<char>('0' + base));
-    if (!ok) return false;
-  }
-  return true;
+  return !text.empty() && std::all_of(text.begin(), text.end(), [base](char c) {
+    return base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                      : (c >= '0' && c < static_cast<char>('0' + base));
+  });
+}
+
+// The number of decimal digits in text[from...].
+size_t CountDigits(std::string_view text, size_t from) {
+  size_t n = 0;
+  while (from + n < text.size() && std::isdigit(static_cast<unsigned char>(text[from + n]))) ++n;
+  return n;
 }
 
 // An integer of the core schema: [-+]?[0-9]+, 0o[0-7]+ or 0x[0-9a-fA-F]+. Values outside the 64-bit
 // range are left as text rather than rounded.
-std::optional<json> ResolveInteger(std::string_view text) {
+std::optional<json> ResolveInteger(const std::string& text) {
   int base = 10;
   bool negative = false;
   std::string_view digits = text;
@@ -55,14 +65,14 @@ std::optional<json> ResolveInteger(std::string_view text) {
   uint64_t magnitude = 0;
   const auto [end, error] =
       std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
-  if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  if (error != std::errc() || end != digits.data() + digits.size()) return json(text);
   if (!negative) {
     if (magnitude <= static_cast<uint64_t>(INT64_MAX)) return json(static_cast<int64_t>(magnitude));
     return json(magnitude);
   }
   if (magnitude <= static_cast<uint64_t>(INT64_MAX)) return json(-static_cast<int64_t>(magnitude));
   if (magnitude == static_cast<uint64_t>(INT64_MAX) + 1) return json(INT64_MIN);
-  return std::nullopt;
+  return json(text);
 }
 
 // A float of the core schema: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?. Infinities and
@@ -70,12 +80,12 @@ std::optional<json> ResolveInteger(std::string_view text) {
 std::optional<json> ResolveFloat(std::string_view text) {
   std::string_view rest = text;
   if (!rest.empty() && (rest[0] == '+' || rest[0] == '-')) rest.remove_prefix(1);
-  size_t i = 0;
-  size_t mantissa_digits = 0;
-  while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i, ++mantissa_digits;
+  size_t i = CountDigits(rest, 0);
+  size_t mantissa_digits = i;
   if (i < rest.size() && rest[i] == '.') {
-    ++i;
-    while (i < rest.size() && std::isdigit(static_cast<unsigned char>(rest[i]))) ++i, ++mantissa_digits;
+    const size_t fraction = CountDigits(rest, i + 1);
+    mantissa_digits += fraction;
+    i += 1 + fraction;
   }
   if (mantissa_digits == 0) return std::nullopt;
   if (i < rest.size() && (rest[i] == 'e' || rest[i] == 'E')) {
@@ -102,23 +112,21 @@ json ResolvePlain(const std::string& text) {
   }
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
-  if (auto integer = ResolveInteger(text)) return *std::move(integer);
-  if (auto number = ResolveFloat(text)) return *std::move(number);
+  if (std::optional<json> integer = ResolveInteger(text)) return *std::move(integer);
+  if (std::optional<json> number = ResolveFloat(text)) return *std::move(number);
   return text;
 }
 
-json ResolveScalar(const YAML::Node& node) {
-  const std::string& tag = node.Tag();
-  const std::string& text = node.Scalar();
+json ResolveScalar(const std::string& tag, const std::string& text) {
   if (tag == "?") return ResolvePlain(text);
   if (tag.starts_with(kTagPrefix)) {
-    const std::string_view type = std::string_view(tag).substr(kTagPrefix.size());
+    const std::string_view full_tag = tag;
+    const std::string_view type = full_tag.substr(kTagPrefix.size());
     if (type == "null" || type == "bool" || type == "int" || type == "float") {
       json value = ResolvePlain(text);
-      const bool matches = (type == "null" && value.is_null()) ||
-                           (type == "bool" && value.is_boolean()) ||
-                           (type == "int" && value.is_number_integer()) ||
-                           (type == "float" && value.is_number());
+      const bool matches =
+          (type == "null" && value.is_null()) || (type == "bool" && value.is_boolean()) ||
+          (type == "int" && value.is_number_integer()) || (type == "float" && value.is_number());
       if (matches) return value;
     }
   }
@@ -131,67 +139,163 @@ std::string Where(std::string_view source, const YAML::Mark& mark) {
   return fmt::format("{}:{}:{}", source, mark.line + 1, mark.column + 1);
 }
 
-class YamlConverter {
- public:
-  explicit YamlConverter(std::string_view source) : source_(source) {}
+// Thrown by the builder to stop the parser at the first problem; caught in ParseYaml.
+struct BuildError {
+  std::string message;
+};
 
-  Result<json> Convert(const YAML::Node& node) {
-    json out;
-    Status status = Visit(node, 0, out);
-    if (!status.ok()) return status.error();
-    return out;
+// Builds one JSON value per YAML document straight from the parser's events (much cheaper than
+// yaml-cpp's node tree). Anchored values are kept (with their node counts) for later aliases.
+class JsonBuilder : public YAML::EventHandler {
+ public:
+  JsonBuilder(std::string_view source, size_t input_size)
+      : source_(source),
+        budget_(kBaseNodeBudget + kNodesPerInputByte * static_cast<int64_t>(input_size)) {}
+
+  // The finished document (null when empty) and the line its root starts on.
+  json TakeRoot() { return std::move(root_); }
+  int root_line() const { return root_line_; }
+
+  void OnDocumentStart(const YAML::Mark& /*mark*/) override {
+    root_ = nullptr;
+    root_line_ = 0;
+    stack_.clear();
+    anchors_.clear();
   }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    Add(mark, nullptr, anchor, 1);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    if (ExpectingKey()) {
+      SetKey(mark, value);
+      return;
+    }
+    Add(mark, ResolveScalar(tag, value), anchor, 1);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = anchors_.find(anchor);
+    if (it == anchors_.end()) Fail(mark, "unknown alias");
+    if (ExpectingKey()) {
+      if (!it->second.value.is_string()) Fail(mark, "mapping keys must be scalars");
+      SetKey(mark, it->second.value.get<std::string>());
+      return;
+    }
+    Add(mark, it->second.value, YAML::NullAnchor, it->second.nodes);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value /*style*/) override {
+    Open(mark, json::array(), anchor);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string& /*tag*/, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value /*style*/) override {
+    Open(mark, json::object(), anchor);
+  }
+  void OnMapEnd() override { Close(); }
 
  private:
-  Status Visit(const YAML::Node& node, int depth, json& out) {
-    if (--budget_ < 0) {
-      return Error{fmt::format("{}: document expands to too many nodes", Where(source_, node.Mark()))};
+  struct Frame {
+    json* container = nullptr;
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    int64_t first_node = 0;  // nodes_ when the container opened
+    bool has_key = false;
+    std::string key;
+    YAML::Mark key_mark;
+  };
+  struct Anchored {
+    json value;
+    int64_t nodes = 0;
+  };
+
+  [[noreturn]] void Fail(const YAML::Mark& mark, std::string_view message) const {
+    throw BuildError{fmt::format("{}: {}", Where(source_, mark), message)};
+  }
+
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().container->is_object() && !stack_.back().has_key;
+  }
+
+  void SetKey(const YAML::Mark& mark, std::string key) {
+    Frame& frame = stack_.back();
+    if (frame.container->contains(key)) Fail(mark, fmt::format("duplicate key \"{}\"", key));
+    frame.key = std::move(key);
+    frame.key_mark = mark;
+    frame.has_key = true;
+  }
+
+  void Count(const YAML::Mark& mark, int64_t nodes) {
+    nodes_ += nodes;
+    if (nodes_ > budget_) Fail(mark, "document expands to too many nodes");
+  }
+
+  // Places `value` in the open container (or as the root) and returns where it now lives.
+  json* Place(const YAML::Mark& mark, json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      root_line_ = mark.is_null() ? 0 : mark.line + 1;
+      return &root_;
     }
-    if (depth > kMaxDepth) {
-      return Error{fmt::format("{}: nesting deeper than {} levels", Where(source_, node.Mark()),
-                               kMaxDepth)};
+    Frame& frame = stack_.back();
+    if (frame.container->is_array()) return &frame.container->emplace_back(std::move(value));
+    if (!frame.has_key) Fail(mark, "mapping keys must be scalars");
+    frame.has_key = false;
+    json& slot = (*frame.container)[std::move(frame.key)];
+    slot = std::move(value);
+    return &slot;
+  }
+
+  void Add(const YAML::Mark& mark, json value, YAML::anchor_t anchor, int64_t nodes) {
+    if (ExpectingKey() && value.is_null()) {
+      SetKey(mark, std::string());
+      return;
     }
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        out = nullptr;
-        return {};
-      case YAML::NodeType::Scalar:
-        out = ResolveScalar(node);
-        return {};
-      case YAML::NodeType::Sequence: {
-        out = json::array();
-        out.get_ref<json::array_t&>().reserve(node.size());
-        for (const YAML::Node& item : node) {
-          json& slot = out.emplace_back();
-          if (Status s = Visit(item, depth + 1, slot); !s.ok()) return s;
-        }
-        return {};
-      }
-      case YAML::NodeType::Map: {
-        out = json::object();
-        for (const auto& entry : node) {
-          const YAML::Node& key = entry.first;
-          if (!key.IsScalar() && !key.IsNull()) {
-            return Error{fmt::format("{}: mapping keys must be scalars", Where(source_, key.Mark()))};
-          }
-          std::string name = key.IsNull() ? std::string() : key.Scalar();
-          if (out.contains(name)) {
-            return Error{
-                fmt::format("{}: duplicate key \"{}\"", Where(source_, key.Mark()), name)};
-          }
-          json& slot = out[std::move(name)];
-          if (Status s = Visit(entry.second, depth + 1, slot); !s.ok()) return s;
-        }
-        return {};
-      }
+    Count(mark, nodes);
+    json* placed = Place(mark, std::move(value));
+    if (anchor != YAML::NullAnchor) anchors_[anchor] = Anchored{*placed, nodes};
+  }
+
+  void Open(const YAML::Mark& mark, json empty, YAML::anchor_t anchor) {
+    if (ExpectingKey()) Fail(mark, "mapping keys must be scalars");
+    if (stack_.size() >= static_cast<size_t>(kMaxDepth)) {
+      Fail(mark, fmt::format("nesting deeper than {} levels", kMaxDepth));
     }
-    out = nullptr;
-    return {};
+    Count(mark, 1);
+    const int64_t first = nodes_;
+    json* container = Place(mark, std::move(empty));
+    Frame& frame = stack_.emplace_back();
+    frame.container = container;
+    frame.anchor = anchor;
+    frame.first_node = first;
+  }
+
+  void Close() {
+    const Frame frame = std::move(stack_.back());
+    stack_.pop_back();
+    if (frame.anchor != YAML::NullAnchor) {
+      anchors_[frame.anchor] = Anchored{*frame.container, nodes_ - frame.first_node + 1};
+    }
   }
 
   std::string_view source_;
-  int64_t budget_ = kMaxNodes;
+  int64_t budget_;
+  int64_t nodes_ = 0;
+  json root_;
+  int root_line_ = 0;
+  std::vector<Frame> stack_;
+  std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+};
+
+// A read-only stream over text, so the parser reads it in place.
+class TextBuffer : public std::streambuf {
+ public:
+  explicit TextBuffer(std::string_view text) {
+    // The buffer is only ever read; streambuf's interface takes non-const pointers.
+    char* begin = const_cast<char*>(text.data());  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    setg(begin, begin, begin + text.size());
+  }
 };
 
 // Replaces `kind: List` (and typed lists such as PodList) by their items. Items of a typed list
@@ -201,7 +305,7 @@ void AppendExpanded(json value, int line, std::vector<Document>& out, int depth 
     const auto kind = value.find("kind");
     const auto items = value.find("items");
     if (kind != value.end() && kind->is_string() && items != value.end() && items->is_array()) {
-      const std::string& list_kind = kind->get_ref<const std::string&>();
+      const auto& list_kind = kind->get_ref<const std::string&>();
       if (list_kind.ends_with("List")) {
         const std::string item_kind = list_kind.substr(0, list_kind.size() - 4);
         const auto version = value.find("apiVersion");
@@ -224,23 +328,23 @@ void AppendExpanded(json value, int line, std::vector<Document>& out, int depth 
 }
 
 Result<std::vector<Document>> ParseYaml(std::string_view text, std::string_view source) {
-  std::vector<YAML::Node> nodes;
+  std::vector<Document> documents;
+  TextBuffer buffer(text);
+  std::istream in(&buffer);
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    YAML::Parser parser(in);
+    JsonBuilder builder(source, text.size());
+    while (parser.HandleNextDocument(builder)) {
+      json root = builder.TakeRoot();
+      if (root.is_null()) continue;
+      AppendExpanded(std::move(root), builder.root_line(), documents);
+    }
+  } catch (const BuildError& e) {
+    return Error{e.message};
   } catch (const YAML::Exception& e) {
     return Error{fmt::format("{}: YAML syntax error: {}", Where(source, e.mark), e.msg)};
   } catch (const std::exception& e) {
     return Error{fmt::format("{}: cannot parse YAML: {}", source, e.what())};
-  }
-  std::vector<Document> documents;
-  documents.reserve(nodes.size());
-  YamlConverter converter(source);
-  for (const YAML::Node& node : nodes) {
-    if (node.IsNull() || !node.IsDefined()) continue;
-    Result<json> value = converter.Convert(node);
-    if (!value.ok()) return value.error();
-    const YAML::Mark mark = node.Mark();
-    AppendExpanded(*std::move(value), mark.is_null() ? 0 : mark.line + 1, documents);
   }
   return documents;
 }
@@ -277,8 +381,8 @@ bool LooksLikeJson(std::string_view text) {
   if (text.empty() || (text[0] != '{' && text[0] != '[')) return false;
   for (const char c : text) {
     if (c == '{' || c == '[' || std::isspace(static_cast<unsigned char>(c))) continue;
-    return c != '\'' && c != '-' && !std::isalpha(static_cast<unsigned char>(c)) &&
-           c != '.' && c != '~' && c != '&' && c != '*' && c != '!';
+    return c != '\'' && c != '-' && !std::isalpha(static_cast<unsigned char>(c)) && c != '.' &&
+           c != '~' && c != '&' && c != '*' && c != '!';
   }
   return true;
 }
@@ -320,8 +424,8 @@ Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_
       return documents;
     } catch (const nlohmann::json::parse_error& e) {
       const auto [line, column] = LineColumn(text, start + (e.byte > 0 ? e.byte - 1 : 0));
-      return Error{fmt::format("{}:{}:{}: JSON syntax error: {}", source, line, column,
-                               JsonErrorReason(e))};
+      return Error{
+          fmt::format("{}:{}:{}: JSON syntax error: {}", source, line, column, JsonErrorReason(e))};
     } catch (const std::exception& e) {
       return Error{fmt::format("{}: cannot parse JSON: {}", source, e.what())};
     }

@@ -7,11 +7,10 @@
 // integers (decimal, 0x, 0o) and floats become JSON booleans, nulls and numbers; quoted and block
 // scalars always stay strings, as do plain scalars of any other shape.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/result.h"
 
@@ -22,7 +21,8 @@ struct Document {
   int line = 0;  // 1-based line where the document starts in the source text; 0 when unknown
 };
 
-// Parses `text`. `source` names the text (usually a file path) in error messages, which have the form
+// Parses `text`. `source` names the text (usually a file path) in error messages, which have the
+// form
 // "<source>:<line>:<column>: <reason>". Empty documents (a lone `---`, comments only) are skipped.
 Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_view source);
 

@@ -17,6 +17,9 @@ constexpr double kNoPrice = std::numeric_limits<double>::infinity();
 // A launch tries at most this many of a NodeClaim's options, cheapest first (the AWS provider's
 // CreateFleet override cap), so only they can count against NodePool limits.
 constexpr size_t kMaxLaunchOptions = 60;
+// A new NodeClaim is sized for the largest option whose cost efficiency is within this fraction of
+// its best option's: big nodes, but never bought at a premium.
+constexpr double kSizeTolerance = 0.01;
 
 // An offering with its zone and capacity type as indexes into the pass's name tables.
 struct PackedOffering {
@@ -30,6 +33,8 @@ struct TypeInfo {
   const cloud::InstanceType* type;
   api::ResourceList allocatable;
   std::vector<PackedOffering> offerings;  // available ones only
+  double price = 0;                       // cheapest offering its NodePool allows
+  double efficiency = 0;  // price of covering the pass's whole demand with this type alone
 };
 
 // The zones and capacity types some requirements allow, as bit sets over the name tables.
@@ -116,6 +121,7 @@ struct ClaimSlot {
   std::vector<HostPort> ports;
   std::vector<const api::Pod*> pods;
   api::ResourceList charge;  // what the claim counts against its NodePool's limits
+  api::ResourceList cap;     // the allocatable of the type the claim is sized for
 };
 
 class Pass {
@@ -147,6 +153,12 @@ class Pass {
   // The most a claim with these options can add to its NodePool's usage: the largest capacity
   // among the options a launch may use, and one node.
   api::ResourceList Charge(const std::vector<int>& options) const;
+  // The allocatable a new claim is filled up to: that of its largest option among the most
+  // cost-efficient ones for pods shaped like `shape` (the pod that opens the claim; pods are
+  // sorted, so the ones that follow are alike).
+  api::ResourceList SizeFor(const std::vector<int>& options, const api::ResourceList& shape) const;
+  // The pod's largest fraction of the pass's demand over CPU and memory.
+  double DominantShare(const api::ResourceList& requests) const;
 
   const Requirements& CandidateRequirements(int candidate) const {
     if (candidate < static_cast<int>(existing_.size())) return existing_[candidate].requirements;
@@ -155,13 +167,13 @@ class Pass {
 
   const SchedulerInput& input_;
   std::vector<TypeInfo> types_;
+  api::ResourceList demand_;             // the requests of every pending pod
   std::vector<int> name_rank_;           // types_ index -> position in name order (for output)
   std::vector<std::string> zone_names_;  // at most 64
   std::vector<std::string> capacity_type_names_;  // at most 64
   std::vector<PoolState> pools_;
   std::vector<ExistingSlot> existing_;
   std::vector<ClaimSlot> claims_;
-  std::set<std::pair<size_t, int>> claims_by_pods_;  // (pod count, claim index)
   std::optional<Topology> topology_;
 };
 
@@ -196,6 +208,7 @@ void Pass::PreparePools() {
       int index = AddType(*it);
       double price = CheapestOffering(types_[index], MaskOf(pool.requirements));
       if (price == kNoPrice) continue;
+      types_[index].price = price;
       priced.emplace_back(price, index);
     }
     std::stable_sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
@@ -325,6 +338,42 @@ std::vector<int> Pass::Filter(const std::vector<int>& options, const Requirement
   return out;
 }
 
+double Pass::DominantShare(const api::ResourceList& requests) const {
+  double share = 0;
+  if (demand_.cpu() > Quantity()) share = requests.cpu().as_double() / demand_.cpu().as_double();
+  if (demand_.memory() > Quantity()) {
+    share = std::max(share, requests.memory().as_double() / demand_.memory().as_double());
+  }
+  return share;
+}
+
+api::ResourceList Pass::SizeFor(const std::vector<int>& options,
+                                const api::ResourceList& shape) const {
+  // The price of serving many pods shaped like `shape` with one type: its price per copy of the
+  // shape that fits (the binding resource decides).
+  const double cpu = shape.cpu().as_double();
+  const double memory = shape.memory().as_double();
+  auto cost = [&](const TypeInfo& info) {
+    double copies = kNoPrice;
+    if (cpu > 0) copies = std::min(copies, info.allocatable.cpu().as_double() / cpu);
+    if (memory > 0) copies = std::min(copies, info.allocatable.memory().as_double() / memory);
+    return copies > 0 ? info.price / copies : kNoPrice;
+  };
+  double best = kNoPrice;
+  for (int o : options) best = std::min(best, cost(types_[o]));
+  const TypeInfo* size = nullptr;
+  for (int o : options) {
+    const TypeInfo& info = types_[o];
+    if (cost(info) > best * (1 + kSizeTolerance)) continue;
+    if (size == nullptr || info.allocatable.cpu() > size->allocatable.cpu() ||
+        (info.allocatable.cpu() == size->allocatable.cpu() &&
+         info.allocatable.memory() > size->allocatable.memory())) {
+      size = &info;
+    }
+  }
+  return size != nullptr ? size->allocatable : api::ResourceList{};
+}
+
 api::ResourceList Pass::Charge(const std::vector<int>& options) const {
   api::ResourceList largest;
   for (size_t i = 0; i < options.size() && i < kMaxLaunchOptions; ++i) {
@@ -381,23 +430,22 @@ bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
 }
 
 bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
-  for (auto it = claims_by_pods_.begin(); it != claims_by_pods_.end(); ++it) {
-    const auto [count, index] = *it;
+  // First fit in creation order: claims fill up one after another, which packs tighter (and is
+  // cheaper) than upstream's fewest-pods-first spreading.
+  for (size_t index = 0; index < claims_.size(); ++index) {
     ClaimSlot& claim = claims_[index];
     const PoolState& pool = pools_[claim.pool];
+    const int candidate = static_cast<int>(existing_.size()) + index;
+    if (!topology.empty() && !topology_->HostnameAdmits(topology, candidate)) continue;
     if (!api::ToleratesAll(pod.pod().spec.tolerations, pool.taints)) continue;
     if (AnyConflict(claim.ports, pod.host_ports())) continue;
     api::ResourceList total = claim.requests + pod.requests() + pool.daemon_overhead;
-    if (std::none_of(claim.options.begin(), claim.options.end(),
-                     [&](int o) { return total.FitsIn(types_[o].allocatable); })) {
-      continue;
-    }
+    if (!total.FitsIn(claim.cap)) continue;
     std::optional<Requirements> narrowed;
     Requirements changed;
     if (!pod.requirements().empty() || !topology.empty()) {
       if (!claim.requirements.IsCompatible(pod.requirements())) continue;
       Requirements pins;
-      const int candidate = static_cast<int>(existing_.size()) + index;
       if (!topology.empty() &&
           !topology_->Narrow(pod, topology, candidate, claim.requirements, false, pins)) {
         continue;
@@ -428,8 +476,6 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
     claim.requests += pod.requests();
     for (const auto& port : pod.host_ports()) claim.ports.push_back(port);
     claim.pods.push_back(&pod.pod());
-    claims_by_pods_.erase({count, index});
-    claims_by_pods_.insert({claim.pods.size(), index});
     topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, topology.groups);
     return true;
   }
@@ -496,15 +542,16 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
       charge = Charge(options);
       *pool.remaining -= charge;
     }
-    int index = static_cast<int>(claims_.size());
-    claims_.push_back({static_cast<int>(p),
-                       std::move(requirements),
-                       std::move(options),
-                       pod.requests(),
-                       pod.host_ports(),
-                       {&pod.pod()},
-                       std::move(charge)});
-    claims_by_pods_.insert({1, index});
+    ClaimSlot claim{static_cast<int>(p),
+                    std::move(requirements),
+                    {},
+                    pod.requests(),
+                    pod.host_ports(),
+                    {&pod.pod()},
+                    std::move(charge),
+                    SizeFor(options, pod.requests())};
+    claim.options = std::move(options);
+    claims_.push_back(std::move(claim));
     topology_->Record(pod.pod(), candidate, topology.groups);
     return true;
   }
@@ -595,9 +642,13 @@ SchedulerResult Pass::Run() {
   }
   std::vector<int> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  for (const auto& pod : pods) demand_ += pod.requests();
+  std::vector<double> share(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) share[i] = DominantShare(pods[i].requests());
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     const auto& ra = pods[a].requests();
     const auto& rb = pods[b].requests();
+    if (share[a] != share[b]) return share[a] > share[b];
     if (ra.cpu() != rb.cpu()) return ra.cpu() > rb.cpu();
     if (ra.memory() != rb.memory()) return ra.memory() > rb.memory();
     return NamespacedName(pods[a].pod().metadata) < NamespacedName(pods[b].pod().metadata);

@@ -166,6 +166,35 @@ void Topology::Domains(const std::string& key, const Requirements& where, const 
   }
 }
 
+const char* Topology::HostnameConflict(const PodTopology& topology, int candidate) const {
+  for (size_t i = 0; i < topology.groups.size(); ++i) {
+    const TopologyGroup& g = groups_[topology.groups[i]];
+    if (!g.by_hostname) continue;
+    const int32_t here = g.CountOn(candidate);
+    const bool self = topology.self[i] != 0;
+    switch (g.type) {
+      case TopologyType::kSpread:
+        // A new node is always possible, so the global minimum of a hostname spread is zero.
+        if (here + (self ? 1 : 0) > g.max_skew) return "topology spread on the node's hostname";
+        break;
+      case TopologyType::kAffinity:
+        if (here == 0 && !(self && g.total == 0))
+          return "pod affinity: no matching pod on the node";
+        break;
+      case TopologyType::kAntiAffinity:
+        if (here > 0) return "pod anti-affinity: a matching pod runs on the node";
+        break;
+    }
+  }
+  for (int index : topology.selected_by) {
+    const TopologyGroup& g = groups_[index];
+    if (g.by_hostname && g.OwnerOn(candidate)) {
+      return "anti-affinity of a running pod excludes it from the node";
+    }
+  }
+  return nullptr;
+}
+
 bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, int candidate,
                       const Requirements& where, bool fixed, Requirements& pins,
                       std::string* why) const {
@@ -175,45 +204,9 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
     return false;
   };
   const Requirements& own = pod.requirements();
-  // Hostname constraints first: they are array reads and reject most candidates.
-  for (size_t i = 0; i < topology.groups.size(); ++i) {
-    const TopologyGroup& g = groups_[topology.groups[i]];
-    if (!g.by_hostname) continue;
-    const int32_t here = g.CountOn(candidate);
-    const bool self = topology.self[i] != 0;
-    switch (g.type) {
-      case TopologyType::kSpread:
-        // A new node is always possible, so the global minimum of a hostname spread is zero.
-        if (here + (self ? 1 : 0) > g.max_skew) {
-          return fail([&] {
-            return std::string("topology spread on " + g.key + " (maxSkew " +
-                               std::to_string(g.max_skew) + ") cannot be satisfied");
-          });
-        }
-        break;
-      case TopologyType::kAffinity:
-        if (here == 0 && !(self && g.total == 0)) {
-          return fail([&] {
-            return std::string("pod affinity on " + g.key + " has no matching pod on this node");
-          });
-        }
-        break;
-      case TopologyType::kAntiAffinity:
-        if (here > 0)
-          return fail([&] {
-            return std::string("pod anti-affinity on " + g.key + " conflicts on this node");
-          });
-        break;
-    }
+  if (const char* conflict = HostnameConflict(topology, candidate)) {
+    return fail([&] { return std::string(conflict); });
   }
-  for (int index : topology.selected_by) {
-    const TopologyGroup& g = groups_[index];
-    if (g.by_hostname && g.OwnerOn(candidate)) {
-      return fail(
-          [&] { return std::string("anti-affinity of a running pod excludes it from this node"); });
-    }
-  }
-
   auto count_of = [](const TopologyGroup& g, std::string_view d) {
     auto it = g.counts.find(d);
     return it == g.counts.end() ? 0 : it->second;

@@ -85,11 +85,18 @@ class Topology {
               const Requirements& where, bool fixed, Requirements& pins,
               std::string* why = nullptr) const;
 
+  // The cheap part of Narrow(): false when a hostname-keyed constraint rejects the candidate.
+  bool HostnameAdmits(const PodTopology& topology, int candidate) const {
+    return HostnameConflict(topology, candidate) == nullptr;
+  }
+
   // Counts a placed pod on `candidate`; `owned` are the groups the pod owns.
   void Record(const api::Pod& pod, int candidate, const std::vector<int>& owned);
 
  private:
   int Intern(TopologyGroup group, std::string signature);
+  // What rejects the candidate among hostname-keyed constraints, or nullptr.
+  const char* HostnameConflict(const PodTopology& topology, int candidate) const;
   void Count(TopologyGroup& group, const api::Pod& pod, int candidate);
   void Domains(const std::string& key, const Requirements& where, const Requirements& own,
                const Requirements& pins, bool fixed, std::vector<std::string_view>& out) const;

@@ -493,7 +493,8 @@ status:
   ASSERT_TRUE(spec.expire_after.has_value());
   EXPECT_TRUE(spec.expire_after->never());
   EXPECT_EQ(spec.termination_grace_period->value(), std::chrono::minutes(90));
-  EXPECT_EQ(spec.node_class_ref, (NodeClassReference{"karpenter.k8s.aws", "EC2NodeClass", "default"}));
+  EXPECT_EQ(spec.node_class_ref,
+            (NodeClassReference{"karpenter.k8s.aws", "EC2NodeClass", "default"}));
   EXPECT_EQ(pool.spec.disruption.consolidation_policy, ConsolidationPolicy::kWhenEmpty);
   EXPECT_EQ(pool.spec.disruption.consolidate_after.value(), std::chrono::seconds(90));
   ASSERT_EQ(pool.spec.disruption.budgets.size(), 1u);
@@ -810,7 +811,8 @@ TEST(DecodeManifestTest, SyntaxErrorsNameSourceAndLine) {
   EXPECT_THAT(yaml.errors[0], testing::StartsWith("bad.yaml:"));
   EXPECT_THAT(yaml.errors[0], HasSubstr("YAML syntax error"));
 
-  const DecodeOutcome json = DecodeManifest("{\n  \"kind\": \"Pod\",\n  \"metadata\": }\n", "bad.json");
+  const DecodeOutcome json =
+      DecodeManifest("{\n  \"kind\": \"Pod\",\n  \"metadata\": }\n", "bad.json");
   ASSERT_EQ(json.errors.size(), 1u);
   EXPECT_THAT(json.errors[0], testing::StartsWith("bad.json:3:"));
   EXPECT_THAT(json.errors[0], HasSubstr("JSON syntax error"));
@@ -833,14 +835,17 @@ spec:
   metadataOptions: {httpPutResponseHopLimit: 99999999999}
 )",
                                                "types.yaml");
-  EXPECT_THAT(outcome.errors,
-              ElementsAre("types.yaml: EC2NodeClass/types: metadata.labels: expected an object, got a list",
-                          "types.yaml: EC2NodeClass/types: spec.amiSelectorTerms: expected a list, got an object",
-                          "types.yaml: EC2NodeClass/types: spec.role: expected a string, got an object",
-                          "types.yaml: EC2NodeClass/types: spec.kubelet.maxPods: expected an integer, got a number",
-                          "types.yaml: EC2NodeClass/types: spec.kubelet.cpuCFSQuota: expected a boolean, got a string",
-                          "types.yaml: EC2NodeClass/types: spec.metadataOptions.httpPutResponseHopLimit: "
-                          "99999999999 is out of range [-2147483648, 2147483647]"));
+  EXPECT_THAT(
+      outcome.errors,
+      ElementsAre(
+          "types.yaml: EC2NodeClass/types: metadata.labels: expected an object, got a list",
+          "types.yaml: EC2NodeClass/types: spec.amiSelectorTerms: expected a list, got an object",
+          "types.yaml: EC2NodeClass/types: spec.role: expected a string, got an object",
+          "types.yaml: EC2NodeClass/types: spec.kubelet.maxPods: expected an integer, got a number",
+          "types.yaml: EC2NodeClass/types: spec.kubelet.cpuCFSQuota: expected a boolean, got a "
+          "string",
+          "types.yaml: EC2NodeClass/types: spec.metadataOptions.httpPutResponseHopLimit: "
+          "99999999999 is out of range [-2147483648, 2147483647]"));
   EXPECT_THAT(outcome.manifest.node_classes, IsEmpty());
 }
 
@@ -851,9 +856,8 @@ TEST(DecodeManifestTest, LoadManifestFileReportsUnreadableFiles) {
 }
 
 TEST(DecodeManifestTest, LoadManifestFileUsesThePathAsSource) {
-  const DecodeOutcome outcome =
-      LoadManifestFile(std::string(KARPENTER_TESTDATA) +
-                       "/validation/invalid/nodepool-unknown-operator.yaml");
+  const DecodeOutcome outcome = LoadManifestFile(
+      std::string(KARPENTER_TESTDATA) + "/validation/invalid/nodepool-unknown-operator.yaml");
   ASSERT_EQ(outcome.errors.size(), 1u);
   EXPECT_THAT(outcome.errors[0], HasSubstr("nodepool-unknown-operator.yaml: NodePool/broken: "));
 }

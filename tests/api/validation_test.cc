@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/manifest.h"
@@ -38,7 +39,8 @@ std::vector<std::string> CorpusFiles(std::string_view name) {
 
 std::string TestName(const testing::TestParamInfo<std::string>& info) {
   std::string name = info.param.substr(0, info.param.rfind('.'));
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
   return name;
 }
 
@@ -95,9 +97,9 @@ TEST(LabelSyntaxTest, QualifiedNames) {
                           "node.kubernetes.io/instance-type"}) {
     EXPECT_TRUE(IsQualifiedName(key)) << key;
   }
-  for (const char* key : {"", "-a", "a-", "a b", "Example.com/app", "example.com/", "/app",
-                          "a/b/c", "example..com/x",
-                          "x1234567890123456789012345678901234567890123456789012345678901234"}) {
+  for (const char* key :
+       {"", "-a", "a-", "a b", "Example.com/app", "example.com/", "/app", "a/b/c", "example..com/x",
+        "x1234567890123456789012345678901234567890123456789012345678901234"}) {
     EXPECT_FALSE(IsQualifiedName(key)) << key;
   }
 }
@@ -197,7 +199,9 @@ NodePool ValidPool() {
   return pool;
 }
 
-TEST(ValidateNodePoolTest, AcceptsAMinimalPool) { EXPECT_THAT(ValidateNodePool(ValidPool()), IsEmpty()); }
+TEST(ValidateNodePoolTest, AcceptsAMinimalPool) {
+  EXPECT_THAT(ValidateNodePool(ValidPool()), IsEmpty());
+}
 
 TEST(ValidateNodePoolTest, ReportsEveryProblemWithItsPath) {
   NodePool pool = ValidPool();
@@ -212,14 +216,15 @@ TEST(ValidateNodePoolTest, ReportsEveryProblemWithItsPath) {
   pool.spec.disruption.budgets.push_back(budget);
   EXPECT_THAT(
       ValidateNodePool(pool),
-      ElementsAre("spec.template.spec.requirements[1].values: operator Gte needs exactly one "
-                  "non-negative integer value",
-                  "spec.template.spec.requirements[1].minValues: must be between 1 and 50, got 0",
-                  R"(spec.template.spec.taints[0].key: invalid taint key "": must be a qualified name)",
-                  "spec.template.spec.nodeClassRef.kind: required",
-                  R"(spec.disruption.budgets[0].nodes: invalid value "5%%": must be a node count such as "5" or a percentage such as "10%")",
-                  "spec.disruption.budgets[0]: schedule and duration must be set together",
-                  "spec.weight: must be between 1 and 100, got 200"));
+      ElementsAre(
+          "spec.template.spec.requirements[1].values: operator Gte needs exactly one "
+          "non-negative integer value",
+          "spec.template.spec.requirements[1].minValues: must be between 1 and 50, got 0",
+          R"(spec.template.spec.taints[0].key: invalid taint key "": must be a qualified name)",
+          "spec.template.spec.nodeClassRef.kind: required",
+          R"(spec.disruption.budgets[0].nodes: invalid value "5%%": must be a node count such as "5" or a percentage such as "10%")",
+          "spec.disruption.budgets[0]: schedule and duration must be set together",
+          "spec.weight: must be between 1 and 100, got 200"));
 }
 
 TEST(ValidateNodePoolTest, MinValuesCountsInValuesOnly) {
@@ -235,13 +240,19 @@ TEST(ValidateNodePoolTest, MinValuesCountsInValuesOnly) {
                           "minValues 3"));
 }
 
+AmiSelectorTerm AliasTerm(std::string alias) {
+  AmiSelectorTerm term;
+  term.alias = std::move(alias);
+  return term;
+}
+
 EC2NodeClass ValidNodeClass() {
   EC2NodeClass node_class;
   node_class.metadata.name = "default";
   node_class.spec.role = "KarpenterNodeRole-demo";
-  node_class.spec.ami_selector_terms = {AmiSelectorTerm{.alias = "al2023@latest"}};
-  node_class.spec.subnet_selector_terms = {SelectorTerm{.tags = {{"karpenter.sh/discovery", "demo"}}}};
-  node_class.spec.security_group_selector_terms = {SelectorTerm{.id = "sg-0123"}};
+  node_class.spec.ami_selector_terms = {AliasTerm("al2023@latest")};
+  node_class.spec.subnet_selector_terms.emplace_back().tags = {{"karpenter.sh/discovery", "demo"}};
+  node_class.spec.security_group_selector_terms.emplace_back().id = "sg-0123";
   return node_class;
 }
 
@@ -258,9 +269,9 @@ TEST(ValidateEC2NodeClassTest, AliasFamilyAndAmiFamily) {
   node_class.spec.ami_family = "Bottlerocket";
   EXPECT_THAT(ValidateEC2NodeClass(node_class),
               ElementsAre(HasSubstr(R"(spec.amiFamily: must be "AL2023" or "Custom")")));
-  node_class.spec.ami_selector_terms = {AmiSelectorTerm{.alias = "bottlerocket@v1.10.0"}};
+  node_class.spec.ami_selector_terms = {AliasTerm("bottlerocket@v1.10.0")};
   EXPECT_THAT(ValidateEC2NodeClass(node_class), IsEmpty());
-  node_class.spec.ami_selector_terms = {AmiSelectorTerm{.alias = "windows2019@latest"}};
+  node_class.spec.ami_selector_terms = {AliasTerm("windows2019@latest")};
   node_class.spec.ami_family.clear();
   EXPECT_THAT(ValidateEC2NodeClass(node_class), IsEmpty());
 }

@@ -131,9 +131,9 @@ TEST(SpotPriceModelTest, LoadsAFileAndNamesItInErrors) {
                 "\"m5.large\".\"us-east-1a\": price must be a non-negative number"},
            Case{R"([1, 2])", "expected one object"},
            Case{R"("text")", "expected an object keyed by instance type"},
-           Case{R"({"m5.large": 0.03,)", "bad.json"},
+           Case{R"({"m5.large": 0.03,)", "spot-bad.json"},
        }) {
-    const std::string path = WriteTempFile("bad.json", c.text);
+    const std::string path = WriteTempFile("spot-bad.json", c.text);
     SpotPriceModel fresh;
     s = fresh.LoadSpotPrices(path);
     ASSERT_FALSE(s.ok()) << c.text;

@@ -1,0 +1,157 @@
+#include "common/document.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace karpenter {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::vector<Document> Parse(std::string_view text) {
+  Result<std::vector<Document>> documents = ParseDocuments(text, "test");
+  EXPECT_TRUE(documents.ok()) << documents.error().message;
+  return documents.ok() ? *std::move(documents) : std::vector<Document>{};
+}
+
+json ParseOne(std::string_view text) {
+  std::vector<Document> documents = Parse(text);
+  EXPECT_EQ(documents.size(), 1u);
+  return documents.empty() ? json() : documents[0].value;
+}
+
+TEST(ParseDocumentsTest, PlainScalarsResolveQuotedStayStrings) {
+  const json value = ParseOne(R"(
+t: true
+f: False
+n: null
+tilde: ~
+empty:
+int: 42
+negative: -7
+plus: +3
+hex: 0x1f
+octal: 0o17
+float: 1.5
+exponent: 2e3
+dot: .5
+quoted-int: "42"
+single-quoted: 'true'
+yes: yes
+version: v1.2
+inf: .inf
+folded: >
+  text
+tagged-string: !!str 12
+tagged-int: !!int "12"
+big: 123456789012345678901234567890
+)");
+  EXPECT_EQ(value["t"], true);
+  EXPECT_EQ(value["f"], false);
+  EXPECT_TRUE(value["n"].is_null());
+  EXPECT_TRUE(value["tilde"].is_null());
+  EXPECT_TRUE(value["empty"].is_null());
+  EXPECT_EQ(value["int"], 42);
+  EXPECT_EQ(value["negative"], -7);
+  EXPECT_EQ(value["plus"], 3);
+  EXPECT_EQ(value["hex"], 31);
+  EXPECT_EQ(value["octal"], 15);
+  EXPECT_EQ(value["float"], 1.5);
+  EXPECT_EQ(value["exponent"], 2000.0);
+  EXPECT_EQ(value["dot"], 0.5);
+  EXPECT_EQ(value["quoted-int"], "42");
+  EXPECT_EQ(value["single-quoted"], "true");
+  EXPECT_EQ(value["yes"], "yes");
+  EXPECT_EQ(value["version"], "v1.2");
+  EXPECT_EQ(value["inf"], ".inf");
+  EXPECT_EQ(value["folded"], "text\n");
+  EXPECT_EQ(value["tagged-string"], "12");
+  EXPECT_EQ(value["tagged-int"], 12);
+  EXPECT_EQ(value["big"], "123456789012345678901234567890");
+}
+
+TEST(ParseDocumentsTest, MultipleDocumentsWithLines) {
+  const std::vector<Document> documents = Parse("a: 1\n---\n---\n# nothing\n---\nb: 2\n...\n");
+  ASSERT_EQ(documents.size(), 2u);
+  EXPECT_EQ(documents[0].value["a"], 1);
+  EXPECT_EQ(documents[0].line, 1);
+  EXPECT_EQ(documents[1].value["b"], 2);
+  EXPECT_EQ(documents[1].line, 6);
+}
+
+TEST(ParseDocumentsTest, AnchorsAndAliases) {
+  const json value = ParseOne("base: &b {cpu: 1}\ncopy: *b\n");
+  EXPECT_EQ(value["copy"]["cpu"], 1);
+}
+
+TEST(ParseDocumentsTest, ListsExpand) {
+  const std::vector<Document> documents = Parse(R"(
+apiVersion: v1
+kind: List
+items:
+  - {kind: Pod, metadata: {name: a}}
+  - kind: NodeList
+    apiVersion: v1
+    items: [{metadata: {name: n}}]
+)");
+  ASSERT_EQ(documents.size(), 2u);
+  EXPECT_EQ(documents[0].value["kind"], "Pod");
+  EXPECT_EQ(documents[1].value["kind"], "Node");
+  EXPECT_EQ(documents[1].value["apiVersion"], "v1");
+}
+
+TEST(ParseDocumentsTest, JsonObjectsAndArrays) {
+  EXPECT_EQ(ParseOne(R"(  {"kind": "Pod", "n": 1.25})")["n"], 1.25);
+  const std::vector<Document> documents = Parse(R"([{"a": 1}, {"b": 2}])");
+  ASSERT_EQ(documents.size(), 2u);
+  EXPECT_EQ(documents[1].value["b"], 2);
+  EXPECT_EQ(ParseOne("{kind: Pod}")["kind"], "Pod");  // flow-style YAML
+}
+
+TEST(ParseDocumentsTest, SyntaxErrorsNameSourceLineAndColumn) {
+  Result<std::vector<Document>> yaml = ParseDocuments("a: 1\nb: [1, 2\n", "pools.yaml");
+  ASSERT_FALSE(yaml.ok());
+  EXPECT_THAT(yaml.error().message, StartsWith("pools.yaml:"));
+  EXPECT_THAT(yaml.error().message, HasSubstr("YAML syntax error"));
+
+  Result<std::vector<Document>> bad_json = ParseDocuments("{\"a\": 1,\n \"b\": }", "pods.json");
+  ASSERT_FALSE(bad_json.ok());
+  EXPECT_THAT(bad_json.error().message, StartsWith("pods.json:2:"));
+
+  Result<std::vector<Document>> duplicate = ParseDocuments("a: 1\na: 2\n", "dup.yaml");
+  ASSERT_FALSE(duplicate.ok());
+  EXPECT_EQ(duplicate.error().message, R"(dup.yaml:2:1: duplicate key "a")");
+}
+
+TEST(ParseDocumentsTest, AliasBombIsRefused) {
+  std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    text += fmt::format("a{0}: &a{0} [", i);
+    for (int j = 0; j < 10; ++j) text += fmt::format("{}*a{}", j > 0 ? ", " : "", i - 1);
+    text += "]\n";
+  }
+  Result<std::vector<Document>> documents = ParseDocuments(text, "bomb.yaml");
+  ASSERT_FALSE(documents.ok());
+  EXPECT_THAT(documents.error().message, HasSubstr("too many nodes"));
+}
+
+TEST(NumberTextTest, RendersNumbersAsKubernetesWould) {
+  EXPECT_EQ(NumberText(json(1000)), "1000");
+  EXPECT_EQ(NumberText(json(-3)), "-3");
+  EXPECT_EQ(NumberText(json(18446744073709551615ULL)), "18446744073709551615");
+  EXPECT_EQ(NumberText(json(0.5)), "0.5");
+  EXPECT_EQ(NumberText(json(1.1)), "1.1");
+  EXPECT_EQ(NumberText(json(2000.0)), "2000");
+  EXPECT_EQ(NumberText(json(1e21)), "1e+21");
+  EXPECT_EQ(NumberText(json(0.0001)), "0.0001");
+}
+
+}  // namespace
+}  // namespace karpenter
