@@ -204,7 +204,9 @@ void DecodeNodePool(const Reader& object, Problems& problems, Manifest& out) {
     pool.spec.disruption = DecodeDisruption(spec["disruption"]);
     if (Reader limits = spec["limits"]; limits.present()) {
       pool.spec.limits = limits.Resources();
-      pool.spec.has_limits = true;
+      limits.Entries([&](std::string_view name, const Reader&) {
+        pool.spec.limited_resources.emplace_back(name);
+      });
     }
     pool.spec.weight = spec["weight"].Int32();
   }

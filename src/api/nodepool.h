@@ -42,8 +42,10 @@ struct NodePool {
   struct Spec {
     NodeClaimTemplate template_;
     Disruption disruption;
-    ResourceList limits;  // empty: unlimited
-    bool has_limits = false;
+    ResourceList limits;
+    // The resources spec.limits names, zero-valued ones included (`cpu: 0` stops a NodePool from
+    // launching anything); empty: unlimited.
+    std::vector<std::string> limited_resources;
     std::optional<int32_t> weight;
   } spec;
   struct Status {

@@ -64,6 +64,7 @@ void PodConstraints::Rebuild() {
     anti_affinity_ = affinity->pod_anti_affinity->required;
   }
   for (const auto& w : preferred_affinity_) affinity_.push_back(w.term);
+  required_anti_affinity_ = anti_affinity_.size();
   for (const auto& w : preferred_anti_affinity_) anti_affinity_.push_back(w.term);
 
   spreads_.clear();

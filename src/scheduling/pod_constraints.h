@@ -23,6 +23,9 @@ class PodConstraints {
   // Required terms plus the preferred ones not yet relaxed.
   const std::vector<api::PodAffinityTerm>& affinity() const { return affinity_; }
   const std::vector<api::PodAffinityTerm>& anti_affinity() const { return anti_affinity_; }
+  // How many leading terms of anti_affinity() are required (the rest are preferences). Only
+  // required anti-affinity keeps other pods away once this pod runs.
+  size_t required_anti_affinity() const { return required_anti_affinity_; }
   const std::vector<api::TopologySpreadConstraint>& spreads() const { return spreads_; }
 
   // Drops one preference, in upstream's order: an ORed required node-affinity term, the heaviest
@@ -48,6 +51,7 @@ class PodConstraints {
 
   std::vector<api::PodAffinityTerm> affinity_;
   std::vector<api::PodAffinityTerm> anti_affinity_;
+  size_t required_anti_affinity_ = 0;
   std::vector<api::TopologySpreadConstraint> spreads_;
 };
 

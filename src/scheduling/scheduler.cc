@@ -62,14 +62,12 @@ bool IsOfferingKey(std::string_view key) {
 
 // True when every resource the NodePool limits fits in what its limits leave. A node counts as
 // one unit of the `nodes` limit.
-bool WithinLimits(const api::ResourceList& capacity, const api::ResourceList& limits,
+bool WithinLimits(const api::ResourceList& capacity, const std::vector<std::string>& limited,
                   const api::ResourceList& remaining) {
-  bool fits = true;
-  limits.ForEach([&](std::string_view name, Quantity) {
+  return std::all_of(limited.begin(), limited.end(), [&](const std::string& name) {
     Quantity needed = name == "nodes" ? Quantity::FromUnits(1) : capacity.Get(name);
-    if (needed > remaining.Get(name)) fits = false;
+    return needed <= remaining.Get(name);
   });
-  return fits;
 }
 
 std::string DescribeRequests(const api::ResourceList& requests) {
@@ -147,7 +145,7 @@ class Pass {
   std::vector<int> Filter(const std::vector<int>& options, const Requirements& requirements,
                           const api::ResourceList& total, const Requirements* changed,
                           const std::optional<api::ResourceList>& limit,
-                          const api::ResourceList& limits = {}) const;
+                          const std::vector<std::string>& limited = {}) const;
   Status CheckMinValues(const std::vector<int>& options, const Requirements& requirements) const;
   PlannedNodeClaim Finalize(const ClaimSlot& claim) const;
   // The most a claim with these options can add to its NodePool's usage: the largest capacity
@@ -193,7 +191,7 @@ void Pass::PreparePools() {
     pool.requirements = Requirements::FromLabels(np.spec.template_.metadata.labels);
     pool.requirements.Add(Requirements::FromNodeSelector(np.spec.template_.spec.requirements));
     pool.requirements.Add(Requirement::In(std::string(api::kLabelNodePool), {np.metadata.name}));
-    if (np.spec.has_limits) pool.remaining = np.spec.limits - offer->in_use;
+    if (!np.spec.limited_resources.empty()) pool.remaining = np.spec.limits - offer->in_use;
     for (const auto* ds : input_.daemon_sets) {
       if (!api::ToleratesAll(ds->spec.tolerations, pool.taints)) continue;
       const api::Pod daemon_pod{ds->metadata, ds->spec, {}};
@@ -311,7 +309,7 @@ OfferingMask Pass::MaskOf(const Requirements& requirements) const {
 std::vector<int> Pass::Filter(const std::vector<int>& options, const Requirements& requirements,
                               const api::ResourceList& total, const Requirements* changed,
                               const std::optional<api::ResourceList>& limit,
-                              const api::ResourceList& limits) const {
+                              const std::vector<std::string>& limited) const {
   std::vector<int> out;
   out.reserve(options.size());
   OfferingMask mask;
@@ -325,7 +323,7 @@ std::vector<int> Pass::Filter(const std::vector<int>& options, const Requirement
   for (int index : options) {
     const TypeInfo& info = types_[index];
     if (!total.FitsIn(info.allocatable)) continue;
-    if (limit && !WithinLimits(info.type->capacity, limits, *limit)) continue;
+    if (limit && !WithinLimits(info.type->capacity, limited, *limit)) continue;
     if (changed != nullptr) {
       bool compatible = std::all_of(recheck.begin(), recheck.end(), [&](const Requirement* r) {
         const Requirement* own = info.type->requirements.Get(r->key());
@@ -414,16 +412,20 @@ bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
                        : !pod.requirements().Matches(node.labels)) {
       continue;
     }
-    if (!topology.empty()) {
-      Requirements pins;
-      if (!topology_->Narrow(pod, topology, static_cast<int>(i), slot.requirements, true, pins)) {
-        continue;
-      }
+    Requirements pins;
+    if (!topology.empty() && !topology_->Narrow(pod, topology, static_cast<int>(i),
+                                                slot.requirements, !node.in_flight, pins)) {
+      continue;
+    }
+    if (node.in_flight) {
+      // An in-flight NodeClaim launches one type in one zone: the pods placed on it narrow it.
+      slot.requirements.Add(pod.requirements());
+      slot.requirements.Add(pins);
     }
     slot.requested += pod.requests();
     for (const auto& port : pod.host_ports()) slot.ports.push_back(port);
     slot.placed.push_back(&pod.pod());
-    topology_->Record(pod.pod(), static_cast<int>(i), topology.groups);
+    topology_->Record(pod.pod(), static_cast<int>(i), topology.required_anti_affinity);
     return true;
   }
   return false;
@@ -467,7 +469,7 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
       // Dropping small options may bring larger ones into the launch window.
       api::ResourceList charge = Charge(options);
       api::ResourceList left = *owner.remaining + claim.charge - charge;
-      if (!WithinLimits({}, owner.offer->node_pool->spec.limits, left)) continue;
+      if (!WithinLimits({}, owner.offer->node_pool->spec.limited_resources, left)) continue;
       *owner.remaining = std::move(left);
       claim.charge = std::move(charge);
     }
@@ -476,7 +478,8 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
     claim.requests += pod.requests();
     for (const auto& port : pod.host_ports()) claim.ports.push_back(port);
     claim.pods.push_back(&pod.pod());
-    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index, topology.groups);
+    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index,
+                      topology.required_anti_affinity);
     return true;
   }
   return false;
@@ -525,7 +528,7 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
     }
     if (pool.remaining) {
       options = Filter(options, requirements, total, nullptr, pool.remaining,
-                       pool.offer->node_pool->spec.limits);
+                       pool.offer->node_pool->spec.limited_resources);
       if (options.empty()) {
         fail(pool, "no instance type satisfies " + requirements.ToString() + " within NodePool " +
                        pool.name + "'s limits");
@@ -552,7 +555,7 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
                     SizeFor(options, pod.requests())};
     claim.options = std::move(options);
     claims_.push_back(std::move(claim));
-    topology_->Record(pod.pod(), candidate, topology.groups);
+    topology_->Record(pod.pod(), candidate, topology.required_anti_affinity);
     return true;
   }
   return false;
@@ -627,11 +630,11 @@ SchedulerResult Pass::Run() {
   // Pods already running count towards spreads and affinities, and their anti-affinity holds.
   for (size_t i = 0; i < existing_.size(); ++i) {
     for (const auto* pod : existing_[i].node->pods) {
-      std::vector<int> owned;
+      std::vector<int> required_anti_affinity;
       if (pod->spec.affinity && pod->spec.affinity->pod_anti_affinity) {
-        owned = topology_->ForPod(PodConstraints(*pod, {})).groups;
+        required_anti_affinity = topology_->ForPod(PodConstraints(*pod, {})).required_anti_affinity;
       }
-      topology_->Record(*pod, static_cast<int>(i), owned);
+      topology_->Record(*pod, static_cast<int>(i), required_anti_affinity);
     }
   }
 

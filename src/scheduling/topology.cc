@@ -130,8 +130,13 @@ PodTopology Topology::ForPod(const PodConstraints& pod) {
     }
   };
   add_terms(pod.affinity(), TopologyType::kAffinity);
+  const size_t first_anti_affinity = out.size();
   add_terms(pod.anti_affinity(), TopologyType::kAntiAffinity);
   PodTopology topology;
+  topology.required_anti_affinity.assign(
+      out.begin() + static_cast<std::ptrdiff_t>(first_anti_affinity),
+      out.begin() +
+          static_cast<std::ptrdiff_t>(first_anti_affinity + pod.required_anti_affinity()));
   topology.self.reserve(out.size());
   for (int index : out) topology.self.push_back(groups_[index].Selects(owner) ? 1 : 0);
   topology.groups = std::move(out);
@@ -312,11 +317,11 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
   return true;
 }
 
-void Topology::Record(const api::Pod& pod, int candidate, const std::vector<int>& owned) {
+void Topology::Record(const api::Pod& pod, int candidate,
+                      const std::vector<int>& required_anti_affinity) {
   for (auto& g : groups_) Count(g, pod, candidate);
-  for (int index : owned) {
+  for (int index : required_anti_affinity) {
     TopologyGroup& g = groups_[index];
-    if (g.type != TopologyType::kAntiAffinity) continue;
     if (g.by_hostname) {
       if (g.owner_candidates.size() <= static_cast<size_t>(candidate)) {
         g.owner_candidates.resize(candidate + 1, 0);

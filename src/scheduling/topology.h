@@ -61,7 +61,8 @@ struct TopologyGroup {
 struct PodTopology {
   std::vector<int> groups;       // groups the pod owns
   std::vector<char> self;        // per owned group: its selector matches the pod itself
-  std::vector<int> selected_by;  // anti-affinity groups of other pods whose selector matches it
+  std::vector<int> selected_by;  // required anti-affinity groups of placed pods that match it
+  std::vector<int> required_anti_affinity;  // owned groups from required anti-affinity terms
   bool empty() const { return groups.empty() && selected_by.empty(); }
 };
 
@@ -90,8 +91,9 @@ class Topology {
     return HostnameConflict(topology, candidate) == nullptr;
   }
 
-  // Counts a placed pod on `candidate`; `owned` are the groups the pod owns.
-  void Record(const api::Pod& pod, int candidate, const std::vector<int>& owned);
+  // Counts a placed pod on `candidate`; its required anti-affinity groups start excluding the pods
+  // they select from the candidate's domains.
+  void Record(const api::Pod& pod, int candidate, const std::vector<int>& required_anti_affinity);
 
  private:
   int Intern(TopologyGroup group, std::string signature);

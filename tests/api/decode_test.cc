@@ -444,7 +444,7 @@ TEST(DecodeNodePoolTest, AppliesDefaults) {
   EXPECT_EQ(pool.spec.disruption.consolidate_after, Duration());
   ASSERT_EQ(pool.spec.disruption.budgets.size(), 1u);
   EXPECT_EQ(pool.spec.disruption.budgets[0].nodes, "10%");
-  EXPECT_FALSE(pool.spec.has_limits);
+  EXPECT_TRUE(pool.spec.limited_resources.empty());
   EXPECT_FALSE(pool.spec.weight.has_value());
   EXPECT_THAT(pool.spec.template_.spec.requirements[0].values, ElementsAre("2"));
 }
@@ -482,7 +482,7 @@ status:
   ASSERT_EQ(manifest.node_pools.size(), 1u);
   const NodePool& pool = manifest.node_pools[0];
   EXPECT_EQ(pool.spec.weight, 10);
-  EXPECT_TRUE(pool.spec.has_limits);
+  EXPECT_EQ(pool.spec.limited_resources, (std::vector<std::string>{"cpu", "memory"}));
   EXPECT_EQ(pool.spec.limits.cpu(), Q("1000"));
   EXPECT_EQ(pool.spec.template_.metadata.labels.at("team"), "a");
   EXPECT_EQ(pool.spec.template_.metadata.annotations.at("note"), "x");

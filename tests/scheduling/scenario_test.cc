@@ -26,7 +26,8 @@ std::string RunPlan(const std::string& file, const std::string& catalog) {
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
   std::string out;
   std::array<char, 4096> buffer{};
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe.get())) out.append(buffer.data(), n);
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe.get()))
+    out.append(buffer.data(), n);
   return out;
 }
 
@@ -151,7 +152,12 @@ TEST_P(Scenario, MatchesExpectation) {
         EXPECT_TRUE(ok) << pod << ": unexpected instance type " << name;
       }
     }
-    if (want["cpu"]) EXPECT_EQ((*nc)["requests"]["cpu"], want["cpu"].as<std::string>()) << pod;
+    if (want["cpu"]) {
+      EXPECT_EQ((*nc)["requests"]["cpu"], want["cpu"].as<std::string>()) << pod;
+    }
+    if (want["nodepool"]) {
+      EXPECT_EQ((*nc)["nodepool"], want["nodepool"].as<std::string>()) << pod;
+    }
   }
   // Pods whose names start with a prefix, grouped by zone of their (single-zone) nodeclaim.
   for (const auto& entry : expect["zoneSpread"]) {

@@ -1,0 +1,508 @@
+// Direct tests of scheduling::Schedule() on inputs built in C++ over the synthetic catalog.
+
+#include "scheduling/scheduler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/labels.h"
+#include "cloud/fake_catalog.h"
+
+namespace karpenter::scheduling {
+namespace {
+
+using Op = api::NodeSelectorOperator;
+using testing::ElementsAre;
+using testing::HasSubstr;
+using testing::IsEmpty;
+
+constexpr int64_t kGi = int64_t{1} << 30;
+const std::string kZone(api::kLabelZone);
+const std::string kInstanceType(api::kLabelInstanceType);
+const std::string kCapacityType(api::kLabelCapacityType);
+
+api::ResourceList Resources(int64_t milli_cpu, int64_t memory_gi = 0, int64_t pods = 0) {
+  api::ResourceList r;
+  r.Set(api::kResourceCpu, Quantity::FromMilli(milli_cpu));
+  r.Set(api::kResourceMemory, Quantity::FromUnits(memory_gi * kGi));
+  r.Set(api::kResourcePods, Quantity::FromUnits(pods));
+  return r;
+}
+
+api::Pod MakePod(std::string name, int64_t milli_cpu, int64_t memory_gi = 0) {
+  api::Pod pod;
+  pod.metadata.name = std::move(name);
+  pod.metadata.namespace_ = "t";
+  pod.metadata.labels = {{"app", "x"}};
+  api::Container c;
+  c.name = "c";
+  c.requests = Resources(milli_cpu, memory_gi);
+  pod.spec.containers.push_back(std::move(c));
+  pod.status.phase = "Pending";
+  return pod;
+}
+
+api::NodePool MakePool(std::string name) {
+  api::NodePool pool;
+  pool.metadata.name = std::move(name);
+  return pool;
+}
+
+api::Taint Dedicated() { return {"dedicated", "infra", api::TaintEffect::kNoSchedule}; }
+
+api::Toleration ToleratesDedicated() {
+  return {"dedicated", api::TolerationOperator::kEqual, "infra", std::nullopt, std::nullopt};
+}
+
+std::vector<std::string> Names(const std::vector<const api::Pod*>& pods) {
+  std::vector<std::string> out;
+  for (const auto* p : pods) out.push_back(api::NamespacedName(p->metadata));
+  return out;
+}
+
+// Where each pod went: "claim:<i>", "node:<name>" or "unschedulable".
+std::map<std::string, std::string> Placements(const SchedulerResult& result) {
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i < result.node_claims.size(); ++i) {
+    for (const auto& name : Names(result.node_claims[i].pods)) {
+      out[name] = "claim:" + std::to_string(i);
+    }
+  }
+  for (const auto& e : result.existing) {
+    for (const auto& name : Names(e.pods)) out[name] = "node:" + e.node;
+  }
+  for (const auto& u : result.unschedulable) {
+    out[api::NamespacedName(u.pod->metadata)] = "unschedulable";
+  }
+  return out;
+}
+
+// Everything observable in a result, by name, so results over different copies of the same input
+// compare equal.
+std::string Describe(const SchedulerResult& result) {
+  std::string out;
+  for (const auto& nc : result.node_claims) {
+    out += "claim " + nc.node_pool + " {" + nc.requirements.ToString() + "} types";
+    for (const auto* it : nc.instance_types) out += ' ' + it->name;
+    out += " capacity";
+    for (const auto& c : nc.capacity_types) out += ' ' + c;
+    out += " zones";
+    for (const auto& z : nc.zones) out += ' ' + z;
+    out += " cpu " + nc.requests.cpu().ToCpuString() + " memory " +
+           nc.requests.memory().ToString() + " pods " + nc.requests.pods().ToString();
+    out += " price " + std::to_string(nc.price_per_hour) + " :";
+    for (const auto& p : Names(nc.pods)) out += ' ' + p;
+    out += '\n';
+  }
+  for (const auto& e : result.existing) {
+    out += "node " + e.node + ":";
+    for (const auto& p : Names(e.pods)) out += ' ' + p;
+    out += '\n';
+  }
+  for (const auto& u : result.unschedulable) {
+    out += "unschedulable " + api::NamespacedName(u.pod->metadata) + ": " + u.reason + '\n';
+  }
+  return out;
+}
+
+class SchedulerTest : public testing::Test {
+ protected:
+  SchedulerTest() : catalog_(cloud::BuildFakeCatalog(40)) {}
+
+  NodePoolOffer Offer(const api::NodePool& pool) const {
+    NodePoolOffer offer;
+    offer.node_pool = &pool;
+    for (const auto& it : catalog_) offer.instance_types.push_back(&it);
+    return offer;
+  }
+
+  // Pods live in a deque so pointers stay valid as more are added.
+  api::Pod& AddPod(std::string name, int64_t milli_cpu, int64_t memory_gi = 0) {
+    pods_.push_back(MakePod(std::move(name), milli_cpu, memory_gi));
+    return pods_.back();
+  }
+
+  std::vector<const api::Pod*> Pending() const {
+    std::vector<const api::Pod*> out;
+    for (const auto& p : pods_) out.push_back(&p);
+    return out;
+  }
+
+  std::vector<cloud::InstanceType> catalog_;
+  std::deque<api::Pod> pods_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Determinism.
+
+// A batch that exercises sorting, packing, spreads, anti-affinity and several NodePools.
+void BuildMixedBatch(std::deque<api::Pod>& pods) {
+  for (int i = 0; i < 12; ++i) {
+    api::Pod pod = MakePod("web-" + std::to_string(i), 500 + 250 * (i % 3), 1 + i % 2);
+    pod.metadata.labels = {{"app", "web"}};
+    api::TopologySpreadConstraint spread;
+    spread.topology_key = kZone;
+    spread.label_selector = api::LabelSelector{{{"app", "web"}}, {}};
+    pod.spec.topology_spread_constraints.push_back(spread);
+    pods.push_back(std::move(pod));
+  }
+  for (int i = 0; i < 5; ++i) {
+    api::Pod pod = MakePod("db-" + std::to_string(i), 2000, 4);
+    pod.metadata.labels = {{"app", "db"}};
+    api::PodAffinityTerm term;
+    term.topology_key = std::string(api::kLabelHostname);
+    term.label_selector = api::LabelSelector{{{"app", "db"}}, {}};
+    pod.spec.affinity.emplace();
+    pod.spec.affinity->pod_anti_affinity.emplace();
+    pod.spec.affinity->pod_anti_affinity->required.push_back(term);
+    pods.push_back(std::move(pod));
+  }
+  for (int i = 0; i < 7; ++i) {
+    api::Pod pod = MakePod("batch-" + std::to_string(i), 1000, 1);
+    pod.spec.tolerations.push_back(ToleratesDedicated());
+    pod.spec.node_selector = {{std::string(api::kLabelNodePool), "infra"}};
+    if (i % 2 == 0) pod.spec.node_selector.emplace(kCapacityType, "spot");
+    pods.push_back(std::move(pod));
+  }
+  pods.push_back(MakePod("tiny", 10));
+  api::Pod nowhere = MakePod("nowhere", 100);
+  nowhere.spec.node_selector = {{kZone, "moon"}};
+  pods.push_back(std::move(nowhere));
+}
+
+TEST_F(SchedulerTest, SameInputTwiceGivesIdenticalResults) {
+  BuildMixedBatch(pods_);
+  api::NodePool general = MakePool("general");
+  api::NodePool infra = MakePool("infra");
+  infra.spec.weight = 10;
+  infra.spec.template_.spec.taints = {Dedicated()};
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(general), Offer(infra)};
+
+  const SchedulerResult first = Schedule(input);
+  const SchedulerResult second = Schedule(input);
+  ASSERT_FALSE(first.node_claims.empty());
+  EXPECT_EQ(Describe(first), Describe(second));
+  // Pointer-for-pointer identical too.
+  ASSERT_EQ(first.node_claims.size(), second.node_claims.size());
+  for (size_t i = 0; i < first.node_claims.size(); ++i) {
+    EXPECT_EQ(first.node_claims[i].pods, second.node_claims[i].pods);
+    EXPECT_EQ(first.node_claims[i].instance_types, second.node_claims[i].instance_types);
+    EXPECT_EQ(first.node_claims[i].requirements, second.node_claims[i].requirements);
+  }
+  ASSERT_EQ(first.unschedulable.size(), second.unschedulable.size());
+  for (size_t i = 0; i < first.unschedulable.size(); ++i) {
+    EXPECT_EQ(first.unschedulable[i].pod, second.unschedulable[i].pod);
+  }
+  // The batch really exercises both NodePools and an unschedulable pod.
+  std::set<std::string> pools;
+  for (const auto& nc : first.node_claims) pools.insert(nc.node_pool);
+  EXPECT_THAT(pools, ElementsAre("general", "infra"));
+  EXPECT_EQ(Placements(first).at("t/nowhere"), "unschedulable");
+}
+
+TEST_F(SchedulerTest, ResultDoesNotDependOnAddressesOrInputOrderOfPods) {
+  BuildMixedBatch(pods_);
+  std::deque<api::Pod> copy;
+  BuildMixedBatch(copy);
+  api::NodePool general = MakePool("general");
+  api::NodePool infra = MakePool("infra");
+  infra.spec.weight = 10;
+  infra.spec.template_.spec.taints = {Dedicated()};
+
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(general), Offer(infra)};
+  SchedulerInput reversed = input;
+  reversed.pods.clear();
+  for (auto it = copy.rbegin(); it != copy.rend(); ++it) reversed.pods.push_back(&*it);
+  // NodePools are ordered by weight, not by input position.
+  reversed.node_pools = {Offer(infra), Offer(general)};
+
+  EXPECT_EQ(Describe(Schedule(input)), Describe(Schedule(reversed)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Existing capacity.
+
+ExistingNode InFlight(std::string name, std::string zone, std::vector<std::string> types,
+                      api::ResourceList allocatable) {
+  ExistingNode node;
+  node.name = std::move(name);
+  node.in_flight = true;
+  node.requirements.Add(Requirement::In(kZone, {zone}));
+  node.requirements.Add(Requirement::In(kInstanceType, types));
+  node.requirements.Add(Requirement::In(kCapacityType, {"on-demand", "spot"}));
+  node.requirements.Add(Requirement::In(std::string(api::kLabelNodePool), {"default"}));
+  node.labels = node.requirements.SingleValueLabels();
+  node.allocatable = std::move(allocatable);
+  return node;
+}
+
+TEST_F(SchedulerTest, PodsGoToCompatibleInFlightNodeClaims) {
+  api::NodePool pool = MakePool("default");
+  AddPod("fits", 1000, 1);
+  AddPod("spot", 500).spec.node_selector = {{kCapacityType, "spot"}};
+  AddPod("other-zone", 500).spec.node_selector = {{kZone, "test-zone-2"}};
+  AddPod("team", 500).spec.node_selector = {{"example.com/team", "a"}};
+  AddPod("too-big", 3000, 1);
+
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {
+      InFlight("claim-a", "test-zone-1", {"fake-it-3", "fake-it-4"}, Resources(3900, 7, 40))};
+  const api::Pod running = MakePod("running", 1500, 1);
+  input.existing_nodes[0].pods = {&running};
+
+  const SchedulerResult result = Schedule(input);
+  const auto where = Placements(result);
+  EXPECT_EQ(where.at("t/fits"), "node:claim-a");
+  // capacity-type In [on-demand spot] still allows spot: the in-flight claim may launch as spot.
+  EXPECT_EQ(where.at("t/spot"), "node:claim-a");
+  EXPECT_THAT(where.at("t/other-zone"), HasSubstr("claim:"));
+  // The in-flight claim's requirements do not define the custom label (nor does the NodePool).
+  EXPECT_EQ(where.at("t/team"), "unschedulable");
+  // The running pod leaves 2.4 CPUs: 3 CPUs do not fit.
+  EXPECT_THAT(where.at("t/too-big"), HasSubstr("claim:"));
+  ASSERT_EQ(result.existing.size(), 1u);
+  EXPECT_EQ(result.existing[0].node, "claim-a");
+  EXPECT_THAT(Names(result.existing[0].pods), ElementsAre("t/fits", "t/spot"));
+}
+
+TEST_F(SchedulerTest, InFlightNodeClaimRequirementsAreMatchedNotItsLabels) {
+  // A pod selecting one of the in-flight claim's instance-type options may join it even though
+  // the claim has no single instance-type label yet.
+  api::NodePool pool = MakePool("default");
+  AddPod("wants-4", 500).spec.node_selector = {{kInstanceType, "fake-it-4"}};
+  AddPod("wants-9", 500).spec.node_selector = {{kInstanceType, "fake-it-9"}};
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {
+      InFlight("claim-a", "test-zone-1", {"fake-it-3", "fake-it-4"}, Resources(3900, 7, 40))};
+  ASSERT_EQ(input.existing_nodes[0].labels.count(kInstanceType), 0u);
+
+  const auto where = Placements(Schedule(input));
+  EXPECT_EQ(where.at("t/wants-4"), "node:claim-a");
+  EXPECT_EQ(where.at("t/wants-9"), "claim:0");
+}
+
+// Pods placed on an in-flight NodeClaim narrow its requirements, so pods with contradictory
+// requirements (fake-it-3 vs fake-it-4, zone 1 vs zone 2) cannot all join it.
+TEST_F(SchedulerTest, PodsOnAnInFlightNodeClaimNarrowItsRequirements) {
+  // The in-flight claim may still launch as fake-it-3 or fake-it-4, in zone 1 or 2. Once a pod
+  // that needs fake-it-3 in zone 1 joins it, pods needing fake-it-4 or zone 2 must not.
+  api::NodePool pool = MakePool("default");
+  AddPod("a-needs-3", 500).spec.node_selector = {{kInstanceType, "fake-it-3"}};
+  AddPod("b-needs-4", 500).spec.node_selector = {{kInstanceType, "fake-it-4"}};
+  AddPod("c-needs-zone-1", 400).spec.node_selector = {{kZone, "test-zone-1"}};
+  AddPod("d-needs-zone-2", 400).spec.node_selector = {{kZone, "test-zone-2"}};
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  ExistingNode claim =
+      InFlight("claim-a", "test-zone-1", {"fake-it-3", "fake-it-4"}, Resources(3900, 7, 40));
+  claim.requirements = Requirements();
+  claim.requirements.Add(Requirement::In(kZone, {"test-zone-1", "test-zone-2"}));
+  claim.requirements.Add(Requirement::In(kInstanceType, {"fake-it-3", "fake-it-4"}));
+  claim.labels = claim.requirements.SingleValueLabels();
+  input.existing_nodes = {claim};
+
+  const auto where = Placements(Schedule(input));
+  EXPECT_EQ(where.at("t/a-needs-3"), "node:claim-a");
+  EXPECT_NE(where.at("t/b-needs-4"), "node:claim-a");
+  EXPECT_EQ(where.at("t/c-needs-zone-1"), "node:claim-a");
+  EXPECT_NE(where.at("t/d-needs-zone-2"), "node:claim-a");
+}
+
+TEST_F(SchedulerTest, ExistingNodeTaintsAreRespected) {
+  api::NodePool pool = MakePool("default");
+  AddPod("plain", 500);
+  AddPod("tolerant", 500).spec.tolerations = {ToleratesDedicated()};
+
+  ExistingNode tainted;
+  tainted.name = "node-tainted";
+  tainted.labels = {{kZone, "test-zone-1"}, {std::string(api::kLabelHostname), "node-tainted"}};
+  tainted.taints = {Dedicated()};
+  tainted.allocatable = Resources(8000, 16, 110);
+  ExistingNode soft;
+  soft.name = "node-soft";
+  soft.labels = {{kZone, "test-zone-2"}, {std::string(api::kLabelHostname), "node-soft"}};
+  soft.taints = {{"maintenance", "", api::TaintEffect::kPreferNoSchedule}};
+  soft.allocatable = Resources(600, 16, 110);
+
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {tainted, soft};
+  const SchedulerResult result = Schedule(input);
+  const auto where = Placements(result);
+  EXPECT_EQ(where.at("t/tolerant"), "node:node-tainted");
+  // PreferNoSchedule never blocks; the NoSchedule taint does.
+  EXPECT_EQ(where.at("t/plain"), "node:node-soft");
+  EXPECT_THAT(result.node_claims, IsEmpty());
+}
+
+TEST_F(SchedulerTest, UntoleratedNoExecuteTaintBlocksExistingNode) {
+  api::NodePool pool = MakePool("default");
+  AddPod("plain", 500);
+  ExistingNode node;
+  node.name = "node-1";
+  node.labels = {{kZone, "test-zone-1"}};
+  node.taints = {{"karpenter.sh/disrupted", "", api::TaintEffect::kNoExecute}};
+  node.allocatable = Resources(8000, 16, 110);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {node};
+  const SchedulerResult result = Schedule(input);
+  EXPECT_THAT(result.existing, IsEmpty());
+  ASSERT_EQ(result.node_claims.size(), 1u);
+  EXPECT_THAT(Names(result.node_claims[0].pods), ElementsAre("t/plain"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Limits and reasons.
+
+TEST_F(SchedulerTest, ExhaustedNodePoolLimitsMakePodsUnschedulable) {
+  api::NodePool pool = MakePool("capped");
+  pool.spec.limits = Resources(16000);
+  pool.spec.limited_resources = {"cpu"};
+  AddPod("p", 100);
+
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.node_pools[0].in_use = Resources(16000);
+  const SchedulerResult result = Schedule(input);
+  EXPECT_THAT(result.node_claims, IsEmpty());
+  ASSERT_EQ(result.unschedulable.size(), 1u);
+  EXPECT_EQ(result.unschedulable[0].pod, input.pods[0]);
+  EXPECT_THAT(result.unschedulable[0].reason, HasSubstr("NodePool capped"));
+  EXPECT_THAT(result.unschedulable[0].reason, HasSubstr("limits"));
+
+  // The same pool with room left launches.
+  input.node_pools[0].in_use = Resources(14000);
+  const SchedulerResult roomy = Schedule(input);
+  ASSERT_EQ(roomy.node_claims.size(), 1u);
+  EXPECT_THAT(roomy.unschedulable, IsEmpty());
+  // Only types with at most the 2 CPUs left are offered.
+  for (const auto* it : roomy.node_claims[0].instance_types) {
+    EXPECT_LE(it->capacity.cpu(), Quantity::FromUnits(2)) << it->name;
+  }
+}
+
+TEST_F(SchedulerTest, ZeroLimitStopsTheNodePool) {
+  api::NodePool off = MakePool("off");
+  off.spec.weight = 100;
+  off.spec.limited_resources = {"cpu"};  // `limits: {cpu: 0}`
+  api::NodePool fallback = MakePool("fallback");
+  AddPod("p", 100);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(off), Offer(fallback)};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.node_claims.size(), 1u);
+  EXPECT_EQ(result.node_claims[0].node_pool, "fallback");
+
+  input.node_pools = {Offer(off)};
+  const SchedulerResult alone = Schedule(input);
+  ASSERT_EQ(alone.unschedulable.size(), 1u);
+  EXPECT_THAT(alone.unschedulable[0].reason, HasSubstr("limits"));
+}
+
+TEST_F(SchedulerTest, UnschedulableReasonNamesTheNodePoolAndTheRequirement) {
+  api::NodePool zonal = MakePool("zonal");
+  zonal.spec.template_.spec.requirements = {{kZone, Op::kIn, {"test-zone-1"}, std::nullopt}};
+  api::NodePool arm = MakePool("arm");
+  AddPod("zone-2", 100).spec.node_selector = {{kZone, "test-zone-2"},
+                                              {std::string(api::kLabelArch), "arm64"}};
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(zonal), Offer(arm)};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.unschedulable.size(), 1u);
+  const std::string& reason = result.unschedulable[0].reason;
+  // Each NodePool's own failure, named.
+  EXPECT_THAT(reason, HasSubstr("NodePool zonal: incompatible requirements, key " + kZone));
+  EXPECT_THAT(reason, HasSubstr(kZone + " In [test-zone-2]"));
+  EXPECT_THAT(reason, HasSubstr("NodePool arm: no instance type satisfies"));
+  EXPECT_THAT(reason, HasSubstr("kubernetes.io/arch In [arm64]"));
+}
+
+TEST_F(SchedulerTest, UntoleratedTaintIsTheReason) {
+  api::NodePool pool = MakePool("infra");
+  pool.spec.template_.spec.taints = {Dedicated()};
+  AddPod("plain", 100);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.unschedulable.size(), 1u);
+  EXPECT_THAT(result.unschedulable[0].reason, HasSubstr("NodePool infra"));
+  EXPECT_THAT(result.unschedulable[0].reason, HasSubstr("taint"));
+}
+
+TEST_F(SchedulerTest, NoNodePool) {
+  AddPod("p", 100);
+  SchedulerInput input;
+  input.pods = Pending();
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.unschedulable.size(), 1u);
+  EXPECT_THAT(result.unschedulable[0].reason, HasSubstr("no NodePool"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planned NodeClaims.
+
+TEST_F(SchedulerTest, PlannedNodeClaimListsOptionsCheapestFirstWithDaemonSetOverhead) {
+  api::NodePool pool = MakePool("default");
+  AddPod("a", 1000, 1);
+  AddPod("b", 1000, 1);
+  api::PodTemplate agent;
+  agent.metadata.name = "agent";
+  api::Container c;
+  c.name = "c";
+  c.requests = Resources(500);
+  agent.spec.containers.push_back(c);
+
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.daemon_sets = {&agent};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.node_claims.size(), 1u);
+  const PlannedNodeClaim& nc = result.node_claims[0];
+  EXPECT_EQ(nc.node_pool, "default");
+  EXPECT_EQ(nc.requests.cpu(), Quantity::FromMilli(2500));
+  EXPECT_EQ(nc.requests.pods(), Quantity::FromUnits(2));
+  ASSERT_FALSE(nc.instance_types.empty());
+  // 2.5 CPUs fit fake-it-2 (3 vCPU − 100m); fake-it-1 is too small.
+  EXPECT_EQ(nc.instance_types.front()->name, "fake-it-2");
+  for (size_t i = 1; i < nc.instance_types.size(); ++i) {
+    EXPECT_LT(nc.instance_types[i - 1]->capacity.cpu(), nc.instance_types[i]->capacity.cpu());
+  }
+  EXPECT_DOUBLE_EQ(nc.price_per_hour, 0.1 * 3.0 + 0.1 * 6.0);
+  EXPECT_THAT(nc.zones, ElementsAre("test-zone-1", "test-zone-2", "test-zone-3"));
+  EXPECT_THAT(nc.capacity_types, ElementsAre("on-demand", "spot"));
+  const Requirement* types = nc.requirements.Get(kInstanceType);
+  ASSERT_NE(types, nullptr);
+  EXPECT_EQ(types->Len(), nc.instance_types.size());
+  EXPECT_FALSE(types->Has("fake-it-1"));
+  const Requirement* node_pool = nc.requirements.Get(api::kLabelNodePool);
+  ASSERT_NE(node_pool, nullptr);
+  EXPECT_EQ(node_pool->Values(), std::vector<std::string>{"default"});
+}
+
+}  // namespace
+}  // namespace karpenter::scheduling
