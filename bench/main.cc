@@ -15,9 +15,8 @@
 #include "scheduling/scheduler.h"
 #include "workloads.h"
 
+namespace karpenter::bench {
 namespace {
-
-using namespace karpenter;
 
 // The seed guide's default NodePool: spot c/m/r of generation 3 or newer, amd64 Linux.
 constexpr std::string_view kSeedNodePool = R"(
@@ -83,8 +82,8 @@ int RunScheduling(const SchedulingArgs& args) {
   scheduling::SchedulerResult result;
   std::vector<api::Pod> pods;
   for (int i = 0; i < std::max(1, args.iterations); ++i) {
-    pods = args.workload == "generic" ? bench::MakeGenericPods(args.pods, args.seed)
-                                      : bench::MakeDiversePods(args.pods, args.seed);
+    pods = args.workload == "generic" ? MakeGenericPods(args.pods, args.seed)
+                                      : MakeDiversePods(args.pods, args.seed);
     scheduling::SchedulerInput input;
     scheduling::NodePoolOffer offer;
     offer.node_pool = &node_pool;
@@ -113,9 +112,9 @@ int RunScheduling(const SchedulingArgs& args) {
     memory += r.memory().as_double() / (1024.0 * 1024 * 1024);
   }
   // The lower bound uses the same types the NodePool allows, at their cheapest allowed offering.
-  std::vector<bench::Capacity> capacities;
-  auto pool_requirements = scheduling::Requirements::FromNodeSelector(
-      node_pool.spec.template_.spec.requirements);
+  std::vector<Capacity> capacities;
+  auto pool_requirements =
+      scheduling::Requirements::FromNodeSelector(node_pool.spec.template_.spec.requirements);
   for (const auto& it : *catalog) {
     if (!it.requirements.Intersects(pool_requirements)) continue;
     const auto* capacity_type = pool_requirements.Get(api::kLabelCapacityType);
@@ -138,14 +137,17 @@ int RunScheduling(const SchedulingArgs& args) {
   out["podsPerSecond"] = median > 0 ? args.pods / median : 0;
   out["peakRssMb"] = PeakRssMb();
   out["pricePerHour"] = price;
-  out["lowerBoundPricePerHour"] = bench::LowerBoundPricePerHour(capacities, cpu, memory);
+  out["lowerBoundPricePerHour"] = LowerBoundPricePerHour(capacities, cpu, memory);
   std::cout << out.dump() << '\n';
   return 0;
 }
 
 }  // namespace
+}  // namespace karpenter::bench
 
 int main(int argc, char** argv) {
+  using karpenter::bench::RunScheduling;
+  using karpenter::bench::SchedulingArgs;
   CLI::App app{"karpenter-bench: performance figures as JSON"};
   app.require_subcommand(1);
   SchedulingArgs scheduling;

@@ -55,7 +55,8 @@ std::vector<api::Pod> MakeGenericPods(int count, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<api::Pod> pods;
   pods.reserve(static_cast<size_t>(count));
-  for (int i = 0; i < count; ++i) pods.push_back(MakePod("generic-" + std::to_string(i), "generic", rng));
+  for (int i = 0; i < count; ++i)
+    pods.push_back(MakePod("generic-" + std::to_string(i), "generic", rng));
   return pods;
 }
 

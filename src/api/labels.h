@@ -22,13 +22,15 @@ inline constexpr std::string_view kLabelNodeGroup = "eks.amazonaws.com/nodegroup
 
 inline constexpr std::string_view kLabelInstanceCategory = "karpenter.k8s.aws/instance-category";
 inline constexpr std::string_view kLabelInstanceFamily = "karpenter.k8s.aws/instance-family";
-inline constexpr std::string_view kLabelInstanceGeneration = "karpenter.k8s.aws/instance-generation";
+inline constexpr std::string_view kLabelInstanceGeneration =
+    "karpenter.k8s.aws/instance-generation";
 inline constexpr std::string_view kLabelInstanceSize = "karpenter.k8s.aws/instance-size";
 inline constexpr std::string_view kLabelInstanceCpu = "karpenter.k8s.aws/instance-cpu";
 inline constexpr std::string_view kLabelInstanceCpuManufacturer =
     "karpenter.k8s.aws/instance-cpu-manufacturer";
 inline constexpr std::string_view kLabelInstanceMemory = "karpenter.k8s.aws/instance-memory";
-inline constexpr std::string_view kLabelInstanceHypervisor = "karpenter.k8s.aws/instance-hypervisor";
+inline constexpr std::string_view kLabelInstanceHypervisor =
+    "karpenter.k8s.aws/instance-hypervisor";
 inline constexpr std::string_view kLabelInstanceEncryptionInTransit =
     "karpenter.k8s.aws/instance-encryption-in-transit-supported";
 inline constexpr std::string_view kLabelInstanceNetworkBandwidth =

@@ -17,7 +17,7 @@ enum class ConsolidationPolicy { kWhenEmptyOrUnderutilized, kWhenEmpty };
 enum class DisruptionReason { kUnderutilized, kEmpty, kDrifted };
 
 struct Budget {
-  std::string nodes = "10%";  // a count ("5") or a percentage ("10%")
+  std::string nodes = "10%";              // a count ("5") or a percentage ("10%")
   std::vector<DisruptionReason> reasons;  // empty: every reason
   std::string schedule;                   // cron, UTC; empty: always active
   std::optional<Duration> duration;

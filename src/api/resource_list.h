@@ -50,10 +50,10 @@ class ResourceList {
   template <class Fn>
   void ForEach(Fn&& fn) const {
     for (size_t i = 0; i < core_.size(); ++i) {
-      if (!core_[i].is_zero()) fn(std::string_view(kCoreNames[i]), core_[i]);
+      if (!core_[i].is_zero()) fn(std::string_view{kCoreNames[i]}, core_[i]);
     }
     for (const auto& [name, value] : extended_) {
-      if (!value.is_zero()) fn(std::string_view(name), value);
+      if (!value.is_zero()) fn(std::string_view{name}, value);
     }
   }
 

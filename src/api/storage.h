@@ -30,7 +30,7 @@ struct PersistentVolume {
 struct StorageClass {
   ObjectMeta metadata;
   std::string provisioner;
-  std::string volume_binding_mode = "Immediate";  // or WaitForFirstConsumer
+  std::string volume_binding_mode = "Immediate";     // or WaitForFirstConsumer
   std::vector<NodeSelectorTerm> allowed_topologies;  // matchLabelExpressions as In requirements
   bool is_default = false;  // storageclass.kubernetes.io/is-default-class: "true"
 };

@@ -48,8 +48,9 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
       cloud::AwsCatalogOptions catalog_options;
       catalog_options.region = options.region;
       catalog_options.zones = options.zones;
-      auto node_class = std::find_if(m.node_classes.begin(), m.node_classes.end(),
-                                     [&](const auto& nc) { return nc.metadata.name == class_name; });
+      auto node_class =
+          std::find_if(m.node_classes.begin(), m.node_classes.end(),
+                       [&](const auto& nc) { return nc.metadata.name == class_name; });
       if (node_class != m.node_classes.end()) {
         catalog_options.kubelet = node_class->spec.kubelet;
       } else {
@@ -79,7 +80,8 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
     existing.labels.emplace(api::kLabelHostname, node.metadata.name);
     existing.taints = node.spec.taints;
     if (node.spec.unschedulable) {
-      existing.taints.push_back({"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule});
+      existing.taints.push_back(
+          {"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule});
     }
     existing.allocatable = node.status.allocatable;
     node_index.emplace(node.metadata.name, cluster.input.existing_nodes.size());

@@ -256,7 +256,8 @@ InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data
   const uint8_t zones = facts.zones & prepared.zone_mask;
   const int offered_capacity_types =
       ((facts.flags & kAwsFactOnDemand) ? 1 : 0) + ((facts.flags & kAwsFactSpot) ? 1 : 0);
-  type.offerings.reserve(static_cast<size_t>(std::popcount(zones) * offered_capacity_types));
+  type.offerings.reserve(static_cast<size_t>(std::popcount(zones)) *
+                         static_cast<size_t>(offered_capacity_types));
   std::vector<std::string> available_zones;
   bool on_demand_available = false;
   bool spot_available = false;

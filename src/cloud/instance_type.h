@@ -30,7 +30,9 @@ struct InstanceType {
   // GPUs, accelerators or bare metal: chosen only when nothing ordinary fits.
   bool exotic = false;
 
-  api::ResourceList Overhead() const { return kube_reserved + system_reserved + eviction_threshold; }
+  api::ResourceList Overhead() const {
+    return kube_reserved + system_reserved + eviction_threshold;
+  }
   api::ResourceList Allocatable() const { return capacity - Overhead(); }
 };
 

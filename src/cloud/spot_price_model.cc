@@ -55,7 +55,7 @@ std::string Quote(std::string_view text) { return fmt::format("\"{}\"", text); }
 double SpotPriceModel::Discount(std::string_view instance_type, std::string_view zone) const {
   const InstanceTypeNameParts parts = ParseInstanceTypeName(instance_type);
   const std::string_view family =
-      parts.family.empty() ? instance_type : std::string_view(parts.family);
+      parts.family.empty() ? instance_type : std::string_view{parts.family};
   int generation = kSpotNewestGeneration;
   if (!parts.generation.empty()) {
     std::from_chars(parts.generation.data(), parts.generation.data() + parts.generation.size(),
@@ -143,12 +143,12 @@ Status SpotPriceModel::LoadSpotPricesJson(std::string_view text, std::string_vie
         if (zone.empty()) return Error{fmt::format("{}: {}: empty zone name", where, field)};
         Result<double> price = check_price(price_value, field);
         if (!price.ok()) return price.error();
-        loaded.push_back({type, ZonePrice{zone, *price}});
+        loaded.emplace_back(type, ZonePrice{zone, *price});
       }
     } else {
       Result<double> price = check_price(value, Quote(type));
       if (!price.ok()) return price.error();
-      loaded.push_back({type, ZonePrice{"", *price}});
+      loaded.emplace_back(type, ZonePrice{"", *price});
     }
   }
   for (auto& [type, entry] : loaded) {

@@ -43,6 +43,7 @@ class Quantity {
   }
   friend constexpr Quantity operator+(Quantity a, Quantity b) { return a += b; }
   friend constexpr Quantity operator-(Quantity a, Quantity b) { return a -= b; }
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>.
   friend constexpr auto operator<=>(Quantity a, Quantity b) = default;
 
   // Canonical text: milli-units when fractional ("250m"), binary suffix when an exact multiple of

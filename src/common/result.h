@@ -15,8 +15,11 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error error) : state_(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  // Implicit on purpose: `return value;` and `return Error{...};` both make a Result.
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(Error error) : state_(std::move(error)) {}
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -40,7 +43,8 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  Result(Error error) : error_(std::move(error)), ok_(false) {}
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }

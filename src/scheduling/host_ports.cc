@@ -17,8 +17,9 @@ std::vector<HostPort> HostPortsOf(const api::PodSpec& spec) {
   auto collect = [&](const std::vector<api::Container>& containers) {
     for (const auto& c : containers) {
       for (const auto& p : c.ports) {
-        if (p.host_port != 0)
+        if (p.host_port != 0) {
           out.push_back({p.host_ip, p.protocol.empty() ? "TCP" : p.protocol, p.host_port});
+        }
       }
     }
   };

@@ -15,7 +15,12 @@ void AppendSelector(std::string& out, const std::optional<api::LabelSelector>& s
     out += "<none>";
     return;
   }
-  for (const auto& [k, v] : selector->match_labels) out += k + '=' + v + ',';
+  for (const auto& [k, v] : selector->match_labels) {
+    out += k;
+    out += '=';
+    out += v;
+    out += ',';
+  }
   for (const auto& e : selector->match_expressions) {
     out += e.key + '#' + std::to_string(static_cast<int>(e.op)) + '[';
     for (const auto& v : e.values) out += v + ',';
@@ -183,8 +188,9 @@ const char* Topology::HostnameConflict(const PodTopology& topology, int candidat
         if (here + (self ? 1 : 0) > g.max_skew) return "topology spread on the node's hostname";
         break;
       case TopologyType::kAffinity:
-        if (here == 0 && !(self && g.total == 0))
+        if (here == 0 && !(self && g.total == 0)) {
           return "pod affinity: no matching pod on the node";
+        }
         break;
       case TopologyType::kAntiAffinity:
         if (here > 0) return "pod anti-affinity: a matching pod runs on the node";
@@ -251,8 +257,8 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
         }
         if (!best) {
           return fail([&] {
-            return std::string("topology spread on " + g.key + " (maxSkew " +
-                               std::to_string(g.max_skew) + ") cannot be satisfied");
+            return "topology spread on " + g.key + " (maxSkew " + std::to_string(g.max_skew) +
+                   ") cannot be satisfied";
           });
         }
         pin(g.key, *best);
@@ -272,8 +278,7 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
           // The first pod of a self-selecting group starts the domain.
           if (!self || g.total > 0 || domains.empty()) {
             return fail([&] {
-              return std::string("pod affinity on " + g.key +
-                                 " has no matching pod in a compatible domain");
+              return "pod affinity on " + g.key + " has no matching pod in a compatible domain";
             });
           }
           best = domains.front();
@@ -287,8 +292,7 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
                                  [&](std::string_view d) { return count_of(g, d) == 0; });
         if (free == domains.end()) {
           return fail([&] {
-            return std::string("pod anti-affinity on " + g.key +
-                               " conflicts in every compatible domain");
+            return "pod anti-affinity on " + g.key + " conflicts in every compatible domain";
           });
         }
         pin(g.key, *free);
@@ -308,8 +312,7 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
     }
     if (allowed.empty()) {
       return fail([&] {
-        return std::string("anti-affinity of a running pod excludes it from every compatible " +
-                           g.key);
+        return "anti-affinity of a running pod excludes it from every compatible " + g.key;
       });
     }
     if (allowed.size() < domains.size()) pins.Add(Requirement::In(g.key, std::move(allowed)));
