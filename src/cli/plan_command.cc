@@ -164,16 +164,19 @@ ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count)
 void PrintTable(const scheduling::SchedulerResult& result, size_t pod_count, std::ostream& out) {
   double total_price = 0;
   size_t scheduled = 0;
-  out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:>8} {:>10} {:>5} {:>9}\n", "#", "NODEPOOL",
-                     "INSTANCE TYPE", "OPTIONS", "CAPACITY", "CPU", "MEMORY", "PODS", "$/HOUR");
+  out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:<11} {:>8} {:>10} {:>5} {:>9}\n", "#",
+                     "NODEPOOL", "INSTANCE TYPE", "OPTIONS", "CAPACITY", "ZONE", "CPU", "MEMORY",
+                     "PODS", "$/HOUR");
   for (size_t i = 0; i < result.node_claims.size(); ++i) {
     const auto& nc = result.node_claims[i];
     std::string capacity;
     for (const auto& c : nc.capacity_types) capacity += (capacity.empty() ? "" : ",") + c;
-    out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:>8} {:>10} {:>5} {:>9.4f}\n", i + 1,
-                       nc.node_pool,
+    std::string zone =
+        nc.zones.size() == 1 ? nc.zones.front() : fmt::format("{} zones", nc.zones.size());
+    out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:<11} {:>8} {:>10} {:>5} {:>9.4f}\n",
+                       i + 1, nc.node_pool,
                        nc.instance_types.empty() ? "-" : nc.instance_types.front()->name,
-                       nc.instance_types.size(), capacity, CpuText(nc.requests.cpu()),
+                       nc.instance_types.size(), capacity, zone, CpuText(nc.requests.cpu()),
                        nc.requests.memory().ToString(), nc.pods.size(), nc.price_per_hour);
     total_price += nc.price_per_hour;
     scheduled += nc.pods.size();
