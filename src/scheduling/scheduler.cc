@@ -131,7 +131,8 @@ class Pass {
  private:
   void PreparePools();
   void PrepareExisting();
-  std::map<std::string, std::vector<std::string>, std::less<>> Universe() const;
+  // Every domain of the topology keys pending pods use, with the taints of what offers it.
+  TopologyUniverse Universe() const;
 
   bool TryExisting(const PodConstraints& pod, const PodTopology& topology);
   bool TryClaims(const PodConstraints& pod, const PodTopology& topology);
@@ -233,7 +234,7 @@ void Pass::PrepareExisting() {
   }
 }
 
-std::map<std::string, std::vector<std::string>, std::less<>> Pass::Universe() const {
+TopologyUniverse Pass::Universe() const {
   std::set<std::string> keys;
   for (const auto* pod : input_.pods) {
     for (const auto& s : pod->spec.topology_spread_constraints) keys.insert(s.topology_key);
@@ -245,10 +246,16 @@ std::map<std::string, std::vector<std::string>, std::less<>> Pass::Universe() co
       for (const auto& t : (*terms)->preferred) keys.insert(t.term.topology_key);
     }
   }
-  std::map<std::string, std::vector<std::string>, std::less<>> universe;
+  TopologyUniverse universe;
   for (const auto& key : keys) {
     if (key == api::kLabelHostname) continue;
-    std::set<std::string> values;
+    std::map<std::string, std::vector<const std::vector<api::Taint>*>> values;
+    auto offer = [&](std::string value, const std::vector<api::Taint>* taints) {
+      auto& sources = values[std::move(value)];
+      if (std::find(sources.begin(), sources.end(), taints) == sources.end()) {
+        sources.push_back(taints);
+      }
+    };
     for (const auto& pool : pools_) {
       const Requirement* allowed = pool.requirements.Get(key);
       for (int index : pool.types) {
@@ -260,18 +267,19 @@ std::map<std::string, std::vector<std::string>, std::less<>> Pass::Universe() co
           candidates = r->Values();
         }
         for (auto& v : candidates) {
-          if (allowed == nullptr || allowed->Has(v)) values.insert(std::move(v));
+          if (allowed == nullptr || allowed->Has(v)) offer(std::move(v), &pool.taints);
         }
       }
       if (allowed != nullptr) {
-        for (auto& v : allowed->Values()) values.insert(std::move(v));
+        for (auto& v : allowed->Values()) offer(std::move(v), &pool.taints);
       }
     }
     for (const auto& node : input_.existing_nodes) {
       auto it = node.labels.find(key);
-      if (it != node.labels.end()) values.insert(it->second);
+      if (it != node.labels.end()) offer(it->second, &node.taints);
     }
-    universe.emplace(key, std::vector<std::string>(values.begin(), values.end()));
+    std::vector<TopologyDomain>& domains = universe[key];
+    for (auto& [value, taints] : values) domains.push_back({value, std::move(taints)});
   }
   return universe;
 }

@@ -64,8 +64,7 @@ bool TopologyGroup::OwnerOn(int candidate) const {
   return static_cast<size_t>(candidate) < owner_candidates.size() && owner_candidates[candidate];
 }
 
-Topology::Topology(std::map<std::string, std::vector<std::string>, std::less<>> universe,
-                   CandidateRequirements candidate_requirements)
+Topology::Topology(TopologyUniverse universe, CandidateRequirements candidate_requirements)
     : universe_(std::move(universe)), candidate_requirements_(std::move(candidate_requirements)) {}
 
 void Topology::Count(TopologyGroup& group, const api::Pod& pod, int candidate) {
@@ -107,10 +106,11 @@ PodTopology Topology::ForPod(const PodConstraints& pod) {
     g.max_skew = spread.max_skew;
     g.min_domains = spread.min_domains.value_or(0);
     g.honor_node_affinity = spread.node_affinity_policy == api::NodeInclusionPolicy::kHonor;
+    g.honor_taints = spread.node_taints_policy == api::NodeInclusionPolicy::kHonor;
     std::string sig = "s|" + g.key + '|' + owner.metadata.namespace_ + '|';
     AppendSelector(sig, g.selector);
     sig += '|' + std::to_string(g.max_skew) + '|' + std::to_string(g.min_domains) + '|' +
-           (g.honor_node_affinity ? "h" : "i");
+           (g.honor_node_affinity ? "h" : "i") + (g.honor_taints ? "h" : "i");
     out.push_back(Intern(std::move(g), std::move(sig)));
   }
   auto add_terms = [&](const std::vector<api::PodAffinityTerm>& terms, TopologyType type) {
@@ -172,7 +172,7 @@ void Topology::Domains(const std::string& key, const Requirements& where, const 
   auto it = universe_.find(key);
   if (it == universe_.end()) return;
   for (const auto& d : it->second) {
-    if (r == nullptr || r->Has(d)) add(d);
+    if (r == nullptr || r->Has(d.value)) add(d.value);
   }
 }
 
@@ -239,9 +239,15 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
         const Requirement* wanted = own.Get(g.key);
         if (it != universe_.end()) {
           for (const auto& d : it->second) {
-            if (g.honor_node_affinity && wanted != nullptr && !wanted->Has(d)) continue;
+            if (g.honor_node_affinity && wanted != nullptr && !wanted->Has(d.value)) continue;
+            if (g.honor_taints &&
+                std::none_of(d.taints.begin(), d.taints.end(), [&](const auto* taints) {
+                  return api::ToleratesAll(pod.pod().spec.tolerations, *taints);
+                })) {
+              continue;
+            }
             ++eligible;
-            min = std::min(min, count_of(g, d));
+            min = std::min(min, count_of(g, d.value));
           }
         }
         if (eligible == 0 || eligible < g.min_domains) min = 0;

@@ -34,6 +34,14 @@ using DomainSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 enum class TopologyType { kSpread, kAffinity, kAntiAffinity };
 
+// A domain of a topology key (other than hostname) and the taints of each NodePool or node that
+// offers it, for spreads whose nodeTaintsPolicy is Honor.
+struct TopologyDomain {
+  std::string value;
+  std::vector<const std::vector<api::Taint>*> taints;
+};
+using TopologyUniverse = std::map<std::string, std::vector<TopologyDomain>, std::less<>>;
+
 struct TopologyGroup {
   TopologyType type = TopologyType::kSpread;
   std::string key;
@@ -45,6 +53,7 @@ struct TopologyGroup {
   int32_t max_skew = 1;
   int32_t min_domains = 0;
   bool honor_node_affinity = true;
+  bool honor_taints = false;
 
   DomainCounts counts;                    // matching pods per domain (other keys)
   std::vector<int32_t> candidate_counts;  // matching pods per candidate (hostname key)
@@ -71,8 +80,7 @@ class Topology {
   // Returns the requirements of a candidate (node or planned NodeClaim) by its id.
   using CandidateRequirements = std::function<const Requirements&(int candidate)>;
 
-  Topology(std::map<std::string, std::vector<std::string>, std::less<>> universe,
-           CandidateRequirements candidate_requirements);
+  Topology(TopologyUniverse universe, CandidateRequirements candidate_requirements);
 
   // The groups the pod's current constraints own (created and counted on first use), and the
   // anti-affinity groups that select it.
@@ -103,7 +111,7 @@ class Topology {
   void Domains(const std::string& key, const Requirements& where, const Requirements& own,
                const Requirements& pins, bool fixed, std::vector<std::string_view>& out) const;
 
-  std::map<std::string, std::vector<std::string>, std::less<>> universe_;
+  TopologyUniverse universe_;
   CandidateRequirements candidate_requirements_;
   std::vector<TopologyGroup> groups_;
   std::unordered_map<std::string, int> by_signature_;
