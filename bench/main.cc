@@ -10,6 +10,7 @@
 
 #include "api/labels.h"
 #include "api/manifest.h"
+#include "cli/builtin_example.h"
 #include "cloud/catalog.h"
 #include "lower_bound.h"
 #include "scheduling/scheduler.h"
@@ -17,34 +18,6 @@
 
 namespace karpenter::bench {
 namespace {
-
-// The seed guide's default NodePool: spot c/m/r of generation 3 or newer, amd64 Linux.
-constexpr std::string_view kSeedNodePool = R"(
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-        - {key: kubernetes.io/os, operator: In, values: [linux]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-)";
-
-constexpr std::string_view kOpenNodePool = R"(
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      requirements: []
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-)";
 
 double PeakRssMb() {
   rusage usage{};
@@ -67,15 +40,21 @@ int RunScheduling(const SchedulingArgs& args) {
     std::cerr << "error: " << catalog.error().message << '\n';
     return 1;
   }
-  api::DecodeOutcome pools =
-      args.node_pool_file.empty()
-          ? api::DecodeManifest(args.catalog == "aws" ? kSeedNodePool : kOpenNodePool, "<bench>")
-          : api::LoadManifestFile(args.node_pool_file);
+  // Default: the seed's NodePool (the built-in plan example's) on the AWS catalog; on synthetic
+  // catalogs, the same NodePool without requirements (their types carry no AWS labels).
+  api::DecodeOutcome pools = args.node_pool_file.empty()
+                                 ? api::DecodeManifest(cli::BuiltinPlanExample(), "<built-in>")
+                                 : api::LoadManifestFile(args.node_pool_file);
   if (!pools.errors.empty() || pools.manifest.node_pools.empty()) {
     for (const auto& e : pools.errors) std::cerr << e << '\n';
     std::cerr << "error: no valid NodePool\n";
     return 1;
   }
+  if (args.node_pool_file.empty() && args.catalog != "aws") {
+    pools.manifest.node_pools.front().spec.template_.spec.requirements.clear();
+  }
+  // Limits would cap the pass; the benchmark measures the scheduler, not the NodePool's budget.
+  pools.manifest.node_pools.front().spec.limited_resources.clear();
   const api::NodePool& node_pool = pools.manifest.node_pools.front();
 
   std::vector<double> seconds;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/condition.h"
@@ -102,6 +103,9 @@ struct AmiStatus {
   std::string name;
   std::vector<NodeSelectorRequirement> requirements;
 };
+
+// The amiFamily an alias family stands for ("al2023" -> "AL2023"), or nullopt when unknown.
+std::optional<std::string_view> AmiFamilyOfAlias(std::string_view alias_family);
 
 struct EC2NodeClass {
   ObjectMeta metadata;

@@ -80,16 +80,6 @@ constexpr std::string_view kAllowedAwsKeys[] = {
     "karpenter.k8s.aws/instance-accelerator-count",
 };
 
-// Alias families and the amiFamily each corresponds to.
-constexpr std::pair<std::string_view, std::string_view> kAliasFamilies[] = {
-    {"al2", "AL2"},
-    {"al2023", "AL2023"},
-    {"bottlerocket", "Bottlerocket"},
-    {"windows2019", "Windows2019"},
-    {"windows2022", "Windows2022"},
-    {"windows2025", "Windows2025"},
-};
-
 constexpr std::string_view kAmiFamilies[] = {"AL2",         "AL2023",      "Bottlerocket", "Custom",
                                              "Windows2019", "Windows2022", "Windows2025"};
 
@@ -640,9 +630,8 @@ std::string_view ValidateAlias(std::string_view alias, std::string_view path, Fi
     return {};
   }
   const std::string_view version = alias.substr(at + 1);
-  for (const auto& [name, ami_family] : kAliasFamilies) {
-    if (name != family) continue;
-    if (version == "latest") return ami_family;
+  if (std::optional<std::string_view> ami_family = AmiFamilyOfAlias(family)) {
+    if (version == "latest") return *ami_family;
     if (family.starts_with("windows")) {
       findings.Add(path, fmt::format("invalid alias \"{}\": Windows families only support "
                                      "@latest",
@@ -652,7 +641,7 @@ std::string_view ValidateAlias(std::string_view alias, std::string_view path, Fi
                                      "such as \"v20240807\"",
                                      alias));
     } else {
-      return ami_family;
+      return *ami_family;
     }
     return {};
   }

@@ -203,7 +203,7 @@ TEST(EC2NodeClassTest, EffectiveAmiFamilyFromAlias) {
       {"bottlerocket@latest", "Bottlerocket"},
       {"windows2019@latest", "Windows2019"},
       {"windows2022@latest", "Windows2022"},
-      {"AL2023@latest", "AL2023"},
+      {"windows2025@latest", "Windows2025"},
       {"al2023", "AL2023"},
   };
   for (const auto& [alias, family] : cases) {
