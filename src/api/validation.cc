@@ -19,6 +19,14 @@
 #include "common/duration.h"
 #include "common/quantity.h"
 
+// Where these rules knowingly differ from upstream's CRDs:
+// - nodeClassRef.group is not checked against the CRD's no-slash pattern: upstream's own
+//   windows-custom-userdata example uses "karpenter.k8s.aws/v1" and must validate.
+// - Subnet and security-group terms are checked one by one ("id alone", "name alone"); the CRD's
+//   rule only fires when every term breaks it.
+// - EBS volume sizes are checked as ranges (1–59000Gi, 1–64000G, 1–58Ti, 1–64T) instead of the
+//   CRD's regular expression, which has gaps.
+// - The CRD's kubernetes.io / k8s.io label-domain restrictions apply as well.
 namespace karpenter::api {
 namespace {
 
