@@ -77,12 +77,6 @@ int RunScheduling(const SchedulingArgs& args) {
   std::sort(seconds.begin(), seconds.end());
   const double median = seconds[seconds.size() / 2];
 
-  size_t scheduled = 0;
-  double price = 0;
-  for (const auto& nc : result.node_claims) {
-    scheduled += nc.pods.size();
-    price += nc.price_per_hour;
-  }
   double cpu = 0;
   double memory = 0;
   for (const auto& pod : pods) {
@@ -110,12 +104,12 @@ int RunScheduling(const SchedulingArgs& args) {
   }
   nlohmann::ordered_json out;
   out["pods"] = args.pods;
-  out["scheduled"] = scheduled;
+  out["scheduled"] = result.Scheduled();
   out["nodeclaims"] = result.node_claims.size();
   out["seconds"] = median;
   out["podsPerSecond"] = median > 0 ? args.pods / median : 0;
   out["peakRssMb"] = PeakRssMb();
-  out["pricePerHour"] = price;
+  out["pricePerHour"] = result.PricePerHour();
   out["lowerBoundPricePerHour"] = LowerBoundPricePerHour(capacities, cpu, memory);
   std::cout << out.dump() << '\n';
   return 0;

@@ -120,13 +120,9 @@ std::vector<std::string> PodNames(const std::vector<const api::Pod*>& pods) {
   return names;
 }
 
-std::string CpuText(Quantity q) { return q.ToCpuString(); }
-
 ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count) {
   ordered_json out;
   out["nodeclaims"] = ordered_json::array();
-  double total_price = 0;
-  size_t scheduled = 0;
   for (const auto& nc : result.node_claims) {
     ordered_json j;
     j["nodepool"] = nc.node_pool;
@@ -136,18 +132,15 @@ ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count)
     j["capacityTypes"] = nc.capacity_types;
     j["zones"] = nc.zones;
     j["pricePerHour"] = nc.price_per_hour;
-    j["requests"] = {{"cpu", CpuText(nc.requests.cpu())},
+    j["requests"] = {{"cpu", nc.requests.cpu().ToCpuString()},
                      {"memory", nc.requests.memory().ToString()},
                      {"pods", nc.requests.pods().ToString()}};
     j["pods"] = PodNames(nc.pods);
     out["nodeclaims"].push_back(std::move(j));
-    total_price += nc.price_per_hour;
-    scheduled += nc.pods.size();
   }
   out["existingNodes"] = ordered_json::array();
   for (const auto& e : result.existing) {
     out["existingNodes"].push_back({{"name", e.node}, {"pods", PodNames(e.pods)}});
-    scheduled += e.pods.size();
   }
   out["unschedulable"] = ordered_json::array();
   for (const auto& u : result.unschedulable) {
@@ -155,15 +148,13 @@ ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count)
         {{"pod", api::NamespacedName(u.pod->metadata)}, {"reason", u.reason}});
   }
   out["summary"] = {{"pods", pod_count},
-                    {"scheduled", scheduled},
+                    {"scheduled", result.Scheduled()},
                     {"nodeclaims", result.node_claims.size()},
-                    {"pricePerHour", total_price}};
+                    {"pricePerHour", result.PricePerHour()}};
   return out;
 }
 
 void PrintTable(const scheduling::SchedulerResult& result, size_t pod_count, std::ostream& out) {
-  double total_price = 0;
-  size_t scheduled = 0;
   out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:<11} {:>8} {:>10} {:>5} {:>9}\n", "#",
                      "NODEPOOL", "INSTANCE TYPE", "OPTIONS", "CAPACITY", "ZONE", "CPU", "MEMORY",
                      "PODS", "$/HOUR");
@@ -176,14 +167,11 @@ void PrintTable(const scheduling::SchedulerResult& result, size_t pod_count, std
     out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:<11} {:>8} {:>10} {:>5} {:>9.4f}\n",
                        i + 1, nc.node_pool,
                        nc.instance_types.empty() ? "-" : nc.instance_types.front()->name,
-                       nc.instance_types.size(), capacity, zone, CpuText(nc.requests.cpu()),
+                       nc.instance_types.size(), capacity, zone, nc.requests.cpu().ToCpuString(),
                        nc.requests.memory().ToString(), nc.pods.size(), nc.price_per_hour);
-    total_price += nc.price_per_hour;
-    scheduled += nc.pods.size();
   }
   for (const auto& e : result.existing) {
     out << fmt::format("existing node {}: {} pods\n", e.node, e.pods.size());
-    scheduled += e.pods.size();
   }
   if (!result.unschedulable.empty()) {
     out << "\nunschedulable:\n";
@@ -192,7 +180,7 @@ void PrintTable(const scheduling::SchedulerResult& result, size_t pod_count, std
     }
   }
   out << fmt::format("\n{} pods, {} scheduled, {} new nodeclaims, ${:.4f}/hour\n", pod_count,
-                     scheduled, result.node_claims.size(), total_price);
+                     result.Scheduled(), result.node_claims.size(), result.PricePerHour());
 }
 
 }  // namespace

@@ -77,33 +77,29 @@ void PodConstraints::Rebuild() {
   }
 }
 
-std::string PodConstraints::Relax() {
-  std::string relaxed;
+bool PodConstraints::Relax() {
   const auto& affinity = pod_->spec.affinity;
   const auto* required = affinity && affinity->node_affinity && affinity->node_affinity->required
                              ? &*affinity->node_affinity->required
                              : nullptr;
   if (required != nullptr && required_term_ + 1 < required->size()) {
     ++required_term_;
-    relaxed = "required node affinity term " + std::to_string(required_term_ - 1);
   } else if (!preferred_affinity_.empty()) {
     preferred_affinity_.erase(preferred_affinity_.begin());
-    relaxed = "preferred pod affinity term";
   } else if (!preferred_anti_affinity_.empty()) {
     preferred_anti_affinity_.erase(preferred_anti_affinity_.begin());
-    relaxed = "preferred pod anti-affinity term";
   } else if (!preferred_node_.empty()) {
     preferred_node_.erase(preferred_node_.begin());
-    relaxed = "preferred node affinity term";
   } else if (!schedule_anyway_relaxed_ &&
              std::any_of(spreads_.begin(), spreads_.end(), [](const auto& s) {
                return s.when_unsatisfiable == api::UnsatisfiableConstraintAction::kScheduleAnyway;
              })) {
     schedule_anyway_relaxed_ = true;
-    relaxed = "ScheduleAnyway topology spread";
+  } else {
+    return false;
   }
-  if (!relaxed.empty()) Rebuild();
-  return relaxed;
+  Rebuild();
+  return true;
 }
 
 }  // namespace karpenter::scheduling

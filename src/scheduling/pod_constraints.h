@@ -30,9 +30,9 @@ class PodConstraints {
 
   // Drops one preference, in upstream's order: an ORed required node-affinity term, the heaviest
   // preferred pod affinity term, the heaviest preferred anti-affinity term, the heaviest preferred
-  // node-affinity term, then every ScheduleAnyway spread. Returns a description of what was
-  // relaxed, or an empty string when nothing is left to relax.
-  std::string Relax();
+  // node-affinity term, then every ScheduleAnyway spread. Returns false when nothing is left to
+  // relax.
+  bool Relax();
 
  private:
   void Rebuild();

@@ -322,31 +322,33 @@ const Requirement* Requirements::Get(std::string_view key) const {
   return nullptr;
 }
 
-Status Requirements::Compatible(const Requirements& other) const {
+const Requirement* Requirements::FirstConflict(const Requirements& other,
+                                               const Requirement** existing) const {
   for (const auto& incoming : other.items_) {
-    const Requirement* existing = Get(incoming.key());
-    if (existing == nullptr) {
+    *existing = Get(incoming.key());
+    if (*existing == nullptr) {
       if (incoming.AllowsAbsent() || IsWellKnownLabel(incoming.key())) continue;
-      return Error{"label \"" + incoming.key() + "\" does not have known values"};
+      return &incoming;
     }
-    if (!existing->Intersects(incoming)) {
-      return Error{"incompatible requirements, key " + incoming.key() + ", " + incoming.ToString() +
-                   " not in " + existing->ToString()};
-    }
+    if (!(*existing)->Intersects(incoming)) return &incoming;
   }
-  return {};
+  return nullptr;
+}
+
+Status Requirements::Compatible(const Requirements& other) const {
+  const Requirement* existing = nullptr;
+  const Requirement* incoming = FirstConflict(other, &existing);
+  if (incoming == nullptr) return {};
+  if (existing == nullptr) {
+    return Error{"label \"" + incoming->key() + "\" does not have known values"};
+  }
+  return Error{"incompatible requirements, key " + incoming->key() + ", " + incoming->ToString() +
+               " not in " + existing->ToString()};
 }
 
 bool Requirements::IsCompatible(const Requirements& other) const {
-  for (const auto& incoming : other.items_) {
-    const Requirement* existing = Get(incoming.key());
-    if (existing == nullptr) {
-      if (incoming.AllowsAbsent() || IsWellKnownLabel(incoming.key())) continue;
-      return false;
-    }
-    if (!existing->Intersects(incoming)) return false;
-  }
-  return true;
+  const Requirement* existing = nullptr;
+  return FirstConflict(other, &existing) == nullptr;
 }
 
 bool Requirements::Intersects(const Requirements& other) const {

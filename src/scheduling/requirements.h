@@ -111,6 +111,10 @@ class Requirements {
   bool operator==(const Requirements&) const = default;
 
  private:
+  // The first requirement of `other` that conflicts, or nullptr; `existing` is set to this side's
+  // requirement on that key (nullptr when the key is undefined here).
+  const Requirement* FirstConflict(const Requirements& other, const Requirement** existing) const;
+
   std::vector<Requirement> items_;  // sorted by key
 };
 

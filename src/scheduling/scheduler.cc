@@ -34,7 +34,6 @@ struct TypeInfo {
   api::ResourceList allocatable;
   std::vector<PackedOffering> offerings;  // available ones only
   double price = 0;                       // cheapest offering its NodePool allows
-  double efficiency = 0;  // price of covering the pass's whole demand with this type alone
 };
 
 // The zones and capacity types some requirements allow, as bit sets over the name tables.
@@ -153,8 +152,7 @@ class Pass {
   // among the options a launch may use, and one node.
   api::ResourceList Charge(const std::vector<int>& options) const;
   // The allocatable a new claim is filled up to: that of its largest option among the most
-  // cost-efficient ones for pods shaped like `shape` (the pod that opens the claim; pods are
-  // sorted, so the ones that follow are alike).
+  // cost-efficient ones for pods shaped like `shape` (the pod that opens the claim).
   api::ResourceList SizeFor(const std::vector<int>& options, const api::ResourceList& shape) const;
   // The pod's largest fraction of the pass's demand over CPU and memory.
   double DominantShare(const api::ResourceList& requests) const;
@@ -444,7 +442,7 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
   // cheaper) than upstream's fewest-pods-first spreading.
   for (size_t index = 0; index < claims_.size(); ++index) {
     ClaimSlot& claim = claims_[index];
-    const PoolState& pool = pools_[claim.pool];
+    PoolState& pool = pools_[claim.pool];
     const int candidate = static_cast<int>(existing_.size()) + index;
     if (!topology.empty() && !topology_->HostnameAdmits(topology, candidate)) continue;
     if (!api::ToleratesAll(pod.pod().spec.tolerations, pool.taints)) continue;
@@ -473,12 +471,12 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
         Filter(claim.options, requirements, total, narrowed ? &changed : nullptr, {});
     if (options.empty()) continue;
     if (!CheckMinValues(options, requirements).ok()) continue;
-    if (PoolState& owner = pools_[claim.pool]; owner.remaining) {
+    if (pool.remaining) {
       // Dropping small options may bring larger ones into the launch window.
       api::ResourceList charge = Charge(options);
-      api::ResourceList left = *owner.remaining + claim.charge - charge;
-      if (!WithinLimits({}, owner.offer->node_pool->spec.limited_resources, left)) continue;
-      *owner.remaining = std::move(left);
+      api::ResourceList left = *pool.remaining + claim.charge - charge;
+      if (!WithinLimits({}, pool.offer->node_pool->spec.limited_resources, left)) continue;
+      *pool.remaining = std::move(left);
       claim.charge = std::move(charge);
     }
     if (narrowed) claim.requirements = std::move(*narrowed);
@@ -486,8 +484,7 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
     claim.requests += pod.requests();
     for (const auto& port : pod.host_ports()) claim.ports.push_back(port);
     claim.pods.push_back(&pod.pod());
-    topology_->Record(pod.pod(), static_cast<int>(existing_.size()) + index,
-                      topology.required_anti_affinity);
+    topology_->Record(pod.pod(), candidate, topology.required_anti_affinity);
     return true;
   }
   return false;
@@ -679,7 +676,7 @@ SchedulerResult Pass::Run() {
       continue;
     }
     queue.push_back(i);
-    if (!pod.Relax().empty()) {
+    if (pod.Relax()) {
       without_progress = 0;
     } else {
       ++without_progress;
@@ -707,6 +704,19 @@ SchedulerResult Pass::Run() {
 }
 
 }  // namespace
+
+size_t SchedulerResult::Scheduled() const {
+  size_t scheduled = 0;
+  for (const auto& nc : node_claims) scheduled += nc.pods.size();
+  for (const auto& e : existing) scheduled += e.pods.size();
+  return scheduled;
+}
+
+double SchedulerResult::PricePerHour() const {
+  double price = 0;
+  for (const auto& nc : node_claims) price += nc.price_per_hour;
+  return price;
+}
 
 SchedulerResult Schedule(const SchedulerInput& input) { return Pass(input).Run(); }
 

@@ -66,6 +66,11 @@ struct SchedulerResult {
   std::vector<PlannedNodeClaim> node_claims;
   std::vector<ExistingPlacement> existing;  // only nodes that received pods, in input order
   std::vector<UnschedulablePod> unschedulable;
+
+  // Pods placed, on new NodeClaims and existing capacity.
+  size_t Scheduled() const;
+  // What the new NodeClaims cost at their cheapest options, USD per hour.
+  double PricePerHour() const;
 };
 
 SchedulerResult Schedule(const SchedulerInput& input);
