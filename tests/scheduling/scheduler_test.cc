@@ -143,6 +143,14 @@ class SchedulerTest : public testing::Test {
 // ---------------------------------------------------------------------------------------------
 // Determinism.
 
+// The heavier, tainted NodePool the mixed batch's batch pods select.
+api::NodePool MakeInfraPool() {
+  api::NodePool infra = MakePool("infra");
+  infra.spec.weight = 10;
+  infra.spec.template_.spec.taints = {Dedicated()};
+  return infra;
+}
+
 // A batch that exercises sorting, packing, spreads, anti-affinity and several NodePools.
 void BuildMixedBatch(std::deque<api::Pod>& pods) {
   for (int i = 0; i < 12; ++i) {
@@ -181,9 +189,7 @@ void BuildMixedBatch(std::deque<api::Pod>& pods) {
 TEST_F(SchedulerTest, SameInputTwiceGivesIdenticalResults) {
   BuildMixedBatch(pods_);
   api::NodePool general = MakePool("general");
-  api::NodePool infra = MakePool("infra");
-  infra.spec.weight = 10;
-  infra.spec.template_.spec.taints = {Dedicated()};
+  api::NodePool infra = MakeInfraPool();
   SchedulerInput input;
   input.pods = Pending();
   input.node_pools = {Offer(general), Offer(infra)};
@@ -215,9 +221,7 @@ TEST_F(SchedulerTest, ResultDoesNotDependOnAddressesOrInputOrderOfPods) {
   std::deque<api::Pod> copy;
   BuildMixedBatch(copy);
   api::NodePool general = MakePool("general");
-  api::NodePool infra = MakePool("infra");
-  infra.spec.weight = 10;
-  infra.spec.template_.spec.taints = {Dedicated()};
+  api::NodePool infra = MakeInfraPool();
 
   SchedulerInput input;
   input.pods = Pending();
