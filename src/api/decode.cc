@@ -206,17 +206,17 @@ std::string ObjectLabel(std::string_view kind, Scope scope, const nlohmann::json
   return fmt::format("{}/{}/{}", kind, namespace_name, name);
 }
 
-void DecodeDocument(const Document& document, std::string_view source, DecodeOutcome& outcome) {
-  const nlohmann::json& object = document.value;
+void DecodeObjectAt(const nlohmann::json& object, int line, std::string_view source,
+                    DecodeOutcome& outcome) {
   if (!object.is_object()) {
     outcome.errors.push_back(
-        fmt::format("{}:{}: expected an object (a Kubernetes resource)", source, document.line));
+        fmt::format("{}:{}: expected an object (a Kubernetes resource)", source, line));
     return;
   }
   const std::string_view kind = StringMember(object, "kind");
   const std::string_view api_version = StringMember(object, "apiVersion");
   if (kind.empty()) {
-    outcome.errors.push_back(fmt::format("{}:{}: kind: required", source, document.line));
+    outcome.errors.push_back(fmt::format("{}:{}: kind: required", source, line));
     return;
   }
   const KindInfo* info = nullptr;
@@ -228,13 +228,13 @@ void DecodeDocument(const Document& document, std::string_view source, DecodeOut
     }
   }
   if (info == nullptr) {
-    outcome.manifest.ignored.push_back(ObjectLabel(kind, Scope::kAsWritten, object, document.line));
+    outcome.manifest.ignored.push_back(ObjectLabel(kind, Scope::kAsWritten, object, line));
     return;
   }
   Problems problems(
       fmt::format("{}: {}: ", source,
                   ObjectLabel(kind, info->namespaced ? Scope::kNamespaced : Scope::kCluster, object,
-                              document.line)));
+                              line)));
   const Reader root(object, problems);
   if (api_version.empty()) {
     root["apiVersion"].Required();
@@ -283,7 +283,15 @@ DecodeOutcome DecodeManifest(std::string_view text, std::string_view source) {
     outcome.errors.push_back(documents.error().message);
     return outcome;
   }
-  for (const Document& document : *documents) DecodeDocument(document, source, outcome);
+  for (const Document& document : *documents) {
+    DecodeObjectAt(document.value, document.line, source, outcome);
+  }
+  return outcome;
+}
+
+DecodeOutcome DecodeObject(const nlohmann::json& object, std::string_view source) {
+  DecodeOutcome outcome;
+  DecodeObjectAt(object, 0, source, outcome);
   return outcome;
 }
 

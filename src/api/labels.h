@@ -55,6 +55,8 @@ inline constexpr std::string_view kCapacityTypeReserved = "reserved";
 inline constexpr std::string_view kAnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt";
 inline constexpr std::string_view kTaintUnregistered = "karpenter.sh/unregistered";
 inline constexpr std::string_view kTaintDisrupted = "karpenter.sh/disrupted";
+// Held by NodeClaims and Nodes until their machine is gone.
+inline constexpr std::string_view kFinalizerTermination = "karpenter.sh/termination";
 
 inline constexpr std::string_view kResourceNvidiaGpu = "nvidia.com/gpu";
 inline constexpr std::string_view kResourceAmdGpu = "amd.com/gpu";

@@ -1,9 +1,10 @@
-// karpenter: the node autoscaler's command line (plan, validate; controller and simulate follow).
+// karpenter: the node autoscaler's command line (controller, plan, validate; simulate follows).
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <sstream>
 
+#include "cli/controller_command.h"
 #include "cli/plan_command.h"
 #include "cli/validate_command.h"
 
@@ -22,7 +23,14 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The controller reads flags and environment variables together (as the Helm chart sets them),
+  // with its own parser.
+  if (argc >= 2 && std::string_view(argv[1]) == "controller") {
+    return karpenter::cli::RunController(std::vector<std::string>(argv + 2, argv + argc),
+                                         std::cout, std::cerr);
+  }
   CLI::App app{"karpenter-cpp: the Kubernetes node autoscaler for AWS"};
+  app.footer("Also: karpenter controller [--help]  (the node autoscaler itself)");
   app.require_subcommand(1);
 
   karpenter::cli::PlanOptions plan;

@@ -8,8 +8,18 @@
 
 namespace karpenter {
 
+// `status` and `reason` classify errors from remote APIs so callers can act on them: the HTTP
+// status (404, 409, 410, 429, …; 0 for local errors) and the machine-readable reason ("NotFound",
+// "Conflict", "Expired", "TooManyRequests"; an AWS error code such as "RequestLimitExceeded").
 struct Error {
+  Error() = default;
+  explicit Error(std::string message) : message(std::move(message)) {}
+  Error(std::string message, int status, std::string reason)
+      : message(std::move(message)), status(status), reason(std::move(reason)) {}
+
   std::string message;
+  int status = 0;
+  std::string reason;
 };
 
 template <class T>

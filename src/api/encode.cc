@@ -1,0 +1,64 @@
+#include "api/encode.h"
+
+#include <string>
+
+namespace karpenter::api {
+namespace {
+
+const char* EffectName(TaintEffect effect) {
+  switch (effect) {
+    case TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case TaintEffect::kNoExecute:
+      return "NoExecute";
+  }
+  return "NoSchedule";
+}
+
+}  // namespace
+
+nlohmann::json Encode(const NodeSelectorRequirement& requirement) {
+  nlohmann::json out = {{"key", requirement.key},
+                        {"operator", std::string(ToString(requirement.op))}};
+  if (!requirement.values.empty()) out["values"] = requirement.values;
+  if (requirement.min_values) out["minValues"] = *requirement.min_values;
+  return out;
+}
+
+nlohmann::json Encode(const std::vector<NodeSelectorRequirement>& requirements) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const NodeSelectorRequirement& requirement : requirements) {
+    out.push_back(Encode(requirement));
+  }
+  return out;
+}
+
+nlohmann::json Encode(const Taint& taint) {
+  nlohmann::json out = {{"key", taint.key}, {"effect", EffectName(taint.effect)}};
+  if (!taint.value.empty()) out["value"] = taint.value;
+  return out;
+}
+
+nlohmann::json Encode(const std::vector<Taint>& taints) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Taint& taint : taints) out.push_back(Encode(taint));
+  return out;
+}
+
+nlohmann::json Encode(const ResourceList& resources) {
+  nlohmann::json out = nlohmann::json::object();
+  resources.ForEach([&](std::string_view name, Quantity value) {
+    out[std::string(name)] = value.ToString();
+  });
+  return out;
+}
+
+nlohmann::json Encode(const Labels& labels) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : labels) out[key] = value;
+  return out;
+}
+
+}  // namespace karpenter::api

@@ -1,0 +1,68 @@
+#include "cli/controller_command.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <pthread.h>
+#include <stop_token>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "operator/operator.h"
+#include "operator/options.h"
+
+namespace karpenter::cli {
+namespace {
+
+std::optional<std::string> Getenv(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+}  // namespace
+
+int RunController(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Result<op::Options> options = op::ParseOptions(args, Getenv);
+  if (!options.ok()) {
+    err << "karpenter controller: " << options.error().message << "\n";
+    return 1;
+  }
+  if (options->show_help) {
+    out << op::OptionsHelp();
+    return 0;
+  }
+  // SIGTERM and SIGINT become a stop request: block them in every thread (threads inherit the
+  // mask) and wait for them on one.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::stop_source stop;
+  std::jthread signal_waiter([&signals, &stop](std::stop_token done) {
+    while (!done.stop_requested()) {
+      timespec wait{0, 200'000'000};
+      if (sigtimedwait(&signals, nullptr, &wait) > 0) {
+        stop.request_stop();
+        return;
+      }
+    }
+  });
+
+  const RealClock clock;
+  auto sink = std::make_shared<LogSink>(stdout, clock, options->log_level);
+  const Logger logger(sink);
+  Status outcome = op::RunOperator(*options, logger, stop.get_token());
+  signal_waiter.request_stop();
+  if (!outcome.ok()) {
+    logger.Error("controller failed", {logkey::Err(outcome.error())});
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace karpenter::cli

@@ -1,0 +1,68 @@
+#pragma once
+// What controllers ask of a cloud (reference §2, §9): launch a machine for a NodeClaim, find it
+// again, list the machines this cluster owns, and delete them. Implemented by the simulated EC2
+// (cloud/sim_cloud_provider.h) and the AWS provider.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/nodeclaim.h"
+#include "api/nodepool.h"
+#include "api/object_meta.h"
+#include "api/resource_list.h"
+#include "cloud/instance_type.h"
+#include "common/clock.h"
+#include "common/result.h"
+
+namespace karpenter::cloud {
+
+// One machine as the cloud reports it.
+struct Instance {
+  std::string provider_id;      // "aws:///us-east-1a/i-0123…", "sim:///us-east-1a/sim-0001"
+  std::string node_claim;       // the NodeClaim it was launched for (its ownership tag)
+  std::string node_pool;
+  std::string instance_type;
+  std::string zone;
+  std::string capacity_type;
+  std::string image_id;
+  std::string node_name;        // the name its kubelet registers the Node under
+  double price = 0;             // USD per hour of the chosen offering
+  TimePoint launch_time;
+  // The labels the node will carry: the instance type's single-valued labels, zone, region,
+  // capacity type, and the NodeClaim's own single-valued requirements.
+  api::Labels labels;
+  // The taints the kubelet registers with: the NodeClaim's taints and startup taints, and
+  // karpenter.sh/unregistered until Karpenter has synced the Node.
+  std::vector<api::Taint> taints;
+  api::ResourceList capacity;
+  api::ResourceList allocatable;
+};
+
+// Error reasons a provider returns so controllers can react.
+inline constexpr std::string_view kReasonNotFound = "NotFound";  // the instance is gone
+// No offering compatible with the NodeClaim has capacity now: re-plan its pods elsewhere.
+inline constexpr std::string_view kReasonInsufficientCapacity = "InsufficientCapacity";
+
+class CloudProvider {
+ public:
+  virtual ~CloudProvider() = default;
+
+  // Launches the cheapest available offering that satisfies the NodeClaim's requirements and
+  // resource requests. Idempotent per NodeClaim: a second call returns the same instance.
+  virtual Result<Instance> Create(const api::NodeClaim& node_claim) = 0;
+  // Terminates the instance. Fails with reason NotFound when it no longer exists.
+  virtual Status Delete(std::string_view provider_id) = 0;
+  virtual Result<Instance> Get(std::string_view provider_id) = 0;
+  // Every instance this cluster owns, in a stable order.
+  virtual Result<std::vector<Instance>> List() = 0;
+  // The instance types a NodePool may launch, offerings marked (un)available now. Shared and
+  // immutable: a provisioning pass holds it without copying a catalog of a thousand types.
+  virtual Result<std::shared_ptr<const std::vector<InstanceType>>> GetInstanceTypes(
+      const api::NodePool& node_pool) = 0;
+  // "aws" or "sim": the scheme of provider IDs.
+  virtual std::string_view Name() const = 0;
+};
+
+}  // namespace karpenter::cloud

@@ -1,0 +1,159 @@
+#include "cloud/sim_cloud_provider.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "api/labels.h"
+#include "scheduling/requirements.h"
+
+namespace karpenter::cloud {
+namespace {
+
+// The chosen instance type and offering for a NodeClaim.
+struct Choice {
+  const InstanceType* type = nullptr;
+  const Offering* offering = nullptr;
+};
+
+bool Allows(const scheduling::Requirements& requirements, std::string_view key,
+            std::string_view value) {
+  const scheduling::Requirement* requirement = requirements.Get(key);
+  return requirement == nullptr || requirement->Has(value);
+}
+
+// The cheapest available offering of a type compatible with the NodeClaim; ties go to the
+// earlier type in the catalog, so the choice is deterministic.
+Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& node_claim) {
+  const scheduling::Requirements wanted =
+      scheduling::Requirements::FromNodeSelector(node_claim.spec.requirements);
+  Choice best;
+  for (const InstanceType& type : catalog) {
+    if (!type.requirements.Intersects(wanted)) continue;
+    if (!node_claim.spec.resource_requests.FitsIn(type.Allocatable())) continue;
+    for (const Offering& offering : type.offerings) {
+      if (!offering.available || !Allows(wanted, api::kLabelZone, offering.zone) ||
+          !Allows(wanted, api::kLabelCapacityType, offering.capacity_type)) {
+        continue;
+      }
+      if (best.offering == nullptr || offering.price < best.offering->price) {
+        best = Choice{&type, &offering};
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+SimCloudProvider::SimCloudProvider(std::vector<InstanceType> catalog, const Clock& clock,
+                                   std::string region)
+    : clock_(clock), region_(std::move(region)),
+      catalog_(std::make_shared<const std::vector<InstanceType>>(std::move(catalog))) {}
+
+Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
+  std::lock_guard lock(mutex_);
+  if (const auto it = by_node_claim_.find(node_claim.metadata.name); it != by_node_claim_.end()) {
+    return instances_.at(it->second);
+  }
+  const Choice choice = Cheapest(*catalog_, node_claim);
+  if (choice.type == nullptr) {
+    return Error(fmt::format("NodeClaim {}: no available offering satisfies its requirements and "
+                             "requests of {} cpu / {} memory",
+                             node_claim.metadata.name,
+                             node_claim.spec.resource_requests.cpu().ToString(),
+                             node_claim.spec.resource_requests.memory().ToString()),
+                 0, std::string(kReasonInsufficientCapacity));
+  }
+  ++launched_;
+  Instance instance;
+  const std::string id = fmt::format("sim-{:012x}", launched_);
+  instance.provider_id = fmt::format("sim:///{}/{}", choice.offering->zone, id);
+  instance.node_claim = node_claim.metadata.name;
+  if (const auto it = node_claim.metadata.labels.find(api::kLabelNodePool);
+      it != node_claim.metadata.labels.end()) {
+    instance.node_pool = it->second;
+  }
+  instance.instance_type = choice.type->name;
+  instance.zone = choice.offering->zone;
+  instance.capacity_type = choice.offering->capacity_type;
+  instance.image_id = "sim-image";
+  instance.node_name = fmt::format("ip-10-{}-{}-{}.{}.compute.internal", (launched_ >> 16) & 255,
+                                   (launched_ >> 8) & 255, launched_ & 255, region_);
+  instance.price = choice.offering->price;
+  instance.launch_time = clock_.Now();
+  instance.labels =
+      scheduling::Requirements::FromNodeSelector(node_claim.spec.requirements).SingleValueLabels();
+  for (const auto& [key, value] : node_claim.metadata.labels) instance.labels[key] = value;
+  for (const auto& [key, value] : choice.type->requirements.SingleValueLabels()) {
+    instance.labels[key] = value;
+  }
+  instance.labels[std::string(api::kLabelInstanceType)] = choice.type->name;
+  instance.labels[std::string(api::kLabelZone)] = choice.offering->zone;
+  instance.labels[std::string(api::kLabelRegion)] = region_;
+  instance.labels[std::string(api::kLabelCapacityType)] = choice.offering->capacity_type;
+  instance.labels[std::string(api::kLabelHostname)] = instance.node_name;
+  instance.taints = node_claim.spec.taints;
+  instance.taints.insert(instance.taints.end(), node_claim.spec.startup_taints.begin(),
+                         node_claim.spec.startup_taints.end());
+  instance.taints.push_back(
+      api::Taint{std::string(api::kTaintUnregistered), "", api::TaintEffect::kNoExecute});
+  instance.capacity = choice.type->capacity;
+  instance.allocatable = choice.type->Allocatable();
+  by_node_claim_.emplace(node_claim.metadata.name, instance.provider_id);
+  return instances_.emplace(instance.provider_id, std::move(instance)).first->second;
+}
+
+Status SimCloudProvider::Delete(std::string_view provider_id) {
+  std::lock_guard lock(mutex_);
+  const auto it = instances_.find(provider_id);
+  if (it == instances_.end()) {
+    return Error(fmt::format("instance {} not found", provider_id), 404,
+                 std::string(kReasonNotFound));
+  }
+  by_node_claim_.erase(it->second.node_claim);
+  instances_.erase(it);
+  return {};
+}
+
+Result<Instance> SimCloudProvider::Get(std::string_view provider_id) {
+  std::lock_guard lock(mutex_);
+  const auto it = instances_.find(provider_id);
+  if (it == instances_.end()) {
+    return Error(fmt::format("instance {} not found", provider_id), 404,
+                 std::string(kReasonNotFound));
+  }
+  return it->second;
+}
+
+Result<std::vector<Instance>> SimCloudProvider::List() {
+  std::lock_guard lock(mutex_);
+  std::vector<Instance> out;
+  out.reserve(instances_.size());
+  for (const auto& [id, instance] : instances_) out.push_back(instance);
+  return out;
+}
+
+Result<std::shared_ptr<const std::vector<InstanceType>>> SimCloudProvider::GetInstanceTypes(
+    const api::NodePool&) {
+  std::lock_guard lock(mutex_);
+  return catalog_;
+}
+
+void SimCloudProvider::SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
+                                            std::string_view capacity_type, bool available) {
+  std::lock_guard lock(mutex_);
+  auto changed = std::make_shared<std::vector<InstanceType>>(*catalog_);
+  for (InstanceType& type : *changed) {
+    if (type.name != instance_type) continue;
+    for (Offering& offering : type.offerings) {
+      if (offering.zone == zone && offering.capacity_type == capacity_type) {
+        offering.available = available;
+      }
+    }
+  }
+  catalog_ = std::move(changed);
+}
+
+}  // namespace karpenter::cloud

@@ -1,0 +1,45 @@
+#pragma once
+// A simulated EC2 on an instance-type catalog: launches are instant and always succeed unless an
+// offering was made unavailable, prices are the catalog's. Instances live in memory; something
+// else plays their kubelets (sim/node_booter.h creates their Node objects).
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+
+namespace karpenter::cloud {
+
+class SimCloudProvider final : public CloudProvider {
+ public:
+  SimCloudProvider(std::vector<InstanceType> catalog, const Clock& clock, std::string region);
+
+  Result<Instance> Create(const api::NodeClaim& node_claim) override;
+  Status Delete(std::string_view provider_id) override;
+  Result<Instance> Get(std::string_view provider_id) override;
+  Result<std::vector<Instance>> List() override;
+  Result<std::shared_ptr<const std::vector<InstanceType>>> GetInstanceTypes(
+      const api::NodePool& node_pool) override;
+  std::string_view Name() const override { return "sim"; }
+
+  // Fault injection: while unavailable, launches skip the offering (as after an EC2
+  // InsufficientInstanceCapacity error) and GetInstanceTypes reports it unavailable.
+  void SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
+                            std::string_view capacity_type, bool available);
+
+ private:
+  const Clock& clock_;
+  const std::string region_;
+  std::mutex mutex_;
+  std::shared_ptr<const std::vector<InstanceType>> catalog_;  // replaced, never mutated
+  std::map<std::string, Instance, std::less<>> instances_;  // by provider ID
+  std::map<std::string, std::string, std::less<>> by_node_claim_;
+  uint64_t launched_ = 0;
+};
+
+}  // namespace karpenter::cloud

@@ -1,0 +1,97 @@
+#include "controllers/cluster_cache.h"
+
+#include <utility>
+
+#include "api/manifest.h"
+
+namespace karpenter::controllers {
+namespace {
+
+std::vector<std::string> StringAt(const kube::Object& object, const char* section,
+                                  const char* field) {
+  const auto part = object.find(section);
+  if (part == object.end() || !part->is_object()) return {};
+  const auto value = part->find(field);
+  if (value == part->end() || !value->is_string() || value->get_ref<const std::string&>().empty()) {
+    return {};
+  }
+  return {value->get<std::string>()};
+}
+
+// Decodes one object and takes it out of the manifest vector `Member` selects.
+template <class T, class Member>
+std::optional<T> DecodeAs(const kube::Object& object, Member member, std::string* error) {
+  api::DecodeOutcome outcome = api::DecodeObject(object, "cluster");
+  std::vector<T>& decoded = outcome.manifest.*member;
+  if (decoded.empty()) {
+    if (error != nullptr) {
+      *error = outcome.errors.empty() ? std::string("not a supported object")
+                                      : std::move(outcome.errors.front());
+    }
+    return std::nullopt;
+  }
+  return std::move(decoded.front());
+}
+
+}  // namespace
+
+ClusterCache::ClusterCache(kube::Client& client)
+    : pods_(client, kube::resources::kPods),
+      nodes_(client, kube::resources::kNodes),
+      node_claims_(client, kube::resources::kNodeClaims),
+      node_pools_(client, kube::resources::kNodePools),
+      node_classes_(client, kube::resources::kEC2NodeClasses),
+      daemon_sets_(client, kube::resources::kDaemonSets) {
+  pods_.AddIndex(std::string(kIndexPodsByNode), [](const kube::Object& pod) {
+    return StringAt(pod, "spec", "nodeName");
+  });
+  nodes_.AddIndex(std::string(kIndexNodesByProviderId), [](const kube::Object& node) {
+    return StringAt(node, "spec", "providerID");
+  });
+  node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId),
+                        [](const kube::Object& claim) {
+                          return StringAt(claim, "status", "providerID");
+                        });
+}
+
+std::vector<kube::Informer*> ClusterCache::all() {
+  return {&pods_, &nodes_, &node_claims_, &node_pools_, &node_classes_, &daemon_sets_};
+}
+
+bool ClusterCache::synced() const {
+  return pods_.synced() && nodes_.synced() && node_claims_.synced() && node_pools_.synced() &&
+         node_classes_.synced() && daemon_sets_.synced();
+}
+
+std::optional<kube::Object> ClusterCache::NodeByProviderId(std::string_view provider_id) const {
+  std::vector<kube::Object> nodes = nodes_.ByIndex(kIndexNodesByProviderId, provider_id);
+  if (nodes.empty()) return std::nullopt;
+  return std::move(nodes.front());
+}
+
+std::optional<api::Pod> DecodePod(const kube::Object& object, std::string* error) {
+  return DecodeAs<api::Pod>(object, &api::Manifest::pods, error);
+}
+
+std::optional<api::Node> DecodeNode(const kube::Object& object, std::string* error) {
+  return DecodeAs<api::Node>(object, &api::Manifest::nodes, error);
+}
+
+std::optional<api::NodeClaim> DecodeNodeClaim(const kube::Object& object, std::string* error) {
+  return DecodeAs<api::NodeClaim>(object, &api::Manifest::node_claims, error);
+}
+
+std::optional<api::NodePool> DecodeNodePool(const kube::Object& object, std::string* error) {
+  return DecodeAs<api::NodePool>(object, &api::Manifest::node_pools, error);
+}
+
+std::optional<api::EC2NodeClass> DecodeEC2NodeClass(const kube::Object& object,
+                                                    std::string* error) {
+  return DecodeAs<api::EC2NodeClass>(object, &api::Manifest::node_classes, error);
+}
+
+std::optional<api::Workload> DecodeDaemonSet(const kube::Object& object, std::string* error) {
+  return DecodeAs<api::Workload>(object, &api::Manifest::workloads, error);
+}
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,70 @@
+#pragma once
+// The informers every controller reads the cluster from (pods, nodes, NodeClaims, NodePools,
+// EC2NodeClasses, DaemonSets), their indexes, and typed views of their objects.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/ec2nodeclass.h"
+#include "api/node.h"
+#include "api/nodeclaim.h"
+#include "api/nodepool.h"
+#include "api/pod.h"
+#include "api/workloads.h"
+#include "kube/client.h"
+#include "kube/informer.h"
+
+namespace karpenter::controllers {
+
+inline constexpr std::string_view kIndexPodsByNode = "pods-by-node";
+inline constexpr std::string_view kIndexNodesByProviderId = "nodes-by-provider-id";
+inline constexpr std::string_view kIndexNodeClaimsByProviderId = "nodeclaims-by-provider-id";
+
+class ClusterCache {
+ public:
+  explicit ClusterCache(kube::Client& client);
+
+  kube::Informer& pods() { return pods_; }
+  kube::Informer& nodes() { return nodes_; }
+  kube::Informer& node_claims() { return node_claims_; }
+  kube::Informer& node_pools() { return node_pools_; }
+  kube::Informer& node_classes() { return node_classes_; }
+  kube::Informer& daemon_sets() { return daemon_sets_; }
+  const kube::Informer& pods() const { return pods_; }
+  const kube::Informer& nodes() const { return nodes_; }
+  const kube::Informer& node_claims() const { return node_claims_; }
+  const kube::Informer& node_pools() const { return node_pools_; }
+  const kube::Informer& node_classes() const { return node_classes_; }
+  const kube::Informer& daemon_sets() const { return daemon_sets_; }
+  std::vector<kube::Informer*> all();
+  bool synced() const;
+
+  // The Node carrying `provider_id`, if any.
+  std::optional<kube::Object> NodeByProviderId(std::string_view provider_id) const;
+
+ private:
+  kube::Informer pods_;
+  kube::Informer nodes_;
+  kube::Informer node_claims_;
+  kube::Informer node_pools_;
+  kube::Informer node_classes_;
+  kube::Informer daemon_sets_;
+};
+
+// Typed views. An object that does not decode (an invalid object the API server let through)
+// yields nullopt and `error` says why; controllers skip it and report, never crash.
+std::optional<api::Pod> DecodePod(const kube::Object& object, std::string* error = nullptr);
+std::optional<api::Node> DecodeNode(const kube::Object& object, std::string* error = nullptr);
+std::optional<api::NodeClaim> DecodeNodeClaim(const kube::Object& object,
+                                              std::string* error = nullptr);
+std::optional<api::NodePool> DecodeNodePool(const kube::Object& object,
+                                            std::string* error = nullptr);
+std::optional<api::EC2NodeClass> DecodeEC2NodeClass(const kube::Object& object,
+                                                    std::string* error = nullptr);
+std::optional<api::Workload> DecodeDaemonSet(const kube::Object& object,
+                                             std::string* error = nullptr);
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,52 @@
+#include "controllers/conditions.h"
+
+#include <string>
+
+namespace karpenter::controllers {
+
+bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
+                  std::string_view reason, std::string_view message, TimePoint now,
+                  int64_t observed_generation) {
+  if (!conditions.is_array()) conditions = kube::Object::array();
+  const char* status_text = status ? "True" : "False";
+  for (kube::Object& condition : conditions) {
+    if (condition.value("type", "") != type) continue;
+    if (condition.value("status", "") == status_text && condition.value("reason", "") == reason &&
+        condition.value("message", "") == message &&
+        condition.value("observedGeneration", int64_t{0}) == observed_generation) {
+      return false;
+    }
+    if (condition.value("status", "") != status_text) {
+      condition["lastTransitionTime"] = FormatTime(now);
+    }
+    condition["status"] = status_text;
+    condition["reason"] = std::string(reason);
+    condition["message"] = std::string(message);
+    condition["observedGeneration"] = observed_generation;
+    return true;
+  }
+  conditions.push_back({{"type", std::string(type)},
+                        {"status", status_text},
+                        {"reason", std::string(reason)},
+                        {"message", std::string(message)},
+                        {"lastTransitionTime", FormatTime(now)},
+                        {"observedGeneration", observed_generation}});
+  return true;
+}
+
+std::string_view ConditionStatus(const kube::Object& object, std::string_view type) {
+  const auto status = object.find("status");
+  if (status == object.end() || !status->is_object()) return {};
+  const auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return {};
+  for (const kube::Object& condition : *conditions) {
+    const auto found = condition.find("type");
+    if (found == condition.end() || !found->is_string() || *found != type) continue;
+    const auto value = condition.find("status");
+    if (value == condition.end() || !value->is_string()) return {};
+    return value->get_ref<const std::string&>();
+  }
+  return {};
+}
+
+}  // namespace karpenter::controllers

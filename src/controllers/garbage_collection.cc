@@ -1,0 +1,77 @@
+#include "controllers/garbage_collection.h"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "controllers/conditions.h"
+
+namespace karpenter::controllers {
+
+GarbageCollector::GarbageCollector(ClusterCache& cluster, kube::Client& client,
+                                   cloud::CloudProvider& cloud, const Clock& clock,
+                                   Logger logger, std::chrono::milliseconds grace)
+    : cluster_(cluster),
+      client_(client),
+      cloud_(cloud),
+      clock_(clock),
+      logger_(std::move(logger)),
+      grace_(grace) {}
+
+Result<GarbageCollectionResult> GarbageCollector::Collect() {
+  Result<std::vector<cloud::Instance>> instances = cloud_.List();
+  if (!instances.ok()) return instances.error();
+  GarbageCollectionResult result;
+  const TimePoint now = clock_.Now();
+
+  std::set<std::string, std::less<>> claim_names;
+  std::set<std::string, std::less<>> claimed_ids;
+  std::vector<std::pair<std::string, std::string>> launched;  // name, provider ID
+  cluster_.node_claims().ForEach([&](const kube::Object& claim) {
+    claim_names.emplace(kube::Name(claim));
+    const std::string provider_id =
+        claim.value("status", kube::Object::object()).value("providerID", "");
+    if (provider_id.empty()) return;
+    claimed_ids.insert(provider_id);
+    if (kube::DeletionTimestamp(claim).empty() && ConditionStatus(claim, "Launched") == "True") {
+      launched.emplace_back(std::string(kube::Name(claim)), provider_id);
+    }
+  });
+
+  std::set<std::string, std::less<>> live_ids;
+  for (const cloud::Instance& instance : *instances) {
+    live_ids.insert(instance.provider_id);
+    if (claimed_ids.contains(instance.provider_id) || claim_names.contains(instance.node_claim) ||
+        now - instance.launch_time < grace_) {
+      continue;
+    }
+    Status terminated = cloud_.Delete(instance.provider_id);
+    if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
+      logger_.Error("terminating leaked instance failed",
+                    {logkey::ProviderId(instance.provider_id), logkey::Err(terminated.error())});
+      continue;
+    }
+    logger_.Info("garbage collected leaked instance",
+                 {logkey::ProviderId(instance.provider_id), logkey::NodeClaim(instance.node_claim)});
+    ++result.instances_terminated;
+  }
+
+  for (const auto& [name, provider_id] : launched) {
+    if (live_ids.contains(provider_id)) continue;
+    // List may race a launch that finished after it: confirm before deleting.
+    Result<cloud::Instance> instance = cloud_.Get(provider_id);
+    if (instance.ok() || instance.error().reason != cloud::kReasonNotFound) continue;
+    Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
+    if (!deleted.ok() && deleted.error().status != 404) {
+      logger_.Error("deleting nodeclaim without instance failed",
+                    {logkey::NodeClaim(name), logkey::Err(deleted.error())});
+      continue;
+    }
+    logger_.Info("garbage collected nodeclaim whose instance is gone",
+                 {logkey::NodeClaim(name), logkey::ProviderId(provider_id)});
+    ++result.node_claims_deleted;
+  }
+  return result;
+}
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,41 @@
+#pragma once
+// Garbage collection between the cloud and the cluster (reference §9): an instance this cluster
+// owns whose NodeClaim is gone (a crash between launch and recording it, a NodeClaim deleted by
+// hand with its finalizer removed) is terminated once older than a grace period; a NodeClaim
+// whose instance has disappeared is deleted so its pods get capacity again. Only instances the
+// CloudProvider lists as ours are ever touched.
+
+#include <chrono>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/result.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+
+namespace karpenter::controllers {
+
+struct GarbageCollectionResult {
+  size_t instances_terminated = 0;
+  size_t node_claims_deleted = 0;
+};
+
+class GarbageCollector {
+ public:
+  GarbageCollector(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
+                   const Clock& clock, Logger logger,
+                   std::chrono::milliseconds grace = std::chrono::seconds(30));
+
+  Result<GarbageCollectionResult> Collect();
+
+ private:
+  ClusterCache& cluster_;
+  kube::Client& client_;
+  cloud::CloudProvider& cloud_;
+  const Clock& clock_;
+  Logger logger_;
+  const std::chrono::milliseconds grace_;
+};
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,294 @@
+#include "controllers/nodeclaim_lifecycle.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "api/encode.h"
+#include "api/labels.h"
+#include "controllers/conditions.h"
+
+namespace karpenter::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kRetry(10000);
+
+kube::Object Member(const kube::Object& object, const char* section, const char* field) {
+  const auto part = object.find(section);
+  if (part == object.end() || !part->is_object()) return nullptr;
+  const auto value = part->find(field);
+  return value == part->end() ? kube::Object(nullptr) : *value;
+}
+
+kube::Object Conditions(const kube::Object& object) {
+  kube::Object conditions = Member(object, "status", "conditions");
+  return conditions.is_array() ? conditions : kube::Object::array();
+}
+
+// The finalizers of `object` without `finalizer`.
+kube::Object FinalizersWithout(const kube::Object& object, std::string_view finalizer) {
+  kube::Object out = kube::Object::array();
+  const kube::Object finalizers = Member(object, "metadata", "finalizers");
+  if (!finalizers.is_array()) return out;
+  for (const kube::Object& f : finalizers) {
+    if (!(f.is_string() && f.get_ref<const std::string&>() == finalizer)) out.push_back(f);
+  }
+  return out;
+}
+
+std::optional<TimePoint> ConditionTime(const kube::Object& object, std::string_view type) {
+  for (const kube::Object& condition : Conditions(object)) {
+    if (condition.value("type", "") == type) {
+      return ParseTime(condition.value("lastTransitionTime", ""));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client,
+                                       cloud::CloudProvider& cloud, kube::EventRecorder& events,
+                                       const Clock& clock, Logger logger,
+                                       LifecycleOptions options)
+    : cluster_(cluster),
+      client_(client),
+      cloud_(cloud),
+      events_(events),
+      clock_(clock),
+      logger_(std::move(logger)),
+      options_(options) {}
+
+Result<std::optional<milliseconds>> NodeClaimLifecycle::Reconcile(std::string_view name) {
+  const std::optional<kube::Object> object = cluster_.node_claims().Get(name);
+  if (!object) return std::optional<milliseconds>();
+  std::string error;
+  const std::optional<api::NodeClaim> claim = DecodeNodeClaim(*object, &error);
+  if (!claim) {
+    (void)events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
+    return std::optional<milliseconds>();
+  }
+  if (!claim->metadata.deletion_timestamp.empty()) return Finalize(*object, *claim);
+  if (claim->status.provider_id.empty()) return Launch(*object, *claim);
+  if (ConditionStatus(*object, "Registered") != "True") return Register(*object, *claim);
+  if (ConditionStatus(*object, "Initialized") != "True") return Initialize(*object, *claim);
+  return std::optional<milliseconds>();
+}
+
+Status NodeClaimLifecycle::PatchStatus(const kube::Object& object, kube::Object status) {
+  Result<kube::Object> patched =
+      client_.Patch(kube::resources::kNodeClaims, "", kube::Name(object), kube::PatchType::kMerge,
+                    kube::Object{{"status", std::move(status)}}, kube::Subresource::kStatus);
+  if (!patched.ok()) return patched.error();
+  return {};
+}
+
+NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& object,
+                                                       const api::NodeClaim& claim) {
+  const std::string& name = claim.metadata.name;
+  Result<cloud::Instance> instance = cloud_.Create(claim);
+  const TimePoint now = clock_.Now();
+  if (!instance.ok()) {
+    if (instance.error().reason == cloud::kReasonInsufficientCapacity) {
+      // Nothing can launch it now: give its pods back to the provisioner, which plans again
+      // with what is available.
+      (void)events_.Record(object, kube::EventType::kWarning, "InsufficientCapacityError",
+                           instance.error().message);
+      logger_.Warn("deleting nodeclaim: insufficient capacity",
+                   {logkey::NodeClaim(name), logkey::Err(instance.error())});
+      Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
+      if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+      return std::optional<milliseconds>();
+    }
+    kube::Object conditions = Conditions(object);
+    SetCondition(conditions, "Launched", false, "LaunchFailed", instance.error().message, now,
+                 claim.metadata.generation);
+    (void)PatchStatus(object, {{"conditions", conditions}});
+    logger_.Error("launching nodeclaim failed",
+                  {logkey::NodeClaim(name), logkey::Err(instance.error())});
+    return std::optional<milliseconds>(kRetry);
+  }
+  // Labels first, so the Node that registers finds them on its NodeClaim.
+  kube::Object labels = api::Encode(instance->labels);
+  labels.erase(std::string(api::kLabelHostname));
+  Result<kube::Object> labelled = client_.Patch(
+      kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+      kube::Object{{"metadata", {{"labels", labels}}}}, kube::Subresource::kNone);
+  if (!labelled.ok()) return labelled.error();
+  kube::Object conditions = Conditions(object);
+  SetCondition(conditions, "Launched", true, "Launched", "", now, claim.metadata.generation);
+  Status patched = PatchStatus(object, {{"providerID", instance->provider_id},
+                                        {"imageID", instance->image_id},
+                                        {"capacity", api::Encode(instance->capacity)},
+                                        {"allocatable", api::Encode(instance->allocatable)},
+                                        {"conditions", conditions}});
+  if (!patched.ok()) return patched.error();
+  logger_.Info("launched nodeclaim", {logkey::NodeClaim(name),
+                                      logkey::ProviderId(instance->provider_id),
+                                      {"instance-type", instance->instance_type},
+                                      {"zone", instance->zone},
+                                      {"capacity-type", instance->capacity_type},
+                                      {"allocatable", api::Encode(instance->allocatable)}});
+  // The NodeClaim's own update brings it back (with the new status in the cache).
+  return std::optional<milliseconds>();
+}
+
+NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& object,
+                                                         const api::NodeClaim& claim) {
+  const std::string& name = claim.metadata.name;
+  const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
+  const TimePoint now = clock_.Now();
+  if (!node) {
+    const std::optional<TimePoint> launched = ConditionTime(object, "Launched");
+    if (launched && now - *launched > options_.registration_ttl) {
+      const std::string message =
+          fmt::format("its node did not register within {}s",
+                      std::chrono::duration_cast<std::chrono::seconds>(options_.registration_ttl)
+                          .count());
+      (void)events_.Record(object, kube::EventType::kWarning, "RegistrationTimeout", message);
+      logger_.Warn("deleting nodeclaim: " + message, {logkey::NodeClaim(name)});
+      Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
+      if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+      return std::optional<milliseconds>();
+    }
+    return std::optional<milliseconds>(kRetry);
+  }
+  const std::string node_name(kube::Name(*node));
+  // The Node takes the NodeClaim's labels and taints, loses karpenter.sh/unregistered, and is
+  // owned by the NodeClaim (deleting the NodeClaim deletes it).
+  kube::Object labels = api::Encode(claim.metadata.labels);
+  labels[std::string(api::kLabelRegistered)] = "true";
+  std::vector<api::Taint> taints;
+  if (std::optional<api::Node> decoded = DecodeNode(*node)) {
+    for (const api::Taint& taint : decoded->spec.taints) {
+      if (taint.key != api::kTaintUnregistered) taints.push_back(taint);
+    }
+  }
+  for (const api::Taint& taint : claim.spec.taints) {
+    if (std::find(taints.begin(), taints.end(), taint) == taints.end()) taints.push_back(taint);
+  }
+  kube::Object owners = Member(*node, "metadata", "ownerReferences");
+  if (!owners.is_array()) owners = kube::Object::array();
+  const bool owned = std::any_of(owners.begin(), owners.end(), [&](const kube::Object& owner) {
+    return owner.value("uid", "") == claim.metadata.uid;
+  });
+  if (!owned) {
+    owners.push_back({{"apiVersion", "karpenter.sh/v1"},
+                      {"kind", "NodeClaim"},
+                      {"name", name},
+                      {"uid", claim.metadata.uid},
+                      {"blockOwnerDeletion", true}});
+  }
+  kube::Object finalizers = FinalizersWithout(*node, api::kFinalizerTermination);
+  finalizers.push_back(std::string(api::kFinalizerTermination));
+  Result<kube::Object> patched = client_.Patch(
+      kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
+      kube::Object{{"metadata",
+                    {{"labels", labels},
+                     {"ownerReferences", owners},
+                     {"finalizers", finalizers},
+                     {"resourceVersion", std::string(kube::ResourceVersion(*node))}}},
+                   {"spec", {{"taints", api::Encode(taints)}}}},
+      kube::Subresource::kNone);
+  if (!patched.ok()) {
+    if (patched.error().status == 409) return std::optional<milliseconds>(milliseconds(200));
+    return patched.error();
+  }
+  kube::Object conditions = Conditions(object);
+  SetCondition(conditions, "Registered", true, "Registered", "", now, claim.metadata.generation);
+  if (Status status = PatchStatus(object, {{"nodeName", node_name}, {"conditions", conditions}});
+      !status.ok()) {
+    return status.error();
+  }
+  logger_.Info("registered nodeclaim", {logkey::NodeClaim(name), logkey::Node(node_name),
+                                        logkey::ProviderId(claim.status.provider_id)});
+  return std::optional<milliseconds>();
+}
+
+NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& object,
+                                                           const api::NodeClaim& claim) {
+  const std::optional<kube::Object> node_object =
+      cluster_.NodeByProviderId(claim.status.provider_id);
+  if (!node_object) return std::optional<milliseconds>(kRetry);
+  const std::optional<api::Node> node = DecodeNode(*node_object);
+  if (!node || !node->Ready()) return std::optional<milliseconds>();
+  for (const api::Taint& taint : claim.spec.startup_taints) {
+    if (std::find(node->spec.taints.begin(), node->spec.taints.end(), taint) !=
+        node->spec.taints.end()) {
+      return std::optional<milliseconds>();  // something on the node still prepares it
+    }
+  }
+  bool resources_ready = true;
+  claim.spec.resource_requests.ForEach([&](std::string_view resource, Quantity) {
+    if (node->status.allocatable.Get(resource).is_zero()) resources_ready = false;
+  });
+  if (!resources_ready) return std::optional<milliseconds>();
+  Result<kube::Object> labelled = client_.Patch(
+      kube::resources::kNodes, "", node->metadata.name, kube::PatchType::kMerge,
+      kube::Object{{"metadata", {{"labels", {{std::string(api::kLabelInitialized), "true"}}}}}},
+      kube::Subresource::kNone);
+  if (!labelled.ok()) return labelled.error();
+  const TimePoint now = clock_.Now();
+  kube::Object conditions = Conditions(object);
+  SetCondition(conditions, "Initialized", true, "Initialized", "", now, claim.metadata.generation);
+  SetCondition(conditions, "Ready", true, "Ready", "", now, claim.metadata.generation);
+  if (Status status = PatchStatus(object, {{"conditions", conditions}}); !status.ok()) {
+    return status.error();
+  }
+  logger_.Info("initialized nodeclaim",
+               {logkey::NodeClaim(claim.metadata.name), logkey::Node(node->metadata.name),
+                {"allocatable", api::Encode(node->status.allocatable)}});
+  return std::optional<milliseconds>();
+}
+
+NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& object,
+                                                         const api::NodeClaim& claim) {
+  if (!kube::HasFinalizer(object, api::kFinalizerTermination)) {
+    return std::optional<milliseconds>();
+  }
+  const std::string& name = claim.metadata.name;
+  if (!claim.status.provider_id.empty()) {
+    if (std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id)) {
+      const std::string node_name(kube::Name(*node));
+      // Draining before deletion belongs to the termination controller; here the Node goes with
+      // its machine.
+      if (kube::HasFinalizer(*node, api::kFinalizerTermination)) {
+        Result<kube::Object> released = client_.Patch(
+            kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
+            kube::Object{
+                {"metadata",
+                 {{"finalizers", FinalizersWithout(*node, api::kFinalizerTermination)}}}},
+            kube::Subresource::kNone);
+        if (!released.ok() && released.error().status != 404) return released.error();
+      }
+      Status deleted = client_.Delete(kube::resources::kNodes, "", node_name, {});
+      if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+    }
+    Status terminated = cloud_.Delete(claim.status.provider_id);
+    if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
+      logger_.Error("terminating instance failed",
+                    {logkey::NodeClaim(name), logkey::Err(terminated.error())});
+      return std::optional<milliseconds>(kRetry);
+    }
+  }
+  Result<kube::Object> released = client_.Patch(
+      kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+      kube::Object{{"metadata",
+                    {{"finalizers", FinalizersWithout(object, api::kFinalizerTermination)},
+                     {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
+      kube::Subresource::kNone);
+  if (!released.ok()) {
+    if (released.error().status == 404) return std::optional<milliseconds>();
+    if (released.error().status == 409) return std::optional<milliseconds>(milliseconds(200));
+    return released.error();
+  }
+  logger_.Info("deleted nodeclaim",
+               {logkey::NodeClaim(name), logkey::ProviderId(claim.status.provider_id)});
+  return std::optional<milliseconds>();
+}
+
+}  // namespace karpenter::controllers

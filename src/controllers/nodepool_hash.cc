@@ -1,0 +1,34 @@
+#include "controllers/nodepool_hash.h"
+
+#include <string>
+
+namespace karpenter::controllers {
+
+uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t hash = 14695981039346656037ULL;
+  for (const unsigned char byte : bytes) {
+    hash ^= byte;
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+std::string NodePoolHash(const kube::Object& node_pool) {
+  kube::Object hashed = kube::Object::object();
+  const kube::Object* template_ = nullptr;
+  if (const auto spec = node_pool.find("spec"); spec != node_pool.end() && spec->is_object()) {
+    if (const auto it = spec->find("template"); it != spec->end() && it->is_object()) {
+      template_ = &*it;
+    }
+  }
+  if (template_ != nullptr) {
+    hashed = *template_;
+    if (auto spec = hashed.find("spec"); spec != hashed.end() && spec->is_object()) {
+      spec->erase("requirements");
+    }
+  }
+  // nlohmann::json keeps object keys sorted, so dump() is canonical.
+  return std::to_string(Fnv1a64(hashed.dump()));
+}
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,26 @@
+#pragma once
+// The NodePool template hash (annotation karpenter.sh/nodepool-hash on the NodePool and on every
+// NodeClaim it creates): when the two differ, the NodeClaim was made from an older template and
+// is drifted. Requirements are left out on purpose: whether a NodeClaim still satisfies them is
+// checked directly, so widening them drifts nothing.
+
+#include <string>
+#include <string_view>
+
+#include "kube/object.h"
+
+namespace karpenter::controllers {
+
+inline constexpr std::string_view kAnnotationNodePoolHash = "karpenter.sh/nodepool-hash";
+inline constexpr std::string_view kAnnotationNodePoolHashVersion =
+    "karpenter.sh/nodepool-hash-version";
+// Bumped when the hashed fields change, so an upgrade does not drift every node.
+inline constexpr std::string_view kNodePoolHashVersion = "v3";
+
+// The hash of a NodePool object's spec.template, as a decimal string.
+std::string NodePoolHash(const kube::Object& node_pool);
+
+// FNV-1a, 64 bits: stable across runs and builds, unlike std::hash.
+uint64_t Fnv1a64(std::string_view bytes);
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,95 @@
+#include "controllers/nodepool_status.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <utility>
+
+#include "api/encode.h"
+#include "api/labels.h"
+#include "controllers/conditions.h"
+#include "controllers/nodepool_hash.h"
+
+namespace karpenter::controllers {
+
+NodePoolStatus::NodePoolStatus(ClusterCache& cluster, kube::Client& client,
+                               kube::EventRecorder& events, const Clock& clock, Logger logger)
+    : cluster_(cluster),
+      client_(client),
+      events_(events),
+      clock_(clock),
+      logger_(std::move(logger)) {}
+
+Status NodePoolStatus::Reconcile(std::string_view name) {
+  const std::optional<kube::Object> object = cluster_.node_pools().Get(name);
+  if (!object || !kube::DeletionTimestamp(*object).empty()) return {};
+
+  const std::string hash = NodePoolHash(*object);
+  if (kube::Annotation(*object, kAnnotationNodePoolHash) != hash ||
+      kube::Annotation(*object, kAnnotationNodePoolHashVersion) != kNodePoolHashVersion) {
+    Result<kube::Object> annotated = client_.Patch(
+        kube::resources::kNodePools, "", name, kube::PatchType::kMerge,
+        kube::Object{{"metadata",
+                      {{"annotations",
+                        {{std::string(kAnnotationNodePoolHash), hash},
+                         {std::string(kAnnotationNodePoolHashVersion), kNodePoolHashVersion}}}}}},
+        kube::Subresource::kNone);
+    if (!annotated.ok()) return annotated.error();
+  }
+
+  api::ResourceList resources;
+  int64_t nodes = 0;
+  cluster_.node_claims().ForEach([&](const kube::Object& claim_object) {
+    if (kube::Label(claim_object, api::kLabelNodePool) != name) return;
+    std::optional<api::NodeClaim> claim = DecodeNodeClaim(claim_object);
+    if (!claim) return;
+    resources += claim->status.capacity;
+    ++nodes;
+  });
+  resources.Set("nodes", Quantity::FromUnits(nodes));
+
+  std::string error;
+  const std::optional<api::NodePool> pool = DecodeNodePool(*object, &error);
+  const TimePoint now = clock_.Now();
+  const int64_t generation = kube::Generation(*object);
+  kube::Object conditions = object->value("status", kube::Object::object())
+                                .value("conditions", kube::Object::array());
+  bool class_ready = false;
+  std::string class_message;
+  if (pool) {
+    const api::NodeClassReference& ref = pool->spec.template_.spec.node_class_ref;
+    class_ready = cluster_.node_classes().Get(ref.name).has_value();
+    if (!class_ready) class_message = fmt::format("{} \"{}\" not found", ref.kind, ref.name);
+  }
+  SetCondition(conditions, "ValidationSucceeded", pool.has_value(),
+               pool ? "ValidationSucceeded" : "ValidationFailed", error, now, generation);
+  SetCondition(conditions, "NodeClassReady", class_ready,
+               class_ready ? "NodeClassReady" : "NodeClassNotFound", class_message, now,
+               generation);
+  const bool ready = pool.has_value() && class_ready;
+  const std::string ready_message = !pool ? error : class_message;
+  const bool became_unready = ConditionStatus(*object, "Ready") != (ready ? "True" : "False");
+  SetCondition(conditions, "Ready", ready, ready ? "Ready" : "NotReady", ready_message, now,
+               generation);
+  if (!ready && became_unready) {
+    (void)events_.Record(*object, kube::EventType::kWarning, "NotReady",
+                         fmt::format("NodePool {} cannot provision: {}", name, ready_message));
+    logger_.Warn("nodepool not ready", {logkey::NodePool(name), {"reason", ready_message}});
+  }
+  kube::Object status = {{"resources", api::Encode(resources)},
+                         {"nodes", nodes},
+                         {"conditions", std::move(conditions)}};
+  const kube::Object current = object->value("status", kube::Object::object());
+  if (current.value("resources", kube::Object()) == status["resources"] &&
+      current.value("nodes", kube::Object()) == status["nodes"] &&
+      current.value("conditions", kube::Object()) == status["conditions"]) {
+    return {};
+  }
+  Result<kube::Object> patched =
+      client_.Patch(kube::resources::kNodePools, "", name, kube::PatchType::kMerge,
+                    kube::Object{{"status", std::move(status)}}, kube::Subresource::kStatus);
+  if (!patched.ok()) return patched.error();
+  return {};
+}
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,81 @@
+#pragma once
+// Provisioning (reference §8): pods the kube-scheduler marked Unschedulable are batched (a window
+// closes after BATCH_IDLE_DURATION without new pods, or BATCH_MAX_DURATION after the first), then
+// one scheduling pass over the cluster as the informers see it — existing nodes and their pods,
+// in-flight NodeClaims, daemonset overhead, NodePool limits — decides the NodeClaims to create.
+// Each pending pod gets an Event: where it should land, or why nothing fits.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/result.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+#include "scheduling/scheduler.h"
+
+namespace karpenter::controllers {
+
+struct BatchOptions {
+  std::chrono::milliseconds idle{1000};
+  std::chrono::milliseconds max{10000};
+};
+
+// The batching window: opens with the first trigger, closes when triggers pause for `idle` or
+// `max` after it opened.
+class Batcher {
+ public:
+  explicit Batcher(BatchOptions options) : options_(options) {}
+  void Trigger(TimePoint now);
+  // True (and the window resets) when an open window has closed by `now`.
+  bool Ready(TimePoint now);
+  // When the open window closes at the latest, for sleeping until then; nullopt when closed.
+  std::optional<TimePoint> Deadline() const;
+
+ private:
+  const BatchOptions options_;
+  mutable std::mutex mutex_;
+  std::optional<TimePoint> first_;
+  TimePoint last_;
+};
+
+// Whether the pod waits for capacity Karpenter can provide: not bound, not terminal or
+// deleting, not a DaemonSet's, and marked Unschedulable by the kube-scheduler.
+bool IsProvisionable(const api::Pod& pod);
+
+struct ProvisioningResult {
+  std::vector<std::string> node_claims;  // names created
+  size_t pods_nominated = 0;             // to new NodeClaims or existing capacity
+  size_t pods_unschedulable = 0;
+};
+
+class Provisioner {
+ public:
+  Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
+              kube::EventRecorder& events, const Clock& clock, Logger logger, uint64_t seed);
+
+  // One pass now.
+  Result<ProvisioningResult> Provision();
+
+ private:
+  Result<kube::Object> CreateNodeClaim(const scheduling::PlannedNodeClaim& planned,
+                                       const kube::Object& node_pool);
+
+  ClusterCache& cluster_;
+  kube::Client& client_;
+  cloud::CloudProvider& cloud_;
+  kube::EventRecorder& events_;
+  const Clock& clock_;
+  Logger logger_;
+  std::mt19937_64 random_;
+};
+
+}  // namespace karpenter::controllers

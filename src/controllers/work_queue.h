@@ -1,0 +1,32 @@
+#pragma once
+// A de-duplicating, delayed work queue of object keys: informer handlers add keys from their
+// threads; the manager takes the keys that are due. A key added twice is kept once, at the
+// earlier time.
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace karpenter::controllers {
+
+class WorkQueue {
+ public:
+  void Add(const std::string& key, TimePoint when);
+  // Removes and returns the keys due at `now`, earliest first (ties by key).
+  std::vector<std::string> TakeDue(TimePoint now);
+  std::optional<TimePoint> NextDue() const;
+  size_t size() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, TimePoint, std::less<>> due_;  // key → when
+  std::set<std::pair<TimePoint, std::string>> order_;
+};
+
+}  // namespace karpenter::controllers

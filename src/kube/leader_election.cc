@@ -1,0 +1,85 @@
+#include "kube/leader_election.h"
+
+#include <utility>
+
+namespace karpenter::kube {
+namespace {
+
+int64_t IntOr(const Object& spec, const char* field, int64_t fallback) {
+  const auto it = spec.find(field);
+  return it != spec.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
+std::string StringOr(const Object& spec, const char* field) {
+  const auto it = spec.find(field);
+  return it != spec.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+LeaderElector::LeaderElector(Client& client, const Clock& clock, LeaderElectionOptions options)
+    : client_(client), clock_(clock), options_(std::move(options)) {}
+
+Object LeaderElector::NewLease() const {
+  const std::string now = FormatMicroTime(clock_.Now());
+  return Object{
+      {"apiVersion", "coordination.k8s.io/v1"},
+      {"kind", "Lease"},
+      {"metadata", {{"name", options_.lease_name}, {"namespace", options_.namespace_}}},
+      {"spec",
+       {{"holderIdentity", options_.identity},
+        {"leaseDurationSeconds", options_.lease_duration.count()},
+        {"acquireTime", now},
+        {"renewTime", now},
+        {"leaseTransitions", 0}}}};
+}
+
+Result<bool> LeaderElector::TryAcquireOrRenew() {
+  Result<Object> current =
+      client_.Get(resources::kLeases, options_.namespace_, options_.lease_name);
+  if (!current.ok()) {
+    if (current.error().status != 404) return current.error();
+    Result<Object> created = client_.Create(resources::kLeases, NewLease(), WriteOptions{});
+    if (created.ok()) return true;
+    if (created.error().status == 409) return false;  // another replica created it first
+    return created.error();
+  }
+  Object lease = std::move(*current);
+  Object& spec = lease["spec"];
+  if (!spec.is_object()) spec = Object::object();
+  const std::string holder = StringOr(spec, "holderIdentity");
+  const TimePoint now = clock_.Now();
+  if (holder != options_.identity && !holder.empty()) {
+    const std::optional<TimePoint> renewed = ParseTime(StringOr(spec, "renewTime"));
+    const auto duration = std::chrono::seconds(IntOr(spec, "leaseDurationSeconds", 15));
+    if (renewed && *renewed + duration > now) return false;  // held and not expired
+  }
+  const std::string now_text = FormatMicroTime(now);
+  if (holder != options_.identity) {
+    spec["holderIdentity"] = options_.identity;
+    spec["acquireTime"] = now_text;
+    spec["leaseTransitions"] = IntOr(spec, "leaseTransitions", 0) + 1;
+  }
+  spec["leaseDurationSeconds"] = options_.lease_duration.count();
+  spec["renewTime"] = now_text;
+  Result<Object> updated = client_.Update(resources::kLeases, lease, Subresource::kNone);
+  if (updated.ok()) return true;
+  if (updated.error().status == 409) return false;  // someone else renewed or took it over
+  return updated.error();
+}
+
+Status LeaderElector::Release() {
+  Result<Object> current =
+      client_.Get(resources::kLeases, options_.namespace_, options_.lease_name);
+  if (!current.ok()) return current.error().status == 404 ? Status() : Status(current.error());
+  Object lease = std::move(*current);
+  Object& spec = lease["spec"];
+  if (!spec.is_object() || StringOr(spec, "holderIdentity") != options_.identity) return {};
+  spec["holderIdentity"] = "";
+  spec["leaseDurationSeconds"] = 1;
+  Result<Object> updated = client_.Update(resources::kLeases, lease, Subresource::kNone);
+  if (!updated.ok() && updated.error().status != 409) return updated.error();
+  return {};
+}
+
+}  // namespace karpenter::kube

@@ -1,0 +1,42 @@
+#pragma once
+// Leader election with a coordination.k8s.io/v1 Lease, so that of several controller replicas one
+// acts: the holder renews the Lease every `retry_period`; the others try as often and take over
+// once it has not been renewed for `lease_duration`. Optimistic concurrency (resourceVersion)
+// makes a takeover race safe: exactly one update wins.
+
+#include <chrono>
+#include <string>
+
+#include "common/clock.h"
+#include "kube/client.h"
+
+namespace karpenter::kube {
+
+struct LeaderElectionOptions {
+  std::string namespace_ = "kube-system";
+  std::string lease_name = "karpenter-leader-election";
+  std::string identity;  // unique per replica, e.g. hostname + "_" + a random suffix
+  std::chrono::seconds lease_duration{15};
+  std::chrono::seconds retry_period{1};
+};
+
+class LeaderElector {
+ public:
+  LeaderElector(Client& client, const Clock& clock, LeaderElectionOptions options);
+
+  // One attempt: acquires a free or expired Lease, or renews ours. True while we lead. A conflict
+  // (another replica wrote first) is a plain "no".
+  Result<bool> TryAcquireOrRenew();
+  // Gives the Lease up (on graceful shutdown) so another replica takes over at once.
+  Status Release();
+  const LeaderElectionOptions& options() const { return options_; }
+
+ private:
+  Object NewLease() const;
+
+  Client& client_;
+  const Clock& clock_;
+  const LeaderElectionOptions options_;
+};
+
+}  // namespace karpenter::kube

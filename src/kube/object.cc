@@ -1,0 +1,77 @@
+#include "kube/object.h"
+
+#include <algorithm>
+
+namespace karpenter::kube {
+namespace {
+
+const Object* Member(const Object& object, std::string_view name) {
+  if (!object.is_object()) return nullptr;
+  const auto it = object.find(name);
+  return it == object.end() ? nullptr : &*it;
+}
+
+std::string_view StringAt(const Object* value) {
+  return value != nullptr && value->is_string() ? std::string_view(value->get_ref<const std::string&>())
+                                                : std::string_view();
+}
+
+const Object* Metadata(const Object& object) { return Member(object, "metadata"); }
+
+std::string_view MetadataString(const Object& object, std::string_view field) {
+  const Object* meta = Metadata(object);
+  return meta == nullptr ? std::string_view() : StringAt(Member(*meta, field));
+}
+
+std::string_view MapEntry(const Object& object, std::string_view map, std::string_view key) {
+  const Object* meta = Metadata(object);
+  if (meta == nullptr) return {};
+  const Object* entries = Member(*meta, map);
+  return entries == nullptr ? std::string_view() : StringAt(Member(*entries, key));
+}
+
+}  // namespace
+
+std::string_view Name(const Object& object) { return MetadataString(object, "name"); }
+std::string_view Namespace(const Object& object) { return MetadataString(object, "namespace"); }
+std::string_view Uid(const Object& object) { return MetadataString(object, "uid"); }
+std::string_view ResourceVersion(const Object& object) {
+  return MetadataString(object, "resourceVersion");
+}
+std::string_view DeletionTimestamp(const Object& object) {
+  return MetadataString(object, "deletionTimestamp");
+}
+
+int64_t Generation(const Object& object) {
+  const Object* meta = Metadata(object);
+  const Object* generation = meta == nullptr ? nullptr : Member(*meta, "generation");
+  return generation != nullptr && generation->is_number_integer() ? generation->get<int64_t>() : 0;
+}
+
+std::string_view Label(const Object& object, std::string_view key) {
+  return MapEntry(object, "labels", key);
+}
+
+std::string_view Annotation(const Object& object, std::string_view key) {
+  return MapEntry(object, "annotations", key);
+}
+
+bool HasFinalizer(const Object& object, std::string_view finalizer) {
+  const Object* meta = Metadata(object);
+  const Object* finalizers = meta == nullptr ? nullptr : Member(*meta, "finalizers");
+  if (finalizers == nullptr || !finalizers->is_array()) return false;
+  return std::any_of(finalizers->begin(), finalizers->end(),
+                     [&](const Object& f) { return StringAt(&f) == finalizer; });
+}
+
+std::string Key(std::string_view namespace_, std::string_view name) {
+  if (namespace_.empty()) return std::string(name);
+  std::string out;
+  out.reserve(namespace_.size() + 1 + name.size());
+  out.append(namespace_).append("/").append(name);
+  return out;
+}
+
+std::string Key(const Object& object) { return Key(Namespace(object), Name(object)); }
+
+}  // namespace karpenter::kube

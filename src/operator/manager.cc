@@ -1,0 +1,186 @@
+#include "operator/manager.h"
+
+#include <algorithm>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "api/labels.h"
+
+namespace karpenter::op {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kErrorRetry(5000);
+constexpr milliseconds kIdleWake(1000);
+
+// The cheap test on the informer's thread (no decoding): not bound, not deleting, and marked
+// Unschedulable by the kube-scheduler. The provisioner applies the full rule.
+bool LooksProvisionable(const kube::Object& pod) {
+  if (!kube::DeletionTimestamp(pod).empty()) return false;
+  const kube::Object& spec = pod.value("spec", kube::Object::object());
+  if (!spec.value("nodeName", "").empty()) return false;
+  const kube::Object& status = pod.value("status", kube::Object::object());
+  const auto conditions = status.find("conditions");
+  if (conditions == status.end() || !conditions->is_array()) return false;
+  return std::any_of(conditions->begin(), conditions->end(), [](const kube::Object& c) {
+    return c.value("type", "") == "PodScheduled" && c.value("status", "") == "False" &&
+           c.value("reason", "") == "Unschedulable";
+  });
+}
+
+}  // namespace
+
+Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock& clock,
+                 Logger logger, ManagerOptions options)
+    : client_(client),
+      cloud_(cloud),
+      clock_(clock),
+      logger_(std::move(logger)),
+      options_(std::move(options)),
+      cluster_(client),
+      events_(client, clock, "karpenter"),
+      batcher_(options_.batch),
+      provisioner_(cluster_, client, cloud, events_, clock, logger_.Named("provisioner"),
+                   options_.seed),
+      lifecycle_(cluster_, client, cloud, events_, clock, logger_.Named("nodeclaim.lifecycle"),
+                 options_.lifecycle),
+      node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status")),
+      garbage_collector_(cluster_, client, cloud, clock,
+                         logger_.Named("nodeclaim.garbagecollection")),
+      next_garbage_collection_(clock.Now() + options_.garbage_collection_period),
+      next_pending_recheck_(clock.Now() + options_.pending_recheck_period) {
+  if (options_.node_booter) {
+    node_booter_ =
+        std::make_unique<sim::NodeBooter>(client, cluster_.nodes(), cloud, clock,
+                                          logger_.Named("sim.nodebooter"), *options_.node_booter);
+  }
+  cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
+    if (type == kube::WatchEventType::kDeleted || !LooksProvisionable(pod)) return;
+    batcher_.Trigger(clock_.Now());
+    Wake();
+  });
+  cluster_.node_claims().AddHandler([this](kube::WatchEventType type, const kube::Object& claim) {
+    const TimePoint now = clock_.Now();
+    node_claims_.Add(std::string(kube::Name(claim)), now);
+    if (std::string_view pool = kube::Label(claim, api::kLabelNodePool); !pool.empty()) {
+      node_pools_.Add(std::string(pool), now);
+    }
+    if (type == kube::WatchEventType::kDeleted) {
+      batcher_.Trigger(now);  // its pods, if any are still pending, need a new home
+    }
+    Wake();
+  });
+  cluster_.nodes().AddHandler([this](kube::WatchEventType, const kube::Object& node) {
+    const std::string provider_id =
+        node.value("spec", kube::Object::object()).value("providerID", "");
+    if (provider_id.empty()) return;
+    for (const kube::Object& claim :
+         cluster_.node_claims().ByIndex(controllers::kIndexNodeClaimsByProviderId, provider_id)) {
+      node_claims_.Add(std::string(kube::Name(claim)), clock_.Now());
+    }
+    Wake();
+  });
+  cluster_.node_pools().AddHandler([this](kube::WatchEventType type, const kube::Object& pool) {
+    if (type == kube::WatchEventType::kDeleted) return;
+    node_pools_.Add(std::string(kube::Name(pool)), clock_.Now());
+    batcher_.Trigger(clock_.Now());  // a new or changed NodePool may fit pending pods
+    Wake();
+  });
+  cluster_.node_classes().AddHandler([this](kube::WatchEventType, const kube::Object&) {
+    const TimePoint now = clock_.Now();
+    cluster_.node_pools().ForEach(
+        [&](const kube::Object& pool) { node_pools_.Add(std::string(kube::Name(pool)), now); });
+    batcher_.Trigger(now);
+    Wake();
+  });
+}
+
+void Manager::Wake() {
+  {
+    std::lock_guard lock(wake_mutex_);
+    woken_ = true;
+  }
+  wake_.notify_one();
+}
+
+void Manager::RunOnce() {
+  TimePoint now = clock_.Now();
+  for (const std::string& name : node_claims_.TakeDue(now)) {
+    Result<std::optional<milliseconds>> requeue = lifecycle_.Reconcile(name);
+    if (!requeue.ok()) {
+      logger_.Error("reconciling nodeclaim failed",
+                    {logkey::NodeClaim(name), logkey::Err(requeue.error())});
+      node_claims_.Add(name, now + kErrorRetry);
+    } else if (requeue->has_value()) {
+      node_claims_.Add(name, now + **requeue);
+    }
+  }
+  for (const std::string& name : node_pools_.TakeDue(now)) {
+    if (Status status = node_pool_status_.Reconcile(name); !status.ok()) {
+      logger_.Error("updating nodepool status failed",
+                    {logkey::NodePool(name), logkey::Err(status.error())});
+      node_pools_.Add(name, now + kErrorRetry);
+    }
+  }
+  if (node_booter_) {
+    if (Result<size_t> booted = node_booter_->Boot(); !booted.ok()) {
+      logger_.Error("booting simulated nodes failed", {logkey::Err(booted.error())});
+    }
+  }
+  if (now >= next_pending_recheck_) {
+    next_pending_recheck_ = now + options_.pending_recheck_period;
+    bool pending = false;
+    cluster_.pods().ForEach(
+        [&](const kube::Object& pod) { pending = pending || LooksProvisionable(pod); });
+    if (pending) batcher_.Trigger(now);
+  }
+  if (batcher_.Ready(now)) {
+    Result<controllers::ProvisioningResult> provisioned = provisioner_.Provision();
+    if (!provisioned.ok()) {
+      logger_.Error("provisioning failed", {logkey::Err(provisioned.error())});
+    }
+  }
+  now = clock_.Now();
+  if (now >= next_garbage_collection_) {
+    next_garbage_collection_ = now + options_.garbage_collection_period;
+    if (Result<controllers::GarbageCollectionResult> collected = garbage_collector_.Collect();
+        !collected.ok()) {
+      logger_.Error("garbage collection failed", {logkey::Err(collected.error())});
+    }
+  }
+}
+
+TimePoint Manager::NextWake() const {
+  TimePoint next = clock_.Now() + kIdleWake;
+  for (const std::optional<TimePoint>& due :
+       {node_claims_.NextDue(), node_pools_.NextDue(), batcher_.Deadline()}) {
+    if (due) next = std::min(next, *due);
+  }
+  return std::min({next, next_garbage_collection_, next_pending_recheck_});
+}
+
+void Manager::Run(std::stop_token stop) {
+  std::vector<std::jthread> informers;
+  for (kube::Informer* informer : cluster_.all()) {
+    informers.emplace_back([informer, stop] { informer->Run(stop); });
+  }
+  while (!stop.stop_requested() && !cluster_.synced()) {
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  logger_.Info("caches synced", {{"pods", cluster_.pods().size()},
+                                 {"nodes", cluster_.nodes().size()},
+                                 {"nodeclaims", cluster_.node_claims().size()},
+                                 {"nodepools", cluster_.node_pools().size()}});
+  std::stop_callback wake_on_stop(stop, [this] { Wake(); });
+  while (!stop.stop_requested()) {
+    RunOnce();
+    std::unique_lock lock(wake_mutex_);
+    wake_.wait_until(lock, NextWake(), [&] { return woken_ || stop.stop_requested(); });
+    woken_ = false;
+  }
+}
+
+}  // namespace karpenter::op

@@ -1,0 +1,83 @@
+#pragma once
+// The controller manager: the cluster's informers, and one loop that runs every controller —
+// NodeClaim lifecycle and NodePool status from de-duplicating work queues, provisioning when a
+// batch window closes, garbage collection and (with the simulated cloud) node booting on timers.
+// Controllers run on that one thread, so they never race each other; informers feed it from
+// their own threads in production, or are pumped from the same thread (RunOnce after Pump) for a
+// deterministic run on a virtual clock.
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "controllers/cluster_cache.h"
+#include "controllers/garbage_collection.h"
+#include "controllers/nodeclaim_lifecycle.h"
+#include "controllers/nodepool_status.h"
+#include "controllers/provisioner.h"
+#include "controllers/work_queue.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+#include "sim/node_booter.h"
+
+namespace karpenter::op {
+
+struct ManagerOptions {
+  controllers::BatchOptions batch;
+  controllers::LifecycleOptions lifecycle;
+  std::chrono::milliseconds garbage_collection_period{std::chrono::seconds(30)};
+  // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).
+  std::chrono::milliseconds pending_recheck_period{std::chrono::seconds(10)};
+  std::optional<sim::NodeBooterOptions> node_booter;  // set with the simulated cloud
+  uint64_t seed = 0;
+};
+
+class Manager {
+ public:
+  Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
+          ManagerOptions options);
+
+  controllers::ClusterCache& cluster() { return cluster_; }
+
+  // Production: informers on their own threads, the controller loop on this one, until `stop`.
+  void Run(std::stop_token stop);
+  // One round of every controller that is due at the clock's now.
+  void RunOnce();
+  // When RunOnce next has something to do, at the latest.
+  TimePoint NextWake() const;
+
+ private:
+  void Wake();
+  void OnPod(const kube::Object& pod);
+
+  kube::Client& client_;
+  cloud::CloudProvider& cloud_;
+  const Clock& clock_;
+  Logger logger_;
+  const ManagerOptions options_;
+
+  controllers::ClusterCache cluster_;
+  kube::EventRecorder events_;
+  controllers::Batcher batcher_;
+  controllers::Provisioner provisioner_;
+  controllers::NodeClaimLifecycle lifecycle_;
+  controllers::NodePoolStatus node_pool_status_;
+  controllers::GarbageCollector garbage_collector_;
+  std::unique_ptr<sim::NodeBooter> node_booter_;
+  controllers::WorkQueue node_claims_;
+  controllers::WorkQueue node_pools_;
+  TimePoint next_garbage_collection_;
+  TimePoint next_pending_recheck_;
+
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;
+  bool woken_ = false;
+};
+
+}  // namespace karpenter::op

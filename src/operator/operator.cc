@@ -1,0 +1,125 @@
+#include "operator/operator.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "cloud/catalog.h"
+#include "cloud/sim_cloud_provider.h"
+#include "kube/http/config.h"
+#include "kube/http/http_client.h"
+#include "kube/leader_election.h"
+#include "operator/health_server.h"
+#include "operator/manager.h"
+
+namespace karpenter::op {
+namespace {
+
+std::string Identity() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return fmt::format("{}_{:08x}", host[0] != '\0' ? host : "karpenter", random());
+}
+
+Result<std::unique_ptr<cloud::CloudProvider>> NewCloudProvider(const Options& options,
+                                                               const Clock& clock) {
+  if (options.cloud_provider == CloudProviderKind::kAws) {
+    return Error(
+        "--cloud-provider aws: the AWS provider is not built yet; use --cloud-provider sim");
+  }
+  cloud::AwsCatalogOptions catalog_options;
+  if (!options.aws_region.empty()) catalog_options.region = options.aws_region;
+  catalog_options.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
+  catalog_options.reserved_enis = options.reserved_enis;
+  Result<std::vector<cloud::InstanceType>> catalog =
+      cloud::LoadCatalog(options.catalog, catalog_options);
+  if (!catalog.ok()) return catalog.error();
+  return std::unique_ptr<cloud::CloudProvider>(std::make_unique<cloud::SimCloudProvider>(
+      std::move(*catalog), clock, catalog_options.region));
+}
+
+}  // namespace
+
+Status RunOperator(const Options& options, const Logger& logger, std::stop_token stop) {
+  const RealClock clock;
+  Result<kube::http::Config> config = options.kubeconfig.empty()
+                                          ? kube::http::InClusterConfig()
+                                          : kube::http::LoadKubeconfig(options.kubeconfig);
+  if (!config.ok()) return config.error();
+  Result<std::unique_ptr<kube::Client>> client = kube::http::NewClient(*config);
+  if (!client.ok()) return client.error();
+  Result<std::unique_ptr<cloud::CloudProvider>> cloud = NewCloudProvider(options, clock);
+  if (!cloud.ok()) return cloud.error();
+
+  ManagerOptions manager_options;
+  manager_options.batch.idle = options.batch_idle_duration.value();
+  manager_options.batch.max = options.batch_max_duration.value();
+  if (options.cloud_provider == CloudProviderKind::kSim) {
+    manager_options.node_booter = sim::NodeBooterOptions{};
+  }
+  manager_options.seed = std::random_device()();
+  Manager manager(**client, **cloud, clock, logger.Named("controller"), manager_options);
+
+  HealthServerConfig health;
+  health.port = options.health_probe_port;
+  health.ready = [&manager]() -> Status {
+    if (manager.cluster().synced()) return {};
+    return Error("informer caches are not synced yet");
+  };
+  Result<std::unique_ptr<HealthServer>> health_server = HealthServer::Start(std::move(health));
+  if (!health_server.ok()) return health_server.error();
+  logger.Info("serving health probes", {{"port", (*health_server)->port()}});
+
+  std::unique_ptr<kube::LeaderElector> elector;
+  if (options.leader_elect) {
+    kube::LeaderElectionOptions election;
+    election.namespace_ = options.leader_election_namespace;
+    election.lease_name = options.leader_election_name;
+    election.identity = Identity();
+    elector = std::make_unique<kube::LeaderElector>(**client, clock, election);
+    logger.Info("waiting for leadership",
+                {{"lease", election.namespace_ + "/" + election.lease_name},
+                 {"identity", election.identity}});
+    while (!stop.stop_requested()) {
+      Result<bool> leading = elector->TryAcquireOrRenew();
+      if (leading.ok() && *leading) break;
+      if (!leading.ok()) logger.Warn("leader election", {logkey::Err(leading.error())});
+      std::this_thread::sleep_for(election.retry_period);
+    }
+    if (stop.stop_requested()) return {};
+    logger.Info("acquired leadership", {{"identity", election.identity}});
+  }
+
+  std::stop_source manager_stop;
+  std::jthread controllers([&manager, token = manager_stop.get_token()] { manager.Run(token); });
+  Status outcome;
+  if (elector) {
+    auto last_renewed = clock.Now();
+    while (!stop.stop_requested()) {
+      std::this_thread::sleep_for(elector->options().retry_period);
+      Result<bool> leading = elector->TryAcquireOrRenew();
+      if (leading.ok() && *leading) {
+        last_renewed = clock.Now();
+      } else if (clock.Now() - last_renewed >= elector->options().lease_duration) {
+        outcome = Error("lost leadership: the lease was not renewed in time");
+        break;
+      }
+    }
+  } else {
+    while (!stop.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  manager_stop.request_stop();
+  controllers.join();
+  if (elector && outcome.ok()) (void)elector->Release();
+  (*health_server)->Stop();
+  logger.Info("stopped");
+  return outcome;
+}
+
+}  // namespace karpenter::op

@@ -1,0 +1,17 @@
+#pragma once
+// `karpenter controller` assembled: the Kubernetes client from the kubeconfig or the pod's
+// service account, the cloud provider, the health endpoints, leader election, and the manager.
+// Runs until `stop`, or until leadership is lost (the process then exits so that a restarted
+// replica starts from fresh caches, as upstream does).
+
+#include <stop_token>
+
+#include "common/log.h"
+#include "common/result.h"
+#include "operator/options.h"
+
+namespace karpenter::op {
+
+Status RunOperator(const Options& options, const Logger& logger, std::stop_token stop);
+
+}  // namespace karpenter::op
