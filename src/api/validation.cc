@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/labels.h"
 #include "common/duration.h"
 #include "common/quantity.h"
 
@@ -230,8 +231,12 @@ void ValidateLabelValue(std::string_view value, std::string_view path, Findings&
   }
 }
 
+// Whose requirements: a NodeClaim names its NodePool in them (karpenter.sh/nodepool In [name]), a
+// NodePool's template may not.
+enum class RequirementsOf { kNodePool, kNodeClaim };
+
 void ValidateRequirements(const std::vector<NodeSelectorRequirement>& requirements,
-                          std::string_view path, Findings& findings) {
+                          std::string_view path, RequirementsOf owner, Findings& findings) {
   if (requirements.size() > kMaxRequirements) {
     findings.Add(path, fmt::format("too many requirements: {} (at most {})", requirements.size(),
                                    kMaxRequirements));
@@ -239,7 +244,9 @@ void ValidateRequirements(const std::vector<NodeSelectorRequirement>& requiremen
   for (size_t i = 0; i < requirements.size(); ++i) {
     const NodeSelectorRequirement& requirement = requirements[i];
     const std::string item = fmt::format("{}[{}]", path, i);
-    ValidateLabelKey(requirement.key, item + ".key", findings);
+    if (!(owner == RequirementsOf::kNodeClaim && requirement.key == kLabelNodePool)) {
+      ValidateLabelKey(requirement.key, item + ".key", findings);
+    }
     const std::string_view op = ToString(requirement.op);
     switch (requirement.op) {
       case NodeSelectorOperator::kIn:
@@ -299,8 +306,9 @@ void ValidateNodeClassRef(const NodeClassReference& ref, std::string_view path,
   }
 }
 
-void ValidateClaimSpec(const NodeClaimSpec& spec, std::string_view path, Findings& findings) {
-  ValidateRequirements(spec.requirements, fmt::format("{}.requirements", path), findings);
+void ValidateClaimSpec(const NodeClaimSpec& spec, std::string_view path, RequirementsOf owner,
+                       Findings& findings) {
+  ValidateRequirements(spec.requirements, fmt::format("{}.requirements", path), owner, findings);
   ValidateTaints(spec.taints, fmt::format("{}.taints", path), findings);
   ValidateTaints(spec.startup_taints, fmt::format("{}.startupTaints", path), findings);
   ValidateNodeClassRef(spec.node_class_ref, fmt::format("{}.nodeClassRef", path), findings);
@@ -546,7 +554,8 @@ std::vector<std::string> ValidateNodePool(const NodePool& pool) {
   Findings findings;
   ValidateName(pool.metadata, findings);
   ValidateTemplateLabels(pool.spec.template_.metadata.labels, findings);
-  ValidateClaimSpec(pool.spec.template_.spec, "spec.template.spec", findings);
+  ValidateClaimSpec(pool.spec.template_.spec, "spec.template.spec", RequirementsOf::kNodePool,
+                    findings);
   ValidateBudgets(pool.spec.disruption.budgets, findings);
   if (pool.spec.weight && (*pool.spec.weight < kMinWeight || *pool.spec.weight > kMaxWeight)) {
     findings.Add("spec.weight", fmt::format("must be between {} and {}, got {}", kMinWeight,
@@ -558,7 +567,7 @@ std::vector<std::string> ValidateNodePool(const NodePool& pool) {
 std::vector<std::string> ValidateNodeClaim(const NodeClaim& claim) {
   Findings findings;
   ValidateName(claim.metadata, findings);
-  ValidateClaimSpec(claim.spec, "spec", findings);
+  ValidateClaimSpec(claim.spec, "spec", RequirementsOf::kNodeClaim, findings);
   return findings.Take();
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "api/labels.h"
@@ -49,7 +50,8 @@ Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& 
 
 SimCloudProvider::SimCloudProvider(std::vector<InstanceType> catalog, const Clock& clock,
                                    std::string region)
-    : clock_(clock), region_(std::move(region)),
+    : clock_(clock),
+      region_(std::move(region)),
       catalog_(std::make_shared<const std::vector<InstanceType>>(std::move(catalog))) {}
 
 Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
@@ -59,12 +61,12 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   }
   const Choice choice = Cheapest(*catalog_, node_claim);
   if (choice.type == nullptr) {
-    return Error(fmt::format("NodeClaim {}: no available offering satisfies its requirements and "
-                             "requests of {} cpu / {} memory",
-                             node_claim.metadata.name,
-                             node_claim.spec.resource_requests.cpu().ToString(),
-                             node_claim.spec.resource_requests.memory().ToString()),
-                 0, std::string(kReasonInsufficientCapacity));
+    return Error(
+        fmt::format("NodeClaim {}: no available offering satisfies its requirements and "
+                    "requests of {} cpu / {} memory",
+                    node_claim.metadata.name, node_claim.spec.resource_requests.cpu().ToString(),
+                    node_claim.spec.resource_requests.memory().ToString()),
+        0, std::string(kReasonInsufficientCapacity));
   }
   ++launched_;
   Instance instance;
@@ -103,6 +105,20 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   instance.allocatable = choice.type->Allocatable();
   by_node_claim_.emplace(node_claim.metadata.name, instance.provider_id);
   return instances_.emplace(instance.provider_id, std::move(instance)).first->second;
+}
+
+void SimCloudProvider::Adopt(Instance instance) {
+  std::lock_guard lock(mutex_);
+  if (instances_.contains(instance.provider_id)) return;
+  // Later launches must not reuse the adopted instance's number (nor its node name).
+  const size_t dash = instance.provider_id.rfind('-');
+  if (dash != std::string::npos) {
+    launched_ = std::max<uint64_t>(
+        launched_, std::strtoull(instance.provider_id.c_str() + dash + 1, nullptr, 16));
+  }
+  by_node_claim_[instance.node_claim] = instance.provider_id;
+  std::string id = instance.provider_id;
+  instances_.emplace(std::move(id), std::move(instance));
 }
 
 Status SimCloudProvider::Delete(std::string_view provider_id) {

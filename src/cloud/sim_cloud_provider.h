@@ -27,6 +27,10 @@ class SimCloudProvider final : public CloudProvider {
       const api::NodePool& node_pool) override;
   std::string_view Name() const override { return "sim"; }
 
+  // Takes over an instance launched before a restart (the booter recovers them from their Nodes),
+  // so it is listed, found and deleted like one launched here.
+  void Adopt(Instance instance);
+
   // Fault injection: while unavailable, launches skip the offering (as after an EC2
   // InsufficientInstanceCapacity error) and GetInstanceTypes reports it unavailable.
   void SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
@@ -37,7 +41,7 @@ class SimCloudProvider final : public CloudProvider {
   const std::string region_;
   std::mutex mutex_;
   std::shared_ptr<const std::vector<InstanceType>> catalog_;  // replaced, never mutated
-  std::map<std::string, Instance, std::less<>> instances_;  // by provider ID
+  std::map<std::string, Instance, std::less<>> instances_;    // by provider ID
   std::map<std::string, std::string, std::less<>> by_node_claim_;
   uint64_t launched_ = 0;
 };

@@ -42,16 +42,13 @@ ClusterCache::ClusterCache(kube::Client& client)
       node_pools_(client, kube::resources::kNodePools),
       node_classes_(client, kube::resources::kEC2NodeClasses),
       daemon_sets_(client, kube::resources::kDaemonSets) {
-  pods_.AddIndex(std::string(kIndexPodsByNode), [](const kube::Object& pod) {
-    return StringAt(pod, "spec", "nodeName");
+  pods_.AddIndex(std::string(kIndexPodsByNode),
+                 [](const kube::Object& pod) { return StringAt(pod, "spec", "nodeName"); });
+  nodes_.AddIndex(std::string(kIndexNodesByProviderId),
+                  [](const kube::Object& node) { return StringAt(node, "spec", "providerID"); });
+  node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId), [](const kube::Object& claim) {
+    return StringAt(claim, "status", "providerID");
   });
-  nodes_.AddIndex(std::string(kIndexNodesByProviderId), [](const kube::Object& node) {
-    return StringAt(node, "spec", "providerID");
-  });
-  node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId),
-                        [](const kube::Object& claim) {
-                          return StringAt(claim, "status", "providerID");
-                        });
 }
 
 std::vector<kube::Informer*> ClusterCache::all() {

@@ -9,8 +9,8 @@
 namespace karpenter::controllers {
 
 GarbageCollector::GarbageCollector(ClusterCache& cluster, kube::Client& client,
-                                   cloud::CloudProvider& cloud, const Clock& clock,
-                                   Logger logger, std::chrono::milliseconds grace)
+                                   cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
+                                   std::chrono::milliseconds grace)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
@@ -51,8 +51,8 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
                     {logkey::ProviderId(instance.provider_id), logkey::Err(terminated.error())});
       continue;
     }
-    logger_.Info("garbage collected leaked instance",
-                 {logkey::ProviderId(instance.provider_id), logkey::NodeClaim(instance.node_claim)});
+    logger_.Info("garbage collected leaked instance", {logkey::ProviderId(instance.provider_id),
+                                                       logkey::NodeClaim(instance.node_claim)});
     ++result.instances_terminated;
   }
 

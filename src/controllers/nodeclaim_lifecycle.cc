@@ -53,8 +53,7 @@ std::optional<TimePoint> ConditionTime(const kube::Object& object, std::string_v
 
 NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client,
                                        cloud::CloudProvider& cloud, kube::EventRecorder& events,
-                                       const Clock& clock, Logger logger,
-                                       LifecycleOptions options)
+                                       const Clock& clock, Logger logger, LifecycleOptions options)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
@@ -69,6 +68,7 @@ Result<std::optional<milliseconds>> NodeClaimLifecycle::Reconcile(std::string_vi
   std::string error;
   const std::optional<api::NodeClaim> claim = DecodeNodeClaim(*object, &error);
   if (!claim) {
+    logger_.Error("invalid nodeclaim", {logkey::NodeClaim(name), {"error", error}});
     (void)events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
     return std::optional<milliseconds>();
   }
@@ -115,9 +115,9 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& objec
   // Labels first, so the Node that registers finds them on its NodeClaim.
   kube::Object labels = api::Encode(instance->labels);
   labels.erase(std::string(api::kLabelHostname));
-  Result<kube::Object> labelled = client_.Patch(
-      kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
-      kube::Object{{"metadata", {{"labels", labels}}}}, kube::Subresource::kNone);
+  Result<kube::Object> labelled =
+      client_.Patch(kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+                    kube::Object{{"metadata", {{"labels", labels}}}}, kube::Subresource::kNone);
   if (!labelled.ok()) return labelled.error();
   kube::Object conditions = Conditions(object);
   SetCondition(conditions, "Launched", true, "Launched", "", now, claim.metadata.generation);
@@ -145,10 +145,9 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   if (!node) {
     const std::optional<TimePoint> launched = ConditionTime(object, "Launched");
     if (launched && now - *launched > options_.registration_ttl) {
-      const std::string message =
-          fmt::format("its node did not register within {}s",
-                      std::chrono::duration_cast<std::chrono::seconds>(options_.registration_ttl)
-                          .count());
+      const std::string message = fmt::format(
+          "its node did not register within {}s",
+          std::chrono::duration_cast<std::chrono::seconds>(options_.registration_ttl).count());
       (void)events_.Record(object, kube::EventType::kWarning, "RegistrationTimeout", message);
       logger_.Warn("deleting nodeclaim: " + message, {logkey::NodeClaim(name)});
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
@@ -185,15 +184,15 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   }
   kube::Object finalizers = FinalizersWithout(*node, api::kFinalizerTermination);
   finalizers.push_back(std::string(api::kFinalizerTermination));
-  Result<kube::Object> patched = client_.Patch(
-      kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
-      kube::Object{{"metadata",
-                    {{"labels", labels},
-                     {"ownerReferences", owners},
-                     {"finalizers", finalizers},
-                     {"resourceVersion", std::string(kube::ResourceVersion(*node))}}},
-                   {"spec", {{"taints", api::Encode(taints)}}}},
-      kube::Subresource::kNone);
+  Result<kube::Object> patched =
+      client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
+                    kube::Object{{"metadata",
+                                  {{"labels", labels},
+                                   {"ownerReferences", owners},
+                                   {"finalizers", finalizers},
+                                   {"resourceVersion", std::string(kube::ResourceVersion(*node))}}},
+                                 {"spec", {{"taints", api::Encode(taints)}}}},
+                    kube::Subresource::kNone);
   if (!patched.ok()) {
     if (patched.error().status == 409) return std::optional<milliseconds>(milliseconds(200));
     return patched.error();
@@ -239,9 +238,9 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& o
   if (Status status = PatchStatus(object, {{"conditions", conditions}}); !status.ok()) {
     return status.error();
   }
-  logger_.Info("initialized nodeclaim",
-               {logkey::NodeClaim(claim.metadata.name), logkey::Node(node->metadata.name),
-                {"allocatable", api::Encode(node->status.allocatable)}});
+  logger_.Info("initialized nodeclaim", {logkey::NodeClaim(claim.metadata.name),
+                                         logkey::Node(node->metadata.name),
+                                         {"allocatable", api::Encode(node->status.allocatable)}});
   return std::optional<milliseconds>();
 }
 
@@ -259,9 +258,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       if (kube::HasFinalizer(*node, api::kFinalizerTermination)) {
         Result<kube::Object> released = client_.Patch(
             kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
-            kube::Object{
-                {"metadata",
-                 {{"finalizers", FinalizersWithout(*node, api::kFinalizerTermination)}}}},
+            kube::Object{{"metadata",
+                          {{"finalizers", FinalizersWithout(*node, api::kFinalizerTermination)}}}},
             kube::Subresource::kNone);
         if (!released.ok() && released.error().status != 404) return released.error();
       }

@@ -52,8 +52,8 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   const std::optional<api::NodePool> pool = DecodeNodePool(*object, &error);
   const TimePoint now = clock_.Now();
   const int64_t generation = kube::Generation(*object);
-  kube::Object conditions = object->value("status", kube::Object::object())
-                                .value("conditions", kube::Object::array());
+  kube::Object conditions =
+      object->value("status", kube::Object::object()).value("conditions", kube::Object::array());
   bool class_ready = false;
   std::string class_message;
   if (pool) {

@@ -81,8 +81,8 @@ std::optional<TimePoint> Batcher::Deadline() const {
 }
 
 bool IsProvisionable(const api::Pod& pod) {
-  if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty() ||
-      IsTerminal(pod) || IsDaemonSetPod(pod)) {
+  if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty() || IsTerminal(pod) ||
+      IsDaemonSetPod(pod)) {
     return false;
   }
   for (const api::PodCondition& condition : pod.status.conditions) {
@@ -147,7 +147,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
   });
   cluster_.nodes().ForEach([&](const kube::Object& object) {
     std::optional<api::Node> node = DecodeNode(object);
-    if (node && node->metadata.deletion_timestamp.empty()) snapshot.nodes.push_back(std::move(*node));
+    if (node && node->metadata.deletion_timestamp.empty())
+      snapshot.nodes.push_back(std::move(*node));
   });
 
   scheduling::SchedulerInput input;
@@ -175,8 +176,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
     for (const api::NodeClaim& claim : snapshot.node_claims) {
       const auto it = claim.metadata.labels.find(api::kLabelNodePool);
       if (it == claim.metadata.labels.end() || it->second != pool.metadata.name) continue;
-      offer.in_use += claim.status.capacity.empty() ? claim.spec.resource_requests
-                                                    : claim.status.capacity;
+      offer.in_use +=
+          claim.status.capacity.empty() ? claim.spec.resource_requests : claim.status.capacity;
       offer.in_use.Add("nodes", Quantity::FromUnits(1));
     }
     input.node_pools.push_back(std::move(offer));
@@ -197,9 +198,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
     existing.labels.emplace(api::kLabelHostname, node.metadata.name);
     existing.allocatable = node.status.allocatable;
     const auto claim = claims_by_provider_id.find(node.spec.provider_id);
-    const bool initializing =
-        claim != claims_by_provider_id.end() &&
-        !ConditionTrue(claim->second->status.conditions, "Initialized");
+    const bool initializing = claim != claims_by_provider_id.end() &&
+                              !ConditionTrue(claim->second->status.conditions, "Initialized");
     if (claim != claims_by_provider_id.end()) {
       claim_has_node[claim->second->metadata.name] = true;
       if (existing.allocatable.empty()) existing.allocatable = claim->second->status.allocatable;
@@ -207,12 +207,11 @@ Result<ProvisioningResult> Provisioner::Provision() {
     for (const api::Taint& taint : node.spec.taints) {
       // A node still starting keeps its startup taints and karpenter.sh/unregistered only
       // until it is ready: pods headed there must not make us launch more.
-      if (initializing &&
-          (taint.key == api::kTaintUnregistered ||
-           std::find(claim->second->spec.startup_taints.begin(),
-                     claim->second->spec.startup_taints.end(),
-                     taint) != claim->second->spec.startup_taints.end() ||
-           taint.key == "node.kubernetes.io/not-ready")) {
+      if (initializing && (taint.key == api::kTaintUnregistered ||
+                           std::find(claim->second->spec.startup_taints.begin(),
+                                     claim->second->spec.startup_taints.end(),
+                                     taint) != claim->second->spec.startup_taints.end() ||
+                           taint.key == "node.kubernetes.io/not-ready")) {
         continue;
       }
       existing.taints.push_back(taint);
@@ -235,17 +234,17 @@ Result<ProvisioningResult> Provisioner::Provision() {
     in_flight.labels = in_flight.requirements.SingleValueLabels();
     for (const auto& [key, value] : claim.metadata.labels) in_flight.labels[key] = value;
     in_flight.taints = claim.spec.taints;
-    in_flight.allocatable = claim.status.allocatable.empty() ? claim.spec.resource_requests
-                                                             : claim.status.allocatable;
+    in_flight.allocatable =
+        claim.status.allocatable.empty() ? claim.spec.resource_requests : claim.status.allocatable;
     input.existing_nodes.push_back(std::move(in_flight));
   }
 
   const scheduling::SchedulerResult scheduled = scheduling::Schedule(input);
 
   for (const scheduling::PlannedNodeClaim& planned : scheduled.node_claims) {
-    const auto pool = std::find_if(
-        snapshot.node_pools.begin(), snapshot.node_pools.end(),
-        [&](const api::NodePool& p) { return p.metadata.name == planned.node_pool; });
+    const auto pool =
+        std::find_if(snapshot.node_pools.begin(), snapshot.node_pools.end(),
+                     [&](const api::NodePool& p) { return p.metadata.name == planned.node_pool; });
     const kube::Object& pool_object =
         snapshot.node_pool_objects[static_cast<size_t>(pool - snapshot.node_pools.begin())];
     Result<kube::Object> created = CreateNodeClaim(planned, pool_object);
@@ -256,11 +255,11 @@ Result<ProvisioningResult> Provisioner::Provision() {
     }
     const std::string name(kube::Name(*created));
     result.node_claims.push_back(name);
-    logger_.Info("created nodeclaim",
-                 {logkey::NodePool(planned.node_pool), logkey::NodeClaim(name),
-                  {"requests", api::Encode(planned.requests)},
-                  {"instance-types", planned.instance_types.size()},
-                  {"pods", planned.pods.size()}});
+    logger_.Info("created nodeclaim", {logkey::NodePool(planned.node_pool),
+                                       logkey::NodeClaim(name),
+                                       {"requests", api::Encode(planned.requests)},
+                                       {"instance-types", planned.instance_types.size()},
+                                       {"pods", planned.pods.size()}});
     for (const api::Pod* pod : planned.pods) {
       (void)events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
                            fmt::format("Pod should schedule on: nodeclaim/{}", name));
@@ -268,16 +267,14 @@ Result<ProvisioningResult> Provisioner::Provision() {
     }
   }
   for (const scheduling::ExistingPlacement& placement : scheduled.existing) {
-    const bool claim = !claim_has_node.contains(placement.node) &&
-                       std::any_of(snapshot.node_claims.begin(), snapshot.node_claims.end(),
-                                   [&](const api::NodeClaim& c) {
-                                     return c.metadata.name == placement.node;
-                                   });
+    const bool claim =
+        !claim_has_node.contains(placement.node) &&
+        std::any_of(snapshot.node_claims.begin(), snapshot.node_claims.end(),
+                    [&](const api::NodeClaim& c) { return c.metadata.name == placement.node; });
     for (const api::Pod* pod : placement.pods) {
-      (void)events_.Record(
-          PodReference(*pod), kube::EventType::kNormal, "Nominated",
-          fmt::format("Pod should schedule on: {}/{}", claim ? "nodeclaim" : "node",
-                      placement.node));
+      (void)events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
+                           fmt::format("Pod should schedule on: {}/{}",
+                                       claim ? "nodeclaim" : "node", placement.node));
       ++result.pods_nominated;
     }
   }
@@ -288,9 +285,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
     ++result.pods_unschedulable;
   }
   if (!scheduled.unschedulable.empty()) {
-    logger_.Warn("could not schedule pods",
-                 {{"pods", scheduled.unschedulable.size()},
-                  {"example", scheduled.unschedulable.front().reason}});
+    logger_.Warn("could not schedule pods", {{"pods", scheduled.unschedulable.size()},
+                                             {"example", scheduled.unschedulable.front().reason}});
   }
   return result;
 }

@@ -126,7 +126,7 @@ Result<size_t> Informer::Pump(std::chrono::milliseconds timeout) {
   }
 }
 
-void Informer::Run(std::stop_token stop) {
+void Informer::Run(std::stop_token stop, const std::function<void(const Error&)>& on_error) {
   std::chrono::milliseconds backoff(100);
   constexpr std::chrono::milliseconds kMaxBackoff(10000);
   while (!stop.stop_requested()) {
@@ -136,6 +136,7 @@ void Informer::Run(std::stop_token stop) {
       continue;
     }
     // The watch (or list) failed: start over after a pause; Pump relists when no watch is open.
+    on_error(pumped.error());
     watch_.reset();
     for (auto slept = std::chrono::milliseconds(0); slept < backoff && !stop.stop_requested();
          slept += std::chrono::milliseconds(50)) {

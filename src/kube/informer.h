@@ -45,8 +45,9 @@ class Informer {
   // how many. Re-opens an ended watch from the last resourceVersion seen, and relists when it is
   // too old (410).
   Result<size_t> Pump(std::chrono::milliseconds timeout);
-  // Sync, then Pump until `stop`, retrying failures with capped exponential backoff.
-  void Run(std::stop_token stop);
+  // Sync, then Pump until `stop`, retrying failures with capped exponential backoff; each
+  // failure is reported to `on_error` first.
+  void Run(std::stop_token stop, const std::function<void(const Error&)>& on_error);
 
   bool synced() const;
   const Resource& resource() const { return resource_; }

@@ -17,7 +17,10 @@ struct LeaderElectionOptions {
   std::string lease_name = "karpenter-leader-election";
   std::string identity;  // unique per replica, e.g. hostname + "_" + a random suffix
   std::chrono::seconds lease_duration{15};
-  std::chrono::seconds retry_period{1};
+  std::chrono::milliseconds renew_period{1000};  // the leader renews this often
+  // A follower tries this often; with the renewal period it bounds a takeover after a crash to
+  // lease_duration + follower_period.
+  std::chrono::milliseconds follower_period{250};
 };
 
 class LeaderElector {

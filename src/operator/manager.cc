@@ -52,10 +52,10 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                          logger_.Named("nodeclaim.garbagecollection")),
       next_garbage_collection_(clock.Now() + options_.garbage_collection_period),
       next_pending_recheck_(clock.Now() + options_.pending_recheck_period) {
-  if (options_.node_booter) {
+  if (options_.sim_cloud != nullptr) {
     node_booter_ =
-        std::make_unique<sim::NodeBooter>(client, cluster_.nodes(), cloud, clock,
-                                          logger_.Named("sim.nodebooter"), *options_.node_booter);
+        std::make_unique<sim::NodeBooter>(client, cluster_.nodes(), *options_.sim_cloud, clock,
+                                          logger_.Named("sim.nodebooter"), options_.node_booter);
   }
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
     if (type == kube::WatchEventType::kDeleted || !LooksProvisionable(pod)) return;
@@ -104,6 +104,13 @@ void Manager::Wake() {
     woken_ = true;
   }
   wake_.notify_one();
+}
+
+void Manager::Start() {
+  if (node_booter_) {
+    const size_t recovered = node_booter_->Recover();
+    if (recovered > 0) logger_.Info("recovered simulated instances", {{"instances", recovered}});
+  }
 }
 
 void Manager::RunOnce() {
@@ -165,7 +172,12 @@ TimePoint Manager::NextWake() const {
 void Manager::Run(std::stop_token stop) {
   std::vector<std::jthread> informers;
   for (kube::Informer* informer : cluster_.all()) {
-    informers.emplace_back([informer, stop] { informer->Run(stop); });
+    informers.emplace_back([this, informer, stop] {
+      informer->Run(stop, [&](const Error& error) {
+        logger_.Warn("watch failed; retrying",
+                     {{"resource", std::string(informer->resource().plural)}, logkey::Err(error)});
+      });
+    });
   }
   while (!stop.stop_requested() && !cluster_.synced()) {
     std::this_thread::sleep_for(milliseconds(50));
@@ -174,6 +186,7 @@ void Manager::Run(std::stop_token stop) {
                                  {"nodes", cluster_.nodes().size()},
                                  {"nodeclaims", cluster_.node_claims().size()},
                                  {"nodepools", cluster_.node_pools().size()}});
+  Start();
   std::stop_callback wake_on_stop(stop, [this] { Wake(); });
   while (!stop.stop_requested()) {
     RunOnce();

@@ -34,7 +34,9 @@ struct ManagerOptions {
   std::chrono::milliseconds garbage_collection_period{std::chrono::seconds(30)};
   // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).
   std::chrono::milliseconds pending_recheck_period{std::chrono::seconds(10)};
-  std::optional<sim::NodeBooterOptions> node_booter;  // set with the simulated cloud
+  // With the simulated cloud: the booter plays its machines (and recovers them after a restart).
+  cloud::SimCloudProvider* sim_cloud = nullptr;
+  sim::NodeBooterOptions node_booter;
   uint64_t seed = 0;
 };
 
@@ -47,6 +49,8 @@ class Manager {
 
   // Production: informers on their own threads, the controller loop on this one, until `stop`.
   void Run(std::stop_token stop);
+  // After the caches synced, before the first round: recover state kept in the cluster.
+  void Start();
   // One round of every controller that is due at the clock's now.
   void RunOnce();
   // When RunOnce next has something to do, at the latest.

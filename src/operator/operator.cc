@@ -27,12 +27,8 @@ std::string Identity() {
   return fmt::format("{}_{:08x}", host[0] != '\0' ? host : "karpenter", random());
 }
 
-Result<std::unique_ptr<cloud::CloudProvider>> NewCloudProvider(const Options& options,
-                                                               const Clock& clock) {
-  if (options.cloud_provider == CloudProviderKind::kAws) {
-    return Error(
-        "--cloud-provider aws: the AWS provider is not built yet; use --cloud-provider sim");
-  }
+Result<std::unique_ptr<cloud::SimCloudProvider>> NewSimCloudProvider(const Options& options,
+                                                                     const Clock& clock) {
   cloud::AwsCatalogOptions catalog_options;
   if (!options.aws_region.empty()) catalog_options.region = options.aws_region;
   catalog_options.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
@@ -40,8 +36,8 @@ Result<std::unique_ptr<cloud::CloudProvider>> NewCloudProvider(const Options& op
   Result<std::vector<cloud::InstanceType>> catalog =
       cloud::LoadCatalog(options.catalog, catalog_options);
   if (!catalog.ok()) return catalog.error();
-  return std::unique_ptr<cloud::CloudProvider>(std::make_unique<cloud::SimCloudProvider>(
-      std::move(*catalog), clock, catalog_options.region));
+  return std::make_unique<cloud::SimCloudProvider>(std::move(*catalog), clock,
+                                                   catalog_options.region);
 }
 
 }  // namespace
@@ -54,15 +50,17 @@ Status RunOperator(const Options& options, const Logger& logger, std::stop_token
   if (!config.ok()) return config.error();
   Result<std::unique_ptr<kube::Client>> client = kube::http::NewClient(*config);
   if (!client.ok()) return client.error();
-  Result<std::unique_ptr<cloud::CloudProvider>> cloud = NewCloudProvider(options, clock);
+  if (options.cloud_provider == CloudProviderKind::kAws) {
+    return Error(
+        "--cloud-provider aws: the AWS provider is not built yet; use --cloud-provider sim");
+  }
+  Result<std::unique_ptr<cloud::SimCloudProvider>> cloud = NewSimCloudProvider(options, clock);
   if (!cloud.ok()) return cloud.error();
 
   ManagerOptions manager_options;
   manager_options.batch.idle = options.batch_idle_duration.value();
   manager_options.batch.max = options.batch_max_duration.value();
-  if (options.cloud_provider == CloudProviderKind::kSim) {
-    manager_options.node_booter = sim::NodeBooterOptions{};
-  }
+  manager_options.sim_cloud = cloud->get();
   manager_options.seed = std::random_device()();
   Manager manager(**client, **cloud, clock, logger.Named("controller"), manager_options);
 
@@ -90,7 +88,7 @@ Status RunOperator(const Options& options, const Logger& logger, std::stop_token
       Result<bool> leading = elector->TryAcquireOrRenew();
       if (leading.ok() && *leading) break;
       if (!leading.ok()) logger.Warn("leader election", {logkey::Err(leading.error())});
-      std::this_thread::sleep_for(election.retry_period);
+      std::this_thread::sleep_for(election.follower_period);
     }
     if (stop.stop_requested()) return {};
     logger.Info("acquired leadership", {{"identity", election.identity}});
@@ -102,7 +100,7 @@ Status RunOperator(const Options& options, const Logger& logger, std::stop_token
   if (elector) {
     auto last_renewed = clock.Now();
     while (!stop.stop_requested()) {
-      std::this_thread::sleep_for(elector->options().retry_period);
+      std::this_thread::sleep_for(elector->options().renew_period);
       Result<bool> leading = elector->TryAcquireOrRenew();
       if (leading.ok() && *leading) {
         last_renewed = clock.Now();

@@ -8,8 +8,43 @@
 
 namespace karpenter::sim {
 
+namespace {
+
+kube::Object InstanceRecord(const cloud::Instance& instance) {
+  return {{"nodeClaim", instance.node_claim},
+          {"nodePool", instance.node_pool},
+          {"instanceType", instance.instance_type},
+          {"zone", instance.zone},
+          {"capacityType", instance.capacity_type},
+          {"imageID", instance.image_id},
+          {"price", instance.price},
+          {"launchTime", FormatMicroTime(instance.launch_time)}};
+}
+
+}  // namespace
+
+std::optional<cloud::Instance> InstanceOfNode(const kube::Object& node) {
+  const std::string_view record_text = kube::Annotation(node, kAnnotationInstance);
+  if (record_text.empty()) return std::nullopt;
+  const kube::Object record = kube::Object::parse(record_text, nullptr, false);
+  if (!record.is_object()) return std::nullopt;
+  cloud::Instance instance;
+  instance.provider_id = node.value("spec", kube::Object::object()).value("providerID", "");
+  instance.node_name = std::string(kube::Name(node));
+  instance.node_claim = record.value("nodeClaim", "");
+  instance.node_pool = record.value("nodePool", "");
+  instance.instance_type = record.value("instanceType", "");
+  instance.zone = record.value("zone", "");
+  instance.capacity_type = record.value("capacityType", "");
+  instance.image_id = record.value("imageID", "");
+  instance.price = record.value("price", 0.0);
+  instance.launch_time = ParseTime(record.value("launchTime", "")).value_or(TimePoint());
+  if (instance.provider_id.empty() || instance.node_claim.empty()) return std::nullopt;
+  return instance;
+}
+
 NodeBooter::NodeBooter(kube::Client& client, const kube::Informer& nodes,
-                       cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
+                       cloud::SimCloudProvider& cloud, const Clock& clock, Logger logger,
                        NodeBooterOptions options)
     : client_(client),
       nodes_(nodes),
@@ -17,6 +52,17 @@ NodeBooter::NodeBooter(kube::Client& client, const kube::Informer& nodes,
       clock_(clock),
       logger_(std::move(logger)),
       options_(options) {}
+
+size_t NodeBooter::Recover() {
+  size_t recovered = 0;
+  nodes_.ForEach([&](const kube::Object& node) {
+    std::optional<cloud::Instance> instance = InstanceOfNode(node);
+    if (!instance) return;
+    cloud_.Adopt(std::move(*instance));
+    ++recovered;
+  });
+  return recovered;
+}
 
 Result<size_t> NodeBooter::Boot() {
   Result<std::vector<cloud::Instance>> instances = cloud_.List();
@@ -42,7 +88,9 @@ Result<size_t> NodeBooter::Boot() {
         {"metadata",
          {{"name", instance.node_name},
           {"labels", std::move(labels)},
-          {"annotations", {{std::string(kAnnotationKwokNode), "fake"}}}}},
+          {"annotations",
+           {{std::string(kAnnotationKwokNode), "fake"},
+            {std::string(kAnnotationInstance), InstanceRecord(instance).dump()}}}}},
         {"spec", {{"providerID", instance.provider_id}, {"taints", api::Encode(instance.taints)}}},
         {"status", std::move(status)}};
     Result<kube::Object> created = client_.Create(kube::resources::kNodes, node, {});
@@ -52,8 +100,8 @@ Result<size_t> NodeBooter::Boot() {
                     {logkey::Node(instance.node_name), logkey::Err(created.error())});
       continue;
     }
-    logger_.Info("instance booted", {logkey::Node(instance.node_name),
-                                     logkey::ProviderId(instance.provider_id)});
+    logger_.Info("instance booted",
+                 {logkey::Node(instance.node_name), logkey::ProviderId(instance.provider_id)});
     ++booted;
   }
   return booted;

@@ -1,13 +1,17 @@
 #pragma once
-// Plays the machines of a simulated cloud booting: for every running instance without a Node, it
+// Plays the machines of the simulated cloud booting: for every running instance without a Node, it
 // creates the Node its kubelet would register — the instance's name, labels, taints (including
 // karpenter.sh/unregistered), providerID, capacity and allocatable. Against a real API server the
 // Node carries the kwok annotation, so kwok marks it Ready and runs its pods like a kubelet; in
 // memory (no kwok) the booter marks it Ready itself.
+//
+// The Nodes are also the simulated cloud's memory across restarts: each records its instance in
+// an annotation, and Recover() gives a restarted controller's cloud the instances it launched.
 
 #include <chrono>
+#include <optional>
 
-#include "cloud/cloud_provider.h"
+#include "cloud/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
@@ -17,24 +21,30 @@
 namespace karpenter::sim {
 
 inline constexpr std::string_view kAnnotationKwokNode = "kwok.x-k8s.io/node";
+inline constexpr std::string_view kAnnotationInstance = "sim.karpenter.sh/instance";
 
 struct NodeBooterOptions {
   std::chrono::milliseconds boot_delay{0};  // from launch to the Node appearing
   bool mark_ready = false;                  // set the Ready condition (when no kwok runs)
 };
 
+// The instance a Node of the simulated cloud records; nullopt for other Nodes.
+std::optional<cloud::Instance> InstanceOfNode(const kube::Object& node);
+
 class NodeBooter {
  public:
-  NodeBooter(kube::Client& client, const kube::Informer& nodes, cloud::CloudProvider& cloud,
+  NodeBooter(kube::Client& client, const kube::Informer& nodes, cloud::SimCloudProvider& cloud,
              const Clock& clock, Logger logger, NodeBooterOptions options);
 
+  // Gives the cloud the instances recorded on existing Nodes; returns how many.
+  size_t Recover();
   // Creates the Nodes of instances that have booted; returns how many.
   Result<size_t> Boot();
 
  private:
   kube::Client& client_;
   const kube::Informer& nodes_;
-  cloud::CloudProvider& cloud_;
+  cloud::SimCloudProvider& cloud_;
   const Clock& clock_;
   Logger logger_;
   const NodeBooterOptions options_;

@@ -1,0 +1,247 @@
+#include "integration/cluster.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "integration/crds.h"
+#include "kube/http/config.h"
+#include "kube/http/http_client.h"
+
+namespace karpenter::integration {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr kube::Resource kKinds[] = {
+    kube::resources::kNamespaces,
+    kube::resources::kPods,
+    kube::resources::kNodes,
+    kube::resources::kDeployments,
+    kube::resources::kStatefulSets,
+    kube::resources::kDaemonSets,
+    kube::resources::kReplicaSets,
+    kube::resources::kJobs,
+    kube::resources::kPodDisruptionBudgets,
+    kube::resources::kNodePools,
+    kube::resources::kNodeClaims,
+    kube::resources::kEC2NodeClasses,
+    kube::resources::kPersistentVolumes,
+    kube::resources::kPersistentVolumeClaims,
+    kube::resources::kStorageClasses,
+};
+
+std::vector<kube::Object> ListAll(kube::Client& client, const kube::Resource& resource) {
+  Result<kube::ObjectList> list = client.List(resource, {});
+  if (!list.ok()) {
+    ADD_FAILURE() << "listing " << resource.plural << ": " << list.error().message;
+    return {};
+  }
+  return std::move(list->items);
+}
+
+// Removes every finalizer and deletes the object; a missing object is fine.
+void ForceDelete(kube::Client& client, const kube::Resource& resource, const kube::Object& object) {
+  const std::string name(kube::Name(object));
+  (void)client.Patch(resource, kube::Namespace(object), name, kube::PatchType::kMerge,
+                     kube::Object{{"metadata", {{"finalizers", nullptr}}}},
+                     kube::Subresource::kNone);
+  Status deleted = client.Delete(resource, kube::Namespace(object), name, {});
+  if (!deleted.ok() && deleted.error().status != 404) {
+    ADD_FAILURE() << "deleting " << resource.kind << " " << name << ": " << deleted.error().message;
+  }
+}
+
+bool IsSimNode(const kube::Object& node) {
+  return node.value("spec", kube::Object::object()).value("providerID", "").rfind("sim://", 0) == 0;
+}
+
+}  // namespace
+
+std::unique_ptr<kube::Client> TestClusterClient() {
+  Result<kube::http::Config> config = kube::http::LoadKubeconfig(KARPENTER_TESTENV_KUBECONFIG);
+  if (!config.ok()) {
+    ADD_FAILURE() << config.error().message;
+    return nullptr;
+  }
+  Result<std::unique_ptr<kube::Client>> client = kube::http::NewClient(*config);
+  if (!client.ok()) {
+    ADD_FAILURE() << client.error().message;
+    return nullptr;
+  }
+  return std::move(*client);
+}
+
+const kube::Resource* ResourceForKind(std::string_view kind) {
+  for (const kube::Resource& resource : kKinds) {
+    if (resource.kind == kind) return &resource;
+  }
+  return nullptr;
+}
+
+Status Apply(kube::Client& client, const kube::Object& object) {
+  const std::string kind = object.value("kind", "");
+  const kube::Resource* resource = ResourceForKind(kind);
+  if (resource == nullptr) return Error("cannot apply kind \"" + kind + "\"");
+  Result<kube::Object> created = client.Create(*resource, object, {});
+  if (created.ok()) return {};
+  if (created.error().status != 409) return created.error();
+  Result<kube::Object> current = client.Get(*resource, kube::Namespace(object), kube::Name(object));
+  if (!current.ok()) return current.error();
+  kube::Object replacement = object;
+  replacement["metadata"]["resourceVersion"] = std::string(kube::ResourceVersion(*current));
+  Result<kube::Object> updated = client.Update(*resource, replacement, kube::Subresource::kNone);
+  if (!updated.ok()) return updated.error();
+  return {};
+}
+
+Status ApplyFile(kube::Client& client, const std::string& path) {
+  Result<std::vector<Document>> documents = ReadDocuments(path);
+  if (!documents.ok()) return documents.error();
+  for (const Document& document : *documents) {
+    if (Status applied = Apply(client, document.value); !applied.ok()) {
+      return Error(path + ": " + applied.error().message);
+    }
+  }
+  return {};
+}
+
+bool WaitFor(const std::function<bool()>& done, milliseconds timeout, milliseconds poll) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (done()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(poll);
+  }
+}
+
+ControllerProcess::ControllerProcess(std::vector<std::string> args, std::string log_path)
+    : log_path_(std::move(log_path)) {
+  args.insert(args.begin(), {"karpenter", "controller"});
+  pid_ = fork();
+  if (pid_ == 0) {
+    const int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (log >= 0) {
+      dup2(log, STDOUT_FILENO);
+      dup2(log, STDERR_FILENO);
+    }
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    execv(KARPENTER_BINARY, argv.data());
+    _exit(127);
+  }
+}
+
+ControllerProcess::~ControllerProcess() {
+  if (pid_ > 0) Stop();
+}
+
+bool ControllerProcess::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+int ControllerProcess::Stop() {
+  if (pid_ <= 0) return -1;
+  kill(pid_, SIGTERM);
+  int status = 0;
+  for (int i = 0; i < 200; ++i) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return status;
+    }
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+  return status;
+}
+
+void ControllerProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+double ControllerProcess::CpuSeconds() const {
+  std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Fields after the command name (which may hold spaces) start after the last ')'.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double ControllerProcess::PeakRssMb() const {
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
+std::string ControllerProcess::Log() const {
+  std::ifstream log(log_path_);
+  return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> SimControllerArgs() {
+  return {"--kubeconfig",
+          KARPENTER_TESTENV_KUBECONFIG,
+          "--cloud-provider",
+          "sim",
+          "--leader-elect=false",
+          "--health-probe-port",
+          "0"};
+}
+
+void CleanUp(kube::Client& client, const std::vector<std::string>& namespaces) {
+  for (const std::string& name : namespaces) {
+    (void)client.Delete(kube::resources::kNamespaces, "", name, {});
+  }
+  for (const kube::Object& pool : ListAll(client, kube::resources::kNodePools)) {
+    ForceDelete(client, kube::resources::kNodePools, pool);
+  }
+  for (const kube::Object& claim : ListAll(client, kube::resources::kNodeClaims)) {
+    ForceDelete(client, kube::resources::kNodeClaims, claim);
+  }
+  for (const kube::Object& node : ListAll(client, kube::resources::kNodes)) {
+    if (IsSimNode(node)) ForceDelete(client, kube::resources::kNodes, node);
+  }
+  for (const kube::Object& node_class : ListAll(client, kube::resources::kEC2NodeClasses)) {
+    ForceDelete(client, kube::resources::kEC2NodeClasses, node_class);
+  }
+  const bool gone = WaitFor(
+      [&] {
+        for (const std::string& name : namespaces) {
+          if (client.Get(kube::resources::kNamespaces, "", name).ok()) return false;
+        }
+        std::vector<kube::Object> nodes = ListAll(client, kube::resources::kNodes);
+        return ListAll(client, kube::resources::kNodeClaims).empty() &&
+               std::none_of(nodes.begin(), nodes.end(), IsSimNode);
+      },
+      std::chrono::seconds(120));
+  EXPECT_TRUE(gone) << "the previous test's objects did not go away";
+}
+
+}  // namespace karpenter::integration

@@ -1,0 +1,66 @@
+#pragma once
+// Test support for the integration tests: a client for the test cluster (scripts/testenv),
+// applying manifest files, waiting for a condition, running `karpenter controller` as a child
+// process, and removing what a test left behind.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.h"
+#include "kube/client.h"
+
+namespace karpenter::integration {
+
+// A client for the test cluster's kubeconfig; fails the test when it cannot be made.
+std::unique_ptr<kube::Client> TestClusterClient();
+
+// The resource serving `kind` (Pod, Deployment, NodePool, …); nullptr for kinds tests do not use.
+const kube::Resource* ResourceForKind(std::string_view kind);
+
+// Creates every object of a manifest file (replacing objects that already exist).
+Status ApplyFile(kube::Client& client, const std::string& path);
+Status Apply(kube::Client& client, const kube::Object& object);
+
+// Polls `done` every `poll` until it returns true or `timeout` passes; returns its last answer.
+bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+             std::chrono::milliseconds poll = std::chrono::milliseconds(500));
+
+// `karpenter controller` with `args`, its output going to `log_path`.
+class ControllerProcess {
+ public:
+  ControllerProcess(std::vector<std::string> args, std::string log_path);
+  ~ControllerProcess();  // stops it (SIGTERM, then SIGKILL)
+  ControllerProcess(const ControllerProcess&) = delete;
+  ControllerProcess& operator=(const ControllerProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool Running();
+  // SIGTERM and wait (SIGKILL after 20 s); returns the exit status as waitpid reports it.
+  int Stop();
+  // SIGKILL: a crash, no cleanup.
+  void Kill();
+  // The CPU seconds and peak RSS (MiB) the process used, read from /proc while it runs.
+  double CpuSeconds() const;
+  double PeakRssMb() const;
+  std::string Log() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_path_;
+};
+
+// The arguments every test controller gets: the test cluster, the simulated cloud, no leader
+// election, a free health port.
+std::vector<std::string> SimControllerArgs();
+
+// Deletes NodePools, NodeClaims (releasing their finalizers), EC2NodeClasses, the Nodes of the
+// simulated cloud and the given namespaces, and waits until they are gone.
+void CleanUp(kube::Client& client, const std::vector<std::string>& namespaces);
+
+}  // namespace karpenter::integration
