@@ -12,6 +12,7 @@
 #include "api/manifest.h"
 #include "cli/builtin_example.h"
 #include "cloud/catalog.h"
+#include "e2e.h"
 #include "lower_bound.h"
 #include "scheduling/scheduler.h"
 #include "workloads.h"
@@ -136,6 +137,19 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cmd->add_option("--seed", scheduling.seed, "Workload seed")->capture_default_str();
   cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+
+  karpenter::bench::EndToEndArgs e2e;
+  auto* e2e_cmd = app.add_subcommand(
+      "e2e", "Pending pods to Running on a test cluster, with our controller as a child process");
+  e2e_cmd->add_option("--pods", e2e.pods, "Number of pods")->capture_default_str();
+  e2e_cmd->add_option("--kubeconfig", e2e.kubeconfig, "The test cluster (scripts/testenv/up)")
+      ->required();
+  e2e_cmd->add_option("--karpenter", e2e.karpenter_binary,
+                      "The karpenter binary (default: beside this one)");
+  e2e_cmd->add_option("--source-dir", e2e.source_dir, "Where deploy/crds is (default: the source)");
+  e2e_cmd->add_option("--timeout", e2e.timeout_seconds, "Seconds to wait")->capture_default_str();
+  e2e_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
+  if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);
   return RunScheduling(scheduling);
 }

@@ -14,14 +14,20 @@
 #include <string>
 
 #include "api/labels.h"
-#include "integration/cluster.h"
-#include "integration/crds.h"
 #include "kube/client.h"
+#include "support/cluster.h"
+#include "support/crds.h"
 
 namespace karpenter::integration {
 namespace {
 
 using std::chrono::seconds;
+
+#define ASSERT_OK(expression)                             \
+  do {                                                    \
+    const Status status_ = (expression);                  \
+    ASSERT_TRUE(status_.ok()) << status_.error().message; \
+  } while (false)
 
 const std::string kTestdata = std::string(KARPENTER_TESTDATA) + "/e2e/";
 
@@ -32,6 +38,11 @@ std::vector<kube::Object> List(kube::Client& client, const kube::Resource& resou
   Result<kube::ObjectList> list = client.List(resource, options);
   EXPECT_TRUE(list.ok()) << list.error().message;
   return list.ok() ? std::move(list->items) : std::vector<kube::Object>{};
+}
+
+// object[field], or an empty object when it is absent (reading never throws).
+kube::Object Part(const kube::Object& object, const char* field) {
+  return object.value(field, kube::Object::object());
 }
 
 std::string Phase(const kube::Object& pod) {
@@ -51,7 +62,7 @@ size_t CountRunning(kube::Client& client, const std::string& namespace_) {
 std::vector<kube::Object> SimNodes(kube::Client& client) {
   std::vector<kube::Object> out;
   for (kube::Object& node : List(client, kube::resources::kNodes)) {
-    if (node["spec"].value("providerID", "").rfind("sim://", 0) == 0)
+    if (Part(node, "spec").value("providerID", "").rfind("sim://", 0) == 0)
       out.push_back(std::move(node));
   }
   return out;
@@ -63,7 +74,8 @@ std::vector<std::string> EventMessages(kube::Client& client, const std::string& 
                                        const std::string& name, const std::string& reason) {
   std::vector<std::string> out;
   for (const kube::Object& event : List(client, kube::resources::kEvents, namespace_)) {
-    if (event["involvedObject"].value("name", "") == name && event.value("reason", "") == reason &&
+    if (Part(event, "involvedObject").value("name", "") == name &&
+        event.value("reason", "") == reason &&
         event.value("source", kube::Object::object()).value("component", "") == "karpenter") {
       out.push_back(event.value("message", ""));
     }
@@ -82,16 +94,20 @@ size_t PlannedNodeClaims(const std::string& file) {
   pclose(pipe);
   const kube::Object plan = kube::Object::parse(output, nullptr, false);
   if (!plan.is_object()) return 0;
-  return plan["summary"].value("nodeclaims", size_t{0});
+  return Part(plan, "summary").value("nodeclaims", size_t{0});
 }
 
 class ControllerEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
-    client_ = TestClusterClient();
-    ASSERT_NE(client_, nullptr);
-    ASSERT_TRUE(InstallCrds(*client_, KARPENTER_SOURCE_DIR).ok());
-    CleanUp(*client_, {"e2e", "e2e-limits", "e2e-bad"});
+    Result<std::unique_ptr<kube::Client>> client =
+        support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    client_ = std::move(*client);
+    Status installed = support::InstallCrds(*client_, KARPENTER_SOURCE_DIR);
+    ASSERT_TRUE(installed.ok()) << installed.error().message;
+    Status clean = support::CleanUp(*client_, {"e2e", "e2e-limits", "e2e-bad"});
+    ASSERT_TRUE(clean.ok()) << clean.error().message;
   }
   void TearDown() override {
     if (HasFailure() && controller_) {
@@ -100,31 +116,35 @@ class ControllerEndToEnd : public ::testing::Test {
                 << log.substr(log.size() > 6000 ? log.size() - 6000 : 0) << "\n";
     }
     controller_.reset();
-    CleanUp(*client_, {"e2e", "e2e-limits", "e2e-bad"});
+    if (client_) {
+      Status clean = support::CleanUp(*client_, {"e2e", "e2e-limits", "e2e-bad"});
+      EXPECT_TRUE(clean.ok()) << clean.error().message;
+    }
   }
   void StartController() {
     const std::string log = ::testing::TempDir() + "controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
     std::remove(log.c_str());
-    controller_ = std::make_unique<ControllerProcess>(SimControllerArgs(), log);
+    controller_ = std::make_unique<support::ControllerProcess>(
+        KARPENTER_BINARY, support::SimControllerArgs(KARPENTER_TESTENV_KUBECONFIG), log);
   }
 
   std::unique_ptr<kube::Client> client_;
-  std::unique_ptr<ControllerProcess> controller_;
+  std::unique_ptr<support::ControllerProcess> controller_;
 };
 
 TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
   StartController();
   const std::string manifests = kTestdata + "provisioning.yaml";
-  ASSERT_TRUE(ApplyFile(*client_, manifests).ok());
+  ASSERT_OK(support::ApplyFile(*client_, manifests));
   constexpr size_t kPods = 13;
-  ASSERT_TRUE(WaitFor([&] { return CountRunning(*client_, "e2e") == kPods; }, seconds(180)))
+  ASSERT_TRUE(
+      support::WaitFor([&] { return CountRunning(*client_, "e2e") == kPods; }, seconds(180)))
       << CountRunning(*client_, "e2e") << " of " << kPods << " pods Running";
 
   std::map<std::string, kube::Object> nodes;
   for (kube::Object& node : SimNodes(*client_)) nodes[std::string(kube::Name(node))] = node;
-  std::map<std::string, std::set<std::string>> zones_by_app;
   std::map<std::string, std::map<std::string, int>> zone_counts;
   std::set<std::string> cache_nodes;
   for (const kube::Object& pod : List(*client_, kube::resources::kPods, "e2e")) {
@@ -141,10 +161,13 @@ TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
       EXPECT_EQ(kube::Label(node, api::kLabelNodePool), "arm64");
       EXPECT_EQ(kube::Label(node, api::kLabelCapacityType), "on-demand");
     } else {
+      // The arm64 pool's taint keeps everything else on the seed's pool.
       EXPECT_EQ(kube::Label(node, api::kLabelNodePool), "default") << kube::Name(pod);
       EXPECT_EQ(kube::Label(node, api::kLabelCapacityType), "spot");
     }
-    if (app == "compute") EXPECT_EQ(kube::Label(node, api::kLabelInstanceCategory), "c");
+    if (app == "compute") {
+      EXPECT_EQ(kube::Label(node, api::kLabelInstanceCategory), "c");
+    }
     if (app == "cache") cache_nodes.insert(NodeName(pod));
     if (app == "web") ++zone_counts["web"][std::string(kube::Label(node, api::kLabelZone))];
   }
@@ -162,10 +185,11 @@ TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
   const std::vector<kube::Object> claims = List(*client_, kube::resources::kNodeClaims);
   EXPECT_EQ(claims.size(), nodes.size());
   for (const kube::Object& claim : claims) {
-    EXPECT_TRUE(nodes.contains(claim["status"].value("nodeName", ""))) << kube::Name(claim);
+    EXPECT_TRUE(nodes.contains(Part(claim, "status").value("nodeName", ""))) << kube::Name(claim);
     for (const char* type : {"Launched", "Registered", "Initialized", "Ready"}) {
       bool found = false;
-      for (const kube::Object& c : claim["status"]["conditions"]) {
+      for (const kube::Object& c :
+           Part(claim, "status").value("conditions", kube::Object::array())) {
         found = found || (c.value("type", "") == type && c.value("status", "") == "True");
       }
       EXPECT_TRUE(found) << kube::Name(claim) << " is not " << type;
@@ -174,23 +198,24 @@ TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
   for (const auto& [name, node] : nodes) {
     EXPECT_EQ(kube::Label(node, api::kLabelRegistered), "true") << name;
     EXPECT_EQ(kube::Label(node, api::kLabelInitialized), "true") << name;
-    for (const kube::Object& taint : node["spec"].value("taints", kube::Object::array())) {
+    for (const kube::Object& taint : Part(node, "spec").value("taints", kube::Object::array())) {
       EXPECT_NE(taint.value("key", ""), api::kTaintUnregistered) << name;
     }
   }
 
-  // Close to what the offline plan computes for the same manifests.
+  // Close to what the offline plan computes for the same manifests: at most 10% more nodes,
+  // rounded up to a whole node (the kube-scheduler, not us, picks among nodes with room).
   const size_t planned = PlannedNodeClaims(manifests);
   ASSERT_GT(planned, 0u);
-  EXPECT_LE(static_cast<double>(nodes.size()), std::floor(1.1 * static_cast<double>(planned)) + 0.0)
+  EXPECT_LE(static_cast<double>(nodes.size()), std::ceil(1.1 * static_cast<double>(planned)))
       << nodes.size() << " nodes for " << planned << " planned";
 
   // NodePool status counts its nodes; the NodePool carries its template hash.
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(support::WaitFor(
       [&] {
         Result<kube::Object> pool = client_->Get(kube::resources::kNodePools, "", "default");
         return pool.ok() && !kube::Annotation(*pool, "karpenter.sh/nodepool-hash").empty() &&
-               (*pool)["status"].value("nodes", 0) > 0;
+               Part((*pool), "status").value("nodes", 0) > 0;
       },
       seconds(30)));
   EXPECT_TRUE(controller_->Running());
@@ -198,15 +223,16 @@ TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
 
 TEST_F(ControllerEndToEnd, NodePoolLimitStopsProvisioningAndSaysWhy) {
   StartController();
-  ASSERT_TRUE(ApplyFile(*client_, kTestdata + "limited.yaml").ok());
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "limited.yaml"));
   // m5.xlarge has 4 vCPU: the 8 vCPU limit allows two nodes, each holding one 3-vCPU pod.
-  ASSERT_TRUE(WaitFor([&] { return CountRunning(*client_, "e2e-limits") == 2; }, seconds(120)));
+  ASSERT_TRUE(
+      support::WaitFor([&] { return CountRunning(*client_, "e2e-limits") == 2; }, seconds(120)));
   std::string pending;
   for (const kube::Object& pod : List(*client_, kube::resources::kPods, "e2e-limits")) {
     if (Phase(pod) == "Pending") pending = kube::Name(pod);
   }
   ASSERT_FALSE(pending.empty());
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(support::WaitFor(
       [&] {
         for (const std::string& message :
              EventMessages(*client_, "e2e-limits", pending, "FailedScheduling")) {
@@ -223,35 +249,38 @@ TEST_F(ControllerEndToEnd, NodePoolLimitStopsProvisioningAndSaysWhy) {
 TEST_F(ControllerEndToEnd, RestartMidProvisioningNeitherDuplicatesNorLosesNodeClaims) {
   StartController();
   const std::string manifests = kTestdata + "provisioning.yaml";
-  ASSERT_TRUE(ApplyFile(*client_, manifests).ok());
-  ASSERT_TRUE(WaitFor([&] { return !List(*client_, kube::resources::kNodeClaims).empty(); },
-                      seconds(120), std::chrono::milliseconds(50)));
+  ASSERT_OK(support::ApplyFile(*client_, manifests));
+  ASSERT_TRUE(
+      support::WaitFor([&] { return !List(*client_, kube::resources::kNodeClaims).empty(); },
+                       seconds(120), std::chrono::milliseconds(50)));
   controller_->Kill();  // a crash in the middle of launching
   StartController();
-  ASSERT_TRUE(WaitFor([&] { return CountRunning(*client_, "e2e") == 13; }, seconds(180)));
+  ASSERT_TRUE(support::WaitFor([&] { return CountRunning(*client_, "e2e") == 13; }, seconds(180)));
   // Settle: nothing more should be created once every pod runs.
   std::this_thread::sleep_for(seconds(5));
   const std::vector<kube::Object> claims = List(*client_, kube::resources::kNodeClaims);
   const std::vector<kube::Object> nodes = SimNodes(*client_);
   EXPECT_EQ(claims.size(), nodes.size());
   std::set<std::string> claimed;
-  for (const kube::Object& claim : claims) claimed.insert(claim["status"].value("nodeName", ""));
+  for (const kube::Object& claim : claims)
+    claimed.insert(Part(claim, "status").value("nodeName", ""));
   for (const kube::Object& node : nodes) {
     EXPECT_TRUE(claimed.contains(std::string(kube::Name(node))))
         << kube::Name(node) << " has no NodeClaim";
   }
   const size_t planned = PlannedNodeClaims(manifests);
-  EXPECT_LE(static_cast<double>(claims.size()), std::floor(1.1 * static_cast<double>(planned)));
+  EXPECT_LE(static_cast<double>(claims.size()), std::ceil(1.1 * static_cast<double>(planned)));
 }
 
 TEST_F(ControllerEndToEnd, BadObjectsGetEventsAndConditionsNotACrash) {
   StartController();
-  ASSERT_TRUE(ApplyFile(*client_, kTestdata + "bad_objects.yaml").ok());
-  ASSERT_TRUE(WaitFor(
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "bad_objects.yaml"));
+  ASSERT_TRUE(support::WaitFor(
       [&] {
         Result<kube::Object> pool = client_->Get(kube::resources::kNodePools, "", "orphan");
         if (!pool.ok()) return false;
-        for (const kube::Object& c : (*pool)["status"].value("conditions", kube::Object::array())) {
+        for (const kube::Object& c :
+             Part((*pool), "status").value("conditions", kube::Object::array())) {
           if (c.value("type", "") == "NodeClassReady" && c.value("status", "") == "False") {
             return true;
           }
@@ -260,10 +289,10 @@ TEST_F(ControllerEndToEnd, BadObjectsGetEventsAndConditionsNotACrash) {
       },
       seconds(60)))
       << "NodePool orphan never got NodeClassReady=False";
-  ASSERT_TRUE(
-      WaitFor([&] { return !EventMessages(*client_, "default", "orphan", "NotReady").empty(); },
-              seconds(30)));
-  ASSERT_TRUE(WaitFor(
+  ASSERT_TRUE(support::WaitFor(
+      [&] { return !EventMessages(*client_, "default", "orphan", "NotReady").empty(); },
+      seconds(30)));
+  ASSERT_TRUE(support::WaitFor(
       [&] { return !EventMessages(*client_, "e2e-bad", "huge", "FailedScheduling").empty(); },
       seconds(60)))
       << "no FailedScheduling event on the 10,000-CPU pod";

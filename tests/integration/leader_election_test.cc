@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "integration/cluster.h"
+#include "support/cluster.h"
 
 namespace karpenter::integration {
 namespace {
@@ -15,7 +15,7 @@ using std::chrono::seconds;
 using std::chrono::steady_clock;
 
 std::vector<std::string> ReplicaArgs() {
-  std::vector<std::string> args = SimControllerArgs();
+  std::vector<std::string> args = support::SimControllerArgs(KARPENTER_TESTENV_KUBECONFIG);
   std::erase(args, "--leader-elect=false");
   // A lease of its own, so no other test's controller competes.
   args.insert(args.end(),
@@ -23,7 +23,7 @@ std::vector<std::string> ReplicaArgs() {
   return args;
 }
 
-bool Leads(const ControllerProcess& replica) {
+bool Leads(const support::ControllerProcess& replica) {
   return replica.Log().find("acquired leadership") != std::string::npos;
 }
 
@@ -31,18 +31,19 @@ TEST(LeaderElection, SecondReplicaWaitsThenTakesOverWithinTheLeaseDuration) {
   const std::string dir = ::testing::TempDir();
   std::remove((dir + "leader-a.log").c_str());
   std::remove((dir + "leader-b.log").c_str());
-  ControllerProcess a(ReplicaArgs(), dir + "leader-a.log");
-  ASSERT_TRUE(WaitFor([&] { return Leads(a); }, seconds(30))) << a.Log();
-  ControllerProcess b(ReplicaArgs(), dir + "leader-b.log");
-  ASSERT_TRUE(WaitFor([&] { return b.Log().find("waiting for leadership") != std::string::npos; },
-                      seconds(30)))
+  support::ControllerProcess a(KARPENTER_BINARY, ReplicaArgs(), dir + "leader-a.log");
+  ASSERT_TRUE(support::WaitFor([&] { return Leads(a); }, seconds(30))) << a.Log();
+  support::ControllerProcess b(KARPENTER_BINARY, ReplicaArgs(), dir + "leader-b.log");
+  ASSERT_TRUE(support::WaitFor(
+      [&] { return b.Log().find("waiting for leadership") != std::string::npos; }, seconds(30)))
       << b.Log();
   std::this_thread::sleep_for(seconds(3));
   EXPECT_FALSE(Leads(b)) << "two leaders at once";
 
   a.Kill();  // dies without releasing the lease
   const auto died = steady_clock::now();
-  ASSERT_TRUE(WaitFor([&] { return Leads(b); }, seconds(30), std::chrono::milliseconds(100)))
+  ASSERT_TRUE(
+      support::WaitFor([&] { return Leads(b); }, seconds(30), std::chrono::milliseconds(100)))
       << b.Log();
   const double takeover = std::chrono::duration<double>(steady_clock::now() - died).count();
   // The lease lasts 15 s from its last renewal (at most 1 s before the death); the follower
@@ -52,9 +53,9 @@ TEST(LeaderElection, SecondReplicaWaitsThenTakesOverWithinTheLeaseDuration) {
 
   // A graceful stop releases the lease, so a new replica leads at once.
   EXPECT_EQ(b.Stop(), 0);
-  ControllerProcess c(ReplicaArgs(), dir + "leader-c.log");
+  support::ControllerProcess c(KARPENTER_BINARY, ReplicaArgs(), dir + "leader-c.log");
   const auto started = steady_clock::now();
-  ASSERT_TRUE(WaitFor([&] { return Leads(c); }, seconds(10))) << c.Log();
+  ASSERT_TRUE(support::WaitFor([&] { return Leads(c); }, seconds(10))) << c.Log();
   EXPECT_LT(std::chrono::duration<double>(steady_clock::now() - started).count(), 5.0);
 }
 

@@ -1,7 +1,6 @@
-#include "integration/cluster.h"
+#include "support/cluster.h"
 
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,11 +9,11 @@
 #include <sstream>
 #include <thread>
 
-#include "integration/crds.h"
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
+#include "support/crds.h"
 
-namespace karpenter::integration {
+namespace karpenter::support {
 namespace {
 
 using std::chrono::milliseconds;
@@ -37,25 +36,22 @@ constexpr kube::Resource kKinds[] = {
     kube::resources::kStorageClasses,
 };
 
-std::vector<kube::Object> ListAll(kube::Client& client, const kube::Resource& resource) {
+Result<std::vector<kube::Object>> ListAll(kube::Client& client, const kube::Resource& resource) {
   Result<kube::ObjectList> list = client.List(resource, {});
-  if (!list.ok()) {
-    ADD_FAILURE() << "listing " << resource.plural << ": " << list.error().message;
-    return {};
-  }
+  if (!list.ok()) return list.error();
   return std::move(list->items);
 }
 
 // Removes every finalizer and deletes the object; a missing object is fine.
-void ForceDelete(kube::Client& client, const kube::Resource& resource, const kube::Object& object) {
+Status ForceDelete(kube::Client& client, const kube::Resource& resource,
+                   const kube::Object& object) {
   const std::string name(kube::Name(object));
   (void)client.Patch(resource, kube::Namespace(object), name, kube::PatchType::kMerge,
                      kube::Object{{"metadata", {{"finalizers", nullptr}}}},
                      kube::Subresource::kNone);
   Status deleted = client.Delete(resource, kube::Namespace(object), name, {});
-  if (!deleted.ok() && deleted.error().status != 404) {
-    ADD_FAILURE() << "deleting " << resource.kind << " " << name << ": " << deleted.error().message;
-  }
+  if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+  return {};
 }
 
 bool IsSimNode(const kube::Object& node) {
@@ -64,18 +60,10 @@ bool IsSimNode(const kube::Object& node) {
 
 }  // namespace
 
-std::unique_ptr<kube::Client> TestClusterClient() {
-  Result<kube::http::Config> config = kube::http::LoadKubeconfig(KARPENTER_TESTENV_KUBECONFIG);
-  if (!config.ok()) {
-    ADD_FAILURE() << config.error().message;
-    return nullptr;
-  }
-  Result<std::unique_ptr<kube::Client>> client = kube::http::NewClient(*config);
-  if (!client.ok()) {
-    ADD_FAILURE() << client.error().message;
-    return nullptr;
-  }
-  return std::move(*client);
+Result<std::unique_ptr<kube::Client>> ClusterClient(const std::string& kubeconfig) {
+  Result<kube::http::Config> config = kube::http::LoadKubeconfig(kubeconfig);
+  if (!config.ok()) return config.error();
+  return kube::http::NewClient(*config);
 }
 
 const kube::Resource* ResourceForKind(std::string_view kind) {
@@ -121,7 +109,8 @@ bool WaitFor(const std::function<bool()>& done, milliseconds timeout, millisecon
   }
 }
 
-ControllerProcess::ControllerProcess(std::vector<std::string> args, std::string log_path)
+ControllerProcess::ControllerProcess(const std::string& binary, std::vector<std::string> args,
+                                     std::string log_path)
     : log_path_(std::move(log_path)) {
   args.insert(args.begin(), {"karpenter", "controller"});
   pid_ = fork();
@@ -134,7 +123,7 @@ ControllerProcess::ControllerProcess(std::vector<std::string> args, std::string 
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
-    execv(KARPENTER_BINARY, argv.data());
+    execv(binary.c_str(), argv.data());
     _exit(127);
   }
 }
@@ -205,43 +194,44 @@ std::string ControllerProcess::Log() const {
   return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
 }
 
-std::vector<std::string> SimControllerArgs() {
-  return {"--kubeconfig",
-          KARPENTER_TESTENV_KUBECONFIG,
-          "--cloud-provider",
-          "sim",
-          "--leader-elect=false",
-          "--health-probe-port",
-          "0"};
+std::vector<std::string> SimControllerArgs(const std::string& kubeconfig) {
+  return {"--kubeconfig",        kubeconfig, "--cloud-provider", "sim", "--leader-elect=false",
+          "--health-probe-port", "0"};
 }
 
-void CleanUp(kube::Client& client, const std::vector<std::string>& namespaces) {
+Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces) {
   for (const std::string& name : namespaces) {
-    (void)client.Delete(kube::resources::kNamespaces, "", name, {});
+    Status deleted = client.Delete(kube::resources::kNamespaces, "", name, {});
+    if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
   }
-  for (const kube::Object& pool : ListAll(client, kube::resources::kNodePools)) {
-    ForceDelete(client, kube::resources::kNodePools, pool);
+  const kube::Resource* kinds[] = {&kube::resources::kNodePools, &kube::resources::kNodeClaims,
+                                   &kube::resources::kNodes, &kube::resources::kEC2NodeClasses};
+  for (const kube::Resource* kind : kinds) {
+    Result<std::vector<kube::Object>> objects = ListAll(client, *kind);
+    if (!objects.ok()) return objects.error();
+    for (const kube::Object& object : *objects) {
+      if (*kind == kube::resources::kNodes && !IsSimNode(object)) continue;
+      if (Status deleted = ForceDelete(client, *kind, object); !deleted.ok()) return deleted;
+    }
   }
-  for (const kube::Object& claim : ListAll(client, kube::resources::kNodeClaims)) {
-    ForceDelete(client, kube::resources::kNodeClaims, claim);
-  }
-  for (const kube::Object& node : ListAll(client, kube::resources::kNodes)) {
-    if (IsSimNode(node)) ForceDelete(client, kube::resources::kNodes, node);
-  }
-  for (const kube::Object& node_class : ListAll(client, kube::resources::kEC2NodeClasses)) {
-    ForceDelete(client, kube::resources::kEC2NodeClasses, node_class);
-  }
+  Status last;
   const bool gone = WaitFor(
       [&] {
         for (const std::string& name : namespaces) {
           if (client.Get(kube::resources::kNamespaces, "", name).ok()) return false;
         }
-        std::vector<kube::Object> nodes = ListAll(client, kube::resources::kNodes);
-        return ListAll(client, kube::resources::kNodeClaims).empty() &&
-               std::none_of(nodes.begin(), nodes.end(), IsSimNode);
+        Result<std::vector<kube::Object>> claims = ListAll(client, kube::resources::kNodeClaims);
+        Result<std::vector<kube::Object>> nodes = ListAll(client, kube::resources::kNodes);
+        if (!claims.ok() || !nodes.ok()) {
+          last = claims.ok() ? nodes.error() : claims.error();
+          return false;
+        }
+        return claims->empty() && std::none_of(nodes->begin(), nodes->end(), IsSimNode);
       },
       std::chrono::seconds(120));
-  EXPECT_TRUE(gone) << "the previous test's objects did not go away";
+  if (gone) return {};
+  return Error("clean-up: objects of an earlier run did not go away in 2 minutes" +
+               (last.ok() ? std::string() : ": " + last.error().message));
 }
 
-}  // namespace karpenter::integration
+}  // namespace karpenter::support

@@ -1,7 +1,8 @@
 #pragma once
-// Test support for the integration tests: a client for the test cluster (scripts/testenv),
-// applying manifest files, waiting for a condition, running `karpenter controller` as a child
-// process, and removing what a test left behind.
+// Support for the integration tests and the end-to-end benchmark: a client for a test cluster
+// (scripts/testenv), applying manifest files, waiting for a condition, running `karpenter
+// controller` as a child process, and removing what a run left behind. No test framework here:
+// problems come back as errors.
 
 #include <sys/types.h>
 
@@ -15,10 +16,10 @@
 #include "common/result.h"
 #include "kube/client.h"
 
-namespace karpenter::integration {
+namespace karpenter::support {
 
-// A client for the test cluster's kubeconfig; fails the test when it cannot be made.
-std::unique_ptr<kube::Client> TestClusterClient();
+// A client for the cluster of a kubeconfig file.
+Result<std::unique_ptr<kube::Client>> ClusterClient(const std::string& kubeconfig);
 
 // The resource serving `kind` (Pod, Deployment, NodePool, …); nullptr for kinds tests do not use.
 const kube::Resource* ResourceForKind(std::string_view kind);
@@ -31,10 +32,10 @@ Status Apply(kube::Client& client, const kube::Object& object);
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout,
              std::chrono::milliseconds poll = std::chrono::milliseconds(500));
 
-// `karpenter controller` with `args`, its output going to `log_path`.
+// `karpenter controller` with `args` (the binary at `binary`), its output going to `log_path`.
 class ControllerProcess {
  public:
-  ControllerProcess(std::vector<std::string> args, std::string log_path);
+  ControllerProcess(const std::string& binary, std::vector<std::string> args, std::string log_path);
   ~ControllerProcess();  // stops it (SIGTERM, then SIGKILL)
   ControllerProcess(const ControllerProcess&) = delete;
   ControllerProcess& operator=(const ControllerProcess&) = delete;
@@ -55,12 +56,12 @@ class ControllerProcess {
   std::string log_path_;
 };
 
-// The arguments every test controller gets: the test cluster, the simulated cloud, no leader
-// election, a free health port.
-std::vector<std::string> SimControllerArgs();
+// The arguments of a controller on `kubeconfig`'s cluster with the simulated cloud, no leader
+// election and a free health port.
+std::vector<std::string> SimControllerArgs(const std::string& kubeconfig);
 
 // Deletes NodePools, NodeClaims (releasing their finalizers), EC2NodeClasses, the Nodes of the
-// simulated cloud and the given namespaces, and waits until they are gone.
-void CleanUp(kube::Client& client, const std::vector<std::string>& namespaces);
+// simulated cloud and the given namespaces, and waits (up to two minutes) until they are gone.
+Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces);
 
-}  // namespace karpenter::integration
+}  // namespace karpenter::support

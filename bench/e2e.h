@@ -1,0 +1,21 @@
+#pragma once
+// `karpenter-bench e2e`: pods to Running on a real API server, end to end — the kube-scheduler,
+// our controller (a child process with the simulated cloud) and kwok.
+
+#include <string>
+
+namespace karpenter::bench {
+
+struct EndToEndArgs {
+  int pods = 1000;
+  std::string kubeconfig;
+  std::string karpenter_binary;  // empty: `karpenter` beside this executable
+  std::string source_dir;        // where deploy/crds is; empty: this build's source tree
+  int timeout_seconds = 600;
+};
+
+// Prints {"pods", "seconds", "nodes", "controllerPeakRssMb", "controllerCpuSeconds"}; returns the
+// exit code.
+int RunEndToEnd(const EndToEndArgs& args);
+
+}  // namespace karpenter::bench

@@ -1,0 +1,41 @@
+#pragma once
+// The bearer token of the Authorization header: a fixed one, or one read from a file that is read
+// again whenever the file changes, because projected service-account tokens rotate (the kubelet
+// swaps the file every hour or so while the client keeps running).
+
+#include <sys/types.h>
+
+#include <ctime>
+#include <mutex>
+#include <string>
+
+#include "common/result.h"
+
+namespace karpenter::kube::http {
+
+// The token in `path` without surrounding whitespace; an error (naming the file, never the
+// token) when it cannot be read or is empty.
+Result<std::string> ReadTokenFile(const std::string& path);
+
+class BearerToken {
+ public:
+  // `file` empty: always `token`. Otherwise the file's token, or `token` until the file has been
+  // read once successfully.
+  BearerToken(std::string token, std::string file);
+
+  // The current token; empty when the client does not send one. Thread-safe. A file that cannot
+  // be read keeps the last token read (a rotation in progress), or fails when there is none.
+  Result<std::string> Get();
+
+ private:
+  std::mutex mu_;
+  std::string token_;
+  const std::string file_;
+  // What the file looked like when it was read last: any change means read it again.
+  bool read_ = false;
+  ino_t inode_ = 0;
+  off_t size_ = 0;
+  timespec modified_{};
+};
+
+}  // namespace karpenter::kube::http

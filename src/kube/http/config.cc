@@ -1,0 +1,319 @@
+#include "kube/http/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "kube/http/bearer_token.h"
+#include "kube/http/read_file.h"
+
+namespace karpenter::kube::http {
+namespace {
+
+// RFC 4648 base64 as kubeconfig's *-data fields hold it; whitespace (line breaks in hand-edited
+// files) is skipped, padding is optional. nullopt when the text is not base64.
+std::optional<std::string> DecodeBase64(std::string_view text) {
+  constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  uint32_t bits = 0;
+  int count = 0;  // sextets held in `bits`
+  size_t padding = 0;
+  for (const char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    const size_t value = kAlphabet.find(c);
+    if (value == std::string_view::npos || padding > 0) return std::nullopt;
+    bits = (bits << 6) | static_cast<uint32_t>(value);
+    if (++count == 4) {
+      out.push_back(static_cast<char>((bits >> 16) & 0xff));
+      out.push_back(static_cast<char>((bits >> 8) & 0xff));
+      out.push_back(static_cast<char>(bits & 0xff));
+      bits = 0;
+      count = 0;
+    }
+  }
+  if (count == 1 || padding > 2) return std::nullopt;
+  if (count == 2) out.push_back(static_cast<char>((bits >> 4) & 0xff));
+  if (count == 3) {
+    out.push_back(static_cast<char>((bits >> 10) & 0xff));
+    out.push_back(static_cast<char>((bits >> 2) & 0xff));
+  }
+  return out;
+}
+
+// yaml-cpp's type tests throw on a node that is absent (a "zombie"); this one does not.
+bool IsMap(const YAML::Node& node) { return node.IsDefined() && node.IsMap(); }
+
+// Walks one kubeconfig document; every error names the file and the field path.
+class Kubeconfig {
+ public:
+  Kubeconfig(std::string path, const YAML::Node& root)
+      : path_(std::move(path)), folder_(std::filesystem::path(path_).parent_path()), root_(root) {}
+
+  Error Fail(std::string_view field, std::string_view message) const {
+    std::string text = "kubeconfig " + path_ + ": ";
+    if (!field.empty()) text.append(field).append(": ");
+    text.append(message);
+    return Error{std::move(text)};
+  }
+
+  // The string at `node`, nullopt when absent or null.
+  Result<std::optional<std::string>> String(const YAML::Node& node,
+                                            const std::string& field) const {
+    if (!node.IsDefined() || node.IsNull()) return std::optional<std::string>();
+    if (!node.IsScalar()) return Fail(field, "expected a string");
+    return std::optional<std::string>(node.Scalar());
+  }
+
+  // The element of the list `list` ("contexts", "clusters", "users") named `name`, and its
+  // field path ("users[2]").
+  Result<std::pair<YAML::Node, std::string>> Named(const std::string& list,
+                                                   const std::string& name) const {
+    const YAML::Node entries = root_[list];
+    const bool present = entries.IsDefined() && !entries.IsNull();
+    if (present && !entries.IsSequence()) return Fail(list, "expected a list");
+    std::string known;
+    for (size_t i = 0; present && i < entries.size(); ++i) {
+      const std::string field = list + "[" + std::to_string(i) + "]";
+      if (!entries[i].IsMap()) return Fail(field, "expected a mapping");
+      Result<std::optional<std::string>> entry_name = String(entries[i]["name"], field + ".name");
+      if (!entry_name.ok()) return entry_name.error();
+      if (!entry_name->has_value()) continue;
+      if (**entry_name == name) return std::make_pair(entries[i], field);
+      known.append(known.empty() ? "" : ", ").append(**entry_name);
+    }
+    // The singular of the list's name: "context", "cluster", "user".
+    std::string what = list.substr(0, list.size() - 1);
+    return Fail("", what + " \"" + name + "\" not found (" + list + ": " +
+                        (known.empty() ? "none" : known) + ")");
+  }
+
+  // A file named by the kubeconfig: relative paths are relative to its folder.
+  Result<std::string> ReadReferenced(const std::string& file, const std::string& field) const {
+    std::filesystem::path resolved(file);
+    if (resolved.is_relative()) resolved = folder_ / resolved;
+    Result<std::string> text = ReadFile(resolved.string());
+    if (!text.ok()) return Fail(field, text.error().message);
+    return text;
+  }
+
+  // PEM text given either inline (`<name>-data`, base64) or as a file (`<name>`), never both.
+  Result<std::string> Pem(const YAML::Node& section, const std::string& section_field,
+                          const std::string& name) const {
+    const std::string file_field = section_field + "." + name;
+    const std::string data_field = file_field + "-data";
+    Result<std::optional<std::string>> file = String(section[name], file_field);
+    if (!file.ok()) return file.error();
+    Result<std::optional<std::string>> data = String(section[name + "-data"], data_field);
+    if (!data.ok()) return data.error();
+    if (file->has_value() && data->has_value()) {
+      return Fail(section_field, name + " and " + name + "-data are both set; keep one");
+    }
+    if (data->has_value()) {
+      std::optional<std::string> decoded = DecodeBase64(**data);
+      // Neither the text nor its position in it: the field may hold a private key.
+      if (!decoded.has_value()) return Fail(data_field, "not valid base64");
+      return std::move(*decoded);
+    }
+    if (file->has_value()) return ReadReferenced(**file, file_field);
+    return std::string();
+  }
+
+  Status ReadCluster(const std::string& name, Config& config) const {
+    Result<std::pair<YAML::Node, std::string>> entry = Named("clusters", name);
+    if (!entry.ok()) return entry.error();
+    const std::string field = entry->second + ".cluster";
+    const YAML::Node cluster = entry->first["cluster"];
+    if (!IsMap(cluster)) return Fail(field, "expected a mapping");
+
+    Result<std::optional<std::string>> server = String(cluster["server"], field + ".server");
+    if (!server.ok()) return server.error();
+    if (!server->has_value() || (*server)->empty()) return Fail(field + ".server", "required");
+    config.server = **server;
+
+    for (const char* unsupported : {"tls-server-name", "proxy-url"}) {
+      if (cluster[unsupported].IsDefined() && !cluster[unsupported].IsNull()) {
+        return Fail(field + "." + unsupported, "not supported by this client");
+      }
+    }
+
+    Result<std::string> ca = Pem(cluster, field, "certificate-authority");
+    if (!ca.ok()) return ca.error();
+    config.certificate_authority = std::move(*ca);
+
+    const YAML::Node insecure = cluster["insecure-skip-tls-verify"];
+    if (insecure.IsDefined() && !insecure.IsNull()) {
+      bool value = false;
+      if (!insecure.IsScalar() || !YAML::convert<bool>::decode(insecure, value)) {
+        return Fail(field + ".insecure-skip-tls-verify", "expected true or false");
+      }
+      config.insecure_skip_tls_verify = value;
+    }
+    if (config.insecure_skip_tls_verify && !config.certificate_authority.empty()) {
+      // As kubectl: a CA that is then not checked is a configuration mistake.
+      return Fail(field, "insecure-skip-tls-verify and a certificate-authority are both set");
+    }
+    return {};
+  }
+
+  Status ReadUser(const std::string& name, Config& config) const {
+    Result<std::pair<YAML::Node, std::string>> entry = Named("users", name);
+    if (!entry.ok()) return entry.error();
+    const std::string field = entry->second + ".user";
+    const YAML::Node user = entry->first["user"];
+    if (!user.IsDefined() || user.IsNull()) return {};  // anonymous
+    if (!user.IsMap()) return Fail(field, "expected a mapping");
+
+    if (user["exec"].IsDefined()) {
+      return Fail(field + ".exec",
+                  "exec credential plugins are not supported; use a token, tokenFile or client "
+                  "certificate");
+    }
+    if (user["auth-provider"].IsDefined()) {
+      return Fail(field + ".auth-provider",
+                  "auth-provider plugins are not supported; use a token, tokenFile or client "
+                  "certificate");
+    }
+    for (const char* unsupported : {"username", "password"}) {
+      if (user[unsupported].IsDefined()) {
+        return Fail(field + "." + unsupported,
+                    "basic authentication is not supported (Kubernetes removed it in 1.19)");
+      }
+    }
+
+    Result<std::optional<std::string>> token = String(user["token"], field + ".token");
+    if (!token.ok()) return token.error();
+    if (token->has_value()) config.bearer_token = **token;
+
+    Result<std::optional<std::string>> token_file = String(user["tokenFile"], field + ".tokenFile");
+    if (!token_file.ok()) return token_file.error();
+    if (token_file->has_value()) {
+      std::filesystem::path resolved(**token_file);
+      if (resolved.is_relative()) resolved = folder_ / resolved;
+      // Read now so that a missing file fails here, naming the field; the client reads it again
+      // whenever it changes.
+      Result<std::string> read = ReadTokenFile(resolved.string());
+      if (!read.ok()) return Fail(field + ".tokenFile", read.error().message);
+      config.bearer_token = std::move(*read);
+      config.bearer_token_file = resolved.string();
+    }
+
+    Result<std::string> certificate = Pem(user, field, "client-certificate");
+    if (!certificate.ok()) return certificate.error();
+    Result<std::string> key = Pem(user, field, "client-key");
+    if (!key.ok()) return key.error();
+    if (certificate->empty() != key->empty()) {
+      return Fail(field, certificate->empty() ? "client-key is set without a client-certificate"
+                                              : "client-certificate is set without a client-key");
+    }
+    config.client_certificate = std::move(*certificate);
+    config.client_key = std::move(*key);
+    return {};
+  }
+
+  Result<Config> Read(const std::string& context_override) const {
+    if (!root_.IsMap()) return Fail("", "expected a mapping at the top level");
+    std::string context = context_override;
+    if (context.empty()) {
+      Result<std::optional<std::string>> current =
+          String(root_["current-context"], "current-context");
+      if (!current.ok()) return current.error();
+      if (!current->has_value() || (*current)->empty()) {
+        return Fail("current-context", "not set, and no context was given");
+      }
+      context = **current;
+    }
+    Result<std::pair<YAML::Node, std::string>> entry = Named("contexts", context);
+    if (!entry.ok()) return entry.error();
+    const std::string field = entry->second + ".context";
+    const YAML::Node body = entry->first["context"];
+    if (!IsMap(body)) return Fail(field, "expected a mapping");
+
+    Config config;
+    Result<std::optional<std::string>> cluster = String(body["cluster"], field + ".cluster");
+    if (!cluster.ok()) return cluster.error();
+    if (!cluster->has_value() || (*cluster)->empty()) return Fail(field + ".cluster", "required");
+    if (Status s = ReadCluster(**cluster, config); !s.ok()) return s.error();
+
+    Result<std::optional<std::string>> user = String(body["user"], field + ".user");
+    if (!user.ok()) return user.error();
+    if (user->has_value() && !(*user)->empty()) {
+      if (Status s = ReadUser(**user, config); !s.ok()) return s.error();
+    }
+
+    Result<std::optional<std::string>> namespace_ = String(body["namespace"], field + ".namespace");
+    if (!namespace_.ok()) return namespace_.error();
+    if (namespace_->has_value()) config.namespace_ = **namespace_;
+    return config;
+  }
+
+ private:
+  std::string path_;
+  std::filesystem::path folder_;
+  YAML::Node root_;
+};
+
+}  // namespace
+
+Result<Config> LoadKubeconfig(const std::string& path, const std::string& context) {
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return Error{"kubeconfig: " + text.error().message};
+  YAML::Node root;
+  try {
+    root = YAML::Load(*text);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp counts lines and columns from 0.
+    return Error{"kubeconfig " + path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                 std::to_string(e.mark.column + 1) + ": " + e.msg};
+  }
+  try {
+    return Kubeconfig(path, root).Read(context);
+  } catch (const YAML::Exception& e) {
+    // Not expected (every access checks the node's type first), but never let it escape.
+    return Error{"kubeconfig " + path + ": " + e.msg};
+  }
+}
+
+Result<Config> InClusterConfig(const std::string& root) {
+  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+  if (host == nullptr || *host == '\0' || port == nullptr || *port == '\0') {
+    return Error{
+        "in-cluster config: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (not "
+        "running in a pod?)"};
+  }
+  Config config;
+  const std::string_view host_text(host);
+  // An IPv6 address needs brackets in a URL: https://[fd00::1]:443.
+  const bool ipv6 = host_text.find(':') != std::string_view::npos && host_text.front() != '[';
+  config.server =
+      std::string("https://") + (ipv6 ? "[" : "") + host + (ipv6 ? "]" : "") + ":" + port;
+
+  const std::string token_file = root + "/token";
+  Result<std::string> token = ReadTokenFile(token_file);
+  if (!token.ok()) return Error{"in-cluster config: " + token.error().message};
+  config.bearer_token = std::move(*token);
+  config.bearer_token_file = token_file;
+
+  Result<std::string> ca = ReadFile(root + "/ca.crt");
+  if (!ca.ok()) return Error{"in-cluster config: " + ca.error().message};
+  config.certificate_authority = std::move(*ca);
+
+  // Optional: the namespace the pod runs in.
+  if (Result<std::string> ns = ReadTokenFile(root + "/namespace"); ns.ok()) {
+    config.namespace_ = std::move(*ns);
+  }
+  return config;
+}
+
+}  // namespace karpenter::kube::http
