@@ -49,9 +49,8 @@ nlohmann::json Encode(const std::vector<Taint>& taints) {
 
 nlohmann::json Encode(const ResourceList& resources) {
   nlohmann::json out = nlohmann::json::object();
-  resources.ForEach([&](std::string_view name, Quantity value) {
-    out[std::string(name)] = value.ToString();
-  });
+  resources.ForEach(
+      [&](std::string_view name, Quantity value) { out[std::string(name)] = value.ToString(); });
   return out;
 }
 

@@ -1,11 +1,12 @@
 #include "cli/controller_command.h"
 
+#include <pthread.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
-#include <pthread.h>
 #include <stop_token>
 #include <thread>
 

@@ -10,8 +10,8 @@ namespace karpenter {
 namespace {
 
 std::tm UtcFields(TimePoint time) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(
-      std::chrono::floor<std::chrono::seconds>(time));
+  const std::time_t seconds =
+      std::chrono::system_clock::to_time_t(std::chrono::floor<std::chrono::seconds>(time));
   std::tm fields{};
   gmtime_r(&seconds, &fields);
   return fields;
@@ -22,12 +22,18 @@ std::string FormatSeconds(const std::tm& f) {
                      f.tm_mday, f.tm_hour, f.tm_min, f.tm_sec);
 }
 
-// Reads exactly `width` digits at `at` of `text`.
+// Reads exactly `width` digits at `at` of `text` (no sign: std::from_chars would take a '-').
 bool ReadDigits(std::string_view text, size_t at, size_t width, int& out) {
-  if (at + width > text.size()) return false;
+  if (at + width > text.size() || text[at] < '0' || text[at] > '9') return false;
   const char* begin = text.data() + at;
   const auto [end, error] = std::from_chars(begin, begin + width, out);
   return error == std::errc() && end == begin + width;
+}
+
+int DaysInMonth(int year, int month) {
+  if (month != 2) return month == 4 || month == 6 || month == 9 || month == 11 ? 30 : 31;
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return leap ? 29 : 28;
 }
 
 // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -59,7 +65,8 @@ std::optional<TimePoint> ParseTime(std::string_view text) {
       !ReadDigits(text, 14, 2, minute) || text[16] != ':' || !ReadDigits(text, 17, 2, second)) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, month) || hour > 23 ||
+      minute > 59 || second > 60) {
     return std::nullopt;
   }
   size_t at = 19;
@@ -81,7 +88,8 @@ std::optional<TimePoint> ParseTime(std::string_view text) {
   } else if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
     int offset_hours = 0, offset_minutes = 0;
     if (!ReadDigits(text, at + 1, 2, offset_hours) || at + 3 >= text.size() ||
-        text[at + 3] != ':' || !ReadDigits(text, at + 4, 2, offset_minutes)) {
+        text[at + 3] != ':' || !ReadDigits(text, at + 4, 2, offset_minutes) || offset_hours > 23 ||
+        offset_minutes > 59) {
       return std::nullopt;
     }
     offset_seconds = (offset_hours * 3600 + offset_minutes * 60) * (text[at] == '+' ? 1 : -1);
@@ -90,8 +98,8 @@ std::optional<TimePoint> ParseTime(std::string_view text) {
     return std::nullopt;
   }
   if (at != text.size()) return std::nullopt;
-  const int64_t seconds = DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
-                          second - offset_seconds;
+  const int64_t seconds =
+      DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
   return TimePoint(std::chrono::duration_cast<TimePoint::duration>(
       std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos)));
 }

@@ -27,7 +27,9 @@ class VirtualClock final : public Clock {
  public:
   explicit VirtualClock(TimePoint start) : now_(start) {}
   TimePoint Now() const override { return now_; }
-  void Advance(std::chrono::nanoseconds by) { now_ += std::chrono::duration_cast<TimePoint::duration>(by); }
+  void Advance(std::chrono::nanoseconds by) {
+    now_ += std::chrono::duration_cast<TimePoint::duration>(by);
+  }
   void Set(TimePoint to) { now_ = to; }
 
  private:

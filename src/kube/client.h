@@ -23,10 +23,10 @@
 namespace karpenter::kube {
 
 struct ListOptions {
-  std::string namespace_;       // empty: every namespace (and always for cluster-scoped kinds)
-  std::string label_selector;   // "app=web,tier in (a,b),!legacy"
-  std::string field_selector;   // "spec.nodeName=node-1", "metadata.name!=x"
-  int64_t page_size = 500;      // List fetches every page; this is the size of one
+  std::string namespace_;      // empty: every namespace (and always for cluster-scoped kinds)
+  std::string label_selector;  // "app=web,tier in (a,b),!legacy"
+  std::string field_selector;  // "spec.nodeName=node-1", "metadata.name!=x"
+  int64_t page_size = 500;     // List fetches every page; this is the size of one
 };
 
 struct ObjectList {

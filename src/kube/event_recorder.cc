@@ -45,11 +45,11 @@ Status EventRecorder::Record(const Object& involved, EventType type, std::string
       {"apiVersion", "v1"},
       {"kind", "Event"},
       {"metadata",
-       {{"name", fmt::format("{}.{:x}{:04x}", Name(involved),
-                             std::chrono::duration_cast<std::chrono::microseconds>(
-                                 now.time_since_epoch())
-                                 .count(),
-                             sequence & 0xffff)},
+       {{"name",
+         fmt::format(
+             "{}.{:x}{:04x}", Name(involved),
+             std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count(),
+             sequence & 0xffff)},
         {"namespace", event_namespace}}},
       {"involvedObject",
        {{"apiVersion", StringOf(involved, "apiVersion")},

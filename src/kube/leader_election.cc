@@ -22,16 +22,15 @@ LeaderElector::LeaderElector(Client& client, const Clock& clock, LeaderElectionO
 
 Object LeaderElector::NewLease() const {
   const std::string now = FormatMicroTime(clock_.Now());
-  return Object{
-      {"apiVersion", "coordination.k8s.io/v1"},
-      {"kind", "Lease"},
-      {"metadata", {{"name", options_.lease_name}, {"namespace", options_.namespace_}}},
-      {"spec",
-       {{"holderIdentity", options_.identity},
-        {"leaseDurationSeconds", options_.lease_duration.count()},
-        {"acquireTime", now},
-        {"renewTime", now},
-        {"leaseTransitions", 0}}}};
+  return Object{{"apiVersion", "coordination.k8s.io/v1"},
+                {"kind", "Lease"},
+                {"metadata", {{"name", options_.lease_name}, {"namespace", options_.namespace_}}},
+                {"spec",
+                 {{"holderIdentity", options_.identity},
+                  {"leaseDurationSeconds", options_.lease_duration.count()},
+                  {"acquireTime", now},
+                  {"renewTime", now},
+                  {"leaseTransitions", 0}}}};
 }
 
 Result<bool> LeaderElector::TryAcquireOrRenew() {

@@ -12,8 +12,9 @@ const Object* Member(const Object& object, std::string_view name) {
 }
 
 std::string_view StringAt(const Object* value) {
-  return value != nullptr && value->is_string() ? std::string_view(value->get_ref<const std::string&>())
-                                                : std::string_view();
+  return value != nullptr && value->is_string()
+             ? std::string_view(value->get_ref<const std::string&>())
+             : std::string_view();
 }
 
 const Object* Metadata(const Object& object) { return Member(object, "metadata"); }

@@ -34,12 +34,11 @@ inline constexpr Resource kStatefulSets{"apps", "v1", "statefulsets", "StatefulS
 inline constexpr Resource kJobs{"batch", "v1", "jobs", "Job", true};
 inline constexpr Resource kPodDisruptionBudgets{"policy", "v1", "poddisruptionbudgets",
                                                 "PodDisruptionBudget", true};
-inline constexpr Resource kStorageClasses{"storage.k8s.io", "v1", "storageclasses",
-                                          "StorageClass", false};
+inline constexpr Resource kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "StorageClass",
+                                          false};
 inline constexpr Resource kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
-inline constexpr Resource kCustomResourceDefinitions{"apiextensions.k8s.io", "v1",
-                                                     "customresourcedefinitions",
-                                                     "CustomResourceDefinition", false};
+inline constexpr Resource kCustomResourceDefinitions{
+    "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false};
 inline constexpr Resource kNodePools{"karpenter.sh", "v1", "nodepools", "NodePool", false};
 inline constexpr Resource kNodeClaims{"karpenter.sh", "v1", "nodeclaims", "NodeClaim", false};
 inline constexpr Resource kEC2NodeClasses{"karpenter.k8s.aws", "v1", "ec2nodeclasses",
