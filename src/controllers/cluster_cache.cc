@@ -44,6 +44,8 @@ ClusterCache::ClusterCache(kube::Client& client)
       daemon_sets_(client, kube::resources::kDaemonSets) {
   pods_.AddIndex(std::string(kIndexPodsByNode),
                  [](const kube::Object& pod) { return StringAt(pod, "spec", "nodeName"); });
+  pods_.AddIndex(std::string(kIndexPodsByNamespace),
+                 [](const kube::Object& pod) { return StringAt(pod, "metadata", "namespace"); });
   nodes_.AddIndex(std::string(kIndexNodesByProviderId),
                   [](const kube::Object& node) { return StringAt(node, "spec", "providerID"); });
   node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId), [](const kube::Object& claim) {

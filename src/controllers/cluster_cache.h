@@ -20,6 +20,7 @@
 namespace karpenter::controllers {
 
 inline constexpr std::string_view kIndexPodsByNode = "pods-by-node";
+inline constexpr std::string_view kIndexPodsByNamespace = "pods-by-namespace";
 inline constexpr std::string_view kIndexNodesByProviderId = "nodes-by-provider-id";
 inline constexpr std::string_view kIndexNodeClaimsByProviderId = "nodeclaims-by-provider-id";
 

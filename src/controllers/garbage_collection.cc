@@ -7,6 +7,17 @@
 #include "controllers/conditions.h"
 
 namespace karpenter::controllers {
+namespace {
+
+// status.providerID; empty when absent or not a string (an object no schema validated).
+std::string ProviderId(const kube::Object& claim) {
+  const auto status = claim.find("status");
+  if (status == claim.end() || !status->is_object()) return {};
+  const auto id = status->find("providerID");
+  return id != status->end() && id->is_string() ? id->get<std::string>() : std::string();
+}
+
+}  // namespace
 
 GarbageCollector::GarbageCollector(ClusterCache& cluster, kube::Client& client,
                                    cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
@@ -29,8 +40,7 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
   std::vector<std::pair<std::string, std::string>> launched;  // name, provider ID
   cluster_.node_claims().ForEach([&](const kube::Object& claim) {
     claim_names.emplace(kube::Name(claim));
-    const std::string provider_id =
-        claim.value("status", kube::Object::object()).value("providerID", "");
+    const std::string provider_id = ProviderId(claim);
     if (provider_id.empty()) return;
     claimed_ids.insert(provider_id);
     if (kube::DeletionTimestamp(claim).empty() && ConditionStatus(claim, "Launched") == "True") {
@@ -50,6 +60,18 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
       logger_.Error("terminating leaked instance failed",
                     {logkey::ProviderId(instance.provider_id), logkey::Err(terminated.error())});
       continue;
+    }
+    // The machine is gone, so is the Node it registered (no NodeClaim will ever finalize it).
+    if (std::optional<kube::Object> node = cluster_.NodeByProviderId(instance.provider_id)) {
+      const std::string node_name(kube::Name(*node));
+      (void)client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
+                          kube::Object{{"metadata", {{"finalizers", nullptr}}}},
+                          kube::Subresource::kNone);
+      Status deleted = client_.Delete(kube::resources::kNodes, "", node_name, {});
+      if (!deleted.ok() && deleted.error().status != 404) {
+        logger_.Error("deleting the node of a leaked instance failed",
+                      {logkey::Node(node_name), logkey::Err(deleted.error())});
+      }
     }
     logger_.Info("garbage collected leaked instance", {logkey::ProviderId(instance.provider_id),
                                                        logkey::NodeClaim(instance.node_claim)});

@@ -63,9 +63,11 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   }
   SetCondition(conditions, "ValidationSucceeded", pool.has_value(),
                pool ? "ValidationSucceeded" : "ValidationFailed", error, now, generation);
-  SetCondition(conditions, "NodeClassReady", class_ready,
-               class_ready ? "NodeClassReady" : "NodeClassNotFound", class_message, now,
-               generation);
+  if (pool) {  // an invalid NodePool's reference is not looked at
+    SetCondition(conditions, "NodeClassReady", class_ready,
+                 class_ready ? "NodeClassReady" : "NodeClassNotFound", class_message, now,
+                 generation);
+  }
   const bool ready = pool.has_value() && class_ready;
   const std::string ready_message = !pool ? error : class_message;
   const bool became_unready = ConditionStatus(*object, "Ready") != (ready ? "True" : "False");

@@ -22,13 +22,14 @@ EventRecorder::EventRecorder(Client& client, const Clock& clock, std::string com
 Status EventRecorder::Record(const Object& involved, EventType type, std::string_view reason,
                              std::string_view message) {
   const TimePoint now = clock_.Now();
-  std::string key = fmt::format("{}\n{}\n{}\n{}", Uid(involved), Key(involved), reason, message);
+  const std::string key =
+      fmt::format("{}\n{}\n{}\n{}", Uid(involved), Key(involved), reason, message);
   uint64_t sequence = 0;
   {
     std::lock_guard lock(mutex_);
     const auto it = recent_.find(key);
     if (it != recent_.end() && now - it->second < kDeduplicationWindow) return {};
-    recent_[std::move(key)] = now;
+    recent_[key] = now;
     // Forget old entries so the map stays small on long runs.
     for (auto entry = recent_.begin(); entry != recent_.end();) {
       entry = now - entry->second >= kDeduplicationWindow ? recent_.erase(entry) : std::next(entry);
@@ -66,7 +67,12 @@ Status EventRecorder::Record(const Object& involved, EventType type, std::string
       {"lastTimestamp", time},
       {"count", 1}};
   Result<Object> created = client_.Create(resources::kEvents, event, WriteOptions{});
-  if (!created.ok()) return created.error();
+  if (!created.ok()) {
+    // Not recorded, so the next attempt is no repeat.
+    std::lock_guard lock(mutex_);
+    recent_.erase(key);
+    return created.error();
+  }
   return {};
 }
 

@@ -84,9 +84,19 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     Wake();
   });
   cluster_.node_pools().AddHandler([this](kube::WatchEventType type, const kube::Object& pool) {
-    if (type == kube::WatchEventType::kDeleted) return;
-    node_pools_.Add(std::string(kube::Name(pool)), clock_.Now());
-    batcher_.Trigger(clock_.Now());  // a new or changed NodePool may fit pending pods
+    std::string name(kube::Name(pool));
+    if (type == kube::WatchEventType::kDeleted) {
+      node_pool_generations_.erase(name);
+      return;
+    }
+    node_pools_.Add(name, clock_.Now());
+    // A new or changed template may fit pending pods; our own status writes change nothing.
+    const int64_t generation = kube::Generation(pool);
+    auto [seen, added] = node_pool_generations_.try_emplace(std::move(name), generation);
+    if (added || seen->second != generation) {
+      seen->second = generation;
+      batcher_.Trigger(clock_.Now());
+    }
     Wake();
   });
   cluster_.node_classes().AddHandler([this](kube::WatchEventType, const kube::Object&) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -76,6 +77,8 @@ class Manager {
   std::unique_ptr<sim::NodeBooter> node_booter_;
   controllers::WorkQueue node_claims_;
   controllers::WorkQueue node_pools_;
+  // The generation of each NodePool last seen (touched only by the NodePool informer's handler).
+  std::map<std::string, int64_t, std::less<>> node_pool_generations_;
   TimePoint next_garbage_collection_;
   TimePoint next_pending_recheck_;
 

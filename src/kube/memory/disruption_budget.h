@@ -1,0 +1,39 @@
+#pragma once
+// PodDisruptionBudget arithmetic as the disruption controller does it: which pods a budget
+// selects, how many must stay healthy and how many may be disrupted now. On a real cluster the
+// controller writes this into the budget's status and eviction reads it from there; the memory
+// store has no controllers, so its Evict computes it from the pods at hand.
+
+#include <cstdint>
+#include <vector>
+
+#include "common/result.h"
+#include "kube/object.h"
+
+namespace karpenter::kube::memory {
+
+struct DisruptionBudgetStatus {
+  int64_t expected_pods = 0;
+  int64_t desired_healthy = 0;
+  int64_t current_healthy = 0;
+  int64_t disruptions_allowed = 0;
+
+  bool operator==(const DisruptionBudgetStatus&) const = default;
+};
+
+// Whether the pod has the condition Ready=True.
+bool IsPodReady(const Object& pod);
+
+// Whether `budget` (policy/v1) selects `pod`: the same namespace and a spec.selector its labels
+// match. An empty selector selects every pod of the namespace; a missing or invalid one none.
+bool SelectsPod(const Object& budget, const Object& pod);
+
+// What the controller would report for `budget` given `pods` (those it does not select are
+// skipped). Healthy pods are Ready and not being deleted. The controller takes the expected count
+// for a percentage or maxUnavailable from the pods' controllers' scale; without controllers here,
+// every selected pod is expected. Fails when minAvailable or maxUnavailable is neither an integer
+// nor a percentage.
+Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
+                                                       const std::vector<Object>& pods);
+
+}  // namespace karpenter::kube::memory

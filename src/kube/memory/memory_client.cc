@@ -1,0 +1,756 @@
+#include "kube/memory/memory_client.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kube/memory/api_errors.h"
+#include "kube/memory/disruption_budget.h"
+#include "kube/memory/field_labels.h"
+#include "kube/memory/metadata_rules.h"
+#include "kube/memory/strategy.h"
+#include "kube/selector.h"
+
+namespace karpenter::kube::memory {
+namespace {
+
+constexpr std::string_view kInitialNamespaces[] = {"default", "kube-system", "kube-public",
+                                                   "kube-node-lease"};
+
+// generateName as the server does it: at most 58 characters of the prefix and five from an
+// alphabet without vowels (no words) or look-alike characters, retried a few times when taken.
+constexpr std::string_view kNameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+constexpr size_t kNameSuffixLength = 5;
+constexpr size_t kMaxGenerateNamePrefix = 58;
+constexpr int kGenerateNameAttempts = 8;
+
+// Where an object is stored. Ordered by resource, then namespace, then name: the objects of one
+// resource are adjacent and in the order the API server lists them.
+struct ObjectKey {
+  std::string resource;    // ResourceId
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string name;
+
+  auto operator<=>(const ObjectKey&) const = default;
+};
+
+std::string ResourceId(const Resource& resource) {
+  return fmt::format("{}/{}", resource.group, resource.plural);
+}
+
+ObjectKey KeyOf(const Resource& resource, std::string_view namespace_, std::string_view name) {
+  return {ResourceId(resource), resource.namespaced ? std::string(namespace_) : std::string(),
+          std::string(name)};
+}
+
+bool IsNamespace(const ObjectKey& key) {
+  return key.resource == ResourceId(resources::kNamespaces);
+}
+
+bool IsPod(const ObjectKey& key) { return key.resource == ResourceId(resources::kPods); }
+
+std::optional<int64_t> ParseVersion(std::string_view text) {
+  int64_t version = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, error] = std::from_chars(text.data(), end, version);
+  if (error != std::errc() || at != end || version < 0) return std::nullopt;
+  return version;
+}
+
+Error NoStatusSubresource(const Resource& resource) {
+  return Error(fmt::format("the server could not find the requested resource ({} has no status "
+                           "subresource)",
+                           QualifiedResource(resource)),
+               404, "NotFound");
+}
+
+Error TooOld(int64_t version, int64_t oldest) {
+  return Expired(fmt::format("too old resource version: {} ({})", version, oldest));
+}
+
+Status CheckPreconditions(const Resource& resource, const Object& stored,
+                          const DeleteOptions& options) {
+  if (!options.precondition_uid.empty() && options.precondition_uid != Uid(stored)) {
+    return PreconditionFailed(
+        resource, Name(stored),
+        fmt::format("the UID in the precondition ({}) does not match the UID in record ({}). The "
+                    "object might have been deleted and then recreated",
+                    options.precondition_uid, Uid(stored)));
+  }
+  if (!options.precondition_resource_version.empty() &&
+      options.precondition_resource_version != ResourceVersion(stored)) {
+    return PreconditionFailed(
+        resource, Name(stored),
+        fmt::format("the ResourceVersion in the precondition ({}) does not match the "
+                    "ResourceVersion in record ({}). The object might have been modified",
+                    options.precondition_resource_version, ResourceVersion(stored)));
+  }
+  return {};
+}
+
+// The pod condition the eviction API adds before it deletes a pod.
+void AddDisruptionTarget(Object& pod, TimePoint now) {
+  Object condition = {{"type", "DisruptionTarget"},
+                      {"status", "True"},
+                      {"reason", "EvictionByEvictionAPI"},
+                      {"message", "Eviction API: evicting"},
+                      {"lastTransitionTime", FormatTime(now)}};
+  Object& conditions = pod["status"]["conditions"];
+  if (!conditions.is_array()) conditions = Object::array();
+  for (Object& existing : conditions) {
+    if (!existing.is_object() || existing.value("type", "") != "DisruptionTarget") continue;
+    if (existing.value("status", "") == "True" && existing.contains("lastTransitionTime")) {
+      condition["lastTransitionTime"] = existing["lastTransitionTime"];
+    }
+    existing = std::move(condition);
+    return;
+  }
+  conditions.push_back(std::move(condition));
+}
+
+// Pods whose eviction no budget guards: finished, never started, or already going.
+bool CanIgnoreBudgets(const Object& pod) {
+  const Object::json_pointer pointer("/status/phase");
+  const Object phase = pod.contains(pointer) ? pod.at(pointer) : Object();
+  return phase == "Succeeded" || phase == "Failed" || phase == "Pending" ||
+         !DeletionTimestamp(pod).empty();
+}
+
+std::string BudgetRefusal(std::string_view budget, const DisruptionBudgetStatus& status) {
+  const std::string why =
+      status.current_healthy <= status.desired_healthy
+          ? fmt::format("The disruption budget {} needs {} healthy pods and has {} currently",
+                        budget, status.desired_healthy, status.current_healthy)
+          : fmt::format("The disruption budget {} does not allow evicting pods currently", budget);
+  return "Cannot evict pod as it would violate the pod's disruption budget. " + why;
+}
+
+// A wait long enough to mean "until something happens" without overflowing the clock.
+std::chrono::steady_clock::time_point Deadline(std::chrono::milliseconds timeout) {
+  constexpr std::chrono::milliseconds kLongest = std::chrono::hours(24 * 365);
+  return std::chrono::steady_clock::now() + std::min(timeout, kLongest);
+}
+
+}  // namespace
+
+// The objects, the resourceVersion counter and the recent events, behind one mutex. Shared by the
+// client and its watches.
+class Store : public std::enable_shared_from_this<Store> {
+ public:
+  struct HistoryEvent {
+    int64_t resource_version = 0;
+    std::string resource;  // ResourceId
+    WatchEventType type = WatchEventType::kAdded;
+    Object object;    // the new state; for kDeleted the last state at the deletion's version
+    Object previous;  // for kModified, the state before
+  };
+
+  // What a list or watch selects.
+  class Filter {
+   public:
+    static Result<Filter> Make(const Resource& resource, std::string_view namespace_,
+                               std::string_view label_selector, std::string_view field_selector);
+
+    bool Selects(const Object& object) const {
+      return (!resource_.namespaced || namespace_.empty() || Namespace(object) == namespace_) &&
+             labels_.Matches(object) &&
+             (fields_.requirements().empty() ||
+              fields_.Matches(SelectableFields(resource_, object)));
+    }
+    // The event as this watch sees it, or nullopt. Like the server, a modification that brings
+    // an object into the selection is ADDED and one that takes it out is DELETED, carrying the
+    // previous state at the new resourceVersion.
+    std::optional<WatchEvent> Convert(const HistoryEvent& event) const;
+    const std::string& resource_id() const { return resource_id_; }
+
+   private:
+    Filter(const Resource& resource, std::string namespace_, LabelSelector labels,
+           FieldSelector fields)
+        : resource_(resource),
+          resource_id_(ResourceId(resource)),
+          namespace_(std::move(namespace_)),
+          labels_(std::move(labels)),
+          fields_(std::move(fields)) {}
+
+    Resource resource_;
+    std::string resource_id_;
+    std::string namespace_;
+    LabelSelector labels_;
+    FieldSelector fields_;
+  };
+
+  Store(const Clock& clock, const MemoryClientOptions& options);
+
+  Result<Object> Get(const Resource& resource, std::string_view namespace_,
+                     std::string_view name) const;
+  Result<ObjectList> List(const Resource& resource, const ListOptions& options) const;
+  Result<std::unique_ptr<Watch>> StartWatch(const Resource& resource, const WatchOptions& options);
+  Result<Object> Create(const Resource& resource, const Object& body, const WriteOptions& options);
+  Result<Object> Update(const Resource& resource, const Object& body, Subresource subresource);
+  Result<Object> Patch(const Resource& resource, std::string_view namespace_, std::string_view name,
+                       PatchType type, const Object& patch, Subresource subresource);
+  Status Delete(const Resource& resource, std::string_view namespace_, std::string_view name,
+                const DeleteOptions& options);
+  Status Evict(std::string_view namespace_, std::string_view pod_name,
+               const DeleteOptions& options);
+
+  // The next event after `after` that `filter` sees, waiting up to `timeout`; moves `after` past
+  // the events it passes over.
+  Result<std::optional<WatchEvent>> NextEvent(const Filter& filter, int64_t& after,
+                                              std::chrono::milliseconds timeout);
+
+ private:
+  // The helpers below run with mutex_ held.
+  const Object* Find(const ObjectKey& key) const;
+  // Calls `visit` with each object of `resource` in `namespace_` (every namespace when empty),
+  // in list order.
+  template <class Visit>
+  void ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const;
+  bool NamespaceEmpty(std::string_view namespace_) const;
+  // Writes the new state of `key` (removes it for kDeleted) at the next resourceVersion, records
+  // the event, and returns the object as stored.
+  Object Record(WatchEventType type, const ObjectKey& key, Object object, Object previous);
+  Result<Object> Replace(const Resource& resource, const ObjectKey& key, const Object& body,
+                         Subresource subresource);
+  Object Remove(const ObjectKey& key);
+  void DeleteObject(const ObjectKey& key);
+  void DeleteNamespace(const ObjectKey& key);
+  void RemoveNamespaceIfDone(std::string_view namespace_);
+  Status EvictPod(const ObjectKey& key, const DeleteOptions& options);
+  std::string NewUid();
+  std::string GenerateName(std::string_view prefix);
+
+  const Clock& clock_;
+  const size_t history_limit_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::mt19937_64 random_;
+  int64_t resource_version_ = 0;
+  int64_t uids_ = 0;
+  std::map<ObjectKey, Object> objects_;
+  std::deque<HistoryEvent> history_;
+  int64_t history_start_ = 0;  // every event after this version is in history_
+};
+
+namespace {
+
+class MemoryWatch final : public Watch {
+ public:
+  MemoryWatch(std::shared_ptr<Store> store, Store::Filter filter, int64_t after,
+              std::deque<WatchEvent> initial)
+      : store_(std::move(store)),
+        filter_(std::move(filter)),
+        after_(after),
+        initial_(std::move(initial)) {}
+
+  Result<std::optional<WatchEvent>> Next(std::chrono::milliseconds timeout) override {
+    if (initial_.empty()) return store_->NextEvent(filter_, after_, timeout);
+    std::optional<WatchEvent> event = std::move(initial_.front());
+    initial_.pop_front();
+    return event;
+  }
+
+ private:
+  std::shared_ptr<Store> store_;
+  Store::Filter filter_;
+  int64_t after_;                   // the resourceVersion of the last event passed
+  std::deque<WatchEvent> initial_;  // a watch from "0" starts with the objects as ADDED
+};
+
+}  // namespace
+
+Result<Store::Filter> Store::Filter::Make(const Resource& resource, std::string_view namespace_,
+                                          std::string_view label_selector,
+                                          std::string_view field_selector) {
+  Result<LabelSelector> labels = LabelSelector::Parse(label_selector);
+  if (!labels.ok()) return BadRequest(labels.error().message);
+  Result<FieldSelector> fields = FieldSelector::Parse(field_selector);
+  if (!fields.ok()) return BadRequest(fields.error().message);
+  if (Status supported = CheckFieldLabels(resource, *fields); !supported.ok()) {
+    return supported.error();
+  }
+  return Filter(resource, std::string(namespace_), std::move(labels).value(),
+                std::move(fields).value());
+}
+
+std::optional<WatchEvent> Store::Filter::Convert(const HistoryEvent& event) const {
+  const bool selected = Selects(event.object);
+  if (event.type != WatchEventType::kModified) {
+    if (!selected) return std::nullopt;
+    return WatchEvent{event.type, event.object};
+  }
+  const bool was_selected = Selects(event.previous);
+  if (selected) {
+    return WatchEvent{was_selected ? WatchEventType::kModified : WatchEventType::kAdded,
+                      event.object};
+  }
+  if (!was_selected) return std::nullopt;
+  Object last = event.previous;
+  last["metadata"]["resourceVersion"] = event.object["metadata"]["resourceVersion"];
+  return WatchEvent{WatchEventType::kDeleted, std::move(last)};
+}
+
+Store::Store(const Clock& clock, const MemoryClientOptions& options)
+    : clock_(clock), history_limit_(options.history_limit), random_(options.seed) {
+  for (const std::string_view name : kInitialNamespaces) {
+    const Result<Object> created =
+        Create(resources::kNamespaces, {{"metadata", {{"name", name}}}}, WriteOptions{});
+    (void)created;  // valid names: cannot fail
+  }
+  // Like the server's watch cache, history starts after what existed at startup: a watch from
+  // before that gets 410 Expired.
+  history_.clear();
+  history_start_ = resource_version_;
+}
+
+const Object* Store::Find(const ObjectKey& key) const {
+  const auto it = objects_.find(key);
+  return it == objects_.end() ? nullptr : &it->second;
+}
+
+template <class Visit>
+void Store::ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const {
+  const ObjectKey first = KeyOf(resource, namespace_, "");
+  for (auto it = objects_.lower_bound(first);
+       it != objects_.end() && it->first.resource == first.resource &&
+       (first.namespace_.empty() || it->first.namespace_ == first.namespace_);
+       ++it) {
+    visit(it->second);
+  }
+}
+
+bool Store::NamespaceEmpty(std::string_view namespace_) const {
+  return std::none_of(objects_.begin(), objects_.end(),
+                      [&](const auto& entry) { return entry.first.namespace_ == namespace_; });
+}
+
+Object Store::Record(WatchEventType type, const ObjectKey& key, Object object, Object previous) {
+  ++resource_version_;
+  object["metadata"]["resourceVersion"] = std::to_string(resource_version_);
+  if (type == WatchEventType::kDeleted) {
+    objects_.erase(key);
+  } else {
+    objects_[key] = object;
+  }
+  history_.push_back({resource_version_, key.resource, type, object, std::move(previous)});
+  while (history_.size() > history_limit_) {
+    history_start_ = history_.front().resource_version;
+    history_.pop_front();
+  }
+  changed_.notify_all();
+  return object;
+}
+
+std::string Store::NewUid() { return fmt::format("00000000-0000-4000-8000-{:012x}", ++uids_); }
+
+std::string Store::GenerateName(std::string_view prefix) {
+  std::string name(prefix.substr(0, kMaxGenerateNamePrefix));
+  for (size_t i = 0; i < kNameSuffixLength; ++i) {
+    name.push_back(kNameSuffixAlphabet[random_() % kNameSuffixAlphabet.size()]);
+  }
+  return name;
+}
+
+Result<Object> Store::Get(const Resource& resource, std::string_view namespace_,
+                          std::string_view name) const {
+  std::lock_guard lock(mutex_);
+  const Object* object = Find(KeyOf(resource, namespace_, name));
+  if (object == nullptr) return NotFound(resource, name);
+  return *object;
+}
+
+Result<ObjectList> Store::List(const Resource& resource, const ListOptions& options) const {
+  std::lock_guard lock(mutex_);
+  Result<Filter> filter =
+      Filter::Make(resource, options.namespace_, options.label_selector, options.field_selector);
+  if (!filter.ok()) return filter.error();
+  ObjectList list;
+  ForEachIn(resource, options.namespace_, [&](const Object& object) {
+    if (filter->Selects(object)) list.items.push_back(object);
+  });
+  list.resource_version = std::to_string(resource_version_);
+  return list;
+}
+
+Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
+                                                 const WatchOptions& options) {
+  std::lock_guard lock(mutex_);
+  Result<Filter> filter =
+      Filter::Make(resource, options.namespace_, options.label_selector, options.field_selector);
+  if (!filter.ok()) return filter.error();
+  int64_t after = resource_version_;
+  std::deque<WatchEvent> initial;
+  if (options.resource_version == "0") {
+    ForEachIn(resource, options.namespace_, [&](const Object& object) {
+      if (filter->Selects(object)) initial.push_back({WatchEventType::kAdded, object});
+    });
+  } else if (!options.resource_version.empty()) {
+    const std::optional<int64_t> version = ParseVersion(options.resource_version);
+    if (!version) {
+      return BadRequest(
+          fmt::format("invalid resourceVersion \"{}\": want a number", options.resource_version));
+    }
+    if (*version < history_start_) return TooOld(*version, history_start_);
+    after = *version;
+  }
+  return std::unique_ptr<Watch>(std::make_unique<MemoryWatch>(
+      shared_from_this(), std::move(filter).value(), after, std::move(initial)));
+}
+
+Result<std::optional<WatchEvent>> Store::NextEvent(const Filter& filter, int64_t& after,
+                                                   std::chrono::milliseconds timeout) {
+  const auto deadline = Deadline(timeout);
+  std::unique_lock lock(mutex_);
+  while (true) {
+    if (after < history_start_) return TooOld(after, history_start_);
+    auto it = std::upper_bound(history_.begin(), history_.end(), after,
+                               [](int64_t version, const HistoryEvent& event) {
+                                 return version < event.resource_version;
+                               });
+    for (; it != history_.end(); ++it) {
+      after = it->resource_version;
+      if (it->resource != filter.resource_id()) continue;
+      if (std::optional<WatchEvent> event = filter.Convert(*it)) return event;
+    }
+    if (!changed_.wait_until(lock, deadline, [&] { return resource_version_ > after; })) {
+      return std::optional<WatchEvent>();
+    }
+  }
+}
+
+Result<Object> Store::Create(const Resource& resource, const Object& body,
+                             const WriteOptions& options) {
+  std::lock_guard lock(mutex_);
+  Result<Object> incoming = DecodeBody(resource, body);
+  if (!incoming.ok()) return incoming;
+  Object object = std::move(incoming).value();
+  Object& metadata = object["metadata"];
+  const std::string namespace_(Namespace(object));
+  if (!ResourceVersion(object).empty()) {
+    return ServerError("resourceVersion should not be set on objects to be created");
+  }
+  if (resource.namespaced) {
+    if (namespace_.empty()) {
+      return Invalid(resource, Name(object), RequiredValue("metadata.namespace", ""));
+    }
+    const Object* owner = Find(KeyOf(resources::kNamespaces, "", namespace_));
+    if (owner == nullptr) return NotFound(resources::kNamespaces, namespace_);
+    if (!DeletionTimestamp(*owner).empty()) {
+      return Forbidden(resource, Name(object),
+                       fmt::format("unable to create new content in namespace {} because it is "
+                                   "being terminated",
+                                   namespace_));
+    }
+  }
+  const std::string generate_name = metadata.value("generateName", "");
+  std::string name(Name(object));
+  const bool generated = name.empty();
+  if (generated && generate_name.empty()) {
+    return Invalid(resource, "",
+                   RequiredValue("metadata.name", "name or generateName is required"));
+  }
+  for (int attempt = 1;; ++attempt) {
+    if (generated) name = GenerateName(generate_name);
+    if (auto error = NameError(resource, name)) {
+      return Invalid(resource, name,
+                     generated ? InvalidValue("metadata.generateName", generate_name, *error)
+                               : InvalidValue("metadata.name", name, *error));
+    }
+    if (Find(KeyOf(resource, namespace_, name)) == nullptr) break;
+    if (!generated || attempt == kGenerateNameAttempts) return AlreadyExists(resource, name);
+  }
+  metadata["name"] = name;
+  if (Status valid = ValidateMetadata(resource, object); !valid.ok()) return valid.error();
+  const TimePoint now = clock_.Now();
+  metadata["uid"] = NewUid();
+  metadata["creationTimestamp"] = FormatTime(now);
+  for (const char* field : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+    metadata.erase(field);
+  }
+  PrepareForCreate(resource, object, now);
+  if (options.dry_run) return object;
+  return Record(WatchEventType::kAdded, KeyOf(resource, namespace_, name), std::move(object),
+                Object());
+}
+
+Result<Object> Store::Update(const Resource& resource, const Object& body,
+                             Subresource subresource) {
+  std::lock_guard lock(mutex_);
+  if (subresource == Subresource::kStatus && !HasStatusSubresource(resource)) {
+    return NoStatusSubresource(resource);
+  }
+  Result<Object> incoming = DecodeBody(resource, body);
+  if (!incoming.ok()) return incoming;
+  const ObjectKey key = KeyOf(resource, Namespace(*incoming), Name(*incoming));
+  if (Find(key) == nullptr) return NotFound(resource, key.name);
+  return Replace(resource, key, *incoming, subresource);
+}
+
+Result<Object> Store::Patch(const Resource& resource, std::string_view namespace_,
+                            std::string_view name, PatchType type, const Object& patch,
+                            Subresource subresource) {
+  std::lock_guard lock(mutex_);
+  if (subresource == Subresource::kStatus && !HasStatusSubresource(resource)) {
+    return NoStatusSubresource(resource);
+  }
+  const ObjectKey key = KeyOf(resource, namespace_, name);
+  const Object* stored = Find(key);
+  if (stored == nullptr) return NotFound(resource, name);
+  Object patched = *stored;
+  switch (type) {
+    case PatchType::kMerge:
+      if (!patch.is_object()) return BadRequest("a merge patch must be a JSON object");
+      patched.merge_patch(patch);
+      break;
+    case PatchType::kJson:
+      if (!patch.is_array()) return BadRequest("a JSON patch must be a list of operations");
+      // A failed "test" and any operation that cannot apply are 422, as on the server (which
+      // words them all the same way; the detail is ours).
+      try {
+        patched = stored->patch(patch);
+      } catch (const Object::exception& e) {
+        return Error(fmt::format("the server rejected our request due to an error in our "
+                                 "request: {}",
+                                 e.what()),
+                     422, "Invalid");
+      }
+      break;
+  }
+  if (Name(patched) != key.name) {
+    return BadRequest(
+        fmt::format("the name of the object ({}) does not match the name on the URL ({})",
+                    Name(patched), key.name));
+  }
+  if (resource.namespaced && Namespace(patched) != key.namespace_) {
+    return BadRequest(fmt::format(
+        "the namespace of the object ({}) does not match the namespace on the request ({})",
+        Namespace(patched), key.namespace_));
+  }
+  // The uid of a patched object is no precondition as an update's is, but an immutable field.
+  if (!Uid(patched).empty() && Uid(patched) != Uid(*stored)) {
+    return Invalid(resource, name,
+                   InvalidValue("metadata.uid", std::string(Uid(patched)), "field is immutable"));
+  }
+  Result<Object> incoming = DecodeBody(resource, patched);
+  if (!incoming.ok()) return incoming;
+  return Replace(resource, key, *incoming, subresource);
+}
+
+Result<Object> Store::Replace(const Resource& resource, const ObjectKey& key, const Object& body,
+                              Subresource subresource) {
+  const Object stored = objects_.at(key);  // a copy: Record replaces the stored object
+  const std::string_view requested_uid = Uid(body);
+  if (!requested_uid.empty() && requested_uid != Uid(stored)) {
+    return Conflict(resource, key.name,
+                    fmt::format("Precondition failed: UID in precondition: {}, UID in object "
+                                "meta: {}",
+                                requested_uid, Uid(stored)));
+  }
+  const std::string_view requested_version = ResourceVersion(body);
+  if (requested_version.empty() && !AllowsUnconditionalUpdate(resource)) {
+    return Invalid(resource, key.name,
+                   InvalidValue("metadata.resourceVersion", 0, "must be specified for an update"));
+  }
+  if (!requested_version.empty() && requested_version != ResourceVersion(stored)) {
+    return StaleResourceVersion(resource, key.name);
+  }
+
+  // A write to /status takes only the status; a write to the object keeps the stored status.
+  Object next = subresource == Subresource::kStatus ? stored : body;
+  if (HasStatusSubresource(resource)) {
+    const Object& source = subresource == Subresource::kStatus ? body : stored;
+    if (source.contains("status")) {
+      next["status"] = source.at("status");
+    } else {
+      next.erase("status");
+    }
+  }
+  if (Status kept = KeepSystemMetadata(resource, stored, next); !kept.ok()) return kept.error();
+  if (Status valid = ValidateMetadata(resource, next); !valid.ok()) return valid.error();
+  if (ChangesGeneration(resource, stored, next)) {
+    next["metadata"]["generation"] = Generation(stored) + 1;
+  }
+  if (next == stored) return stored;  // no change: no new resourceVersion, no event
+
+  // The last finalizer of an object being deleted is gone: the update deletes it.
+  if (!DeletionTimestamp(stored).empty() && Finalizers(next).empty() &&
+      (!IsNamespace(key) || NamespaceEmpty(key.name))) {
+    const Object removed = Remove(key);
+    next["metadata"]["resourceVersion"] = removed["metadata"]["resourceVersion"];
+    return next;
+  }
+  return Record(WatchEventType::kModified, key, std::move(next), stored);
+}
+
+Object Store::Remove(const ObjectKey& key) {
+  Object removed = Record(WatchEventType::kDeleted, key, objects_.at(key), Object());
+  if (!key.namespace_.empty()) RemoveNamespaceIfDone(key.namespace_);
+  return removed;
+}
+
+void Store::DeleteObject(const ObjectKey& key) {
+  const Object stored = objects_.at(key);
+  // Pods are deleted gracefully: the server first records the deletion, then (with a zero grace
+  // period, here always) removes them. Other kinds go at once unless finalizers hold them.
+  if (DeletionTimestamp(stored).empty() && (IsPod(key) || !Finalizers(stored).empty())) {
+    Object next = stored;
+    next["metadata"]["deletionTimestamp"] = FormatTime(clock_.Now());
+    next["metadata"]["deletionGracePeriodSeconds"] = 0;
+    if (Generation(stored) > 0) next["metadata"]["generation"] = Generation(stored) + 1;
+    Record(WatchEventType::kModified, key, std::move(next), stored);
+  }
+  if (Finalizers(stored).empty()) Remove(key);
+}
+
+void Store::DeleteNamespace(const ObjectKey& key) {
+  const Object& stored = objects_.at(key);
+  if (DeletionTimestamp(stored).empty()) {
+    Object next = stored;
+    next["metadata"]["deletionTimestamp"] = FormatTime(clock_.Now());
+    next["status"]["phase"] = "Terminating";
+    Record(WatchEventType::kModified, key, std::move(next), stored);
+    // What the namespace controller does on a cluster: delete everything in the namespace.
+    std::vector<ObjectKey> content;
+    for (const auto& [object_key, object] : objects_) {
+      if (object_key.namespace_ == key.name) content.push_back(object_key);
+    }
+    for (const ObjectKey& object_key : content) DeleteObject(object_key);
+  }
+  RemoveNamespaceIfDone(key.name);
+}
+
+void Store::RemoveNamespaceIfDone(std::string_view namespace_) {
+  const ObjectKey key = KeyOf(resources::kNamespaces, "", namespace_);
+  const Object* object = Find(key);
+  if (object == nullptr || DeletionTimestamp(*object).empty() || !Finalizers(*object).empty() ||
+      !NamespaceEmpty(namespace_)) {
+    return;
+  }
+  Record(WatchEventType::kDeleted, key, *object, Object());
+}
+
+Status Store::Delete(const Resource& resource, std::string_view namespace_, std::string_view name,
+                     const DeleteOptions& options) {
+  std::lock_guard lock(mutex_);
+  const ObjectKey key = KeyOf(resource, namespace_, name);
+  const Object* stored = Find(key);
+  if (stored == nullptr) return NotFound(resource, name);
+  if (Status allowed = CheckPreconditions(resource, *stored, options); !allowed.ok()) {
+    return allowed;
+  }
+  if (resource == resources::kNamespaces) {
+    DeleteNamespace(key);
+  } else {
+    DeleteObject(key);
+  }
+  return {};
+}
+
+Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
+                    const DeleteOptions& options) {
+  std::lock_guard lock(mutex_);
+  const ObjectKey key = KeyOf(resources::kPods, namespace_, pod_name);
+  const Object* pod = Find(key);
+  if (pod == nullptr) return NotFound(resources::kPods, pod_name);
+  if (CanIgnoreBudgets(*pod)) return EvictPod(key, options);
+
+  std::vector<Object> budgets;
+  ForEachIn(resources::kPodDisruptionBudgets, namespace_, [&](const Object& budget) {
+    if (SelectsPod(budget, *pod)) budgets.push_back(budget);
+  });
+  if (budgets.size() > 1) {
+    return ServerError(
+        "This pod has more than one PodDisruptionBudget, which the eviction subresource does "
+        "not support.");
+  }
+  if (budgets.empty()) return EvictPod(key, options);
+  const Object& budget = budgets.front();
+  std::vector<Object> pods;
+  ForEachIn(resources::kPods, namespace_, [&](const Object& object) { pods.push_back(object); });
+  const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(budget, pods);
+  if (!status.ok()) {
+    return TooManyRequests(fmt::format(
+        "Cannot evict pod as it would violate the pod's disruption budget. The disruption "
+        "budget {} does not allow evicting pods currently because it failed sync: {}",
+        Name(budget), status.error().message));
+  }
+  // An unready pod does not count as healthy, so evicting it costs the budget nothing when the
+  // budget is met anyway, or when the budget says unhealthy pods may always go.
+  if (!IsPodReady(*pod)) {
+    const Object::json_pointer policy("/spec/unhealthyPodEvictionPolicy");
+    const bool always_allow = budget.contains(policy) && budget.at(policy) == "AlwaysAllow";
+    if (always_allow ||
+        (status->desired_healthy > 0 && status->current_healthy >= status->desired_healthy)) {
+      return EvictPod(key, options);
+    }
+  }
+  if (status->disruptions_allowed < 1) return TooManyRequests(BudgetRefusal(Name(budget), *status));
+  return EvictPod(key, options);
+}
+
+Status Store::EvictPod(const ObjectKey& key, const DeleteOptions& options) {
+  const Object stored = objects_.at(key);
+  if (Status allowed = CheckPreconditions(resources::kPods, stored, options); !allowed.ok()) {
+    return allowed;
+  }
+  Object next = stored;
+  AddDisruptionTarget(next, clock_.Now());
+  if (next != stored) Record(WatchEventType::kModified, key, std::move(next), stored);
+  DeleteObject(key);
+  return {};
+}
+
+MemoryClient::MemoryClient(const Clock& clock, MemoryClientOptions options)
+    : store_(std::make_shared<Store>(clock, options)) {}
+
+Result<Object> MemoryClient::Get(const Resource& resource, std::string_view namespace_,
+                                 std::string_view name) {
+  return store_->Get(resource, namespace_, name);
+}
+
+Result<ObjectList> MemoryClient::List(const Resource& resource, const ListOptions& options) {
+  return store_->List(resource, options);
+}
+
+Result<std::unique_ptr<Watch>> MemoryClient::StartWatch(const Resource& resource,
+                                                        const WatchOptions& options) {
+  return store_->StartWatch(resource, options);
+}
+
+Result<Object> MemoryClient::Create(const Resource& resource, const Object& object,
+                                    const WriteOptions& options) {
+  return store_->Create(resource, object, options);
+}
+
+Result<Object> MemoryClient::Update(const Resource& resource, const Object& object,
+                                    Subresource subresource) {
+  return store_->Update(resource, object, subresource);
+}
+
+Result<Object> MemoryClient::Patch(const Resource& resource, std::string_view namespace_,
+                                   std::string_view name, PatchType type, const Object& patch,
+                                   Subresource subresource) {
+  return store_->Patch(resource, namespace_, name, type, patch, subresource);
+}
+
+Status MemoryClient::Delete(const Resource& resource, std::string_view namespace_,
+                            std::string_view name, const DeleteOptions& options) {
+  return store_->Delete(resource, namespace_, name, options);
+}
+
+Status MemoryClient::Evict(std::string_view namespace_, std::string_view pod_name,
+                           const DeleteOptions& options) {
+  return store_->Evict(namespace_, pod_name, options);
+}
+
+}  // namespace karpenter::kube::memory

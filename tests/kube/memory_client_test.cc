@@ -1,0 +1,373 @@
+#include "kube/memory/memory_client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "kube/client_contract.h"
+#include "kube/memory/disruption_budget.h"
+
+namespace karpenter::kube::memory {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr TimePoint kStart{std::chrono::seconds(1767225600)};  // 2026-01-01T00:00:00Z
+
+class MemoryHarness final : public contract::ContractHarness {
+ public:
+  Client& client() override { return client_; }
+
+  std::string FreshNamespace() override {
+    const std::string name = "contract-" + std::to_string(++namespaces_);
+    const Result<Object> created =
+        client_.Create(resources::kNamespaces, {{"metadata", {{"name", name}}}}, {});
+    EXPECT_TRUE(created.ok()) << created.error().message;
+    return name;
+  }
+
+  ::testing::AssertionResult WaitForBudget(const std::string& namespace_, const std::string& name,
+                                           const contract::BudgetStatus& expected) override {
+    const Result<Object> budget = client_.Get(resources::kPodDisruptionBudgets, namespace_, name);
+    ListOptions in_namespace;
+    in_namespace.namespace_ = namespace_;
+    const Result<ObjectList> pods = client_.List(resources::kPods, in_namespace);
+    if (!budget.ok() || !pods.ok()) return ::testing::AssertionFailure() << "cannot read";
+    const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(*budget, pods->items);
+    if (!status.ok()) return ::testing::AssertionFailure() << status.error().message;
+    if (status->current_healthy == expected.current_healthy &&
+        status->desired_healthy == expected.desired_healthy &&
+        status->disruptions_allowed == expected.disruptions_allowed) {
+      return ::testing::AssertionSuccess();
+    }
+    return ::testing::AssertionFailure()
+           << "budget " << name << ": healthy " << status->current_healthy << "/"
+           << status->desired_healthy << ", allowed " << status->disruptions_allowed;
+  }
+
+  ::testing::AssertionResult CompactHistory() override { return ::testing::AssertionSuccess(); }
+
+ private:
+  VirtualClock clock_{kStart};
+  MemoryClient client_{clock_};
+  int namespaces_ = 0;
+};
+
+using contract::ClientContract;
+INSTANTIATE_TEST_SUITE_P(Memory, ClientContract, ::testing::Values(contract::HarnessFactory([] {
+                           return std::make_unique<MemoryHarness>();
+                         })));
+
+// --- what only the memory store promises ---------------------------------------------------
+
+Object Pod(std::string_view name, const Object& labels = Object::object()) {
+  return {{"metadata", {{"name", name}, {"namespace", "default"}, {"labels", labels}}},
+          {"spec", {{"containers", {{{"name", "main"}, {"image", "pause"}}}}}}};
+}
+
+ListOptions Fields(std::string field_selector) {
+  ListOptions options;
+  options.field_selector = std::move(field_selector);
+  return options;
+}
+
+WatchOptions From(std::string resource_version) {
+  WatchOptions options;
+  options.resource_version = std::move(resource_version);
+  return options;
+}
+
+std::vector<std::string> Names(const ObjectList& list) {
+  std::vector<std::string> names;
+  for (const Object& item : list.items) names.emplace_back(Name(item));
+  return names;
+}
+
+TEST(MemoryClient, SameCallsGiveByteIdenticalObjects) {
+  const auto run = [] {
+    VirtualClock clock(kStart);
+    MemoryClient client(clock);
+    Object generated = Pod("");
+    generated["metadata"]["generateName"] = "web-";
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_TRUE(client.Create(resources::kPods, generated, {}).ok());
+      clock.Advance(std::chrono::seconds(1));
+    }
+    const Result<ObjectList> pods = client.List(resources::kPods, {});
+    return Object(pods->items).dump() + pods->resource_version;
+  };
+  const std::string first = run();
+  EXPECT_THAT(first, HasSubstr("web-"));
+  EXPECT_EQ(first, run());
+}
+
+TEST(MemoryClient, CountersAndTheClockMakeMetadata) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  const Result<ObjectList> namespaces = client.List(resources::kNamespaces, {});
+  ASSERT_TRUE(namespaces.ok());
+  EXPECT_THAT(Names(*namespaces),
+              ElementsAre("default", "kube-node-lease", "kube-public", "kube-system"));
+  EXPECT_EQ(namespaces->resource_version, "4");
+
+  clock.Advance(std::chrono::minutes(1));
+  const Result<Object> pod = client.Create(resources::kPods, Pod("web-1"), {});
+  ASSERT_TRUE(pod.ok());
+  EXPECT_EQ(ResourceVersion(*pod), "5");
+  EXPECT_EQ(pod->at("metadata").value("creationTimestamp", ""), "2026-01-01T00:01:00Z");
+  EXPECT_TRUE(
+      std::regex_match(std::string(Uid(*pod)),
+                       std::regex("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")));
+  EXPECT_EQ(pod->at("apiVersion"), "v1");
+  EXPECT_EQ(pod->at("kind"), "Pod");
+}
+
+TEST(MemoryClient, CreateSetsStatusLikeTheServer) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  Object pod = Pod("web-1");
+  pod["status"] = {{"phase", "Running"}};
+  EXPECT_EQ(client.Create(resources::kPods, pod, {})->at("status"), Object({{"phase", "Pending"}}));
+
+  // Nodes register with their status.
+  const Object node = {{"metadata", {{"name", "n1"}}}, {"status", {{"phase", "Running"}}}};
+  EXPECT_EQ(client.Create(resources::kNodes, node, {})->at("status").value("phase", ""), "Running");
+
+  Object budget = {{"metadata", {{"name", "b"}, {"namespace", "default"}}},
+                   {"spec", {{"minAvailable", 1}}},
+                   {"status", {{"disruptionsAllowed", 5}}}};
+  EXPECT_FALSE(client.Create(resources::kPodDisruptionBudgets, budget, {})->contains("status"));
+}
+
+TEST(MemoryClient, ObjectsWithoutAGenerationKeepNone) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  const Object lease = {{"metadata", {{"name", "l"}, {"namespace", "default"}, {"generation", 7}}},
+                        {"spec", {{"holderIdentity", "a"}}}};
+  const Result<Object> created = client.Create(resources::kLeases, lease, {});
+  ASSERT_TRUE(created.ok());
+  EXPECT_EQ(Generation(*created), 0);
+  const Result<Object> patched =
+      client.Patch(resources::kLeases, "default", "l", PatchType::kMerge,
+                   {{"spec", {{"holderIdentity", "b"}}}}, Subresource::kNone);
+  ASSERT_TRUE(patched.ok());
+  EXPECT_EQ(Generation(*patched), 0);
+}
+
+TEST(MemoryClient, MarkingForDeletionBumpsTheGeneration) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  Object pod = Pod("web-1");
+  pod["metadata"]["finalizers"] = {"karpenter.sh/test"};
+  ASSERT_TRUE(client.Create(resources::kPods, pod, {}).ok());
+  clock.Advance(std::chrono::seconds(30));
+  ASSERT_TRUE(client.Delete(resources::kPods, "default", "web-1", {}).ok());
+  const Result<Object> deleting = client.Get(resources::kPods, "default", "web-1");
+  ASSERT_TRUE(deleting.ok());
+  EXPECT_EQ(Generation(*deleting), 2);
+  EXPECT_EQ(DeletionTimestamp(*deleting), "2026-01-01T00:00:30Z");
+}
+
+TEST(MemoryClient, UpdateCannotStartADeletion) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  Result<Object> pod = client.Create(resources::kPods, Pod("web-1"), {});
+  ASSERT_TRUE(pod.ok());
+  (*pod)["metadata"]["deletionTimestamp"] = FormatTime(kStart);
+  const Result<Object> updated = client.Update(resources::kPods, *pod, Subresource::kNone);
+  ASSERT_FALSE(updated.ok());
+  EXPECT_EQ(updated.error().status, 422);
+  EXPECT_THAT(updated.error().message, HasSubstr("metadata.deletionTimestamp"));
+}
+
+TEST(MemoryClient, UnsupportedFieldSelectorsAreRefused) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  const Result<ObjectList> pods = client.List(resources::kPods, Fields("spec.priority=1"));
+  ASSERT_FALSE(pods.ok());
+  EXPECT_EQ(pods.error().status, 400);
+  EXPECT_EQ(pods.error().message, "field label not supported: spec.priority");
+  const Result<ObjectList> leases =
+      client.List(resources::kLeases, Fields("spec.holderIdentity=a"));
+  ASSERT_FALSE(leases.ok());
+  EXPECT_THAT(leases.error().message, HasSubstr("not a known field selector"));
+}
+
+TEST(MemoryClient, AbsentBooleansSelectAsFalse) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  ASSERT_TRUE(client.Create(resources::kNodes, {{"metadata", {{"name", "a"}}}}, {}).ok());
+  ASSERT_TRUE(client
+                  .Create(resources::kNodes,
+                          {{"metadata", {{"name", "b"}}}, {"spec", {{"unschedulable", true}}}}, {})
+                  .ok());
+  const Result<ObjectList> schedulable =
+      client.List(resources::kNodes, Fields("spec.unschedulable=false"));
+  ASSERT_TRUE(schedulable.ok());
+  EXPECT_THAT(Names(*schedulable), ElementsAre("a"));
+}
+
+TEST(MemoryClient, CreateRefusesAResourceVersion) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  Object pod = Pod("web-1");
+  pod["metadata"]["resourceVersion"] = "3";
+  const Result<Object> created = client.Create(resources::kPods, pod, {});
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().status, 500);
+}
+
+TEST(MemoryClient, WatchHistoryStartsAfterTheInitialObjects) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  const Result<std::unique_ptr<Watch>> expired =
+      client.StartWatch(resources::kNamespaces, From("3"));
+  ASSERT_FALSE(expired.ok());
+  EXPECT_EQ(expired.error().status, 410);
+  EXPECT_EQ(expired.error().reason, "Expired");
+  EXPECT_EQ(expired.error().message, "too old resource version: 3 (4)");
+  EXPECT_TRUE(client.StartWatch(resources::kNamespaces, From("4")).ok());
+  EXPECT_EQ(client.StartWatch(resources::kPods, From("x")).error().status, 400);
+}
+
+TEST(MemoryClient, WatchThatFallsBehindTheHistoryExpires) {
+  VirtualClock clock(kStart);
+  MemoryClientOptions options;
+  options.history_limit = 3;
+  MemoryClient client(clock, options);
+  Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
+  ASSERT_TRUE(watch.ok());
+  for (const char* name : {"a", "b", "c", "d"}) {
+    ASSERT_TRUE(client.Create(resources::kPods, Pod(name), {}).ok());
+  }
+  // Only the last three events are kept; the watch still needs the first.
+  const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
+  ASSERT_FALSE(next.ok());
+  EXPECT_EQ(next.error().status, 410);
+  EXPECT_EQ(client.StartWatch(resources::kPods, From("4")).error().status, 410);
+  EXPECT_TRUE(client.StartWatch(resources::kPods, From("5")).ok());
+}
+
+TEST(MemoryClient, WatchFromZeroStartsWithTheCurrentObjects) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  ASSERT_TRUE(client.Create(resources::kPods, Pod("web-1"), {}).ok());
+  Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, From("0"));
+  ASSERT_TRUE(watch.ok());
+  ASSERT_TRUE(client.Create(resources::kPods, Pod("web-2"), {}).ok());
+  std::vector<std::string> seen;
+  while (true) {
+    Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
+    ASSERT_TRUE(next.ok());
+    if (!next->has_value()) break;
+    seen.emplace_back(Name((*next)->object));
+    EXPECT_EQ((*next)->type, WatchEventType::kAdded);
+  }
+  EXPECT_THAT(seen, ElementsAre("web-1", "web-2"));
+}
+
+TEST(MemoryClient, NextWaitsForAWriteFromAnotherThread) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
+  ASSERT_TRUE(watch.ok());
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_TRUE(client.Create(resources::kPods, Pod("web-1"), {}).ok());
+  });
+  const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::seconds(10));
+  writer.join();
+  ASSERT_TRUE(next.ok());
+  ASSERT_TRUE(next->has_value());
+  EXPECT_EQ(Name((*next)->object), "web-1");
+}
+
+TEST(MemoryClient, WatchOutlivesTheClient) {
+  VirtualClock clock(kStart);
+  auto client = std::make_unique<MemoryClient>(clock);
+  Result<std::unique_ptr<Watch>> watch = client->StartWatch(resources::kPods, {});
+  ASSERT_TRUE(watch.ok());
+  client.reset();
+  const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(next->has_value());
+}
+
+TEST(MemoryClient, ConcurrentWritersGetDistinctVersions) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w) {
+    writers.emplace_back([&client] {
+      Object pod = Pod("");
+      pod["metadata"]["generateName"] = "web-";
+      for (int i = 0; i < 50; ++i) EXPECT_TRUE(client.Create(resources::kPods, pod, {}).ok());
+    });
+  }
+  for (std::thread& writer : writers) writer.join();
+  const Result<ObjectList> pods = client.List(resources::kPods, {});
+  ASSERT_TRUE(pods.ok());
+  std::set<std::string> versions;
+  for (const Object& pod : pods->items) versions.emplace(ResourceVersion(pod));
+  EXPECT_EQ(pods->items.size(), 200u);
+  EXPECT_EQ(versions.size(), 200u);
+}
+
+TEST(MemoryClient, DeletingANamespaceDeletesItsObjects) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  ASSERT_TRUE(client.Create(resources::kNamespaces, {{"metadata", {{"name", "team"}}}}, {}).ok());
+  Object pod = Pod("web-1");
+  pod["metadata"]["namespace"] = "team";
+  ASSERT_TRUE(client.Create(resources::kPods, pod, {}).ok());
+  Object held = Pod("web-2");
+  held["metadata"]["namespace"] = "team";
+  held["metadata"]["finalizers"] = {"karpenter.sh/test"};
+  ASSERT_TRUE(client.Create(resources::kPods, held, {}).ok());
+
+  ASSERT_TRUE(client.Delete(resources::kNamespaces, "", "team", {}).ok());
+  EXPECT_FALSE(client.Get(resources::kPods, "team", "web-1").ok());
+  const Result<Object> terminating = client.Get(resources::kNamespaces, "", "team");
+  ASSERT_TRUE(terminating.ok());
+  EXPECT_EQ(terminating->at("status").value("phase", ""), "Terminating");
+  Object late = Pod("web-3");
+  late["metadata"]["namespace"] = "team";
+  const Result<Object> refused = client.Create(resources::kPods, late, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().status, 403);
+
+  ASSERT_TRUE(client
+                  .Patch(resources::kPods, "team", "web-2", PatchType::kMerge,
+                         {{"metadata", {{"finalizers", nullptr}}}}, Subresource::kNone)
+                  .ok());
+  EXPECT_EQ(client.Get(resources::kNamespaces, "", "team").error().status, 404);
+}
+
+TEST(MemoryClient, EvictionUnderABrokenBudgetIsRefused) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  ASSERT_TRUE(client.Create(resources::kPods, Pod("web-1", {{"app", "web"}}), {}).ok());
+  ASSERT_TRUE(client
+                  .Patch(resources::kPods, "default", "web-1", PatchType::kMerge,
+                         {{"status", {{"phase", "Running"}}}}, Subresource::kStatus)
+                  .ok());
+  const Object budget = {
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec", {{"minAvailable", "half"}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}};
+  ASSERT_TRUE(client.Create(resources::kPodDisruptionBudgets, budget, {}).ok());
+  const Status evicted = client.Evict("default", "web-1", {});
+  ASSERT_FALSE(evicted.ok());
+  EXPECT_EQ(evicted.error().status, 429);
+  EXPECT_THAT(evicted.error().message, HasSubstr("budget web"));
+}
+
+}  // namespace
+}  // namespace karpenter::kube::memory
