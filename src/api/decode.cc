@@ -231,10 +231,9 @@ void DecodeObjectAt(const nlohmann::json& object, int line, std::string_view sou
     outcome.manifest.ignored.push_back(ObjectLabel(kind, Scope::kAsWritten, object, line));
     return;
   }
-  Problems problems(
-      fmt::format("{}: {}: ", source,
-                  ObjectLabel(kind, info->namespaced ? Scope::kNamespaced : Scope::kCluster, object,
-                              line)));
+  Problems problems(fmt::format(
+      "{}: {}: ", source,
+      ObjectLabel(kind, info->namespaced ? Scope::kNamespaced : Scope::kCluster, object, line)));
   const Reader root(object, problems);
   if (api_version.empty()) {
     root["apiVersion"].Required();

@@ -26,8 +26,8 @@ int main(int argc, char** argv) {
   // The controller reads flags and environment variables together (as the Helm chart sets them),
   // with its own parser.
   if (argc >= 2 && std::string_view(argv[1]) == "controller") {
-    return karpenter::cli::RunController(std::vector<std::string>(argv + 2, argv + argc),
-                                         std::cout, std::cerr);
+    return karpenter::cli::RunController(std::vector<std::string>(argv + 2, argv + argc), std::cout,
+                                         std::cerr);
   }
   CLI::App app{"karpenter-cpp: the Kubernetes node autoscaler for AWS"};
   app.footer("Also: karpenter controller [--help]  (the node autoscaler itself)");

@@ -20,15 +20,15 @@ namespace karpenter::cloud {
 
 // One machine as the cloud reports it.
 struct Instance {
-  std::string provider_id;      // "aws:///us-east-1a/i-0123…", "sim:///us-east-1a/sim-0001"
-  std::string node_claim;       // the NodeClaim it was launched for (its ownership tag)
+  std::string provider_id;  // "aws:///us-east-1a/i-0123…", "sim:///us-east-1a/sim-0001"
+  std::string node_claim;   // the NodeClaim it was launched for (its ownership tag)
   std::string node_pool;
   std::string instance_type;
   std::string zone;
   std::string capacity_type;
   std::string image_id;
-  std::string node_name;        // the name its kubelet registers the Node under
-  double price = 0;             // USD per hour of the chosen offering
+  std::string node_name;  // the name its kubelet registers the Node under
+  double price = 0;       // USD per hour of the chosen offering
   TimePoint launch_time;
   // The labels the node will carry: the instance type's single-valued labels, zone, region,
   // capacity type, and the NodeClaim's own single-valued requirements.
