@@ -7,15 +7,12 @@
 namespace karpenter::controllers {
 namespace {
 
-std::vector<std::string> StringAt(const kube::Object& object, const char* section,
-                                  const char* field) {
-  const auto part = object.find(section);
-  if (part == object.end() || !part->is_object()) return {};
-  const auto value = part->find(field);
-  if (value == part->end() || !value->is_string() || value->get_ref<const std::string&>().empty()) {
-    return {};
-  }
-  return {value->get<std::string>()};
+// The one index value at `path`, none when absent or empty.
+std::vector<std::string> IndexValue(const kube::Object& object,
+                                    std::initializer_list<std::string_view> path) {
+  const std::string_view value = kube::StringAt(object, path);
+  if (value.empty()) return {};
+  return {std::string(value)};
 }
 
 // Decodes one object and takes it out of the manifest vector `Member` selects.
@@ -42,14 +39,17 @@ ClusterCache::ClusterCache(kube::Client& client)
       node_pools_(client, kube::resources::kNodePools),
       node_classes_(client, kube::resources::kEC2NodeClasses),
       daemon_sets_(client, kube::resources::kDaemonSets) {
-  pods_.AddIndex(std::string(kIndexPodsByNode),
-                 [](const kube::Object& pod) { return StringAt(pod, "spec", "nodeName"); });
-  pods_.AddIndex(std::string(kIndexPodsByNamespace),
-                 [](const kube::Object& pod) { return StringAt(pod, "metadata", "namespace"); });
-  nodes_.AddIndex(std::string(kIndexNodesByProviderId),
-                  [](const kube::Object& node) { return StringAt(node, "spec", "providerID"); });
+  pods_.AddIndex(std::string(kIndexPodsByNode), [](const kube::Object& pod) {
+    return IndexValue(pod, {"spec", "nodeName"});
+  });
+  pods_.AddIndex(std::string(kIndexPodsByNamespace), [](const kube::Object& pod) {
+    return IndexValue(pod, {"metadata", "namespace"});
+  });
+  nodes_.AddIndex(std::string(kIndexNodesByProviderId), [](const kube::Object& node) {
+    return IndexValue(node, {"spec", "providerID"});
+  });
   node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId), [](const kube::Object& claim) {
-    return StringAt(claim, "status", "providerID");
+    return IndexValue(claim, {"status", "providerID"});
   });
 }
 

@@ -10,13 +10,15 @@ bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
   if (!conditions.is_array()) conditions = kube::Object::array();
   const char* status_text = status ? "True" : "False";
   for (kube::Object& condition : conditions) {
-    if (condition.value("type", "") != type) continue;
-    if (condition.value("status", "") == status_text && condition.value("reason", "") == reason &&
-        condition.value("message", "") == message &&
-        condition.value("observedGeneration", int64_t{0}) == observed_generation) {
+    if (!condition.is_object() || kube::StringAt(condition, {"type"}) != type) continue;
+    const kube::Object* generation = kube::Find(condition, {"observedGeneration"});
+    if (kube::StringAt(condition, {"status"}) == status_text &&
+        kube::StringAt(condition, {"reason"}) == reason &&
+        kube::StringAt(condition, {"message"}) == message && generation != nullptr &&
+        *generation == observed_generation) {
       return false;
     }
-    if (condition.value("status", "") != status_text) {
+    if (kube::StringAt(condition, {"status"}) != status_text) {
       condition["lastTransitionTime"] = FormatTime(now);
     }
     condition["status"] = status_text;

@@ -7,17 +7,6 @@
 #include "controllers/conditions.h"
 
 namespace karpenter::controllers {
-namespace {
-
-// status.providerID; empty when absent or not a string (an object no schema validated).
-std::string ProviderId(const kube::Object& claim) {
-  const auto status = claim.find("status");
-  if (status == claim.end() || !status->is_object()) return {};
-  const auto id = status->find("providerID");
-  return id != status->end() && id->is_string() ? id->get<std::string>() : std::string();
-}
-
-}  // namespace
 
 GarbageCollector::GarbageCollector(ClusterCache& cluster, kube::Client& client,
                                    cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
@@ -40,7 +29,7 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
   std::vector<std::pair<std::string, std::string>> launched;  // name, provider ID
   cluster_.node_claims().ForEach([&](const kube::Object& claim) {
     claim_names.emplace(kube::Name(claim));
-    const std::string provider_id = ProviderId(claim);
+    const std::string provider_id(kube::StringAt(claim, {"status", "providerID"}));
     if (provider_id.empty()) return;
     claimed_ids.insert(provider_id);
     if (kube::DeletionTimestamp(claim).empty() && ConditionStatus(claim, "Launched") == "True") {

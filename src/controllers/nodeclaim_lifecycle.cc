@@ -16,6 +16,7 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kRetry(10000);
+constexpr milliseconds kConflictRetry(200);
 
 kube::Object Member(const kube::Object& object, const char* section, const char* field) {
   const auto part = object.find(section);
@@ -42,8 +43,8 @@ kube::Object FinalizersWithout(const kube::Object& object, std::string_view fina
 
 std::optional<TimePoint> ConditionTime(const kube::Object& object, std::string_view type) {
   for (const kube::Object& condition : Conditions(object)) {
-    if (condition.value("type", "") == type) {
-      return ParseTime(condition.value("lastTransitionTime", ""));
+    if (kube::StringAt(condition, {"type"}) == type) {
+      return ParseTime(kube::StringAt(condition, {"lastTransitionTime"}));
     }
   }
   return std::nullopt;
@@ -72,17 +73,29 @@ Result<std::optional<milliseconds>> NodeClaimLifecycle::Reconcile(std::string_vi
     (void)events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
     return std::optional<milliseconds>();
   }
-  if (!claim->metadata.deletion_timestamp.empty()) return Finalize(*object, *claim);
-  if (claim->status.provider_id.empty()) return Launch(*object, *claim);
-  if (ConditionStatus(*object, "Registered") != "True") return Register(*object, *claim);
-  if (ConditionStatus(*object, "Initialized") != "True") return Initialize(*object, *claim);
+  Requeue next = Step(*object, *claim);
+  // A write based on a cache that was behind: look again once the cache has caught up.
+  if (!next.ok() && next.error().status == 409) return std::optional<milliseconds>(kConflictRetry);
+  return next;
+}
+
+NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
+                                                     const api::NodeClaim& claim) {
+  if (!claim.metadata.deletion_timestamp.empty()) return Finalize(object, claim);
+  if (claim.status.provider_id.empty()) return Launch(object, claim);
+  if (ConditionStatus(object, "Registered") != "True") return Register(object, claim);
+  if (ConditionStatus(object, "Initialized") != "True") return Initialize(object, claim);
   return std::optional<milliseconds>();
 }
 
 Status NodeClaimLifecycle::PatchStatus(const kube::Object& object, kube::Object status) {
-  Result<kube::Object> patched =
-      client_.Patch(kube::resources::kNodeClaims, "", kube::Name(object), kube::PatchType::kMerge,
-                    kube::Object{{"status", std::move(status)}}, kube::Subresource::kStatus);
+  // The patch replaces status.conditions whole, so it must not land on a newer NodeClaim than the
+  // one it was computed from: the resourceVersion makes a stale write a 409.
+  Result<kube::Object> patched = client_.Patch(
+      kube::resources::kNodeClaims, "", kube::Name(object), kube::PatchType::kMerge,
+      kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
+                   {"status", std::move(status)}},
+      kube::Subresource::kStatus);
   if (!patched.ok()) return patched.error();
   return {};
 }
@@ -173,7 +186,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   kube::Object owners = Member(*node, "metadata", "ownerReferences");
   if (!owners.is_array()) owners = kube::Object::array();
   const bool owned = std::any_of(owners.begin(), owners.end(), [&](const kube::Object& owner) {
-    return owner.value("uid", "") == claim.metadata.uid;
+    return kube::StringAt(owner, {"uid"}) == claim.metadata.uid;
   });
   if (!owned) {
     owners.push_back({{"apiVersion", "karpenter.sh/v1"},
@@ -193,10 +206,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
                                    {"resourceVersion", std::string(kube::ResourceVersion(*node))}}},
                                  {"spec", {{"taints", api::Encode(taints)}}}},
                     kube::Subresource::kNone);
-  if (!patched.ok()) {
-    if (patched.error().status == 409) return std::optional<milliseconds>(milliseconds(200));
-    return patched.error();
-  }
+  if (!patched.ok()) return patched.error();
   kube::Object conditions = Conditions(object);
   SetCondition(conditions, "Registered", true, "Registered", "", now, claim.metadata.generation);
   if (Status status = PatchStatus(object, {{"nodeName", node_name}, {"conditions", conditions}});
@@ -281,7 +291,6 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       kube::Subresource::kNone);
   if (!released.ok()) {
     if (released.error().status == 404) return std::optional<milliseconds>();
-    if (released.error().status == 409) return std::optional<milliseconds>(milliseconds(200));
     return released.error();
   }
   logger_.Info("deleted nodeclaim",

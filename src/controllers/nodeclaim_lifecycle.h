@@ -35,6 +35,7 @@ class NodeClaimLifecycle {
 
  private:
   using Requeue = Result<std::optional<std::chrono::milliseconds>>;
+  Requeue Step(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Launch(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Register(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Initialize(const kube::Object& object, const api::NodeClaim& claim);

@@ -11,7 +11,7 @@ const Object* Member(const Object& object, std::string_view name) {
   return it == object.end() ? nullptr : &*it;
 }
 
-std::string_view StringAt(const Object* value) {
+std::string_view StringOf(const Object* value) {
   return value != nullptr && value->is_string()
              ? std::string_view(value->get_ref<const std::string&>())
              : std::string_view();
@@ -21,14 +21,14 @@ const Object* Metadata(const Object& object) { return Member(object, "metadata")
 
 std::string_view MetadataString(const Object& object, std::string_view field) {
   const Object* meta = Metadata(object);
-  return meta == nullptr ? std::string_view() : StringAt(Member(*meta, field));
+  return meta == nullptr ? std::string_view() : StringOf(Member(*meta, field));
 }
 
 std::string_view MapEntry(const Object& object, std::string_view map, std::string_view key) {
   const Object* meta = Metadata(object);
   if (meta == nullptr) return {};
   const Object* entries = Member(*meta, map);
-  return entries == nullptr ? std::string_view() : StringAt(Member(*entries, key));
+  return entries == nullptr ? std::string_view() : StringOf(Member(*entries, key));
 }
 
 }  // namespace
@@ -62,7 +62,20 @@ bool HasFinalizer(const Object& object, std::string_view finalizer) {
   const Object* finalizers = meta == nullptr ? nullptr : Member(*meta, "finalizers");
   if (finalizers == nullptr || !finalizers->is_array()) return false;
   return std::any_of(finalizers->begin(), finalizers->end(),
-                     [&](const Object& f) { return StringAt(&f) == finalizer; });
+                     [&](const Object& f) { return StringOf(&f) == finalizer; });
+}
+
+const Object* Find(const Object& object, std::initializer_list<std::string_view> path) {
+  const Object* at = &object;
+  for (std::string_view step : path) {
+    at = Member(*at, step);
+    if (at == nullptr) return nullptr;
+  }
+  return at;
+}
+
+std::string_view StringAt(const Object& object, std::initializer_list<std::string_view> path) {
+  return StringOf(Find(object, path));
 }
 
 std::string Key(std::string_view namespace_, std::string_view name) {

@@ -3,6 +3,7 @@
 // controller does not model is lost on a read-modify-write. These accessors read the metadata
 // every object carries; they return empty values when a field is absent.
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -21,6 +22,12 @@ int64_t Generation(const Object& object);
 std::string_view Label(const Object& object, std::string_view key);
 std::string_view Annotation(const Object& object, std::string_view key);
 bool HasFinalizer(const Object& object, std::string_view finalizer);
+
+// The member at `path` ({"spec", "providerID"}), or nullptr when any step is missing or not an
+// object. Reading never throws, whatever shape an object no schema checked has.
+const Object* Find(const Object& object, std::initializer_list<std::string_view> path);
+// The string at `path`; empty when absent or not a string.
+std::string_view StringAt(const Object& object, std::initializer_list<std::string_view> path);
 
 // "namespace/name", or "name" for cluster-scoped objects: the key of caches and work queues.
 std::string Key(const Object& object);

@@ -20,14 +20,13 @@ constexpr milliseconds kIdleWake(1000);
 // Unschedulable by the kube-scheduler. The provisioner applies the full rule.
 bool LooksProvisionable(const kube::Object& pod) {
   if (!kube::DeletionTimestamp(pod).empty()) return false;
-  const kube::Object& spec = pod.value("spec", kube::Object::object());
-  if (!spec.value("nodeName", "").empty()) return false;
-  const kube::Object& status = pod.value("status", kube::Object::object());
-  const auto conditions = status.find("conditions");
-  if (conditions == status.end() || !conditions->is_array()) return false;
+  if (!kube::StringAt(pod, {"spec", "nodeName"}).empty()) return false;
+  const kube::Object* conditions = kube::Find(pod, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return false;
   return std::any_of(conditions->begin(), conditions->end(), [](const kube::Object& c) {
-    return c.value("type", "") == "PodScheduled" && c.value("status", "") == "False" &&
-           c.value("reason", "") == "Unschedulable";
+    return kube::StringAt(c, {"type"}) == "PodScheduled" &&
+           kube::StringAt(c, {"status"}) == "False" &&
+           kube::StringAt(c, {"reason"}) == "Unschedulable";
   });
 }
 
@@ -74,8 +73,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     Wake();
   });
   cluster_.nodes().AddHandler([this](kube::WatchEventType, const kube::Object& node) {
-    const std::string provider_id =
-        node.value("spec", kube::Object::object()).value("providerID", "");
+    const std::string provider_id(kube::StringAt(node, {"spec", "providerID"}));
     if (provider_id.empty()) return;
     for (const kube::Object& claim :
          cluster_.node_claims().ByIndex(controllers::kIndexNodeClaimsByProviderId, provider_id)) {

@@ -29,16 +29,17 @@ std::optional<cloud::Instance> InstanceOfNode(const kube::Object& node) {
   const kube::Object record = kube::Object::parse(record_text, nullptr, false);
   if (!record.is_object()) return std::nullopt;
   cloud::Instance instance;
-  instance.provider_id = node.value("spec", kube::Object::object()).value("providerID", "");
+  instance.provider_id = kube::StringAt(node, {"spec", "providerID"});
   instance.node_name = std::string(kube::Name(node));
-  instance.node_claim = record.value("nodeClaim", "");
-  instance.node_pool = record.value("nodePool", "");
-  instance.instance_type = record.value("instanceType", "");
-  instance.zone = record.value("zone", "");
-  instance.capacity_type = record.value("capacityType", "");
-  instance.image_id = record.value("imageID", "");
-  instance.price = record.value("price", 0.0);
-  instance.launch_time = ParseTime(record.value("launchTime", "")).value_or(TimePoint());
+  instance.node_claim = kube::StringAt(record, {"nodeClaim"});
+  instance.node_pool = kube::StringAt(record, {"nodePool"});
+  instance.instance_type = kube::StringAt(record, {"instanceType"});
+  instance.zone = kube::StringAt(record, {"zone"});
+  instance.capacity_type = kube::StringAt(record, {"capacityType"});
+  instance.image_id = kube::StringAt(record, {"imageID"});
+  const kube::Object* price = kube::Find(record, {"price"});
+  instance.price = price != nullptr && price->is_number() ? price->get<double>() : 0.0;
+  instance.launch_time = ParseTime(kube::StringAt(record, {"launchTime"})).value_or(TimePoint());
   if (instance.provider_id.empty() || instance.node_claim.empty()) return std::nullopt;
   return instance;
 }

@@ -181,20 +181,34 @@ TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
   EXPECT_GE(zone_counts["web"].size(), 3u);
   EXPECT_LE(most - least, 1) << "zone spread with maxSkew 1";
 
-  // Every NodeClaim launched, registered and initialized its node, and vice versa.
-  const std::vector<kube::Object> claims = List(*client_, kube::resources::kNodeClaims);
-  EXPECT_EQ(claims.size(), nodes.size());
-  for (const kube::Object& claim : claims) {
-    EXPECT_TRUE(nodes.contains(Part(claim, "status").value("nodeName", ""))) << kube::Name(claim);
+  // Every NodeClaim launched, registered and initialized its node, and vice versa. Pods may run
+  // a moment before their NodeClaim is marked initialized (the kube-scheduler binds as soon as
+  // the node is Ready and untainted), so wait for that.
+  const auto lifecycle_done = [](const kube::Object& claim) {
     for (const char* type : {"Launched", "Registered", "Initialized", "Ready"}) {
       bool found = false;
       for (const kube::Object& c :
            Part(claim, "status").value("conditions", kube::Object::array())) {
         found = found || (c.value("type", "") == type && c.value("status", "") == "True");
       }
-      EXPECT_TRUE(found) << kube::Name(claim) << " is not " << type;
+      if (!found) return false;
     }
+    return true;
+  };
+  std::vector<kube::Object> claims;
+  EXPECT_TRUE(support::WaitFor(
+      [&] {
+        claims = List(*client_, kube::resources::kNodeClaims);
+        return std::all_of(claims.begin(), claims.end(), lifecycle_done);
+      },
+      seconds(30)))
+      << "not every NodeClaim reached Launched, Registered, Initialized and Ready";
+  EXPECT_EQ(claims.size(), nodes.size());
+  for (const kube::Object& claim : claims) {
+    EXPECT_TRUE(nodes.contains(Part(claim, "status").value("nodeName", ""))) << kube::Name(claim);
   }
+  nodes.clear();
+  for (kube::Object& node : SimNodes(*client_)) nodes[std::string(kube::Name(node))] = node;
   for (const auto& [name, node] : nodes) {
     EXPECT_EQ(kube::Label(node, api::kLabelRegistered), "true") << name;
     EXPECT_EQ(kube::Label(node, api::kLabelInitialized), "true") << name;
