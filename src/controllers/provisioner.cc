@@ -147,8 +147,9 @@ Result<ProvisioningResult> Provisioner::Provision() {
   });
   cluster_.nodes().ForEach([&](const kube::Object& object) {
     std::optional<api::Node> node = DecodeNode(object);
-    if (node && node->metadata.deletion_timestamp.empty())
+    if (node && node->metadata.deletion_timestamp.empty()) {
       snapshot.nodes.push_back(std::move(*node));
+    }
   });
 
   scheduling::SchedulerInput input;

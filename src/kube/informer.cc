@@ -126,7 +126,7 @@ Result<size_t> Informer::Pump(std::chrono::milliseconds timeout) {
   }
 }
 
-void Informer::Run(std::stop_token stop, const std::function<void(const Error&)>& on_error) {
+void Informer::Run(const std::stop_token& stop, const std::function<void(const Error&)>& on_error) {
   std::chrono::milliseconds backoff(100);
   constexpr std::chrono::milliseconds kMaxBackoff(10000);
   while (!stop.stop_requested()) {

@@ -47,7 +47,7 @@ class Informer {
   Result<size_t> Pump(std::chrono::milliseconds timeout);
   // Sync, then Pump until `stop`, retrying failures with capped exponential backoff; each
   // failure is reported to `on_error` first.
-  void Run(std::stop_token stop, const std::function<void(const Error&)>& on_error);
+  void Run(const std::stop_token& stop, const std::function<void(const Error&)>& on_error);
 
   bool synced() const;
   const Resource& resource() const { return resource_; }

@@ -38,7 +38,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       cloud_(cloud),
       clock_(clock),
       logger_(std::move(logger)),
-      options_(std::move(options)),
+      options_(options),
       cluster_(client),
       events_(client, clock, "karpenter"),
       batcher_(options_.batch),

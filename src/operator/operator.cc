@@ -42,7 +42,7 @@ Result<std::unique_ptr<cloud::SimCloudProvider>> NewSimCloudProvider(const Optio
 
 }  // namespace
 
-Status RunOperator(const Options& options, const Logger& logger, std::stop_token stop) {
+Status RunOperator(const Options& options, const Logger& logger, const std::stop_token& stop) {
   const RealClock clock;
   Result<kube::http::Config> config = options.kubeconfig.empty()
                                           ? kube::http::InClusterConfig()

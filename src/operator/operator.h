@@ -12,6 +12,6 @@
 
 namespace karpenter::op {
 
-Status RunOperator(const Options& options, const Logger& logger, std::stop_token stop);
+Status RunOperator(const Options& options, const Logger& logger, const std::stop_token& stop);
 
 }  // namespace karpenter::op
