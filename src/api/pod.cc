@@ -33,4 +33,9 @@ const OwnerReference* ControllerOf(const ObjectMeta& meta) {
   return nullptr;
 }
 
+bool IsDaemonSetPod(const Pod& pod) {
+  const OwnerReference* owner = ControllerOf(pod.metadata);
+  return owner != nullptr && owner->kind == "DaemonSet";
+}
+
 }  // namespace karpenter::api

@@ -122,4 +122,7 @@ ResourceList EffectiveRequests(const PodSpec& spec);
 // The pod's owner with controller=true, if any.
 const OwnerReference* ControllerOf(const ObjectMeta& meta);
 
+// Whether a DaemonSet controls the pod (its controller places it; nothing provisions for it).
+bool IsDaemonSetPod(const Pod& pod);
+
 }  // namespace karpenter::api

@@ -19,11 +19,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-bool IsDaemonSetPod(const api::Pod& pod) {
-  const api::OwnerReference* owner = api::ControllerOf(pod.metadata);
-  return owner != nullptr && owner->kind == "DaemonSet";
-}
-
 // Everything one pass needs, owning what the scheduler input points into.
 struct Cluster {
   api::Manifest manifest;
@@ -98,7 +93,7 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
       cluster.input.existing_nodes[it->second].pods.push_back(&pod);
       return {};
     }
-    if (!IsDaemonSetPod(pod)) cluster.input.pods.push_back(&pod);
+    if (!api::IsDaemonSetPod(pod)) cluster.input.pods.push_back(&pod);
     return {};
   };
   for (const auto& pod : m.pods) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <utility>
 
 #include "api/encode.h"
@@ -17,11 +18,6 @@ namespace {
 
 // Upstream's cap on the instance types a NodeClaim carries (and a launch considers).
 constexpr size_t kMaxInstanceTypes = 60;
-
-bool IsDaemonSetPod(const api::Pod& pod) {
-  const api::OwnerReference* owner = api::ControllerOf(pod.metadata);
-  return owner != nullptr && owner->kind == "DaemonSet";
-}
 
 bool IsTerminal(const api::Pod& pod) {
   return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
@@ -82,7 +78,7 @@ std::optional<TimePoint> Batcher::Deadline() const {
 
 bool IsProvisionable(const api::Pod& pod) {
   if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty() || IsTerminal(pod) ||
-      IsDaemonSetPod(pod)) {
+      api::IsDaemonSetPod(pod)) {
     return false;
   }
   for (const api::PodCondition& condition : pod.status.conditions) {
@@ -191,7 +187,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
       claims_by_provider_id.emplace(claim.status.provider_id, &claim);
     }
   }
-  std::map<std::string, bool, std::less<>> claim_has_node;
+  std::set<std::string, std::less<>> claims_with_nodes;
+  std::set<std::string, std::less<>> in_flight_claims;
   for (const api::Node& node : snapshot.nodes) {
     scheduling::ExistingNode existing;
     existing.name = node.metadata.name;
@@ -202,7 +199,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
     const bool initializing = claim != claims_by_provider_id.end() &&
                               !ConditionTrue(claim->second->status.conditions, "Initialized");
     if (claim != claims_by_provider_id.end()) {
-      claim_has_node[claim->second->metadata.name] = true;
+      claims_with_nodes.insert(claim->second->metadata.name);
       if (existing.allocatable.empty()) existing.allocatable = claim->second->status.allocatable;
     }
     for (const api::Taint& taint : node.spec.taints) {
@@ -227,7 +224,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
     input.existing_nodes.push_back(std::move(existing));
   }
   for (const api::NodeClaim& claim : snapshot.node_claims) {
-    if (claim_has_node.contains(claim.metadata.name)) continue;
+    if (claims_with_nodes.contains(claim.metadata.name)) continue;
+    in_flight_claims.insert(claim.metadata.name);
     scheduling::ExistingNode in_flight;
     in_flight.name = claim.metadata.name;
     in_flight.in_flight = true;
@@ -268,10 +266,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
     }
   }
   for (const scheduling::ExistingPlacement& placement : scheduled.existing) {
-    const bool claim =
-        !claim_has_node.contains(placement.node) &&
-        std::any_of(snapshot.node_claims.begin(), snapshot.node_claims.end(),
-                    [&](const api::NodeClaim& c) { return c.metadata.name == placement.node; });
+    const bool claim = in_flight_claims.contains(placement.node);
     for (const api::Pod* pod : placement.pods) {
       (void)events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
                            fmt::format("Pod should schedule on: {}/{}",
