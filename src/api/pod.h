@@ -122,6 +122,11 @@ ResourceList EffectiveRequests(const PodSpec& spec);
 // The pod's owner with controller=true, if any.
 const OwnerReference* ControllerOf(const ObjectMeta& meta);
 
+// Whether the pod has finished (phase Succeeded or Failed): it holds no resources any more.
+inline bool IsTerminal(const Pod& pod) {
+  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+}
+
 // Whether a DaemonSet controls the pod (its controller places it; nothing provisions for it).
 bool IsDaemonSetPod(const Pod& pod);
 

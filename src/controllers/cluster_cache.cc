@@ -38,7 +38,8 @@ ClusterCache::ClusterCache(kube::Client& client)
       node_claims_(client, kube::resources::kNodeClaims),
       node_pools_(client, kube::resources::kNodePools),
       node_classes_(client, kube::resources::kEC2NodeClasses),
-      daemon_sets_(client, kube::resources::kDaemonSets) {
+      daemon_sets_(client, kube::resources::kDaemonSets),
+      disruption_budgets_(client, kube::resources::kPodDisruptionBudgets) {
   pods_.AddIndex(std::string(kIndexPodsByNode), [](const kube::Object& pod) {
     return IndexValue(pod, {"spec", "nodeName"});
   });
@@ -54,12 +55,13 @@ ClusterCache::ClusterCache(kube::Client& client)
 }
 
 std::vector<kube::Informer*> ClusterCache::all() {
-  return {&pods_, &nodes_, &node_claims_, &node_pools_, &node_classes_, &daemon_sets_};
+  return {&pods_,         &nodes_,       &node_claims_,       &node_pools_,
+          &node_classes_, &daemon_sets_, &disruption_budgets_};
 }
 
 bool ClusterCache::synced() const {
   return pods_.synced() && nodes_.synced() && node_claims_.synced() && node_pools_.synced() &&
-         node_classes_.synced() && daemon_sets_.synced();
+         node_classes_.synced() && daemon_sets_.synced() && disruption_budgets_.synced();
 }
 
 std::optional<kube::Object> ClusterCache::NodeByProviderId(std::string_view provider_id) const {

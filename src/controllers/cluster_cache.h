@@ -1,6 +1,7 @@
 #pragma once
 // The informers every controller reads the cluster from (pods, nodes, NodeClaims, NodePools,
-// EC2NodeClasses, DaemonSets), their indexes, and typed views of their objects.
+// EC2NodeClasses, DaemonSets, PodDisruptionBudgets), their indexes, and typed views of their
+// objects.
 
 #include <memory>
 #include <optional>
@@ -34,12 +35,14 @@ class ClusterCache {
   kube::Informer& node_pools() { return node_pools_; }
   kube::Informer& node_classes() { return node_classes_; }
   kube::Informer& daemon_sets() { return daemon_sets_; }
+  kube::Informer& disruption_budgets() { return disruption_budgets_; }
   const kube::Informer& pods() const { return pods_; }
   const kube::Informer& nodes() const { return nodes_; }
   const kube::Informer& node_claims() const { return node_claims_; }
   const kube::Informer& node_pools() const { return node_pools_; }
   const kube::Informer& node_classes() const { return node_classes_; }
   const kube::Informer& daemon_sets() const { return daemon_sets_; }
+  const kube::Informer& disruption_budgets() const { return disruption_budgets_; }
   std::vector<kube::Informer*> all();
   bool synced() const;
 
@@ -53,6 +56,7 @@ class ClusterCache {
   kube::Informer node_pools_;
   kube::Informer node_classes_;
   kube::Informer daemon_sets_;
+  kube::Informer disruption_budgets_;  // PodDisruptionBudgets
 };
 
 // Typed views. An object that does not decode (an invalid object the API server let through)

@@ -1,6 +1,7 @@
 #include "controllers/conditions.h"
 
 #include <string>
+#include <utility>
 
 namespace karpenter::controllers {
 
@@ -34,6 +35,33 @@ bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
                         {"lastTransitionTime", FormatTime(now)},
                         {"observedGeneration", observed_generation}});
   return true;
+}
+
+bool RemoveCondition(kube::Object& conditions, std::string_view type) {
+  if (!conditions.is_array()) return false;
+  for (auto it = conditions.begin(); it != conditions.end(); ++it) {
+    if (it->is_object() && kube::StringAt(*it, {"type"}) == type) {
+      conditions.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+kube::Object ConditionsOf(const kube::Object& object) {
+  const kube::Object* conditions = kube::Find(object, {"status", "conditions"});
+  return conditions != nullptr && conditions->is_array() ? *conditions : kube::Object::array();
+}
+
+Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
+                   kube::Object status) {
+  Result<kube::Object> patched = client.Patch(
+      resource, "", kube::Name(object), kube::PatchType::kMerge,
+      kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
+                   {"status", std::move(status)}},
+      kube::Subresource::kStatus);
+  if (!patched.ok()) return patched.error();
+  return {};
 }
 
 std::string_view ConditionStatus(const kube::Object& object, std::string_view type) {

@@ -5,6 +5,8 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "common/result.h"
+#include "kube/client.h"
 #include "kube/object.h"
 
 namespace karpenter::controllers {
@@ -14,6 +16,18 @@ namespace karpenter::controllers {
 bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
                   std::string_view reason, std::string_view message, TimePoint now,
                   int64_t observed_generation);
+
+// Removes condition `type` from `conditions`. Returns whether it was there.
+bool RemoveCondition(kube::Object& conditions, std::string_view type);
+
+// A copy of object.status.conditions; an empty array when there is none.
+kube::Object ConditionsOf(const kube::Object& object);
+
+// Merges `status` into the status subresource of `object` (cluster-scoped `resource`), only if
+// the object is still at the resourceVersion it was read at: the patch replaces arrays such as
+// status.conditions whole, so it must not land on a newer object (a stale read is a 409).
+Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
+                   kube::Object status);
 
 // The status ("True", "False", "Unknown") of condition `type` in object.status.conditions; empty
 // when absent.

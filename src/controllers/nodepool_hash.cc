@@ -24,7 +24,11 @@ std::string NodePoolHash(const kube::Object& node_pool) {
   if (template_ != nullptr) {
     hashed = *template_;
     if (auto spec = hashed.find("spec"); spec != hashed.end() && spec->is_object()) {
-      spec->erase("requirements");
+      // Requirements are checked directly; expireAfter and terminationGracePeriod apply to
+      // existing NodeClaims without replacing them.
+      for (const char* field : {"requirements", "expireAfter", "terminationGracePeriod"}) {
+        spec->erase(field);
+      }
     }
   }
   // nlohmann::json keeps object keys sorted, so dump() is canonical.

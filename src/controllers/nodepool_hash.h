@@ -2,7 +2,8 @@
 // The NodePool template hash (annotation karpenter.sh/nodepool-hash on the NodePool and on every
 // NodeClaim it creates): when the two differ, the NodeClaim was made from an older template and
 // is drifted. Requirements are left out on purpose: whether a NodeClaim still satisfies them is
-// checked directly, so widening them drifts nothing.
+// checked directly, so widening them drifts nothing; so are expireAfter and
+// terminationGracePeriod, which take effect on existing NodeClaims.
 
 #include <string>
 #include <string_view>
@@ -15,7 +16,7 @@ inline constexpr std::string_view kAnnotationNodePoolHash = "karpenter.sh/nodepo
 inline constexpr std::string_view kAnnotationNodePoolHashVersion =
     "karpenter.sh/nodepool-hash-version";
 // Bumped when the hashed fields change, so an upgrade does not drift every node.
-inline constexpr std::string_view kNodePoolHashVersion = "v3";
+inline constexpr std::string_view kNodePoolHashVersion = "v4";
 
 // The hash of a NodePool object's spec.template, as a decimal string.
 std::string NodePoolHash(const kube::Object& node_pool);

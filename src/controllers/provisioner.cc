@@ -10,6 +10,7 @@
 
 #include "api/encode.h"
 #include "api/labels.h"
+#include "controllers/nodeclass_hash.h"
 #include "controllers/nodepool_hash.h"
 #include "controllers/object_refs.h"
 
@@ -19,40 +20,12 @@ namespace {
 // Upstream's cap on the instance types a NodeClaim carries (and a launch considers).
 constexpr size_t kMaxInstanceTypes = 60;
 
-bool IsTerminal(const api::Pod& pod) {
-  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
-}
-
-const api::Condition* FindCondition(const std::vector<api::Condition>& conditions,
-                                    std::string_view type) {
-  for (const api::Condition& condition : conditions) {
-    if (condition.type == type) return &condition;
-  }
-  return nullptr;
-}
-
-bool ConditionTrue(const std::vector<api::Condition>& conditions, std::string_view type) {
-  const api::Condition* condition = FindCondition(conditions, type);
-  return condition != nullptr && condition->status == "True";
-}
-
 std::string RandomSuffix(std::mt19937_64& random) {
   static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
   std::string out(5, 'x');
   for (char& c : out) c = kAlphabet[random() % kAlphabet.size()];
   return out;
 }
-
-// Everything one pass reads, decoded, owning what the SchedulerInput points into.
-struct Snapshot {
-  std::vector<api::Pod> pods;
-  std::vector<api::NodePool> node_pools;
-  std::vector<kube::Object> node_pool_objects;  // parallel to node_pools
-  std::vector<std::shared_ptr<const std::vector<cloud::InstanceType>>> instance_types;
-  std::vector<api::NodeClaim> node_claims;
-  std::vector<api::Node> nodes;
-  std::vector<api::Workload> daemon_sets;
-};
 
 }  // namespace
 
@@ -77,8 +50,8 @@ std::optional<TimePoint> Batcher::Deadline() const {
 }
 
 bool IsProvisionable(const api::Pod& pod) {
-  if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty() || IsTerminal(pod) ||
-      api::IsDaemonSetPod(pod)) {
+  if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty() ||
+      api::IsTerminal(pod) || api::IsDaemonSetPod(pod)) {
     return false;
   }
   for (const api::PodCondition& condition : pod.status.conditions) {
@@ -101,152 +74,27 @@ Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::Clo
       random_(seed) {}
 
 Result<ProvisioningResult> Provisioner::Provision() {
-  Snapshot snapshot;
-  cluster_.pods().ForEach([&](const kube::Object& object) {
-    if (std::optional<api::Pod> pod = DecodePod(object)) snapshot.pods.push_back(std::move(*pod));
-  });
-  std::vector<const api::Pod*> pending;
-  std::map<std::string, std::vector<const api::Pod*>, std::less<>> pods_by_node;
-  for (const api::Pod& pod : snapshot.pods) {
-    if (IsProvisionable(pod)) {
-      pending.push_back(&pod);
-    } else if (!pod.spec.node_name.empty() && !IsTerminal(pod)) {
-      pods_by_node[pod.spec.node_name].push_back(&pod);
-    }
-  }
+  std::vector<api::Pod> pods = DecodePods(cluster_);
   ProvisioningResult result;
-  if (pending.empty()) return result;
-
-  cluster_.node_claims().ForEach([&](const kube::Object& object) {
-    std::optional<api::NodeClaim> claim = DecodeNodeClaim(object);
-    if (claim && claim->metadata.deletion_timestamp.empty()) {
-      snapshot.node_claims.push_back(std::move(*claim));
-    }
-  });
-  cluster_.node_pools().ForEach([&](const kube::Object& object) {
-    std::string error;
-    std::optional<api::NodePool> pool = DecodeNodePool(object, &error);
-    if (!pool) {
-      logger_.Error("skipping an invalid NodePool", {{"error", error}});
-      return;
-    }
-    if (!pool->metadata.deletion_timestamp.empty()) return;
-    const api::NodeClassReference& ref = pool->spec.template_.spec.node_class_ref;
-    if (!cluster_.node_classes().Get(ref.name)) return;  // NodeClassReady=False: see status
-    snapshot.node_pools.push_back(std::move(*pool));
-    snapshot.node_pool_objects.push_back(object);
-  });
-  cluster_.daemon_sets().ForEach([&](const kube::Object& object) {
-    if (std::optional<api::Workload> ds = DecodeDaemonSet(object)) {
-      snapshot.daemon_sets.push_back(std::move(*ds));
-    }
-  });
-  cluster_.nodes().ForEach([&](const kube::Object& object) {
-    std::optional<api::Node> node = DecodeNode(object);
-    if (node && node->metadata.deletion_timestamp.empty()) {
-      snapshot.nodes.push_back(std::move(*node));
-    }
-  });
-
-  scheduling::SchedulerInput input;
-  input.pods = pending;
-  for (size_t i = 0; i < snapshot.node_pools.size(); ++i) {
-    const api::NodePool& pool = snapshot.node_pools[i];
-    Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> types =
-        cloud_.GetInstanceTypes(pool);
-    if (!types.ok()) {
-      logger_.Error("listing instance types failed",
-                    {logkey::NodePool(pool.metadata.name), logkey::Err(types.error())});
-      snapshot.instance_types.push_back(nullptr);
-      continue;
-    }
-    snapshot.instance_types.push_back(*types);
+  if (std::none_of(pods.begin(), pods.end(), IsProvisionable)) return result;
+  const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
+  SchedulingView view = BuildSchedulingView(snapshot);
+  scheduling::SchedulerInput& input = view.input;
+  for (const api::Pod& pod : snapshot.pods) {
+    if (IsProvisionable(pod)) input.pods.push_back(&pod);
   }
-  for (size_t i = 0; i < snapshot.node_pools.size(); ++i) {
-    if (snapshot.instance_types[i] == nullptr) continue;
-    const api::NodePool& pool = snapshot.node_pools[i];
-    scheduling::NodePoolOffer offer;
-    offer.node_pool = &pool;
-    for (const cloud::InstanceType& type : *snapshot.instance_types[i]) {
-      offer.instance_types.push_back(&type);
-    }
-    for (const api::NodeClaim& claim : snapshot.node_claims) {
-      const auto it = claim.metadata.labels.find(api::kLabelNodePool);
-      if (it == claim.metadata.labels.end() || it->second != pool.metadata.name) continue;
-      offer.in_use +=
-          claim.status.capacity.empty() ? claim.spec.resource_requests : claim.status.capacity;
-      offer.in_use.Add("nodes", Quantity::FromUnits(1));
-    }
-    input.node_pools.push_back(std::move(offer));
-  }
-  for (const api::Workload& ds : snapshot.daemon_sets) input.daemon_sets.push_back(&ds.template_);
-
-  std::map<std::string, const api::NodeClaim*, std::less<>> claims_by_provider_id;
-  for (const api::NodeClaim& claim : snapshot.node_claims) {
-    if (!claim.status.provider_id.empty()) {
-      claims_by_provider_id.emplace(claim.status.provider_id, &claim);
-    }
-  }
-  std::set<std::string, std::less<>> claims_with_nodes;
-  std::set<std::string, std::less<>> in_flight_claims;
-  for (const api::Node& node : snapshot.nodes) {
-    scheduling::ExistingNode existing;
-    existing.name = node.metadata.name;
-    existing.labels = node.metadata.labels;
-    existing.labels.emplace(api::kLabelHostname, node.metadata.name);
-    existing.allocatable = node.status.allocatable;
-    const auto claim = claims_by_provider_id.find(node.spec.provider_id);
-    const bool initializing = claim != claims_by_provider_id.end() &&
-                              !ConditionTrue(claim->second->status.conditions, "Initialized");
-    if (claim != claims_by_provider_id.end()) {
-      claims_with_nodes.insert(claim->second->metadata.name);
-      if (existing.allocatable.empty()) existing.allocatable = claim->second->status.allocatable;
-    }
-    for (const api::Taint& taint : node.spec.taints) {
-      // A node still starting keeps its startup taints and karpenter.sh/unregistered only
-      // until it is ready: pods headed there must not make us launch more.
-      if (initializing && (taint.key == api::kTaintUnregistered ||
-                           std::find(claim->second->spec.startup_taints.begin(),
-                                     claim->second->spec.startup_taints.end(),
-                                     taint) != claim->second->spec.startup_taints.end() ||
-                           taint.key == "node.kubernetes.io/not-ready")) {
-        continue;
-      }
-      existing.taints.push_back(taint);
-    }
-    if (node.spec.unschedulable) {
-      existing.taints.push_back(
-          {"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule});
-    }
-    if (const auto pods = pods_by_node.find(node.metadata.name); pods != pods_by_node.end()) {
-      existing.pods = pods->second;
-    }
-    input.existing_nodes.push_back(std::move(existing));
-  }
-  for (const api::NodeClaim& claim : snapshot.node_claims) {
-    if (claims_with_nodes.contains(claim.metadata.name)) continue;
-    in_flight_claims.insert(claim.metadata.name);
-    scheduling::ExistingNode in_flight;
-    in_flight.name = claim.metadata.name;
-    in_flight.in_flight = true;
-    in_flight.requirements = scheduling::Requirements::FromNodeSelector(claim.spec.requirements);
-    in_flight.labels = in_flight.requirements.SingleValueLabels();
-    for (const auto& [key, value] : claim.metadata.labels) in_flight.labels[key] = value;
-    in_flight.taints = claim.spec.taints;
-    in_flight.allocatable =
-        claim.status.allocatable.empty() ? claim.spec.resource_requests : claim.status.allocatable;
-    input.existing_nodes.push_back(std::move(in_flight));
+  std::set<std::string_view> in_flight_claims;
+  for (const scheduling::ExistingNode& node : input.existing_nodes) {
+    if (node.in_flight) in_flight_claims.insert(node.name);
   }
 
   const scheduling::SchedulerResult scheduled = scheduling::Schedule(input);
 
   for (const scheduling::PlannedNodeClaim& planned : scheduled.node_claims) {
-    const auto pool =
-        std::find_if(snapshot.node_pools.begin(), snapshot.node_pools.end(),
-                     [&](const api::NodePool& p) { return p.metadata.name == planned.node_pool; });
-    const kube::Object& pool_object =
-        snapshot.node_pool_objects[static_cast<size_t>(pool - snapshot.node_pools.begin())];
-    Result<kube::Object> created = CreateNodeClaim(planned, pool_object);
+    const auto pool = std::find_if(
+        snapshot.node_pools.begin(), snapshot.node_pools.end(),
+        [&](const NodePoolView& p) { return p.pool.metadata.name == planned.node_pool; });
+    Result<kube::Object> created = CreateNodeClaim(planned, pool->object);
     if (!created.ok()) {
       logger_.Error("creating nodeclaim failed",
                     {logkey::NodePool(planned.node_pool), logkey::Err(created.error())});
@@ -301,6 +149,11 @@ Result<kube::Object> Provisioner::CreateNodeClaim(const scheduling::PlannedNodeC
   labels[std::string(api::kLabelNodePool)] = planned.node_pool;
   annotations[std::string(kAnnotationNodePoolHash)] = NodePoolHash(node_pool);
   annotations[std::string(kAnnotationNodePoolHashVersion)] = kNodePoolHashVersion;
+  const std::string_view class_name = kube::StringAt(template_, {"spec", "nodeClassRef", "name"});
+  if (std::optional<kube::Object> node_class = cluster_.node_classes().Get(class_name)) {
+    annotations[std::string(kAnnotationNodeClassHash)] = NodeClassHash(*node_class);
+    annotations[std::string(kAnnotationNodeClassHashVersion)] = kNodeClassHashVersion;
+  }
 
   std::vector<api::NodeSelectorRequirement> requirements = planned.requirements.ToNodeSelector();
   for (api::NodeSelectorRequirement& requirement : requirements) {

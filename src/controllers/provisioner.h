@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/cluster_snapshot.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "scheduling/scheduler.h"
@@ -65,10 +66,12 @@ class Provisioner {
   // One pass now.
   Result<ProvisioningResult> Provision();
 
- private:
+  // Creates the NodeClaim `planned` describes from its NodePool's template (also used for the
+  // replacements disruption launches).
   Result<kube::Object> CreateNodeClaim(const scheduling::PlannedNodeClaim& planned,
                                        const kube::Object& node_pool);
 
+ private:
   ClusterCache& cluster_;
   kube::Client& client_;
   cloud::CloudProvider& cloud_;

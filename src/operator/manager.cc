@@ -49,6 +49,10 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status")),
       garbage_collector_(cluster_, client, cloud, clock,
                          logger_.Named("nodeclaim.garbagecollection")),
+      node_claim_disruption_(cluster_, client, cloud, events_, clock,
+                             logger_.Named("nodeclaim.disruption")),
+      disruption_(cluster_, client, cloud, provisioner_, events_, clock,
+                  logger_.Named("disruption"), options_.disruption),
       next_garbage_collection_(clock.Now() + options_.garbage_collection_period),
       next_pending_recheck_(clock.Now() + options_.pending_recheck_period) {
   if (options_.sim_cloud != nullptr) {
@@ -57,6 +61,16 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                                           logger_.Named("sim.nodebooter"), options_.node_booter);
   }
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
+    if (std::optional<std::string> node = node_claim_disruption_.ObservePod(type, pod)) {
+      // A pod arrived or left: the node's NodeClaim is not consolidatable for a while.
+      if (std::optional<kube::Object> object = cluster_.nodes().Get(*node)) {
+        const std::string provider_id(kube::StringAt(*object, {"spec", "providerID"}));
+        for (const kube::Object& claim : cluster_.node_claims().ByIndex(
+                 controllers::kIndexNodeClaimsByProviderId, provider_id)) {
+          disruption_marks_.Add(std::string(kube::Name(claim)), clock_.Now());
+        }
+      }
+    }
     if (type == kube::WatchEventType::kDeleted || !LooksProvisionable(pod)) return;
     batcher_.Trigger(clock_.Now());
     Wake();
@@ -64,6 +78,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
   cluster_.node_claims().AddHandler([this](kube::WatchEventType type, const kube::Object& claim) {
     const TimePoint now = clock_.Now();
     node_claims_.Add(std::string(kube::Name(claim)), now);
+    disruption_marks_.Add(std::string(kube::Name(claim)), now);
     if (std::string_view pool = kube::Label(claim, api::kLabelNodePool); !pool.empty()) {
       node_pools_.Add(std::string(pool), now);
     }
@@ -78,6 +93,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     for (const kube::Object& claim :
          cluster_.node_claims().ByIndex(controllers::kIndexNodeClaimsByProviderId, provider_id)) {
       node_claims_.Add(std::string(kube::Name(claim)), clock_.Now());
+      disruption_marks_.Add(std::string(kube::Name(claim)), clock_.Now());
     }
     Wake();
   });
@@ -94,6 +110,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     if (added || seen->second != generation) {
       seen->second = generation;
       batcher_.Trigger(clock_.Now());
+      RecheckDisruptionMarks(kube::Name(pool));  // drift, consolidateAfter
     }
     Wake();
   });
@@ -101,6 +118,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     const TimePoint now = clock_.Now();
     cluster_.node_pools().ForEach(
         [&](const kube::Object& pool) { node_pools_.Add(std::string(kube::Name(pool)), now); });
+    RecheckDisruptionMarks("");
     batcher_.Trigger(now);
     Wake();
   });
@@ -114,7 +132,17 @@ void Manager::Wake() {
   wake_.notify_one();
 }
 
+void Manager::RecheckDisruptionMarks(std::string_view node_pool) {
+  const TimePoint now = clock_.Now();
+  cluster_.node_claims().ForEach([&](const kube::Object& claim) {
+    if (node_pool.empty() || kube::Label(claim, api::kLabelNodePool) == node_pool) {
+      disruption_marks_.Add(std::string(kube::Name(claim)), now);
+    }
+  });
+}
+
 void Manager::Start() {
+  disruption_.Recover();
   if (node_booter_) {
     const size_t recovered = node_booter_->Recover();
     if (recovered > 0) logger_.Info("recovered simulated instances", {{"instances", recovered}});
@@ -131,6 +159,16 @@ void Manager::RunOnce() {
       node_claims_.Add(name, now + kErrorRetry);
     } else if (requeue->has_value()) {
       node_claims_.Add(name, now + **requeue);
+    }
+  }
+  for (const std::string& name : disruption_marks_.TakeDue(now)) {
+    Result<std::optional<milliseconds>> requeue = node_claim_disruption_.Reconcile(name);
+    if (!requeue.ok()) {
+      logger_.Error("updating nodeclaim disruption status failed",
+                    {logkey::NodeClaim(name), logkey::Err(requeue.error())});
+      disruption_marks_.Add(name, now + kErrorRetry);
+    } else if (requeue->has_value()) {
+      disruption_marks_.Add(name, now + **requeue);
     }
   }
   for (const std::string& name : node_pools_.TakeDue(now)) {
@@ -158,6 +196,7 @@ void Manager::RunOnce() {
       logger_.Error("provisioning failed", {logkey::Err(provisioned.error())});
     }
   }
+  disruption_.Reconcile();
   now = clock_.Now();
   if (now >= next_garbage_collection_) {
     next_garbage_collection_ = now + options_.garbage_collection_period;
@@ -170,11 +209,11 @@ void Manager::RunOnce() {
 
 TimePoint Manager::NextWake() const {
   TimePoint next = clock_.Now() + kIdleWake;
-  for (const std::optional<TimePoint>& due :
-       {node_claims_.NextDue(), node_pools_.NextDue(), batcher_.Deadline()}) {
+  for (const std::optional<TimePoint>& due : {node_claims_.NextDue(), disruption_marks_.NextDue(),
+                                              node_pools_.NextDue(), batcher_.Deadline()}) {
     if (due) next = std::min(next, *due);
   }
-  return std::min({next, next_garbage_collection_, next_pending_recheck_});
+  return std::min({next, next_garbage_collection_, next_pending_recheck_, disruption_.NextWake()});
 }
 
 void Manager::Run(std::stop_token stop) {

@@ -1,7 +1,8 @@
 #pragma once
 // The controller manager: the cluster's informers, and one loop that runs every controller —
-// NodeClaim lifecycle and NodePool status from de-duplicating work queues, provisioning when a
-// batch window closes, garbage collection and (with the simulated cloud) node booting on timers.
+// NodeClaim lifecycle, NodeClaim disruption marks and NodePool status from de-duplicating work
+// queues, provisioning when a batch window closes, disruption, garbage collection and (with the
+// simulated cloud) node booting on timers.
 // Controllers run on that one thread, so they never race each other; informers feed it from
 // their own threads in production, or are pumped from the same thread (RunOnce after Pump) for a
 // deterministic run on a virtual clock.
@@ -18,7 +19,9 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/disruption_controller.h"
 #include "controllers/garbage_collection.h"
+#include "controllers/nodeclaim_disruption.h"
 #include "controllers/nodeclaim_lifecycle.h"
 #include "controllers/nodepool_status.h"
 #include "controllers/provisioner.h"
@@ -32,6 +35,7 @@ namespace karpenter::op {
 struct ManagerOptions {
   controllers::BatchOptions batch;
   controllers::LifecycleOptions lifecycle;
+  controllers::DisruptionOptions disruption;
   std::chrono::milliseconds garbage_collection_period{std::chrono::seconds(30)};
   // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).
   std::chrono::milliseconds pending_recheck_period{std::chrono::seconds(10)};
@@ -47,6 +51,7 @@ class Manager {
           ManagerOptions options);
 
   controllers::ClusterCache& cluster() { return cluster_; }
+  const controllers::DisruptionController& disruption() const { return disruption_; }
 
   // Production: informers on their own threads, the controller loop on this one, until `stop`.
   void Run(std::stop_token stop);
@@ -59,7 +64,8 @@ class Manager {
 
  private:
   void Wake();
-  void OnPod(const kube::Object& pod);
+  // Queues the disruption marks of every NodeClaim (of `node_pool` only, when given).
+  void RecheckDisruptionMarks(std::string_view node_pool);
 
   kube::Client& client_;
   cloud::CloudProvider& cloud_;
@@ -74,9 +80,12 @@ class Manager {
   controllers::NodeClaimLifecycle lifecycle_;
   controllers::NodePoolStatus node_pool_status_;
   controllers::GarbageCollector garbage_collector_;
+  controllers::NodeClaimDisruption node_claim_disruption_;
+  controllers::DisruptionController disruption_;
   std::unique_ptr<sim::NodeBooter> node_booter_;
   controllers::WorkQueue node_claims_;
   controllers::WorkQueue node_pools_;
+  controllers::WorkQueue disruption_marks_;  // NodeClaim names
   // The generation of each NodePool last seen (touched only by the NodePool informer's handler).
   std::map<std::string, int64_t, std::less<>> node_pool_generations_;
   TimePoint next_garbage_collection_;

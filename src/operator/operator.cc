@@ -60,6 +60,8 @@ Status RunOperator(const Options& options, const Logger& logger, const std::stop
   ManagerOptions manager_options;
   manager_options.batch.idle = options.batch_idle_duration.value();
   manager_options.batch.max = options.batch_max_duration.value();
+  manager_options.disruption.engine.spot_to_spot_consolidation =
+      options.FeatureGate("SpotToSpotConsolidation");
   manager_options.sim_cloud = cloud->get();
   manager_options.seed = std::random_device()();
   Manager manager(**client, **cloud, clock, logger.Named("controller"), manager_options);

@@ -78,12 +78,17 @@ TEST(NodePoolHashTest, TemplateLabelsAnnotationsAndTaintsChangeIt) {
   kube::Object startup = Pool();
   startup["spec"]["template"]["spec"]["startupTaints"] = kube::Object::array();
   EXPECT_NE(NodePoolHash(startup), original);
-  kube::Object expiry = Pool();
-  expiry["spec"]["template"]["spec"]["expireAfter"] = "24h";
-  EXPECT_NE(NodePoolHash(expiry), original);
   kube::Object node_class = Pool();
   node_class["spec"]["template"]["spec"]["nodeClassRef"]["name"] = "other";
   EXPECT_NE(NodePoolHash(node_class), original);
+}
+
+TEST(NodePoolHashTest, ExpireAfterAndTerminationGracePeriodAreLeftOut) {
+  // They apply to existing NodeClaims as they are: changing them replaces nothing.
+  kube::Object changed = Pool();
+  changed["spec"]["template"]["spec"]["expireAfter"] = "24h";
+  changed["spec"]["template"]["spec"]["terminationGracePeriod"] = "1h";
+  EXPECT_EQ(NodePoolHash(changed), NodePoolHash(Pool()));
 }
 
 TEST(NodePoolHashTest, OutsideTheTemplateDoesNotChangeIt) {

@@ -1,4 +1,4 @@
-#include "kube/memory/disruption_budget.h"
+#include "kube/disruption_budget.h"
 
 #include <gtest/gtest.h>
 

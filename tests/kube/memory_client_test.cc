@@ -12,7 +12,7 @@
 
 #include "common/clock.h"
 #include "kube/client_contract.h"
-#include "kube/memory/disruption_budget.h"
+#include "kube/disruption_budget.h"
 
 namespace karpenter::kube::memory {
 namespace {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kube/memory/api_errors.h"
-#include "kube/memory/disruption_budget.h"
+#include "kube/disruption_budget.h"
 #include "kube/memory/field_labels.h"
 #include "kube/memory/metadata_rules.h"
 #include "kube/memory/strategy.h"

@@ -1,4 +1,4 @@
-#include "kube/memory/disruption_budget.h"
+#include "kube/disruption_budget.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "kube/selector.h"
 
-namespace karpenter::kube::memory {
+namespace karpenter::kube {
 namespace {
 
 // An IntOrString of the budget's spec scaled to `total`: an integer as it is, "N%" as N percent
@@ -78,4 +78,4 @@ Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
   return status;
 }
 
-}  // namespace karpenter::kube::memory
+}  // namespace karpenter::kube

@@ -2,7 +2,8 @@
 // PodDisruptionBudget arithmetic as the disruption controller does it: which pods a budget
 // selects, how many must stay healthy and how many may be disrupted now. On a real cluster the
 // controller writes this into the budget's status and eviction reads it from there; the memory
-// store has no controllers, so its Evict computes it from the pods at hand.
+// store has no controllers, so its Evict computes it from the pods at hand, and so does
+// disruption for a budget whose status nobody has written yet.
 
 #include <cstdint>
 #include <vector>
@@ -10,7 +11,7 @@
 #include "common/result.h"
 #include "kube/object.h"
 
-namespace karpenter::kube::memory {
+namespace karpenter::kube {
 
 struct DisruptionBudgetStatus {
   int64_t expected_pods = 0;
@@ -36,4 +37,4 @@ bool SelectsPod(const Object& budget, const Object& pod);
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
                                                        const std::vector<Object>& pods);
 
-}  // namespace karpenter::kube::memory
+}  // namespace karpenter::kube

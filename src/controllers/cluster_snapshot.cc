@@ -1,0 +1,159 @@
+#include "controllers/cluster_snapshot.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "api/labels.h"
+
+namespace karpenter::controllers {
+
+std::vector<api::Pod> DecodePods(const ClusterCache& cluster) {
+  std::vector<api::Pod> pods;
+  pods.reserve(cluster.pods().size());
+  cluster.pods().ForEach([&](const kube::Object& object) {
+    if (std::optional<api::Pod> pod = DecodePod(object)) pods.push_back(std::move(*pod));
+  });
+  return pods;
+}
+
+ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
+                             const Logger& logger, std::vector<api::Pod> pods) {
+  ClusterSnapshot snapshot;
+  snapshot.pods = std::move(pods);
+  cluster.node_claims().ForEach([&](const kube::Object& object) {
+    if (std::optional<api::NodeClaim> claim = DecodeNodeClaim(object)) {
+      snapshot.node_claims.push_back(std::move(*claim));
+    }
+  });
+  cluster.node_pools().ForEach([&](const kube::Object& object) {
+    std::string error;
+    std::optional<api::NodePool> pool = DecodeNodePool(object, &error);
+    if (!pool) {
+      logger.Error("skipping an invalid NodePool", {{"error", error}});
+      return;
+    }
+    if (!pool->metadata.deletion_timestamp.empty()) return;
+    const api::NodeClassReference& ref = pool->spec.template_.spec.node_class_ref;
+    if (!cluster.node_classes().Get(ref.name)) return;  // NodeClassReady=False: see status
+    Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> types =
+        cloud.GetInstanceTypes(*pool);
+    if (!types.ok()) {
+      logger.Error("listing instance types failed",
+                   {logkey::NodePool(pool->metadata.name), logkey::Err(types.error())});
+      return;
+    }
+    snapshot.node_pools.push_back({std::move(*pool), object, std::move(*types)});
+  });
+  cluster.daemon_sets().ForEach([&](const kube::Object& object) {
+    if (std::optional<api::Workload> ds = DecodeDaemonSet(object)) {
+      snapshot.daemon_sets.push_back(std::move(*ds));
+    }
+  });
+  cluster.nodes().ForEach([&](const kube::Object& object) {
+    std::optional<api::Node> node = DecodeNode(object);
+    if (node && node->metadata.deletion_timestamp.empty()) {
+      snapshot.nodes.push_back(std::move(*node));
+    }
+  });
+  return snapshot;
+}
+
+SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
+  SchedulingView view;
+  scheduling::SchedulerInput& input = view.input;
+  for (const NodePoolView& entry : snapshot.node_pools) {
+    scheduling::NodePoolOffer offer;
+    offer.node_pool = &entry.pool;
+    for (const cloud::InstanceType& type : *entry.instance_types) {
+      offer.instance_types.push_back(&type);
+    }
+    for (const api::NodeClaim& claim : snapshot.node_claims) {
+      if (!claim.metadata.deletion_timestamp.empty()) continue;
+      const auto it = claim.metadata.labels.find(api::kLabelNodePool);
+      if (it == claim.metadata.labels.end() || it->second != entry.pool.metadata.name) continue;
+      offer.in_use +=
+          claim.status.capacity.empty() ? claim.spec.resource_requests : claim.status.capacity;
+      offer.in_use.Add("nodes", Quantity::FromUnits(1));
+    }
+    input.node_pools.push_back(std::move(offer));
+  }
+  for (const api::Workload& ds : snapshot.daemon_sets) input.daemon_sets.push_back(&ds.template_);
+
+  std::map<std::string_view, std::vector<const api::Pod*>> pods_by_node;
+  for (const api::Pod& pod : snapshot.pods) {
+    if (!pod.spec.node_name.empty() && !api::IsTerminal(pod)) {
+      pods_by_node[pod.spec.node_name].push_back(&pod);
+    }
+  }
+  std::map<std::string_view, const api::NodeClaim*> claims_by_provider_id;
+  for (const api::NodeClaim& claim : snapshot.node_claims) {
+    if (!claim.status.provider_id.empty()) {
+      claims_by_provider_id.emplace(claim.status.provider_id, &claim);
+    }
+  }
+  std::set<std::string_view> claims_with_nodes;
+  for (const api::Node& node : snapshot.nodes) {
+    scheduling::ExistingNode existing;
+    existing.name = node.metadata.name;
+    existing.labels = node.metadata.labels;
+    existing.labels.emplace(api::kLabelHostname, node.metadata.name);
+    existing.allocatable = node.status.allocatable;
+    const auto found = claims_by_provider_id.find(node.spec.provider_id);
+    const api::NodeClaim* claim = found == claims_by_provider_id.end() ? nullptr : found->second;
+    const bool initializing =
+        claim != nullptr && !api::IsConditionTrue(claim->status.conditions, "Initialized");
+    if (claim != nullptr) {
+      claims_with_nodes.insert(claim->metadata.name);
+      if (existing.allocatable.empty()) existing.allocatable = claim->status.allocatable;
+    }
+    for (const api::Taint& taint : node.spec.taints) {
+      // A node still starting keeps its startup taints and karpenter.sh/unregistered only
+      // until it is ready: pods headed there must not make us launch more.
+      if (initializing &&
+          (taint.key == api::kTaintUnregistered || taint.key == "node.kubernetes.io/not-ready" ||
+           std::find(claim->spec.startup_taints.begin(), claim->spec.startup_taints.end(), taint) !=
+               claim->spec.startup_taints.end())) {
+        continue;
+      }
+      existing.taints.push_back(taint);
+    }
+    if (node.spec.unschedulable) {
+      existing.taints.push_back(
+          {"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule});
+    }
+    const api::Taint disrupted{std::string(api::kTaintDisrupted), "",
+                               api::TaintEffect::kNoSchedule};
+    if (claim != nullptr && !claim->metadata.deletion_timestamp.empty() &&
+        std::find(existing.taints.begin(), existing.taints.end(), disrupted) ==
+            existing.taints.end()) {
+      existing.taints.push_back(disrupted);
+    }
+    if (const auto pods = pods_by_node.find(node.metadata.name); pods != pods_by_node.end()) {
+      existing.pods = pods->second;
+    }
+    input.existing_nodes.push_back(std::move(existing));
+    view.sources.push_back({&node, claim});
+  }
+  for (const api::NodeClaim& claim : snapshot.node_claims) {
+    if (claims_with_nodes.contains(claim.metadata.name) ||
+        !claim.metadata.deletion_timestamp.empty()) {
+      continue;
+    }
+    scheduling::ExistingNode in_flight;
+    in_flight.name = claim.metadata.name;
+    in_flight.in_flight = true;
+    in_flight.requirements = scheduling::Requirements::FromNodeSelector(claim.spec.requirements);
+    in_flight.labels = in_flight.requirements.SingleValueLabels();
+    for (const auto& [key, value] : claim.metadata.labels) in_flight.labels[key] = value;
+    in_flight.taints = claim.spec.taints;
+    in_flight.allocatable =
+        claim.status.allocatable.empty() ? claim.spec.resource_requests : claim.status.allocatable;
+    input.existing_nodes.push_back(std::move(in_flight));
+    view.sources.push_back({nullptr, &claim});
+  }
+  return view;
+}
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,273 @@
+#include "controllers/disruption_controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "api/labels.h"
+#include "controllers/conditions.h"
+#include "controllers/node_taints.h"
+#include "disruption/budgets.h"
+
+namespace karpenter::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kProgressPeriod(1000);
+
+std::string Reason(disruption::Method method) {
+  return std::string(disruption::ReasonName(disruption::DisruptionReasonOf(method)));
+}
+
+}  // namespace
+
+DisruptionController::DisruptionController(ClusterCache& cluster, kube::Client& client,
+                                           cloud::CloudProvider& cloud, Provisioner& provisioner,
+                                           kube::EventRecorder& events, const Clock& clock,
+                                           Logger logger, DisruptionOptions options)
+    : cluster_(cluster),
+      client_(client),
+      cloud_(cloud),
+      provisioner_(provisioner),
+      events_(events),
+      clock_(clock),
+      logger_(std::move(logger)),
+      options_(options),
+      next_poll_(clock.Now() + options.poll_period) {}
+
+void DisruptionController::Recover() {
+  const api::Taint disrupted = DisruptedTaint();
+  cluster_.nodes().ForEach([&](const kube::Object& node) {
+    if (!HasTaint(node, disrupted)) return;
+    const std::string provider_id(kube::StringAt(node, {"spec", "providerID"}));
+    for (const kube::Object& claim :
+         cluster_.node_claims().ByIndex(kIndexNodeClaimsByProviderId, provider_id)) {
+      if (kube::DeletionTimestamp(claim).empty()) {
+        logger_.Info("untainting a node a previous run left marked for disruption",
+                     {logkey::Node(kube::Name(node)), logkey::NodeClaim(kube::Name(claim))});
+        Unmark(kube::Name(claim), kube::Name(node));
+      }
+    }
+  });
+}
+
+void DisruptionController::Reconcile() {
+  const TimePoint now = clock_.Now();
+  std::erase_if(in_flight_, [&](const InFlight& command) { return Progress(command, now); });
+  if (decided_) {
+    if (now >= decided_->at + options_.validation_delay) ValidateAndExecute(now);
+    return;
+  }
+  if (now >= next_poll_) {
+    next_poll_ = now + options_.poll_period;
+    Decide(now);
+  }
+}
+
+TimePoint DisruptionController::NextWake() const {
+  TimePoint next = decided_ ? decided_->at + options_.validation_delay : next_poll_;
+  if (!in_flight_.empty()) next = std::min(next, clock_.Now() + kProgressPeriod);
+  return next;
+}
+
+void DisruptionController::Decide(TimePoint now) {
+  const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
+  const disruption::Cluster& cluster = view->cluster;
+  std::optional<disruption::Command> command = disruption::ComputeCommand(cluster, options_.engine);
+  if (!command) return;
+  Decided decided{command->method, {}, command->replacements.size(), now};
+  for (size_t index : command->candidates) {
+    decided.node_claims.push_back(cluster.candidates[index].node_claim);
+  }
+  logger_.Info(
+      "disruption decided, validating before executing",
+      {{"method", std::string(disruption::MethodName(command->method))},
+       {"decision", command->Describe(cluster)},
+       {"delay",
+        fmt::format(
+            "{}s",
+            std::chrono::duration_cast<std::chrono::seconds>(options_.validation_delay).count())}});
+  decided_ = std::move(decided);
+}
+
+void DisruptionController::ValidateAndExecute(TimePoint now) {
+  const Decided decided = std::move(*decided_);
+  decided_.reset();
+  next_poll_ = now + options_.poll_period;
+  const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
+  const disruption::Cluster& cluster = view->cluster;
+  std::vector<size_t> candidates;
+  for (const std::string& name : decided.node_claims) {
+    const auto it =
+        std::find_if(cluster.candidates.begin(), cluster.candidates.end(),
+                     [&](const disruption::Candidate& c) { return c.node_claim == name; });
+    if (it == cluster.candidates.end()) break;
+    candidates.push_back(static_cast<size_t>(it - cluster.candidates.begin()));
+  }
+  std::optional<disruption::Command> command;
+  if (candidates.size() == decided.node_claims.size()) {
+    command = disruption::Revalidate(cluster, decided.method, candidates, decided.replacements,
+                                     options_.engine);
+  }
+  if (!command) {
+    logger_.Info("disruption no longer valid, not executed",
+                 {{"method", std::string(disruption::MethodName(decided.method))},
+                  {"nodeclaims", decided.node_claims}});
+    return;
+  }
+  Execute(*view, *command, now);
+}
+
+void DisruptionController::Execute(const DisruptionView& view, const disruption::Command& command,
+                                   TimePoint now) {
+  const disruption::Cluster& cluster = view.cluster;
+  const std::string description = command.Describe(cluster);
+  const std::string reason = Reason(command.method);
+  InFlight in_flight{command.method, {}, {}, {}, now, description};
+  for (size_t index : command.candidates) {
+    const disruption::Candidate& candidate = cluster.candidates[index];
+    in_flight.node_claims.push_back(candidate.node_claim);
+    in_flight.nodes.push_back(candidate.node);
+  }
+  // Mark every candidate first: nothing may land on them while their pods' new homes launch.
+  for (size_t i = 0; i < in_flight.nodes.size(); ++i) {
+    const std::optional<kube::Object> node = cluster_.nodes().Get(in_flight.nodes[i]);
+    const std::optional<kube::Object> claim = cluster_.node_claims().Get(in_flight.node_claims[i]);
+    Status marked = node && claim ? AddTaint(client_, *node, DisruptedTaint())
+                                  : Status(Error("node or nodeclaim is gone"));
+    if (marked.ok()) {
+      kube::Object conditions = ConditionsOf(*claim);
+      SetCondition(conditions, kConditionDisruptionReason, true, reason, description, now,
+                   kube::Generation(*claim));
+      marked = PatchStatus(client_, kube::resources::kNodeClaims, *claim,
+                           {{"conditions", std::move(conditions)}});
+    }
+    if (!marked.ok()) {
+      logger_.Warn("marking a node for disruption failed; not executing",
+                   {logkey::Node(in_flight.nodes[i]), logkey::Err(marked.error())});
+      in_flight.nodes.resize(i + 1);
+      in_flight.node_claims.resize(i + 1);
+      RollBack(in_flight, "marking the nodes failed");
+      return;
+    }
+  }
+  for (const scheduling::PlannedNodeClaim& planned : command.replacements) {
+    const auto pool = std::find_if(
+        view.snapshot.node_pools.begin(), view.snapshot.node_pools.end(),
+        [&](const NodePoolView& p) { return p.pool.metadata.name == planned.node_pool; });
+    Result<kube::Object> created = pool == view.snapshot.node_pools.end()
+                                       ? Result<kube::Object>(Error("the NodePool is gone"))
+                                       : provisioner_.CreateNodeClaim(planned, pool->object);
+    if (!created.ok()) {
+      logger_.Warn("launching a replacement failed",
+                   {logkey::NodePool(planned.node_pool), logkey::Err(created.error())});
+      RollBack(in_flight, "launching a replacement failed");
+      return;
+    }
+    in_flight.replacements.emplace_back(kube::Name(*created));
+  }
+  logger_.Info("disrupting", {{"method", std::string(disruption::MethodName(command.method))},
+                              {"reason", reason},
+                              {"decision", description},
+                              {"nodes", in_flight.nodes},
+                              {"replacements", in_flight.replacements}});
+  decisions_.push_back({now, command.method, in_flight.nodes, in_flight.replacements,
+                        command.savings_per_hour, description});
+  const std::string message = fmt::format("{}: {}", reason, description);
+  for (size_t i = 0; i < in_flight.nodes.size(); ++i) {
+    if (std::optional<kube::Object> node = cluster_.nodes().Get(in_flight.nodes[i])) {
+      (void)events_.Record(
+          *node, kube::EventType::kNormal,
+          in_flight.replacements.empty() ? "DisruptionTerminating" : "DisruptionLaunching",
+          message);
+    }
+  }
+  if (in_flight.replacements.empty()) {
+    DeleteCandidates(in_flight);
+  } else {
+    in_flight_.push_back(std::move(in_flight));
+  }
+}
+
+bool DisruptionController::Progress(const InFlight& command, TimePoint now) {
+  bool initialized = true;
+  for (const std::string& name : command.replacements) {
+    const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
+    if (!claim || !kube::DeletionTimestamp(*claim).empty()) {
+      RollBack(command, fmt::format("replacement {} failed", name));
+      return true;
+    }
+    initialized = initialized && ConditionStatus(*claim, "Initialized") == "True";
+  }
+  if (initialized) {
+    DeleteCandidates(command);
+    return true;
+  }
+  if (now - command.started >= options_.replacement_timeout) {
+    RollBack(command, "replacements did not initialize in time");
+    return true;
+  }
+  return false;
+}
+
+void DisruptionController::DeleteCandidates(const InFlight& command) {
+  for (size_t i = 0; i < command.node_claims.size(); ++i) {
+    Status deleted = client_.Delete(kube::resources::kNodeClaims, "", command.node_claims[i], {});
+    if (!deleted.ok() && deleted.error().status != 404) {
+      logger_.Error("deleting a disrupted nodeclaim failed",
+                    {logkey::NodeClaim(command.node_claims[i]), logkey::Err(deleted.error())});
+      continue;
+    }
+    if (std::optional<kube::Object> claim = cluster_.node_claims().Get(command.node_claims[i])) {
+      (void)events_.Record(*claim, kube::EventType::kNormal, "DisruptionTerminating",
+                           fmt::format("{}: {}", Reason(command.method), command.description));
+    }
+  }
+}
+
+void DisruptionController::RollBack(const InFlight& command, std::string_view why) {
+  logger_.Warn(
+      "rolling back disruption",
+      {{"why", std::string(why)}, {"decision", command.description}, {"nodes", command.nodes}});
+  for (size_t i = 0; i < command.nodes.size(); ++i) {
+    Unmark(command.node_claims[i], command.nodes[i]);
+    if (std::optional<kube::Object> node = cluster_.nodes().Get(command.nodes[i])) {
+      (void)events_.Record(*node, kube::EventType::kWarning, "DisruptionRollback",
+                           fmt::format("not disrupted: {}", why));
+    }
+  }
+  for (const std::string& name : command.replacements) {
+    const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
+    if (!claim || ConditionStatus(*claim, "Initialized") == "True") continue;
+    Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
+    if (!deleted.ok() && deleted.error().status != 404) {
+      logger_.Error("deleting a replacement failed",
+                    {logkey::NodeClaim(name), logkey::Err(deleted.error())});
+    }
+  }
+}
+
+void DisruptionController::Unmark(std::string_view node_claim, std::string_view node) {
+  // Fresh reads: the cache may not have seen the marks made moments ago.
+  if (Result<kube::Object> object = client_.Get(kube::resources::kNodes, "", node); object.ok()) {
+    if (Status status = RemoveTaint(client_, *object, DisruptedTaint()); !status.ok()) {
+      logger_.Error("untainting a node failed", {logkey::Node(node), logkey::Err(status.error())});
+    }
+  }
+  if (Result<kube::Object> claim = client_.Get(kube::resources::kNodeClaims, "", node_claim);
+      claim.ok()) {
+    kube::Object conditions = ConditionsOf(*claim);
+    if (!RemoveCondition(conditions, kConditionDisruptionReason)) return;
+    Status status = PatchStatus(client_, kube::resources::kNodeClaims, *claim,
+                                {{"conditions", std::move(conditions)}});
+    if (!status.ok()) {
+      logger_.Error("clearing a DisruptionReason failed",
+                    {logkey::NodeClaim(node_claim), logkey::Err(status.error())});
+    }
+  }
+}
+
+}  // namespace karpenter::controllers

@@ -1,0 +1,105 @@
+#pragma once
+// Disruption (reference §10): every poll period, one pass of the engine over the cluster decides
+// at most one command (emptiness, drift, multi-node then single-node consolidation). The command
+// waits the validation delay and is checked again on a fresh view; then the candidates are
+// tainted karpenter.sh/disrupted:NoSchedule and marked with a DisruptionReason condition, the
+// replacements are launched, and once every replacement is initialized the candidates' NodeClaims
+// are deleted (termination drains them). A replacement that fails, or does not initialize within
+// the replacement timeout, rolls the command back: taints and conditions removed, replacements
+// that never initialized deleted. Events say what was decided and why, with the savings.
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "controllers/cluster_cache.h"
+#include "controllers/disruption_view.h"
+#include "controllers/provisioner.h"
+#include "disruption/methods.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+
+namespace karpenter::controllers {
+
+inline constexpr std::string_view kConditionDisruptionReason = "DisruptionReason";
+
+struct DisruptionOptions {
+  std::chrono::milliseconds poll_period{std::chrono::seconds(10)};
+  std::chrono::milliseconds validation_delay{std::chrono::seconds(15)};
+  std::chrono::milliseconds replacement_timeout{std::chrono::minutes(10)};
+  disruption::Options engine;
+};
+
+// A command that was executed, for reports.
+struct DisruptionDecision {
+  TimePoint at;
+  disruption::Method method = disruption::Method::kEmptiness;
+  std::vector<std::string> nodes;         // the candidates' Nodes
+  std::vector<std::string> replacements;  // NodeClaims launched for them
+  double savings_per_hour = 0;
+  std::string description;
+};
+
+class DisruptionController {
+ public:
+  DisruptionController(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
+                       Provisioner& provisioner, kube::EventRecorder& events, const Clock& clock,
+                       Logger logger, DisruptionOptions options);
+
+  // After the caches synced: a previous run may have tainted nodes for a command it never
+  // finished; they are untainted (their NodeClaims are not being deleted).
+  void Recover();
+  // Progresses commands in flight, validates and executes the decided command when its delay
+  // is over, and decides anew when the poll period is due.
+  void Reconcile();
+  // When Reconcile next has something to do.
+  TimePoint NextWake() const;
+
+  const std::vector<DisruptionDecision>& decisions() const { return decisions_; }
+
+ private:
+  struct Decided {
+    disruption::Method method;
+    std::vector<std::string> node_claims;
+    size_t replacements = 0;
+    TimePoint at;
+  };
+  struct InFlight {
+    disruption::Method method;
+    std::vector<std::string> node_claims;
+    std::vector<std::string> nodes;
+    std::vector<std::string> replacements;
+    TimePoint started;
+    std::string description;
+  };
+
+  void Decide(TimePoint now);
+  void ValidateAndExecute(TimePoint now);
+  void Execute(const DisruptionView& view, const disruption::Command& command, TimePoint now);
+  // True when the command is finished (done or rolled back).
+  bool Progress(const InFlight& command, TimePoint now);
+  void DeleteCandidates(const InFlight& command);
+  void RollBack(const InFlight& command, std::string_view why);
+  // Untaints the node and clears the NodeClaim's DisruptionReason.
+  void Unmark(std::string_view node_claim, std::string_view node);
+
+  ClusterCache& cluster_;
+  kube::Client& client_;
+  cloud::CloudProvider& cloud_;
+  Provisioner& provisioner_;
+  kube::EventRecorder& events_;
+  const Clock& clock_;
+  Logger logger_;
+  const DisruptionOptions options_;
+
+  TimePoint next_poll_;
+  std::optional<Decided> decided_;
+  std::vector<InFlight> in_flight_;
+  std::vector<DisruptionDecision> decisions_;
+};
+
+}  // namespace karpenter::controllers

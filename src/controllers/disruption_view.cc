@@ -1,0 +1,180 @@
+#include "controllers/disruption_view.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "api/labels.h"
+#include "controllers/node_taints.h"
+#include "controllers/nodeclaim_disruption.h"
+#include "disruption/budgets.h"
+#include "kube/disruption_budget.h"
+
+namespace karpenter::controllers {
+namespace {
+
+constexpr std::string_view kAnnotationMirrorPod = "kubernetes.io/config.mirror";
+
+bool DoNotDisrupt(const api::ObjectMeta& meta) {
+  const auto it = meta.annotations.find(api::kAnnotationDoNotDisrupt);
+  return it != meta.annotations.end() && it->second == "true";
+}
+
+std::string PodKey(std::string_view namespace_, std::string_view name) {
+  return std::string(namespace_) + "/" + std::string(name);
+}
+
+// Pods a PodDisruptionBudget protects right now: it allows no disruption (as its status says,
+// or — before any controller wrote one — as computed from the pods).
+std::set<std::string, std::less<>> ProtectedPods(const ClusterCache& cluster) {
+  std::set<std::string, std::less<>> protected_pods;
+  cluster.disruption_budgets().ForEach([&](const kube::Object& budget) {
+    const std::vector<kube::Object> pods =
+        cluster.pods().ByIndex(kIndexPodsByNamespace, kube::Namespace(budget));
+    int64_t allowed = 0;
+    const kube::Object* status = kube::Find(budget, {"status", "disruptionsAllowed"});
+    if (status != nullptr && status->is_number_integer()) {
+      allowed = status->get<int64_t>();
+    } else if (Result<kube::DisruptionBudgetStatus> computed =
+                   kube::ComputeDisruptionBudget(budget, pods);
+               computed.ok()) {
+      allowed = computed->disruptions_allowed;
+    }
+    if (allowed > 0) return;
+    for (const kube::Object& pod : pods) {
+      if (kube::SelectsPod(budget, pod)) {
+        protected_pods.insert(PodKey(kube::Namespace(pod), kube::Name(pod)));
+      }
+    }
+  });
+  return protected_pods;
+}
+
+// The price of the node's offering in its NodePool's instance types; 0 when it is not there.
+double NodePrice(const api::Node& node, const NodePoolView& pool) {
+  auto label = [&](std::string_view key) -> std::string_view {
+    const auto it = node.metadata.labels.find(key);
+    return it == node.metadata.labels.end() ? std::string_view() : it->second;
+  };
+  const std::string_view type_name = label(api::kLabelInstanceType);
+  for (const cloud::InstanceType& type : *pool.instance_types) {
+    if (type.name != type_name) continue;
+    for (const cloud::Offering& offering : type.offerings) {
+      if (offering.zone == label(api::kLabelZone) &&
+          offering.capacity_type == label(api::kLabelCapacityType)) {
+        return offering.price;
+      }
+    }
+  }
+  return 0;
+}
+
+// Evicting more pods, and more important ones, costs more.
+double EvictionCost(const api::Pod& pod) {
+  constexpr double kPriorityScale = 1 << 30;
+  const double priority = std::clamp(static_cast<double>(pod.spec.priority.value_or(0)),
+                                     -kPriorityScale, kPriorityScale);
+  return 1.0 + priority / kPriorityScale;
+}
+
+}  // namespace
+
+std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
+                                                    cloud::CloudProvider& cloud,
+                                                    const Logger& logger, TimePoint now) {
+  auto view = std::make_unique<DisruptionView>();
+  view->snapshot = TakeSnapshot(cluster, cloud, logger, DecodePods(cluster));
+  SchedulingView scheduling = BuildSchedulingView(view->snapshot);
+  view->sources = std::move(scheduling.sources);
+  disruption::Cluster& out = view->cluster;
+  out.capacity = std::move(scheduling.input);
+
+  std::map<std::string_view, const NodePoolView*> pools;
+  for (const NodePoolView& pool : view->snapshot.node_pools) pools[pool.pool.metadata.name] = &pool;
+  std::map<std::string_view, int> total;
+  std::map<std::string_view, int> disrupting;
+  for (const api::NodeClaim& claim : view->snapshot.node_claims) {
+    const auto pool = claim.metadata.labels.find(api::kLabelNodePool);
+    if (pool == claim.metadata.labels.end()) continue;
+    ++total[pool->second];
+    if (!claim.metadata.deletion_timestamp.empty()) ++disrupting[pool->second];
+  }
+  const std::set<std::string, std::less<>> protected_pods = ProtectedPods(cluster);
+  const api::Taint disrupted = DisruptedTaint();
+
+  out.accepts_pods.assign(out.capacity.existing_nodes.size(), false);
+  for (size_t i = 0; i < view->sources.size(); ++i) {
+    const CapacitySource& source = view->sources[i];
+    if (source.node == nullptr) continue;  // in flight: not initialized yet
+    const api::Node& node = *source.node;
+    const api::NodeClaim* claim = source.node_claim;
+    const bool marked = std::find(node.spec.taints.begin(), node.spec.taints.end(), disrupted) !=
+                        node.spec.taints.end();
+    const bool initialized =
+        claim == nullptr || api::IsConditionTrue(claim->status.conditions, "Initialized");
+    const bool deleting = claim != nullptr && !claim->metadata.deletion_timestamp.empty();
+    out.accepts_pods[i] = initialized && !deleting && !marked && !node.spec.unschedulable;
+    if (claim == nullptr) continue;  // not ours to disrupt
+    const auto pool_label = claim->metadata.labels.find(api::kLabelNodePool);
+    if (pool_label == claim->metadata.labels.end()) continue;
+    if (marked && !deleting) ++disrupting[pool_label->second];
+    const auto pool = pools.find(pool_label->second);
+    if (pool == pools.end() || !initialized || deleting || marked || node.spec.unschedulable ||
+        DoNotDisrupt(node.metadata) || DoNotDisrupt(claim->metadata)) {
+      continue;
+    }
+    disruption::Candidate candidate;
+    candidate.capacity_index = i;
+    candidate.node = node.metadata.name;
+    candidate.node_claim = claim->metadata.name;
+    candidate.node_pool = &pool->second->pool;
+    auto label = [&](std::string_view key) {
+      const auto it = node.metadata.labels.find(key);
+      return it == node.metadata.labels.end() ? std::string() : it->second;
+    };
+    candidate.instance_type = label(api::kLabelInstanceType);
+    candidate.capacity_type = label(api::kLabelCapacityType);
+    candidate.zone = label(api::kLabelZone);
+    candidate.price_per_hour = NodePrice(node, *pool->second);
+    bool blocked = false;
+    for (const api::Pod* pod : out.capacity.existing_nodes[i].pods) {
+      if (api::IsDaemonSetPod(*pod) || pod->metadata.annotations.contains(kAnnotationMirrorPod)) {
+        continue;
+      }
+      if (DoNotDisrupt(pod->metadata) ||
+          protected_pods.contains(PodKey(pod->metadata.namespace_, pod->metadata.name))) {
+        blocked = true;
+        break;
+      }
+      candidate.pods.push_back(pod);
+      candidate.disruption_cost += EvictionCost(*pod);
+    }
+    if (blocked) continue;
+    candidate.consolidatable =
+        api::IsConditionTrue(claim->status.conditions, kConditionConsolidatable);
+    if (const api::Condition* drifted =
+            api::FindCondition(claim->status.conditions, kConditionDrifted);
+        drifted != nullptr && drifted->status == "True") {
+      candidate.drifted = drifted->reason;
+    }
+    out.candidates.push_back(std::move(candidate));
+  }
+
+  for (const NodePoolView& pool : view->snapshot.node_pools) {
+    const std::string& name = pool.pool.metadata.name;
+    disruption::BudgetRemaining& remaining = out.budgets[name];
+    for (api::DisruptionReason reason :
+         {api::DisruptionReason::kUnderutilized, api::DisruptionReason::kEmpty,
+          api::DisruptionReason::kDrifted}) {
+      Result<int> left =
+          disruption::RemainingDisruptions(pool.pool, reason, now, total[name], disrupting[name]);
+      if (!left.ok()) logger.Error("invalid disruption budget", {logkey::Err(left.error())});
+      remaining[static_cast<size_t>(reason)] = left.ok() ? *left : 0;
+    }
+  }
+  return view;
+}
+
+}  // namespace karpenter::controllers

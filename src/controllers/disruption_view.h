@@ -1,0 +1,31 @@
+#pragma once
+// The disruption engine's input built from the informers (reference §10): a snapshot of the
+// cluster, the scheduler's view of it, and the candidates — managed, initialized nodes that are
+// not already disrupting, carry no karpenter.sh/do-not-disrupt (on the Node, the NodeClaim or
+// any of their pods) and host no pod a PodDisruptionBudget protects right now — with their
+// price, the pods that must move, and each NodePool's remaining budget per reason. Nodes
+// Karpenter does not manage (a managed node group's, CAS's) are never candidates.
+
+#include <memory>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "controllers/cluster_cache.h"
+#include "controllers/cluster_snapshot.h"
+#include "disruption/cluster.h"
+
+namespace karpenter::controllers {
+
+struct DisruptionView {
+  ClusterSnapshot snapshot;
+  std::vector<CapacitySource> sources;  // parallel to cluster.capacity.existing_nodes
+  disruption::Cluster cluster;          // points into snapshot
+};
+
+// Heap-allocated so the pointers into the snapshot stay put.
+std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
+                                                    cloud::CloudProvider& cloud,
+                                                    const Logger& logger, TimePoint now);
+
+}  // namespace karpenter::controllers

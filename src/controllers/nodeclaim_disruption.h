@@ -1,0 +1,62 @@
+#pragma once
+// What makes a NodeClaim disruptable, kept on it as status (reference §9–§10):
+// - expiration: a NodeClaim older than its spec.expireAfter is deleted (not budgeted);
+// - status.lastPodEventTime: when a pod last arrived on or left its Node;
+// - Consolidatable: True once the NodePool's consolidateAfter has passed since that time (or
+//   since initialization), never with consolidateAfter: Never;
+// - Drifted: True, with the reason, when the NodeClaim no longer matches what its NodePool and
+//   EC2NodeClass would make now (template hash, class hash, requirements, instance type gone).
+// The disruption controller reads these conditions.
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/result.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+
+namespace karpenter::controllers {
+
+inline constexpr std::string_view kConditionConsolidatable = "Consolidatable";
+inline constexpr std::string_view kConditionDrifted = "Drifted";
+
+class NodeClaimDisruption {
+ public:
+  NodeClaimDisruption(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
+                      kube::EventRecorder& events, const Clock& clock, Logger logger);
+
+  // From the pod informer (any thread): notes a pod being bound to a node or leaving it
+  // (deleted, deleting or finished). Returns that node's name when it is such an event.
+  std::optional<std::string> ObservePod(kube::WatchEventType type, const kube::Object& pod);
+
+  // Expires, or updates lastPodEventTime, Consolidatable and Drifted of, the NodeClaim `name`.
+  // Returns when to look again without a change to watch for.
+  Result<std::optional<std::chrono::milliseconds>> Reconcile(std::string_view name);
+
+ private:
+  // Why the NodeClaim is drifted ("NodePoolDrifted", …); empty when it is not.
+  std::string DriftReason(const kube::Object& claim_object, const kube::Object& node_pool_object,
+                          const kube::Object* node) const;
+  std::optional<TimePoint> LastPodEvent(std::string_view node) const;
+
+  ClusterCache& cluster_;
+  kube::Client& client_;
+  cloud::CloudProvider& cloud_;
+  kube::EventRecorder& events_;
+  const Clock& clock_;
+  Logger logger_;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, std::string, std::less<>> bound_pods_;    // pod uid -> node
+  std::map<std::string, TimePoint, std::less<>> last_pod_event_;  // node -> time
+};
+
+}  // namespace karpenter::controllers

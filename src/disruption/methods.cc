@@ -1,0 +1,255 @@
+#include "disruption/methods.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "api/labels.h"
+#include "disruption/simulation.h"
+
+namespace karpenter::disruption {
+namespace {
+
+double PriceOf(const Cluster& cluster, const std::vector<size_t>& candidates) {
+  double total = 0;
+  for (size_t index : candidates) total += cluster.candidates[index].price_per_hour;
+  return total;
+}
+
+bool IsEmpty(const Candidate& candidate) { return candidate.pods.empty(); }
+
+// Empty nodes are emptiness's (and its budget's), not consolidation's.
+bool MayConsolidate(const Candidate& candidate) {
+  return candidate.consolidatable && !IsEmpty(candidate) && candidate.price_per_hour > 0 &&
+         candidate.node_pool->spec.disruption.consolidation_policy ==
+             api::ConsolidationPolicy::kWhenEmptyOrUnderutilized;
+}
+
+bool MayEmpty(const Candidate& candidate) { return candidate.consolidatable && IsEmpty(candidate); }
+
+bool IsDrifted(const Candidate& candidate) { return !candidate.drifted.empty(); }
+
+// The candidates `eligible` accepts, cheapest to disrupt per dollar first, as many per NodePool
+// as its budget for `reason` allows.
+template <class Eligible>
+std::vector<size_t> Select(const Cluster& cluster, api::DisruptionReason reason,
+                           Eligible eligible) {
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < cluster.candidates.size(); ++i) {
+    if (eligible(cluster.candidates[i])) selected.push_back(i);
+  }
+  auto key = [&](size_t i) {
+    const Candidate& c = cluster.candidates[i];
+    return c.disruption_cost / std::max(c.price_per_hour, 1e-6);
+  };
+  std::stable_sort(selected.begin(), selected.end(), [&](size_t a, size_t b) {
+    const double ka = key(a);
+    const double kb = key(b);
+    if (ka != kb) return ka < kb;
+    return cluster.candidates[a].node < cluster.candidates[b].node;
+  });
+  std::map<std::string_view, int> taken;
+  std::vector<size_t> within;
+  for (size_t index : selected) {
+    const Candidate& candidate = cluster.candidates[index];
+    int& count = taken[candidate.node_pool->metadata.name];
+    if (count < cluster.Remaining(candidate, reason)) {
+      ++count;
+      within.push_back(index);
+    }
+  }
+  return within;
+}
+
+// Whether every pool's share of `candidates` fits its budget for `reason`.
+bool WithinBudget(const Cluster& cluster, const std::vector<size_t>& candidates,
+                  api::DisruptionReason reason) {
+  std::map<std::string_view, int> taken;
+  for (size_t index : candidates) {
+    const Candidate& candidate = cluster.candidates[index];
+    if (++taken[candidate.node_pool->metadata.name] > cluster.Remaining(candidate, reason)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Narrows a replacement to the instance types that are strictly cheaper than `current` (and, for
+// spot candidates, to what the spot rules allow). False when none is left.
+bool KeepCheaperOptions(scheduling::PlannedNodeClaim& claim, double current, bool any_spot,
+                        const Options& options) {
+  std::vector<std::string> capacity_types = claim.capacity_types;
+  const auto spot = std::find(capacity_types.begin(), capacity_types.end(), api::kCapacityTypeSpot);
+  const bool spot_to_spot = any_spot && spot != capacity_types.end();
+  if (spot_to_spot && !options.spot_to_spot_consolidation) {
+    capacity_types.erase(spot);  // spot may only be replaced by on-demand without the gate
+    if (capacity_types.empty()) return false;
+  }
+  std::vector<std::pair<double, const cloud::InstanceType*>> cheaper;
+  for (const cloud::InstanceType* type : claim.instance_types) {
+    const double price = CheapestPrice(*type, claim.zones, capacity_types);
+    if (price >= 0 && price < current) cheaper.emplace_back(price, type);
+  }
+  std::stable_sort(cheaper.begin(), cheaper.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (spot_to_spot && options.spot_to_spot_consolidation) {
+    // Too few cheaper spot types and the replacement would likely be interrupted and replaced
+    // again; enough of them, and the cheapest few are all a launch needs.
+    if (cheaper.size() < kMinSpotReplacementTypes) return false;
+    cheaper.resize(kMinSpotReplacementTypes);
+  }
+  if (cheaper.empty()) return false;
+  claim.instance_types.clear();
+  std::vector<std::string> names;
+  for (const auto& [price, type] : cheaper) {
+    claim.instance_types.push_back(type);
+    names.push_back(type->name);
+  }
+  claim.capacity_types = std::move(capacity_types);
+  claim.requirements.Add(
+      scheduling::Requirement::In(std::string(api::kLabelCapacityType), claim.capacity_types));
+  claim.requirements.Add(
+      scheduling::Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
+  claim.price_per_hour = cheaper.front().first;
+  return true;
+}
+
+// The most a replacement may cost once launched: its dearest remaining option.
+double WorstCasePrice(const scheduling::PlannedNodeClaim& claim) {
+  double worst = 0;
+  for (const cloud::InstanceType* type : claim.instance_types) {
+    worst = std::max(worst, CheapestPrice(*type, claim.zones, claim.capacity_types));
+  }
+  return worst;
+}
+
+// Consolidating `candidates`: delete them when their pods fit elsewhere, or replace them by one
+// strictly cheaper NodeClaim.
+std::optional<Command> Consolidate(const Cluster& cluster, const std::vector<size_t>& candidates,
+                                   Method method, const Options& options) {
+  const double current = PriceOf(cluster, candidates);
+  Simulation simulation = SimulateRemoval(cluster, candidates);
+  if (!simulation.all_scheduled || simulation.new_claims.size() > 1) return std::nullopt;
+  if (simulation.new_claims.empty()) return Command{method, candidates, {}, current};
+  scheduling::PlannedNodeClaim& replacement = simulation.new_claims.front();
+  const bool any_spot = std::any_of(candidates.begin(), candidates.end(), [&](size_t index) {
+    return cluster.candidates[index].capacity_type == api::kCapacityTypeSpot;
+  });
+  if (!KeepCheaperOptions(replacement, current, any_spot, options)) return std::nullopt;
+  const double savings = current - WorstCasePrice(replacement);
+  return Command{method, candidates, std::move(simulation.new_claims), savings};
+}
+
+std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<size_t>& drifted) {
+  std::vector<size_t> empty;
+  for (size_t index : drifted) {
+    if (IsEmpty(cluster.candidates[index])) empty.push_back(index);
+  }
+  if (!empty.empty()) return Command{Method::kDrift, empty, {}, PriceOf(cluster, empty)};
+  // Take drifted nodes one after another while all their pods still find a place.
+  std::vector<size_t> taken;
+  Simulation accepted;
+  for (size_t index : drifted) {
+    taken.push_back(index);
+    Simulation simulation = SimulateRemoval(cluster, taken);
+    if (!simulation.all_scheduled) {
+      taken.pop_back();
+      continue;
+    }
+    accepted = std::move(simulation);
+  }
+  if (taken.empty()) return std::nullopt;
+  double replacement_price = 0;
+  for (const scheduling::PlannedNodeClaim& claim : accepted.new_claims) {
+    replacement_price += WorstCasePrice(claim);
+  }
+  return Command{Method::kDrift, taken, std::move(accepted.new_claims),
+                 PriceOf(cluster, taken) - replacement_price};
+}
+
+}  // namespace
+
+std::optional<Command> Emptiness(const Cluster& cluster) {
+  std::vector<size_t> empty = Select(cluster, api::DisruptionReason::kEmpty, MayEmpty);
+  if (empty.empty()) return std::nullopt;
+  const double savings = PriceOf(cluster, empty);
+  return Command{Method::kEmptiness, std::move(empty), {}, savings};
+}
+
+std::optional<Command> Drift(const Cluster& cluster) {
+  return DriftCommand(cluster, Select(cluster, api::DisruptionReason::kDrifted, IsDrifted));
+}
+
+std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options) {
+  const std::vector<size_t> candidates =
+      Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate);
+  // Binary search for the longest prefix that consolidates. Prefixes of one are left to
+  // single-node consolidation.
+  std::optional<Command> best;
+  size_t low = 2;
+  size_t high = candidates.size();
+  while (low <= high) {
+    const size_t middle = low + (high - low) / 2;
+    const std::vector<size_t> prefix(candidates.begin(),
+                                     candidates.begin() + static_cast<std::ptrdiff_t>(middle));
+    if (std::optional<Command> command =
+            Consolidate(cluster, prefix, Method::kMultiNodeConsolidation, options)) {
+      best = std::move(command);
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return best;
+}
+
+std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options) {
+  for (size_t index : Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate)) {
+    if (std::optional<Command> command =
+            Consolidate(cluster, {index}, Method::kSingleNodeConsolidation, options)) {
+      return command;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options) {
+  if (std::optional<Command> command = Emptiness(cluster)) return command;
+  if (std::optional<Command> command = Drift(cluster)) return command;
+  if (std::optional<Command> command = MultiNodeConsolidation(cluster, options)) return command;
+  return SingleNodeConsolidation(cluster, options);
+}
+
+std::optional<Command> Revalidate(const Cluster& cluster, Method method,
+                                  const std::vector<size_t>& candidates, size_t max_replacements,
+                                  const Options& options) {
+  if (candidates.empty() || !WithinBudget(cluster, candidates, DisruptionReasonOf(method))) {
+    return std::nullopt;
+  }
+  auto all = [&](auto predicate) {
+    return std::all_of(candidates.begin(), candidates.end(),
+                       [&](size_t index) { return predicate(cluster.candidates[index]); });
+  };
+  switch (method) {
+    case Method::kEmptiness:
+      if (!all(MayEmpty)) return std::nullopt;
+      return Command{method, candidates, {}, PriceOf(cluster, candidates)};
+    case Method::kDrift: {
+      if (!all(IsDrifted)) return std::nullopt;
+      std::optional<Command> command = DriftCommand(cluster, candidates);
+      // Every node of the decision must still go (a pod that no longer fits stops it).
+      if (!command || command->candidates.size() != candidates.size()) return std::nullopt;
+      return command;
+    }
+    case Method::kMultiNodeConsolidation:
+    case Method::kSingleNodeConsolidation: {
+      if (!all(MayConsolidate)) return std::nullopt;
+      std::optional<Command> command = Consolidate(cluster, candidates, method, options);
+      if (!command || command->replacements.size() > max_replacements) return std::nullopt;
+      return command;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace karpenter::disruption

@@ -1,0 +1,45 @@
+#pragma once
+// The disruption methods (reference §10), each a pure function of a Cluster, and one pass that
+// tries them in order — emptiness, drift, multi-node consolidation, single-node consolidation —
+// until one yields a command. Budgets are respected per NodePool and reason.
+
+#include <optional>
+#include <vector>
+
+#include "disruption/cluster.h"
+#include "disruption/command.h"
+
+namespace karpenter::disruption {
+
+struct Options {
+  // Feature gate SpotToSpotConsolidation: replace spot nodes with cheaper spot nodes (only when
+  // at least kMinSpotReplacementTypes cheaper types could be launched).
+  bool spot_to_spot_consolidation = false;
+};
+
+inline constexpr size_t kMinSpotReplacementTypes = 15;
+
+// Consolidatable nodes without pods to move, all at once.
+std::optional<Command> Emptiness(const Cluster& cluster);
+// Drifted nodes: the empty ones deleted at once, otherwise as many as the budget allows whose
+// pods can all be rescheduled (onto replacements where needed).
+std::optional<Command> Drift(const Cluster& cluster);
+// The largest set of candidates, cheapest to disrupt first, that can go with at most one cheaper
+// replacement: a binary search over the whole candidate list (no 100-candidate cap), so a pass
+// costs O(log n) simulations.
+std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options);
+// The first candidate, cheapest to disrupt first, that can go or be replaced by a cheaper node.
+std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options);
+
+// One pass: the first method with a command.
+std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options);
+
+// Checks again, on a newer view of the cluster, that `method` may still disrupt `candidates`
+// (indexes into this cluster's candidates) — still candidates, within budget, and for
+// consolidation still no more replacements than `max_replacements` — and returns the command to
+// execute now, with its replacements planned on this view.
+std::optional<Command> Revalidate(const Cluster& cluster, Method method,
+                                  const std::vector<size_t>& candidates, size_t max_replacements,
+                                  const Options& options);
+
+}  // namespace karpenter::disruption

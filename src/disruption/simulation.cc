@@ -1,0 +1,45 @@
+#include "disruption/simulation.h"
+
+#include <algorithm>
+
+namespace karpenter::disruption {
+
+Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& candidates) {
+  const scheduling::SchedulerInput& capacity = cluster.capacity;
+  std::vector<bool> removed(capacity.existing_nodes.size(), false);
+  scheduling::SchedulerInput input;
+  for (size_t index : candidates) {
+    const Candidate& candidate = cluster.candidates[index];
+    removed[candidate.capacity_index] = true;
+    input.pods.insert(input.pods.end(), candidate.pods.begin(), candidate.pods.end());
+  }
+  input.node_pools = capacity.node_pools;
+  input.daemon_sets = capacity.daemon_sets;
+  input.storage = capacity.storage;
+  input.existing_nodes.reserve(capacity.existing_nodes.size());
+  for (size_t i = 0; i < capacity.existing_nodes.size(); ++i) {
+    if (!removed[i] && cluster.accepts_pods[i]) {
+      input.existing_nodes.push_back(capacity.existing_nodes[i]);
+    }
+  }
+  scheduling::SchedulerResult result = scheduling::Schedule(input);
+  return {result.unschedulable.empty(), std::move(result.node_claims)};
+}
+
+double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::string>& zones,
+                     const std::vector<std::string>& capacity_types) {
+  auto allows = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  double cheapest = -1;
+  for (const cloud::Offering& offering : type.offerings) {
+    if (!offering.available || !allows(zones, offering.zone) ||
+        !allows(capacity_types, offering.capacity_type)) {
+      continue;
+    }
+    if (cheapest < 0 || offering.price < cheapest) cheapest = offering.price;
+  }
+  return cheapest;
+}
+
+}  // namespace karpenter::disruption

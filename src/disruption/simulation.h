@@ -1,0 +1,25 @@
+#pragma once
+// "What if these nodes were gone?": the engine's scheduler places the pods of the removed nodes
+// on the nodes that stay (those that accept pods) and on new NodeClaims, as provisioning would.
+
+#include <vector>
+
+#include "disruption/cluster.h"
+#include "scheduling/scheduler.h"
+
+namespace karpenter::disruption {
+
+struct Simulation {
+  bool all_scheduled = false;  // every displaced pod found a place
+  std::vector<scheduling::PlannedNodeClaim> new_claims;
+};
+
+// Removes `candidates` (indexes into cluster.candidates) and schedules their pods.
+Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& candidates);
+
+// The cheapest available offering of `type` among `zones` and `capacity_types` (empty lists
+// allow all); a negative number when there is none.
+double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::string>& zones,
+                     const std::vector<std::string>& capacity_types);
+
+}  // namespace karpenter::disruption
