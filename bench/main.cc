@@ -12,6 +12,7 @@
 #include "api/manifest.h"
 #include "cli/builtin_example.h"
 #include "cloud/catalog.h"
+#include "consolidation.h"
 #include "e2e.h"
 #include "lower_bound.h"
 #include "scheduling/scheduler.h"
@@ -149,7 +150,26 @@ int main(int argc, char** argv) {
   e2e_cmd->add_option("--source-dir", e2e.source_dir, "Where deploy/crds is (default: the source)");
   e2e_cmd->add_option("--timeout", e2e.timeout_seconds, "Seconds to wait")->capture_default_str();
   e2e_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::ConsolidationArgs consolidation;
+  auto* consolidation_cmd = app.add_subcommand(
+      "consolidation", "One disruption pass over a generated, 40% over-provisioned cluster");
+  consolidation_cmd->add_option("--nodes", consolidation.nodes, "Number of nodes")
+      ->capture_default_str();
+  consolidation_cmd->add_option("--pods-per-node", consolidation.pods_per_node, "Pods per node")
+      ->capture_default_str();
+  consolidation_cmd->add_option("--catalog", consolidation.catalog, "aws | FILE")
+      ->capture_default_str();
+  consolidation_cmd->add_option("--budget", consolidation.budget,
+                                "The NodePool's disruption budget (default: the seed's, 10%)");
+  consolidation_cmd
+      ->add_option("--utilization", consolidation.utilization,
+                   "Share of each node's allocatable its pods request")
+      ->capture_default_str();
+  consolidation_cmd->add_option("--seed", consolidation.seed, "Generator seed")
+      ->capture_default_str();
+  consolidation_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);
+  if (consolidation_cmd->parsed()) return karpenter::bench::RunConsolidation(consolidation);
   return RunScheduling(scheduling);
 }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "api/labels.h"
 #include "scheduling/pod_constraints.h"
@@ -102,6 +103,47 @@ struct PoolState {
   std::vector<int> types;                      // indexes into types_, cheapest first
 };
 
+// The free CPU and memory of the existing nodes in a max segment tree: the first node at or after
+// an index with room for a pod is found without scanning every full node before it, which keeps
+// placing thousands of pods on thousands of nodes (consolidation's simulations) near-linear.
+class FreeCapacityIndex {
+ public:
+  void Reset(size_t count) {
+    size_ = 1;
+    while (size_ < count) size_ *= 2;
+    cpu_.assign(2 * size_, kNone);
+    memory_.assign(2 * size_, kNone);
+  }
+  void Set(size_t index, int64_t cpu, int64_t memory) {
+    size_t at = size_ + index;
+    cpu_[at] = cpu;
+    memory_[at] = memory;
+    for (at /= 2; at >= 1; at /= 2) {
+      cpu_[at] = std::max(cpu_[2 * at], cpu_[2 * at + 1]);
+      memory_[at] = std::max(memory_[2 * at], memory_[2 * at + 1]);
+    }
+  }
+  // The first index >= `from` with at least `cpu` and `memory` free; -1 when there is none.
+  int64_t NextWithRoom(size_t from, int64_t cpu, int64_t memory) const {
+    return Find(1, 0, size_, from, cpu, memory);
+  }
+
+ private:
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+  int64_t Find(size_t at, size_t low, size_t high, size_t from, int64_t cpu, int64_t memory) const {
+    if (high <= from || cpu_[at] < cpu || memory_[at] < memory) return -1;
+    if (high - low == 1) return static_cast<int64_t>(low);
+    const size_t middle = low + (high - low) / 2;
+    const int64_t left = Find(2 * at, low, middle, from, cpu, memory);
+    return left >= 0 ? left : Find(2 * at + 1, middle, high, from, cpu, memory);
+  }
+
+  size_t size_ = 1;
+  std::vector<int64_t> cpu_;
+  std::vector<int64_t> memory_;
+};
+
 struct ExistingSlot {
   const ExistingNode* node;
   Requirements requirements;
@@ -134,6 +176,8 @@ class Pass {
   TopologyUniverse Universe() const;
 
   bool TryExisting(const PodConstraints& pod, const PodTopology& topology);
+  // After existing_[index] changed: its free CPU and memory in free_.
+  void UpdateFree(size_t index);
   bool TryClaims(const PodConstraints& pod, const PodTopology& topology);
   bool TryNewClaim(const PodConstraints& pod, const PodTopology& topology, std::string& reason);
 
@@ -170,6 +214,7 @@ class Pass {
   std::vector<std::string> capacity_type_names_;  // at most 64
   std::vector<PoolState> pools_;
   std::vector<ExistingSlot> existing_;
+  FreeCapacityIndex free_;  // over existing_
   std::vector<ClaimSlot> claims_;
   std::optional<Topology> topology_;
 };
@@ -230,6 +275,8 @@ void Pass::PrepareExisting() {
     }
     existing_.push_back(std::move(slot));
   }
+  free_.Reset(existing_.size());
+  for (size_t i = 0; i < existing_.size(); ++i) UpdateFree(i);
 }
 
 TopologyUniverse Pass::Universe() const {
@@ -407,8 +454,18 @@ Status Pass::CheckMinValues(const std::vector<int>& options,
   return {};
 }
 
+void Pass::UpdateFree(size_t index) {
+  const ExistingSlot& slot = existing_[index];
+  free_.Set(index, slot.node->allocatable.cpu().milli() - slot.requested.cpu().milli(),
+            slot.node->allocatable.memory().milli() - slot.requested.memory().milli());
+}
+
 bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
-  for (size_t i = 0; i < existing_.size(); ++i) {
+  const int64_t cpu = pod.requests().cpu().milli();
+  const int64_t memory = pod.requests().memory().milli();
+  for (int64_t next = free_.NextWithRoom(0, cpu, memory); next >= 0;
+       next = free_.NextWithRoom(static_cast<size_t>(next) + 1, cpu, memory)) {
+    const size_t i = static_cast<size_t>(next);
     ExistingSlot& slot = existing_[i];
     const ExistingNode& node = *slot.node;
     if (!api::ToleratesAll(pod.pod().spec.tolerations, node.taints)) continue;
@@ -429,6 +486,7 @@ bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
       slot.requirements.Add(pins);
     }
     slot.requested += pod.requests();
+    UpdateFree(i);
     for (const auto& port : pod.host_ports()) slot.ports.push_back(port);
     slot.placed.push_back(&pod.pod());
     topology_->Record(pod.pod(), static_cast<int>(i), topology.required_anti_affinity);
@@ -659,7 +717,9 @@ SchedulerResult Pass::Run() {
     if (share[a] != share[b]) return share[a] > share[b];
     if (ra.cpu() != rb.cpu()) return ra.cpu() > rb.cpu();
     if (ra.memory() != rb.memory()) return ra.memory() > rb.memory();
-    return NamespacedName(pods[a].pod().metadata) < NamespacedName(pods[b].pod().metadata);
+    const api::ObjectMeta& ma = pods[a].pod().metadata;
+    const api::ObjectMeta& mb = pods[b].pod().metadata;
+    return std::tie(ma.namespace_, ma.name) < std::tie(mb.namespace_, mb.name);
   });
 
   std::deque<int> queue(order.begin(), order.end());
