@@ -9,6 +9,7 @@
 #include "api/encode.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
+#include "controllers/node_taints.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -61,7 +62,8 @@ NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& clie
       events_(events),
       clock_(clock),
       logger_(std::move(logger)),
-      options_(options) {}
+      options_(options),
+      drainer_(cluster, client, events, clock, logger_.Named("termination")) {}
 
 Result<std::optional<milliseconds>> NodeClaimLifecycle::Reconcile(std::string_view name) {
   const std::optional<kube::Object> object = cluster_.node_claims().Get(name);
@@ -83,6 +85,20 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
                                                      const api::NodeClaim& claim) {
   if (!claim.metadata.deletion_timestamp.empty()) return Finalize(object, claim);
   if (claim.status.provider_id.empty()) return Launch(object, claim);
+  // `kubectl delete node`: our finalizer holds the Node; deleting its NodeClaim drains it and
+  // terminates its machine the usual way.
+  if (const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
+      node && !kube::DeletionTimestamp(*node).empty() &&
+      kube::HasFinalizer(*node, api::kFinalizerTermination)) {
+    logger_.Info("deleting nodeclaim: its node is being deleted",
+                 {logkey::NodeClaim(claim.metadata.name), logkey::Node(kube::Name(*node))});
+    Status deleted = client_.Delete(kube::resources::kNodeClaims, "", claim.metadata.name,
+                                    {.precondition_uid = claim.metadata.uid,
+                                     .precondition_resource_version = "",
+                                     .grace_period_seconds = std::nullopt});
+    if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+    return std::optional<milliseconds>();
+  }
   if (ConditionStatus(object, "Registered") != "True") return Register(object, claim);
   if (ConditionStatus(object, "Initialized") != "True") return Initialize(object, claim);
   return std::optional<milliseconds>();
@@ -254,6 +270,13 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& o
   return std::optional<milliseconds>();
 }
 
+// A Node that is not Ready and whose machine the cloud no longer has: nothing runs there to drain.
+bool NodeClaimLifecycle::InstanceGone(const kube::Object& node, std::string_view provider_id) {
+  if (ConditionStatus(node, "Ready") == "True") return false;
+  Result<cloud::Instance> instance = cloud_.Get(provider_id);
+  return !instance.ok() && instance.error().reason == cloud::kReasonNotFound;
+}
+
 NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& object,
                                                          const api::NodeClaim& claim) {
   if (!kube::HasFinalizer(object, api::kFinalizerTermination)) {
@@ -261,10 +284,27 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
   }
   const std::string& name = claim.metadata.name;
   if (!claim.status.provider_id.empty()) {
-    if (std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id)) {
+    const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
+    if (node && InstanceGone(*node, claim.status.provider_id)) {
+      logger_.Info("not draining node: its instance is gone and it is not ready",
+                   {logkey::NodeClaim(name), logkey::Node(kube::Name(*node))});
+    } else if (node) {
+      // Nothing new lands on it while it drains (a 404: it is gone already).
+      if (Status tainted = AddTaint(client_, *node, DisruptedTaint());
+          !tainted.ok() && tainted.error().status != 404) {
+        return tainted.error();
+      }
+      const DrainOutcome drain = drainer_.Drain(*node, claim);
+      if (!drain.drained) return std::optional<milliseconds>(drain.requeue);
+    }
+    Status terminated = cloud_.Delete(claim.status.provider_id);
+    if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
+      logger_.Error("terminating instance failed",
+                    {logkey::NodeClaim(name), logkey::Err(terminated.error())});
+      return std::optional<milliseconds>(kRetry);
+    }
+    if (node) {
       const std::string node_name(kube::Name(*node));
-      // Draining before deletion belongs to the termination controller; here the Node goes with
-      // its machine.
       if (kube::HasFinalizer(*node, api::kFinalizerTermination)) {
         Result<kube::Object> released = client_.Patch(
             kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
@@ -275,12 +315,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       }
       Status deleted = client_.Delete(kube::resources::kNodes, "", node_name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
-    }
-    Status terminated = cloud_.Delete(claim.status.provider_id);
-    if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
-      logger_.Error("terminating instance failed",
-                    {logkey::NodeClaim(name), logkey::Err(terminated.error())});
-      return std::optional<milliseconds>(kRetry);
+      drainer_.Forget(node_name);
     }
   }
   Result<kube::Object> released = client_.Patch(

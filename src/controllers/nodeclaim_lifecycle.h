@@ -2,8 +2,10 @@
 // The life of a NodeClaim (reference §9): launch its machine through the CloudProvider, register
 // the Node that machine's kubelet creates (matched by providerID: sync labels and taints, drop
 // karpenter.sh/unregistered, own it), mark it initialized once the Node is Ready with its startup
-// taints gone, and on deletion remove the Node and the machine before releasing the finalizer.
-// A NodeClaim whose machine never registers is deleted after the registration TTL.
+// taints gone, and on deletion taint the Node karpenter.sh/disrupted and drain it (termination.h),
+// then terminate the machine and remove the Node before releasing the finalizer. A NodeClaim whose
+// machine never registers is deleted after the registration TTL; one whose Node is being deleted
+// (`kubectl delete node`) is deleted too, so that the Node is drained and its machine terminated.
 
 #include <chrono>
 #include <optional>
@@ -14,6 +16,7 @@
 #include "common/log.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/termination.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 
@@ -41,6 +44,7 @@ class NodeClaimLifecycle {
   Requeue Initialize(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Finalize(const kube::Object& object, const api::NodeClaim& claim);
   Status PatchStatus(const kube::Object& object, kube::Object status);
+  bool InstanceGone(const kube::Object& node, std::string_view provider_id);
 
   ClusterCache& cluster_;
   kube::Client& client_;
@@ -49,6 +53,7 @@ class NodeClaimLifecycle {
   const Clock& clock_;
   Logger logger_;
   const LifecycleOptions options_;
+  NodeDrainer drainer_;
 };
 
 }  // namespace karpenter::controllers

@@ -1,0 +1,239 @@
+#include "controllers/termination.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "api/labels.h"
+#include "controllers/node_taints.h"
+
+namespace karpenter::controllers {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// The kubelet's copy of a static pod: the API cannot evict or delete what the kubelet runs.
+constexpr std::string_view kAnnotationMirrorPod = "kubernetes.io/config.mirror";
+constexpr std::string_view kCriticalPriorityClasses[] = {"system-cluster-critical",
+                                                         "system-node-critical"};
+// What the API server sets when a pod names no terminationGracePeriodSeconds.
+constexpr seconds kDefaultPodGracePeriod(30);
+// A pod still terminating this long after its deletionTimestamp has a kubelet that no longer
+// answers: it does not hold the Node.
+constexpr seconds kStuckTerminating(60);
+constexpr milliseconds kFirstRetry(1000);
+constexpr milliseconds kMaxRetry(10000);
+// While pods are on their way out: how soon to look again.
+constexpr milliseconds kPoll(1000);
+// The longest wait between steps (pod changes do not bring the NodeClaim back by themselves).
+constexpr milliseconds kMaxWait(10000);
+
+// The pod as the drain sees it. One the decoder rejects (an object no schema checked) is drained
+// as an ordinary pod under its name, so that it neither blocks the Node nor escapes the drain.
+api::Pod PodOf(const kube::Object& object) {
+  if (std::optional<api::Pod> pod = DecodePod(object)) return std::move(*pod);
+  api::Pod pod;
+  pod.metadata.name = kube::Name(object);
+  pod.metadata.namespace_ = kube::Namespace(object);
+  pod.metadata.uid = kube::Uid(object);
+  pod.metadata.deletion_timestamp = kube::DeletionTimestamp(object);
+  pod.status.phase = kube::StringAt(object, {"status", "phase"});
+  return pod;
+}
+
+bool Terminating(const api::Pod& pod) { return !pod.metadata.deletion_timestamp.empty(); }
+
+// Whether the Node has to wait for `pod` before it goes.
+bool HoldsNode(const api::Pod& pod, TimePoint now) {
+  if (api::IsTerminal(pod) || pod.metadata.annotations.contains(kAnnotationMirrorPod)) {
+    return false;
+  }
+  const api::Taint disrupted = DisruptedTaint();
+  if (std::any_of(pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
+                  [&](const api::Toleration& t) { return t.Tolerates(disrupted); })) {
+    return false;  // it would be scheduled right back
+  }
+  if (Terminating(pod)) {
+    const std::optional<TimePoint> deleted = ParseTime(pod.metadata.deletion_timestamp);
+    return !deleted || now - *deleted <= kStuckTerminating;
+  }
+  return true;
+}
+
+bool DoNotDisrupt(const api::Pod& pod) {
+  const auto annotation = pod.metadata.annotations.find(api::kAnnotationDoNotDisrupt);
+  return annotation != pod.metadata.annotations.end() && annotation->second == "true";
+}
+
+bool IsCritical(const api::Pod& pod) {
+  return std::find(std::begin(kCriticalPriorityClasses), std::end(kCriticalPriorityClasses),
+                   pod.spec.priority_class_name) != std::end(kCriticalPriorityClasses);
+}
+
+// 0: ordinary pods, 1: DaemonSet pods, 2: critical pods, 3: critical DaemonSet pods.
+size_t Tier(const api::Pod& pod) {
+  return (IsCritical(pod) ? 2 : 0) + (api::IsDaemonSetPod(pod) ? 1 : 0);
+}
+
+seconds GracePeriod(const api::Pod& pod) {
+  return pod.spec.termination_grace_period_seconds
+             ? seconds(*pod.spec.termination_grace_period_seconds)
+             : kDefaultPodGracePeriod;
+}
+
+// When the NodeClaim's terminationGracePeriod ends: its deletion plus the period; nullopt without
+// one.
+std::optional<TimePoint> Deadline(const api::NodeClaim& claim) {
+  const std::optional<Duration>& period = claim.spec.termination_grace_period;
+  if (!period || period->never()) return std::nullopt;
+  const std::optional<TimePoint> deleted = ParseTime(claim.metadata.deletion_timestamp);
+  if (!deleted) return std::nullopt;
+  return *deleted + period->value();
+}
+
+struct Holder {
+  api::Pod pod;
+  bool going = false;  // terminating, or deleted this step: waited for, not evicted
+};
+
+}  // namespace
+
+NodeDrainer::NodeDrainer(ClusterCache& cluster, kube::Client& client, kube::EventRecorder& events,
+                         const Clock& clock, Logger logger)
+    : cluster_(cluster),
+      client_(client),
+      events_(events),
+      clock_(clock),
+      logger_(std::move(logger)) {}
+
+DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& claim) {
+  const TimePoint now = clock_.Now();
+  const std::string node_name(kube::Name(node));
+  const std::optional<TimePoint> deadline = Deadline(claim);
+  const bool expired = deadline && now >= *deadline;
+  TimePoint wake = now + kMaxWait;
+  if (deadline && !expired) wake = std::min(wake, *deadline);
+
+  std::array<std::vector<Holder>, 4> tiers;
+  for (const kube::Object& object : cluster_.pods().ByIndex(kIndexPodsByNode, node_name)) {
+    Holder holder{.pod = PodOf(object), .going = false};
+    const api::Pod& pod = holder.pod;
+    if (!HoldsNode(pod, now)) continue;
+    if (expired) {
+      Delete(node, pod, 0, "the NodeClaim's terminationGracePeriod has expired");
+      continue;
+    }
+    holder.going = Terminating(pod);
+    // A pod that needs longer to stop than the deadline leaves goes now, budget or not.
+    if (deadline && !holder.going) {
+      const TimePoint force_at = *deadline - GracePeriod(pod);
+      if (now >= force_at) {
+        const int64_t left =
+            std::max<int64_t>(0, std::chrono::duration_cast<seconds>(*deadline - now).count());
+        Delete(node, pod, left,
+               fmt::format("the NodeClaim's terminationGracePeriod expires in {}s", left));
+        holder.going = true;
+      } else {
+        wake = std::min(wake, force_at);
+      }
+    }
+    tiers[Tier(pod)].push_back(std::move(holder));
+  }
+  if (expired) {
+    logger_.Warn("terminationGracePeriod expired; deleted the pods left",
+                 {logkey::Node(node_name), logkey::NodeClaim(claim.metadata.name)});
+    Forget(node_name);
+    return {.drained = true, .requeue = milliseconds(0)};
+  }
+
+  PodBackoffs& backoffs = backoffs_[node_name];
+  for (const std::vector<Holder>& tier : tiers) {
+    if (tier.empty()) continue;
+    bool in_flight = false;
+    for (const auto& [pod, going] : tier) {
+      if (going) {
+        in_flight = true;
+        continue;
+      }
+      if (DoNotDisrupt(pod)) continue;  // until the deadline forces it
+      const auto backoff = backoffs.find(pod.metadata.uid);
+      if (backoff != backoffs.end() && now < backoff->second.next_attempt) {
+        wake = std::min(wake, backoff->second.next_attempt);
+      } else if (Evict(node, pod, backoffs, now)) {
+        in_flight = true;
+      } else {
+        wake = std::min(wake, backoffs[pod.metadata.uid].next_attempt);
+      }
+    }
+    if (in_flight) wake = std::min(wake, now + kPoll);
+    return {.drained = false, .requeue = std::chrono::ceil<milliseconds>(wake - now)};
+  }
+  Forget(node_name);
+  return {.drained = true, .requeue = milliseconds(0)};
+}
+
+void NodeDrainer::Forget(std::string_view node_name) {
+  if (const auto it = backoffs_.find(node_name); it != backoffs_.end()) backoffs_.erase(it);
+}
+
+bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs,
+                        TimePoint now) {
+  const std::string key = api::NamespacedName(pod.metadata);
+  const Status evicted = client_.Evict(pod.metadata.namespace_, pod.metadata.name,
+                                       {.precondition_uid = pod.metadata.uid,
+                                        .precondition_resource_version = "",
+                                        .grace_period_seconds = std::nullopt});
+  // 404: gone already; 409: a new pod of the same name, not the one that was here.
+  if (evicted.ok() || evicted.error().status == 404 || evicted.error().status == 409) {
+    if (const auto it = backoffs.find(pod.metadata.uid); it != backoffs.end()) backoffs.erase(it);
+    if (evicted.ok()) {
+      logger_.Info("evicted pod", {logkey::Node(kube::Name(node)),
+                                   logkey::Pod(pod.metadata.namespace_, pod.metadata.name)});
+      (void)events_.Record(node, kube::EventType::kNormal, "Evicted", "Evicted pod " + key);
+    }
+    return true;
+  }
+  Backoff& backoff = backoffs[pod.metadata.uid];
+  backoff.delay =
+      backoff.delay == milliseconds(0) ? kFirstRetry : std::min(backoff.delay * 2, kMaxRetry);
+  backoff.next_attempt = now + backoff.delay;
+  // 429 is a budget saying "not now": expected while draining, so the Event says it, not an error.
+  if (evicted.error().status != 429) {
+    logger_.Error("evicting pod failed", {logkey::Node(kube::Name(node)),
+                                          logkey::Pod(pod.metadata.namespace_, pod.metadata.name),
+                                          logkey::Err(evicted.error())});
+  }
+  (void)events_.Record(node, kube::EventType::kWarning, "FailedDraining",
+                       fmt::format("Cannot evict pod {}: {}", key, evicted.error().message));
+  return false;
+}
+
+void NodeDrainer::Delete(const kube::Object& node, const api::Pod& pod, int64_t grace,
+                         std::string_view why) {
+  const Status deleted =
+      client_.Delete(kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
+                     {.precondition_uid = pod.metadata.uid,
+                      .precondition_resource_version = "",
+                      .grace_period_seconds = grace});
+  if (!deleted.ok()) {
+    if (deleted.error().status != 404 && deleted.error().status != 409) {
+      logger_.Error("deleting pod failed", {logkey::Node(kube::Name(node)),
+                                            logkey::Pod(pod.metadata.namespace_, pod.metadata.name),
+                                            logkey::Err(deleted.error())});
+    }
+    return;
+  }
+  logger_.Info("deleted pod", {logkey::Node(kube::Name(node)),
+                               logkey::Pod(pod.metadata.namespace_, pod.metadata.name),
+                               {"grace-period-seconds", grace},
+                               {"reason", std::string(why)}});
+  (void)events_.Record(node, kube::EventType::kNormal, "Deleted",
+                       fmt::format("Deleted pod {}: {}", api::NamespacedName(pod.metadata), why));
+}
+
+}  // namespace karpenter::controllers

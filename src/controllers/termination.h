@@ -1,0 +1,66 @@
+#pragma once
+// Draining a Node before its machine goes (reference §9, termination): the pods bound to it are
+// evicted through the Eviction API, which honours PodDisruptionBudgets, in four tiers — ordinary
+// pods, then DaemonSet pods, then critical pods, then critical DaemonSet pods — each tier only once
+// the one before it is gone. Pods that finished, mirror pods and pods that tolerate the
+// karpenter.sh/disrupted taint (they would come straight back) do not hold the Node; pods marked
+// karpenter.sh/do-not-disrupt hold it until the NodeClaim's terminationGracePeriod runs out.
+// Pods already terminating are waited for (for a minute past their deletionTimestamp at most: a
+// kubelet that long silent is gone); an eviction a budget refuses is retried with backoff. As the
+// deadline nears, a pod whose own grace period would outlast it is deleted outright (bypassing its
+// budget) with the time left; at the deadline every pod left is, and the Node counts as drained.
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "api/nodeclaim.h"
+#include "api/pod.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+#include "kube/event_recorder.h"
+
+namespace karpenter::controllers {
+
+struct DrainOutcome {
+  bool drained = false;
+  std::chrono::milliseconds requeue{0};  // when not drained: when to take the next step
+};
+
+// One drain step at a time, driven by the NodeClaim lifecycle. Not thread-safe: it keeps, per
+// Node, the backoff of the pods whose eviction failed.
+class NodeDrainer {
+ public:
+  NodeDrainer(ClusterCache& cluster, kube::Client& client, kube::EventRecorder& events,
+              const Clock& clock, Logger logger);
+
+  // Evicts or deletes what is due on `node` (the NodeClaim `claim`'s, which is being deleted and
+  // sets the deadline) and says whether nothing holds the Node any more.
+  DrainOutcome Drain(const kube::Object& node, const api::NodeClaim& claim);
+  // Drops what was kept about the Node `node_name` (once it is gone).
+  void Forget(std::string_view node_name);
+
+ private:
+  struct Backoff {
+    TimePoint next_attempt;
+    std::chrono::milliseconds delay{0};
+  };
+  using PodBackoffs = std::map<std::string, Backoff, std::less<>>;  // by pod uid
+
+  // Evicts `pod`; returns whether it is on its way out (evicted, or already gone).
+  bool Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs, TimePoint now);
+  // Deletes `pod` with `grace` seconds to stop, bypassing its budget.
+  void Delete(const kube::Object& node, const api::Pod& pod, int64_t grace, std::string_view why);
+
+  ClusterCache& cluster_;
+  kube::Client& client_;
+  kube::EventRecorder& events_;
+  const Clock& clock_;
+  Logger logger_;
+  std::map<std::string, PodBackoffs, std::less<>> backoffs_;  // by Node name
+};
+
+}  // namespace karpenter::controllers
