@@ -14,74 +14,13 @@
 #include <string>
 
 #include "api/labels.h"
+#include "integration/end_to_end.h"
 #include "kube/client.h"
-#include "support/cluster.h"
-#include "support/crds.h"
 
 namespace karpenter::integration {
 namespace {
 
 using std::chrono::seconds;
-
-#define ASSERT_OK(expression)                             \
-  do {                                                    \
-    const Status status_ = (expression);                  \
-    ASSERT_TRUE(status_.ok()) << status_.error().message; \
-  } while (false)
-
-const std::string kTestdata = std::string(KARPENTER_TESTDATA) + "/e2e/";
-
-std::vector<kube::Object> List(kube::Client& client, const kube::Resource& resource,
-                               const std::string& namespace_ = "") {
-  kube::ListOptions options;
-  options.namespace_ = namespace_;
-  Result<kube::ObjectList> list = client.List(resource, options);
-  EXPECT_TRUE(list.ok()) << list.error().message;
-  return list.ok() ? std::move(list->items) : std::vector<kube::Object>{};
-}
-
-// object[field], or an empty object when it is absent (reading never throws).
-kube::Object Part(const kube::Object& object, const char* field) {
-  return object.value(field, kube::Object::object());
-}
-
-std::string Phase(const kube::Object& pod) {
-  return pod.value("status", kube::Object::object()).value("phase", "");
-}
-
-std::string NodeName(const kube::Object& pod) {
-  return pod.value("spec", kube::Object::object()).value("nodeName", "");
-}
-
-size_t CountRunning(kube::Client& client, const std::string& namespace_) {
-  const std::vector<kube::Object> pods = List(client, kube::resources::kPods, namespace_);
-  return static_cast<size_t>(std::count_if(
-      pods.begin(), pods.end(), [](const kube::Object& p) { return Phase(p) == "Running"; }));
-}
-
-std::vector<kube::Object> SimNodes(kube::Client& client) {
-  std::vector<kube::Object> out;
-  for (kube::Object& node : List(client, kube::resources::kNodes)) {
-    if (Part(node, "spec").value("providerID", "").rfind("sim://", 0) == 0)
-      out.push_back(std::move(node));
-  }
-  return out;
-}
-
-// Our events (source component "karpenter", not the kube-scheduler's) about `name` in
-// `namespace_` with `reason`.
-std::vector<std::string> EventMessages(kube::Client& client, const std::string& namespace_,
-                                       const std::string& name, const std::string& reason) {
-  std::vector<std::string> out;
-  for (const kube::Object& event : List(client, kube::resources::kEvents, namespace_)) {
-    if (Part(event, "involvedObject").value("name", "") == name &&
-        event.value("reason", "") == reason &&
-        event.value("source", kube::Object::object()).value("component", "") == "karpenter") {
-      out.push_back(event.value("message", ""));
-    }
-  }
-  return out;
-}
 
 // How many NodeClaims `karpenter plan` computes for a manifest file.
 size_t PlannedNodeClaims(const std::string& file) {
@@ -97,44 +36,12 @@ size_t PlannedNodeClaims(const std::string& file) {
   return Part(plan, "summary").value("nodeclaims", size_t{0});
 }
 
-class ControllerEndToEnd : public ::testing::Test {
+class ControllerE2E : public ControllerEndToEnd {
  protected:
-  void SetUp() override {
-    Result<std::unique_ptr<kube::Client>> client =
-        support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
-    ASSERT_TRUE(client.ok()) << client.error().message;
-    client_ = std::move(*client);
-    Status installed = support::InstallCrds(*client_, KARPENTER_SOURCE_DIR);
-    ASSERT_TRUE(installed.ok()) << installed.error().message;
-    Status clean = support::CleanUp(*client_, {"e2e", "e2e-limits", "e2e-bad"});
-    ASSERT_TRUE(clean.ok()) << clean.error().message;
-  }
-  void TearDown() override {
-    if (HasFailure() && controller_) {
-      const std::string log = controller_->Log();
-      std::cerr << "--- controller log (last 6000 bytes) ---\n"
-                << log.substr(log.size() > 6000 ? log.size() - 6000 : 0) << "\n";
-    }
-    controller_.reset();
-    if (client_) {
-      Status clean = support::CleanUp(*client_, {"e2e", "e2e-limits", "e2e-bad"});
-      EXPECT_TRUE(clean.ok()) << clean.error().message;
-    }
-  }
-  void StartController() {
-    const std::string log = ::testing::TempDir() + "controller-" +
-                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                            ".log";
-    std::remove(log.c_str());
-    controller_ = std::make_unique<support::ControllerProcess>(
-        KARPENTER_BINARY, support::SimControllerArgs(KARPENTER_TESTENV_KUBECONFIG), log);
-  }
-
-  std::unique_ptr<kube::Client> client_;
-  std::unique_ptr<support::ControllerProcess> controller_;
+  ControllerE2E() : ControllerEndToEnd({"e2e", "e2e-limits", "e2e-bad"}) {}
 };
 
-TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
+TEST_F(ControllerE2E, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
   StartController();
   const std::string manifests = kTestdata + "provisioning.yaml";
   ASSERT_OK(support::ApplyFile(*client_, manifests));
@@ -235,7 +142,7 @@ TEST_F(ControllerEndToEnd, ProvisionsNodesTheSchedulerBindsEveryPodTo) {
   EXPECT_TRUE(controller_->Running());
 }
 
-TEST_F(ControllerEndToEnd, NodePoolLimitStopsProvisioningAndSaysWhy) {
+TEST_F(ControllerE2E, NodePoolLimitStopsProvisioningAndSaysWhy) {
   StartController();
   ASSERT_OK(support::ApplyFile(*client_, kTestdata + "limited.yaml"));
   // m5.xlarge has 4 vCPU: the 8 vCPU limit allows two nodes, each holding one 3-vCPU pod.
@@ -260,7 +167,7 @@ TEST_F(ControllerEndToEnd, NodePoolLimitStopsProvisioningAndSaysWhy) {
   EXPECT_EQ(CountRunning(*client_, "e2e-limits"), 2u);
 }
 
-TEST_F(ControllerEndToEnd, RestartMidProvisioningNeitherDuplicatesNorLosesNodeClaims) {
+TEST_F(ControllerE2E, RestartMidProvisioningNeitherDuplicatesNorLosesNodeClaims) {
   StartController();
   const std::string manifests = kTestdata + "provisioning.yaml";
   ASSERT_OK(support::ApplyFile(*client_, manifests));
@@ -286,7 +193,7 @@ TEST_F(ControllerEndToEnd, RestartMidProvisioningNeitherDuplicatesNorLosesNodeCl
   EXPECT_LE(static_cast<double>(claims.size()), std::ceil(1.1 * static_cast<double>(planned)));
 }
 
-TEST_F(ControllerEndToEnd, BadObjectsGetEventsAndConditionsNotACrash) {
+TEST_F(ControllerE2E, BadObjectsGetEventsAndConditionsNotACrash) {
   StartController();
   ASSERT_OK(support::ApplyFile(*client_, kTestdata + "bad_objects.yaml"));
   ASSERT_TRUE(support::WaitFor(

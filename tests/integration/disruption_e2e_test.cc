@@ -1,0 +1,285 @@
+// Disruption end to end on the test cluster: consolidation after a scale-down, drift after a
+// template change, do-not-disrupt — with the real Eviction API, PodDisruptionBudget controller
+// and kube-scheduler deciding what our controller may do and where pods go.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "api/labels.h"
+#include "cloud/catalog.h"
+#include "integration/end_to_end.h"
+
+namespace karpenter::integration {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+constexpr std::string_view kNamespace = "e2e-disruption";
+
+class DisruptionE2E : public ControllerEndToEnd {
+ protected:
+  DisruptionE2E() : ControllerEndToEnd({std::string(kNamespace)}) {}
+
+  void SetUp() override {
+    ControllerEndToEnd::SetUp();
+    if (HasFatalFailure()) return;
+    StartController();
+    ASSERT_OK(support::ApplyFile(*client_, kTestdata + "disruption.yaml"));
+  }
+
+  // A deployment of `replicas` pause pods labelled app=`name` requesting `cpu`.
+  void CreateDeployment(const std::string& name, int replicas, const std::string& cpu,
+                        const kube::Object& annotations = kube::Object::object(),
+                        bool one_per_node = false) {
+    kube::Object spec = {{"terminationGracePeriodSeconds", 0},
+                         {"containers",
+                          {{{"name", "main"},
+                            {"image", "registry.k8s.io/pause:3.10"},
+                            {"resources", {{"requests", {{"cpu", cpu}, {"memory", "256Mi"}}}}}}}}};
+    if (one_per_node) {
+      spec["affinity"] = {{"podAntiAffinity",
+                           {{"requiredDuringSchedulingIgnoredDuringExecution",
+                             {{{"topologyKey", api::kLabelHostname},
+                               {"labelSelector", {{"matchLabels", {{"app", name}}}}}}}}}}};
+    }
+    ASSERT_OK(support::Apply(
+        *client_, {{"apiVersion", "apps/v1"},
+                   {"kind", "Deployment"},
+                   {"metadata", {{"name", name}, {"namespace", kNamespace}}},
+                   {"spec",
+                    {{"replicas", replicas},
+                     {"selector", {{"matchLabels", {{"app", name}}}}},
+                     {"template",
+                      {{"metadata", {{"labels", {{"app", name}}}, {"annotations", annotations}}},
+                       {"spec", spec}}}}}}));
+  }
+
+  void Scale(const std::string& deployment, int replicas) {
+    Result<kube::Object> scaled = client_->Patch(
+        kube::resources::kDeployments, kNamespace, deployment, kube::PatchType::kMerge,
+        {{"spec", {{"replicas", replicas}}}}, kube::Subresource::kNone);
+    ASSERT_TRUE(scaled.ok()) << scaled.error().message;
+  }
+
+  // Pods of `app` that are Running, Ready and not being deleted.
+  size_t Ready(const std::string& app) {
+    size_t ready = 0;
+    for (const kube::Object& pod :
+         List(*client_, kube::resources::kPods, std::string(kNamespace))) {
+      if (kube::Label(pod, "app") != app || Phase(pod) != "Running" ||
+          !kube::DeletionTimestamp(pod).empty()) {
+        continue;
+      }
+      for (const kube::Object& c : Part(pod, "status").value("conditions", kube::Object::array())) {
+        if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ++ready;
+      }
+    }
+    return ready;
+  }
+
+  // What the simulated cloud's nodes cost per hour, at the embedded catalog's prices.
+  double PricePerHour() {
+    static const std::vector<cloud::InstanceType> catalog = [] {
+      Result<std::vector<cloud::InstanceType>> loaded = cloud::LoadCatalog("aws", {});
+      return loaded.ok() ? std::move(*loaded) : std::vector<cloud::InstanceType>{};
+    }();
+    double total = 0;
+    for (const kube::Object& node : SimNodes(*client_)) {
+      for (const cloud::InstanceType& type : catalog) {
+        if (type.name != kube::Label(node, api::kLabelInstanceType)) continue;
+        for (const cloud::Offering& offering : type.offerings) {
+          if (offering.zone == kube::Label(node, api::kLabelZone) &&
+              offering.capacity_type == kube::Label(node, api::kLabelCapacityType)) {
+            total += offering.price;
+          }
+        }
+      }
+    }
+    return total;
+  }
+
+  // No NodeClaim is on its way in or out.
+  bool Quiet() {
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      if (!kube::DeletionTimestamp(claim).empty() || !Condition(claim, "Initialized")) {
+        return false;
+      }
+      if (Condition(claim, "DisruptionReason")) return false;
+    }
+    return true;
+  }
+
+  // A second client, for a watcher thread.
+  static std::unique_ptr<kube::Client> NewClient() {
+    Result<std::unique_ptr<kube::Client>> client =
+        support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
+    EXPECT_TRUE(client.ok()) << client.error().message;
+    return client.ok() ? std::move(*client) : nullptr;
+  }
+
+  static bool Condition(const kube::Object& object, std::string_view type) {
+    for (const kube::Object& c :
+         Part(object, "status").value("conditions", kube::Object::array())) {
+      if (c.value("type", "") == type && c.value("status", "") == "True") return true;
+    }
+    return false;
+  }
+};
+
+// Polls `sample` on its own thread every 100ms until destroyed, keeping the largest value.
+class Watcher {
+ public:
+  explicit Watcher(std::function<size_t()> sample)
+      : thread_([this, sample = std::move(sample)](std::stop_token stop) {
+          while (!stop.stop_requested()) {
+            const size_t value = sample();
+            size_t seen = most_.load();
+            while (value > seen && !most_.compare_exchange_weak(seen, value)) {
+            }
+            std::this_thread::sleep_for(milliseconds(100));
+          }
+        }) {}
+  size_t most() const { return most_.load(); }
+
+ private:
+  std::atomic<size_t> most_{0};
+  std::jthread thread_;
+};
+
+TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
+  CreateDeployment("web", 100, "500m");
+  ASSERT_TRUE(support::WaitFor([&] { return Ready("web") == 100; }, seconds(240)))
+      << Ready("web") << " of 100 web pods ready";
+  ASSERT_TRUE(support::WaitFor([&] { return Quiet(); }, seconds(60)));
+  const size_t nodes_before = SimNodes(*client_).size();
+  const double price_before = PricePerHour();
+
+  Scale("web", 10);
+  ASSERT_TRUE(support::WaitFor([&] { return Ready("web") == 10; }, seconds(60)));
+  {
+    // The budget allows one web pod down at a time: never fewer than 9 of the 10 ready.
+    const std::unique_ptr<kube::Client> watcher_client = NewClient();
+    Watcher unavailable([&] {
+      kube::ListOptions options;
+      options.namespace_ = std::string(kNamespace);
+      options.label_selector = "app=web";
+      if (!watcher_client) return size_t{0};
+      Result<kube::ObjectList> pods = watcher_client->List(kube::resources::kPods, options);
+      if (!pods.ok()) return size_t{0};
+      size_t ready = 0;
+      for (const kube::Object& pod : pods->items) {
+        if (Phase(pod) == "Running" && kube::DeletionTimestamp(pod).empty()) ++ready;
+      }
+      return ready >= 10 ? size_t{0} : 10 - ready;
+    });
+    ASSERT_TRUE(support::WaitFor(
+        [&] {
+          return SimNodes(*client_).size() < nodes_before && PricePerHour() < price_before &&
+                 Quiet() && Ready("web") == 10;
+        },
+        seconds(420)))
+        << SimNodes(*client_).size() << " nodes of " << nodes_before << ", $" << PricePerHour()
+        << "/h of $" << price_before << "/h";
+    // Let the last commands finish while still watching.
+    std::this_thread::sleep_for(seconds(30));
+    EXPECT_LE(unavailable.most(), 1u) << "the PodDisruptionBudget was broken";
+  }
+  EXPECT_LT(PricePerHour(), price_before / 2) << "10 pods of 100 should cost far less";
+  size_t evicted = 0;
+  for (const kube::Object& event : List(*client_, kube::resources::kEvents, "default")) {
+    if (event.value("reason", "") == "Evicted" &&
+        event.value("message", "").find("e2e-disruption/web") != std::string::npos) {
+      ++evicted;
+    }
+  }
+  EXPECT_GT(evicted, 0u) << "consolidation moved no pod: the budget was never put to the test";
+  EXPECT_EQ(Ready("web"), 10u);
+  EXPECT_TRUE(controller_->Running());
+}
+
+TEST_F(DisruptionE2E, TemplateChangeReplacesEveryNodeWithinItsBudget) {
+  Result<kube::Object> budget = client_->Patch(
+      kube::resources::kNodePools, "", "default", kube::PatchType::kMerge,
+      {{"spec", {{"disruption", {{"budgets", {{{"nodes", "1"}}}}}}}}}, kube::Subresource::kNone);
+  ASSERT_TRUE(budget.ok()) << budget.error().message;
+  CreateDeployment("spread", 3, "250m", kube::Object::object(), /*one_per_node=*/true);
+  ASSERT_TRUE(support::WaitFor([&] { return Ready("spread") == 3 && Quiet(); }, seconds(180)));
+  std::set<std::string> old_claims;
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    old_claims.emplace(kube::Name(claim));
+  }
+  ASSERT_EQ(old_claims.size(), 3u);
+
+  Result<kube::Object> changed =
+      client_->Patch(kube::resources::kNodePools, "", "default", kube::PatchType::kMerge,
+                     {{"spec", {{"template", {{"metadata", {{"labels", {{"team", "blue"}}}}}}}}}},
+                     kube::Subresource::kNone);
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  const std::unique_ptr<kube::Client> watcher_client = NewClient();
+  Watcher disrupting([&] {
+    if (!watcher_client) return size_t{0};
+    Result<kube::ObjectList> claims = watcher_client->List(kube::resources::kNodeClaims, {});
+    if (!claims.ok()) return size_t{0};
+    size_t marked = 0;
+    for (const kube::Object& claim : claims->items) {
+      if (old_claims.contains(std::string(kube::Name(claim))) &&
+          (!kube::DeletionTimestamp(claim).empty() || Condition(claim, "DisruptionReason"))) {
+        ++marked;
+      }
+    }
+    return marked;
+  });
+  ASSERT_TRUE(support::WaitFor(
+      [&] {
+        const std::vector<kube::Object> nodes = SimNodes(*client_);
+        return nodes.size() == 3 && Ready("spread") == 3 && Quiet() &&
+               std::all_of(nodes.begin(), nodes.end(), [](const kube::Object& node) {
+                 return kube::Label(node, "team") == "blue";
+               });
+      },
+      seconds(420)))
+      << "not every node was replaced by one from the new template";
+  EXPECT_EQ(disrupting.most(), 1u) << "the budget allows one node at a time";
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    EXPECT_FALSE(old_claims.contains(std::string(kube::Name(claim)))) << kube::Name(claim);
+  }
+}
+
+TEST_F(DisruptionE2E, DoNotDisruptPodKeepsItsNode) {
+  CreateDeployment("web", 20, "500m");
+  CreateDeployment("keep", 1, "250m", {{std::string(api::kAnnotationDoNotDisrupt), "true"}});
+  ASSERT_TRUE(
+      support::WaitFor([&] { return Ready("web") == 20 && Ready("keep") == 1; }, seconds(180)));
+  kube::Object keep;
+  for (kube::Object& pod : List(*client_, kube::resources::kPods, std::string(kNamespace))) {
+    if (kube::Label(pod, "app") == "keep") keep = std::move(pod);
+  }
+  ASSERT_FALSE(keep.is_null());
+  const std::string keep_node = NodeName(keep);
+  Scale("web", 0);
+  // Every other node empties and goes; the one with the pod that must not be disrupted stays,
+  // however little it holds.
+  ASSERT_TRUE(
+      support::WaitFor([&] { return SimNodes(*client_).size() == 1 && Quiet(); }, seconds(240)))
+      << SimNodes(*client_).size() << " nodes left";
+  std::this_thread::sleep_for(seconds(40));  // beyond a poll and a validation
+  const std::vector<kube::Object> nodes = SimNodes(*client_);
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(kube::Name(nodes[0]), keep_node);
+  Result<kube::Object> still = client_->Get(kube::resources::kPods, kNamespace, kube::Name(keep));
+  ASSERT_TRUE(still.ok()) << "the do-not-disrupt pod was evicted";
+  EXPECT_EQ(kube::Uid(*still), kube::Uid(keep));
+  EXPECT_EQ(NodeName(*still), keep_node);
+}
+
+}  // namespace
+}  // namespace karpenter::integration

@@ -1,0 +1,126 @@
+#pragma once
+// What the end-to-end tests of `karpenter controller --cloud-provider sim` on the test cluster
+// share: reading the cluster without throwing, and a fixture that starts the controller.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kube/client.h"
+#include "support/cluster.h"
+#include "support/crds.h"
+
+namespace karpenter::integration {
+
+#define ASSERT_OK(expression)                             \
+  do {                                                    \
+    const Status status_ = (expression);                  \
+    ASSERT_TRUE(status_.ok()) << status_.error().message; \
+  } while (false)
+
+inline const std::string kTestdata = std::string(KARPENTER_TESTDATA) + "/e2e/";
+
+inline std::vector<kube::Object> List(kube::Client& client, const kube::Resource& resource,
+                                      const std::string& namespace_ = "") {
+  kube::ListOptions options;
+  options.namespace_ = namespace_;
+  Result<kube::ObjectList> list = client.List(resource, options);
+  EXPECT_TRUE(list.ok()) << list.error().message;
+  return list.ok() ? std::move(list->items) : std::vector<kube::Object>{};
+}
+
+// object[field], or an empty object when it is absent (reading never throws).
+inline kube::Object Part(const kube::Object& object, const char* field) {
+  return object.value(field, kube::Object::object());
+}
+
+inline std::string Phase(const kube::Object& pod) {
+  return pod.value("status", kube::Object::object()).value("phase", "");
+}
+
+inline std::string NodeName(const kube::Object& pod) {
+  return pod.value("spec", kube::Object::object()).value("nodeName", "");
+}
+
+inline size_t CountRunning(kube::Client& client, const std::string& namespace_) {
+  const std::vector<kube::Object> pods = List(client, kube::resources::kPods, namespace_);
+  return static_cast<size_t>(std::count_if(
+      pods.begin(), pods.end(), [](const kube::Object& p) { return Phase(p) == "Running"; }));
+}
+
+inline std::vector<kube::Object> SimNodes(kube::Client& client) {
+  std::vector<kube::Object> out;
+  for (kube::Object& node : List(client, kube::resources::kNodes)) {
+    if (Part(node, "spec").value("providerID", "").rfind("sim://", 0) == 0)
+      out.push_back(std::move(node));
+  }
+  return out;
+}
+
+// Our events (source component "karpenter", not the kube-scheduler's) about `name` in
+// `namespace_` with `reason`.
+inline std::vector<std::string> EventMessages(kube::Client& client, const std::string& namespace_,
+                                              const std::string& name, const std::string& reason) {
+  std::vector<std::string> out;
+  for (const kube::Object& event : List(client, kube::resources::kEvents, namespace_)) {
+    if (Part(event, "involvedObject").value("name", "") == name &&
+        event.value("reason", "") == reason &&
+        event.value("source", kube::Object::object()).value("component", "") == "karpenter") {
+      out.push_back(event.value("message", ""));
+    }
+  }
+  return out;
+}
+
+// A test with the CRDs installed, a client, and `karpenter controller --cloud-provider sim` on
+// demand; the namespaces it uses, our NodePools, NodeClaims, EC2NodeClasses and simulated nodes
+// are removed before and after.
+class ControllerEndToEnd : public ::testing::Test {
+ protected:
+  explicit ControllerEndToEnd(std::vector<std::string> namespaces)
+      : namespaces_(std::move(namespaces)) {}
+
+  void SetUp() override {
+    Result<std::unique_ptr<kube::Client>> client =
+        support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    client_ = std::move(*client);
+    Status installed = support::InstallCrds(*client_, KARPENTER_SOURCE_DIR);
+    ASSERT_TRUE(installed.ok()) << installed.error().message;
+    Status clean = support::CleanUp(*client_, namespaces_);
+    ASSERT_TRUE(clean.ok()) << clean.error().message;
+  }
+  void TearDown() override {
+    if (HasFailure() && controller_) {
+      const std::string log = controller_->Log();
+      std::cerr << "--- controller log (last 6000 bytes) ---\n"
+                << log.substr(log.size() > 6000 ? log.size() - 6000 : 0) << "\n";
+    }
+    controller_.reset();
+    if (client_) {
+      Status clean = support::CleanUp(*client_, namespaces_);
+      EXPECT_TRUE(clean.ok()) << clean.error().message;
+    }
+  }
+  void StartController() {
+    const std::string log = ::testing::TempDir() + "controller-" +
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                            ".log";
+    std::remove(log.c_str());
+    controller_ = std::make_unique<support::ControllerProcess>(
+        KARPENTER_BINARY, support::SimControllerArgs(KARPENTER_TESTENV_KUBECONFIG), log);
+  }
+
+  const std::vector<std::string> namespaces_;
+  std::unique_ptr<kube::Client> client_;
+  std::unique_ptr<support::ControllerProcess> controller_;
+};
+
+}  // namespace karpenter::integration
