@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "common/cron.h"
 #include "common/duration.h"
 #include "common/quantity.h"
 
@@ -356,78 +357,11 @@ void ValidateBudgets(const std::vector<Budget>& budgets, Findings& findings) {
       findings.Add(item, "schedule and duration must be set together");
     }
     if (!budget.schedule.empty()) {
-      if (Status cron = CheckCronSchedule(budget.schedule); !cron.ok()) {
-        findings.Add(item + ".schedule", fmt::format("invalid schedule \"{}\": {}", budget.schedule,
-                                                     cron.error().message));
+      if (Result<CronSchedule> cron = CronSchedule::Parse(budget.schedule); !cron.ok()) {
+        findings.Add(item + ".schedule", "invalid " + cron.error().message);
       }
     }
   }
-}
-
-// ---- cron ---------------------------------------------------------------------------------------
-
-struct CronField {
-  std::string_view name;
-  int min;
-  int max;
-  const std::string_view* names;  // names[i] stands for min + i (month and weekday names)
-  size_t name_count;
-  bool allows_question_mark;
-};
-
-constexpr std::string_view kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                            "jul", "aug", "sep", "oct", "nov", "dec"};
-constexpr std::string_view kWeekdayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat"};
-
-constexpr CronField kCronFields[] = {
-    {"minute", 0, 59, nullptr, 0, false},
-    {"hour", 0, 23, nullptr, 0, false},
-    {"day of month", 1, 31, nullptr, 0, true},
-    {"month", 1, 12, kMonthNames, std::size(kMonthNames), false},
-    {"day of week", 0, 6, kWeekdayNames, std::size(kWeekdayNames), true},
-};
-
-constexpr std::string_view kCronMacros[] = {"@yearly", "@annually", "@monthly", "@weekly",
-                                            "@daily",  "@midnight", "@hourly"};
-
-std::optional<int> CronValue(std::string_view text, const CronField& field) {
-  if (!text.empty() && std::all_of(text.begin(), text.end(), IsDigit)) {
-    int value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || value < field.min || value > field.max) return std::nullopt;
-    return value;
-  }
-  for (size_t i = 0; i < field.name_count; ++i) {
-    const std::string_view name = field.names[i];
-    if (text.size() == name.size() &&
-        std::equal(text.begin(), text.end(), name.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == b;
-        })) {
-      return field.min + static_cast<int>(i);
-    }
-  }
-  return std::nullopt;
-}
-
-// One comma-separated item: "*", "?", "5", "1-5", each optionally with "/step".
-bool IsCronItem(std::string_view item, const CronField& field) {
-  const size_t slash = item.find('/');
-  if (slash != std::string_view::npos) {
-    const std::string_view step = item.substr(slash + 1);
-    int step_value = 0;
-    const auto [end, error] = std::from_chars(step.data(), step.data() + step.size(), step_value);
-    if (step.empty() || error != std::errc() || end != step.data() + step.size() ||
-        step_value <= 0) {
-      return false;
-    }
-    item = item.substr(0, slash);
-  }
-  if (item == "*" || (item == "?" && field.allows_question_mark)) return true;
-  const size_t dash = item.find('-');
-  if (dash == std::string_view::npos) return CronValue(item, field).has_value();
-  const std::optional<int> low = CronValue(item.substr(0, dash), field);
-  const std::optional<int> high = CronValue(item.substr(dash + 1), field);
-  return low && high && *low <= *high;
 }
 
 }  // namespace
@@ -515,37 +449,6 @@ Status CheckVolumeSizeSyntax(std::string_view text) {
     return Error{fmt::format("must be between 1{0} and {1}{0}", unit.suffix, unit.max)};
   }
   return Error{"must be a whole number of Gi, G, Ti or T such as \"20Gi\""};
-}
-
-Status CheckCronSchedule(std::string_view schedule) {
-  if (schedule.starts_with('@')) {
-    if (OneOf(schedule, kCronMacros)) return {};
-    return Error{fmt::format("unknown macro; use one of {}", JoinQuoted(kCronMacros))};
-  }
-  std::vector<std::string_view> fields;
-  size_t i = 0;
-  while (i < schedule.size()) {
-    while (i < schedule.size() && std::isspace(static_cast<unsigned char>(schedule[i]))) ++i;
-    const size_t start = i;
-    while (i < schedule.size() && !std::isspace(static_cast<unsigned char>(schedule[i]))) ++i;
-    if (i > start) fields.push_back(schedule.substr(start, i - start));
-  }
-  if (fields.size() != std::size(kCronFields)) {
-    return Error{fmt::format(
-        "expected 5 fields (minute hour day-of-month month day-of-week), got {}", fields.size())};
-  }
-  for (size_t f = 0; f < fields.size(); ++f) {
-    std::string_view rest = fields[f];
-    while (true) {
-      const size_t comma = rest.find(',');
-      if (!IsCronItem(rest.substr(0, comma), kCronFields[f])) {
-        return Error{fmt::format("invalid {} field \"{}\"", kCronFields[f].name, fields[f])};
-      }
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-  }
-  return {};
 }
 
 // ---- NodePool and NodeClaim ---------------------------------------------------------------------

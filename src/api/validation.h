@@ -43,8 +43,4 @@ bool IsDnsSubdomain(std::string_view name);
 // Karpenter reserves); empty when it may.
 std::string RestrictedLabelReason(std::string_view key);
 
-// A budget schedule: five cron fields (minute hour day-of-month month day-of-week) or one of
-// @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly.
-Status CheckCronSchedule(std::string_view schedule);
-
 }  // namespace karpenter::api

@@ -172,4 +172,11 @@ void SimCloudProvider::SetOfferingAvailable(std::string_view instance_type, std:
   catalog_ = std::move(changed);
 }
 
+void SimCloudProvider::RemoveInstanceType(std::string_view instance_type) {
+  std::lock_guard lock(mutex_);
+  auto changed = std::make_shared<std::vector<InstanceType>>(*catalog_);
+  std::erase_if(*changed, [&](const InstanceType& type) { return type.name == instance_type; });
+  catalog_ = std::move(changed);
+}
+
 }  // namespace karpenter::cloud

@@ -35,6 +35,8 @@ class SimCloudProvider final : public CloudProvider {
   // InsufficientInstanceCapacity error) and GetInstanceTypes reports it unavailable.
   void SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
                             std::string_view capacity_type, bool available);
+  // The type is retired: GetInstanceTypes no longer lists it (its running instances stay).
+  void RemoveInstanceType(std::string_view instance_type);
 
  private:
   const Clock& clock_;

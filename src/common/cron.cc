@@ -30,8 +30,8 @@ constexpr std::string_view kWeekdayNames[] = {"sun", "mon", "tue", "wed", "thu",
 struct FieldSpec {
   std::string_view name;
   int min;
-  int max;           // the highest value written (7 for day-of-week: Sunday again)
-  int wildcard_max;  // the highest value "*" and "a/n" reach
+  int max;                                  // the highest value written
+  int wildcard_max;                         // the highest value "*" and "a/n" reach
   std::span<const std::string_view> names;  // names[i] stands for min + i
   std::string_view names_hint;              // appended to "is not a number"
   bool allows_question_mark;
@@ -42,7 +42,7 @@ constexpr FieldSpec kHour{"hour", 0, 23, 23, {}, "", false};
 constexpr FieldSpec kDayOfMonth{"day-of-month", 1, 31, 31, {}, "", true};
 constexpr FieldSpec kMonth{"month", 1, 12, 12, kMonthNames, " or a month name (jan-dec)", false};
 constexpr FieldSpec kDayOfWeek{
-    "day-of-week", 0, 7, 6, kWeekdayNames, " or a weekday name (sun-sat)", true};
+    "day-of-week", 0, 6, 6, kWeekdayNames, " or a weekday name (sun-sat)", true};
 
 constexpr std::pair<std::string_view, std::string_view> kMacros[] = {
     {"@yearly", "0 0 1 1 *"}, {"@annually", "0 0 1 1 *"}, {"@monthly", "0 0 1 * *"},
@@ -200,8 +200,7 @@ Result<CronSchedule> CronSchedule::Parse(std::string_view text) {
   schedule.hours_ = static_cast<uint32_t>(parsed[1].bits);
   schedule.days_of_month_ = static_cast<uint32_t>(parsed[2].bits);
   schedule.months_ = static_cast<uint32_t>(parsed[3].bits);
-  // Weekday 7 is Sunday, bit 0.
-  schedule.days_of_week_ = static_cast<uint32_t>((parsed[4].bits & 0x7F) | (parsed[4].bits >> 7));
+  schedule.days_of_week_ = static_cast<uint32_t>(parsed[4].bits);
   schedule.any_day_of_month_ = parsed[2].wildcard;
   schedule.any_day_of_week_ = parsed[4].wildcard;
   return schedule;

@@ -5,8 +5,9 @@
 //
 // Each field is a comma-separated list of items: "*", a value, a range "a-b", each optionally
 // stepped ("*/15", "1-30/5"; "a/n" means a through the field's maximum every n). Months may be
-// named jan-dec and weekdays sun-sat (any case); weekday 7 is Sunday as well as 0; "?" stands for
-// "*" in the two day fields. The macros @yearly (= @annually), @monthly, @weekly, @daily (=
+// named jan-dec and weekdays sun-sat (any case); weekdays are 0-6 (Sunday is 0; 7 is refused, as
+// by upstream's parser and our CRD); "?" stands for "*" in the two day fields. The macros @yearly
+// (= @annually), @monthly, @weekly, @daily (=
 // @midnight) and @hourly stand for the schedules they name.
 //
 // Days follow the Vixie cron rule: when both day-of-month and day-of-week are restricted, a day

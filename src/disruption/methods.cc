@@ -29,11 +29,9 @@ bool MayEmpty(const Candidate& candidate) { return candidate.consolidatable && I
 
 bool IsDrifted(const Candidate& candidate) { return !candidate.drifted.empty(); }
 
-// The candidates `eligible` accepts, cheapest to disrupt per dollar first, as many per NodePool
-// as its budget for `reason` allows.
+// The candidates `eligible` accepts, cheapest to disrupt per dollar first.
 template <class Eligible>
-std::vector<size_t> Select(const Cluster& cluster, api::DisruptionReason reason,
-                           Eligible eligible) {
+std::vector<size_t> Ordered(const Cluster& cluster, Eligible eligible) {
   std::vector<size_t> selected;
   for (size_t i = 0; i < cluster.candidates.size(); ++i) {
     if (eligible(cluster.candidates[i])) selected.push_back(i);
@@ -48,13 +46,38 @@ std::vector<size_t> Select(const Cluster& cluster, api::DisruptionReason reason,
     if (ka != kb) return ka < kb;
     return cluster.candidates[a].node < cluster.candidates[b].node;
   });
-  std::map<std::string_view, int> taken;
+  return selected;
+}
+
+// Counts the candidates a command takes from each NodePool against what its budget for one reason
+// still allows.
+class BudgetCounter {
+ public:
+  BudgetCounter(const Cluster& cluster, api::DisruptionReason reason)
+      : cluster_(cluster), reason_(reason) {}
+
+  bool Allows(const Candidate& candidate) const {
+    const auto it = taken_.find(candidate.node_pool->metadata.name);
+    return (it == taken_.end() ? 0 : it->second) < cluster_.Remaining(candidate, reason_);
+  }
+  void Take(const Candidate& candidate) { ++taken_[candidate.node_pool->metadata.name]; }
+
+ private:
+  const Cluster& cluster_;
+  api::DisruptionReason reason_;
+  std::map<std::string_view, int> taken_;
+};
+
+// Ordered(), as many per NodePool as its budget for `reason` allows.
+template <class Eligible>
+std::vector<size_t> Select(const Cluster& cluster, api::DisruptionReason reason,
+                           Eligible eligible) {
+  BudgetCounter budget(cluster, reason);
   std::vector<size_t> within;
-  for (size_t index : selected) {
+  for (size_t index : Ordered(cluster, eligible)) {
     const Candidate& candidate = cluster.candidates[index];
-    int& count = taken[candidate.node_pool->metadata.name];
-    if (count < cluster.Remaining(candidate, reason)) {
-      ++count;
+    if (budget.Allows(candidate)) {
+      budget.Take(candidate);
       within.push_back(index);
     }
   }
@@ -64,54 +87,66 @@ std::vector<size_t> Select(const Cluster& cluster, api::DisruptionReason reason,
 // Whether every pool's share of `candidates` fits its budget for `reason`.
 bool WithinBudget(const Cluster& cluster, const std::vector<size_t>& candidates,
                   api::DisruptionReason reason) {
-  std::map<std::string_view, int> taken;
+  BudgetCounter budget(cluster, reason);
   for (size_t index : candidates) {
     const Candidate& candidate = cluster.candidates[index];
-    if (++taken[candidate.node_pool->metadata.name] > cluster.Remaining(candidate, reason)) {
-      return false;
-    }
+    if (!budget.Allows(candidate)) return false;
+    budget.Take(candidate);
   }
   return true;
 }
 
-// Narrows a replacement to the instance types that are strictly cheaper than `current` (and, for
-// spot candidates, to what the spot rules allow). False when none is left.
+// Narrows a replacement to the instance types strictly cheaper than `current`, priced within one
+// class of capacity — spot, or the others — so that whichever offering a launch picks, it is
+// cheaper: spot first when allowed (a spot candidate only behind the gate, and then only with
+// enough cheaper types), otherwise on-demand. False when no class has a cheaper type.
 bool KeepCheaperOptions(scheduling::PlannedNodeClaim& claim, double current, bool any_spot,
                         const Options& options) {
-  std::vector<std::string> capacity_types = claim.capacity_types;
-  const auto spot = std::find(capacity_types.begin(), capacity_types.end(), api::kCapacityTypeSpot);
-  const bool spot_to_spot = any_spot && spot != capacity_types.end();
-  if (spot_to_spot && !options.spot_to_spot_consolidation) {
-    capacity_types.erase(spot);  // spot may only be replaced by on-demand without the gate
-    if (capacity_types.empty()) return false;
+  std::vector<std::vector<std::string>> classes;
+  std::vector<std::string> others;
+  bool spot = false;
+  for (const std::string& capacity_type : claim.capacity_types) {
+    if (capacity_type == api::kCapacityTypeSpot) {
+      spot = true;
+    } else {
+      others.push_back(capacity_type);
+    }
   }
-  std::vector<std::pair<double, const cloud::InstanceType*>> cheaper;
-  for (const cloud::InstanceType* type : claim.instance_types) {
-    const double price = CheapestPrice(*type, claim.zones, capacity_types);
-    if (price >= 0 && price < current) cheaper.emplace_back(price, type);
+  const bool spot_to_spot = any_spot && spot;
+  if (spot && (!any_spot || options.spot_to_spot_consolidation)) {
+    classes.push_back({std::string(api::kCapacityTypeSpot)});
   }
-  std::stable_sort(cheaper.begin(), cheaper.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  if (spot_to_spot && options.spot_to_spot_consolidation) {
-    // Too few cheaper spot types and the replacement would likely be interrupted and replaced
-    // again; enough of them, and the cheapest few are all a launch needs.
-    if (cheaper.size() < kMinSpotReplacementTypes) return false;
-    cheaper.resize(kMinSpotReplacementTypes);
+  if (!others.empty()) classes.push_back(std::move(others));
+  for (std::vector<std::string>& capacity_types : classes) {
+    std::vector<std::pair<double, const cloud::InstanceType*>> cheaper;
+    for (const cloud::InstanceType* type : claim.instance_types) {
+      const double price = CheapestPrice(*type, claim.zones, capacity_types);
+      if (price >= 0 && price < current) cheaper.emplace_back(price, type);
+    }
+    std::stable_sort(cheaper.begin(), cheaper.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (spot_to_spot && capacity_types.front() == api::kCapacityTypeSpot) {
+      // Too few cheaper spot types and the replacement would likely be interrupted and replaced
+      // again; enough of them, and the cheapest few are all a launch needs.
+      if (cheaper.size() < kMinSpotReplacementTypes) continue;
+      cheaper.resize(kMinSpotReplacementTypes);
+    }
+    if (cheaper.empty()) continue;
+    claim.instance_types.clear();
+    std::vector<std::string> names;
+    for (const auto& [price, type] : cheaper) {
+      claim.instance_types.push_back(type);
+      names.push_back(type->name);
+    }
+    claim.capacity_types = std::move(capacity_types);
+    claim.requirements.Add(
+        scheduling::Requirement::In(std::string(api::kLabelCapacityType), claim.capacity_types));
+    claim.requirements.Add(
+        scheduling::Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
+    claim.price_per_hour = cheaper.front().first;
+    return true;
   }
-  if (cheaper.empty()) return false;
-  claim.instance_types.clear();
-  std::vector<std::string> names;
-  for (const auto& [price, type] : cheaper) {
-    claim.instance_types.push_back(type);
-    names.push_back(type->name);
-  }
-  claim.capacity_types = std::move(capacity_types);
-  claim.requirements.Add(
-      scheduling::Requirement::In(std::string(api::kLabelCapacityType), claim.capacity_types));
-  claim.requirements.Add(
-      scheduling::Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
-  claim.price_per_hour = cheaper.front().first;
-  return true;
+  return false;
 }
 
 // The most a replacement may cost once launched: its dearest remaining option.
@@ -140,22 +175,32 @@ std::optional<Command> Consolidate(const Cluster& cluster, const std::vector<siz
   return Command{method, candidates, std::move(simulation.new_claims), savings};
 }
 
+// `drifted` in order, as many per NodePool as its budget allows: the empty ones, or else those
+// whose pods can all be rescheduled. A candidate whose pods cannot spends none of the budget.
 std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<size_t>& drifted) {
+  BudgetCounter budget(cluster, api::DisruptionReason::kDrifted);
   std::vector<size_t> empty;
   for (size_t index : drifted) {
-    if (IsEmpty(cluster.candidates[index])) empty.push_back(index);
+    const Candidate& candidate = cluster.candidates[index];
+    if (IsEmpty(candidate) && budget.Allows(candidate)) {
+      budget.Take(candidate);
+      empty.push_back(index);
+    }
   }
   if (!empty.empty()) return Command{Method::kDrift, empty, {}, PriceOf(cluster, empty)};
   // Take drifted nodes one after another while all their pods still find a place.
   std::vector<size_t> taken;
   Simulation accepted;
   for (size_t index : drifted) {
+    const Candidate& candidate = cluster.candidates[index];
+    if (!budget.Allows(candidate)) continue;
     taken.push_back(index);
     Simulation simulation = SimulateRemoval(cluster, taken);
     if (!simulation.all_scheduled) {
       taken.pop_back();
       continue;
     }
+    budget.Take(candidate);
     accepted = std::move(simulation);
   }
   if (taken.empty()) return std::nullopt;
@@ -177,7 +222,7 @@ std::optional<Command> Emptiness(const Cluster& cluster) {
 }
 
 std::optional<Command> Drift(const Cluster& cluster) {
-  return DriftCommand(cluster, Select(cluster, api::DisruptionReason::kDrifted, IsDrifted));
+  return DriftCommand(cluster, Ordered(cluster, IsDrifted));
 }
 
 std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options) {
@@ -204,7 +249,12 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
 }
 
 std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options) {
-  for (size_t index : Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate)) {
+  // Every candidate whose NodePool allows one more is worth a try: one that cannot go takes none
+  // of the budget.
+  for (size_t index : Ordered(cluster, MayConsolidate)) {
+    if (cluster.Remaining(cluster.candidates[index], api::DisruptionReason::kUnderutilized) < 1) {
+      continue;
+    }
     if (std::optional<Command> command =
             Consolidate(cluster, {index}, Method::kSingleNodeConsolidation, options)) {
       return command;

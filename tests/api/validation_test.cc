@@ -175,19 +175,6 @@ TEST(VolumeSizeSyntaxTest, UnitsAndRanges) {
   }
 }
 
-TEST(CronSyntaxTest, FieldsAndMacros) {
-  for (const char* text : {"@daily", "@yearly", "@annually", "@monthly", "@weekly", "@midnight",
-                           "@hourly", "0 9 * * 1-5", "*/15 0-6 1,15 * *", "0 0 ? * SUN",
-                           "30 2 * jan-mar mon", "0 0 1 1 0", "59 23 31 12 6", "  0  9 * * *  "}) {
-    EXPECT_TRUE(CheckCronSchedule(text).ok()) << text;
-  }
-  for (const char* text : {"", "@every 5m", "@reboot", "* * * *", "* * * * * *", "60 * * * *",
-                           "* 24 * * *", "* * 0 * *", "* * * 13 *", "* * * * 7", "5-1 * * * *",
-                           "*/0 * * * *", "a * * * *", "? * * * *", "1,,2 * * * *"}) {
-    EXPECT_FALSE(CheckCronSchedule(text).ok()) << text;
-  }
-}
-
 // ---- object rules, on objects built in code ----------------------------------------------------
 
 NodePool ValidPool() {

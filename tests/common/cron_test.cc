@@ -95,11 +95,9 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     CronSunday, CronMatchTest,
     testing::Values(MatchCase{"0 0 * * 0", "2023-01-01T00:00:00Z", true},  // a Sunday
-                    MatchCase{"0 0 * * 7", "2023-01-01T00:00:00Z", true},
-                    MatchCase{"0 0 * * 7", "2023-01-02T00:00:00Z", false},
-                    MatchCase{"0 0 * * 5-7", "2024-01-06T00:00:00Z", true},  // Saturday
-                    MatchCase{"0 0 * * 5-7", "2024-01-07T00:00:00Z", true},  // Sunday
-                    MatchCase{"0 0 * * 5-7", "2024-01-08T00:00:00Z", false}));
+                    MatchCase{"0 0 * * 0", "2023-01-02T00:00:00Z", false},
+                    MatchCase{"0 0 * * 5-6", "2024-01-06T00:00:00Z", true},  // Saturday
+                    MatchCase{"0 0 * * 5-6", "2024-01-07T00:00:00Z", false}));
 
 INSTANTIATE_TEST_SUITE_P(
     CronDayRule, CronMatchTest,
@@ -170,12 +168,13 @@ INSTANTIATE_TEST_SUITE_P(
     CronOutOfRange, CronParseErrorTest,
     testing::Values(
         ErrorCase{"61 * * * *", R"(schedule "61 * * * *": minute 61 is out of range 0-59)"},
+        ErrorCase{"0 0 * * 7", R"(schedule "0 0 * * 7": day-of-week 7 is out of range 0-6)"},
         ErrorCase{"* 24 * * *", R"(schedule "* 24 * * *": hour 24 is out of range 0-23)"},
         ErrorCase{"* * 0 * *", R"(schedule "* * 0 * *": day-of-month 0 is out of range 1-31)"},
         ErrorCase{"* * 32 * *", R"(schedule "* * 32 * *": day-of-month 32 is out of range 1-31)"},
         ErrorCase{"* * * 13 *", R"(schedule "* * * 13 *": month 13 is out of range 1-12)"},
         ErrorCase{"* * * 0 *", R"(schedule "* * * 0 *": month 0 is out of range 1-12)"},
-        ErrorCase{"* * * * 8", R"(schedule "* * * * 8": day-of-week 8 is out of range 0-7)"},
+        ErrorCase{"* * * * 8", R"(schedule "* * * * 8": day-of-week 8 is out of range 0-6)"},
         ErrorCase{"0-60 * * * *", R"(schedule "0-60 * * * *": minute 60 is out of range 0-59)"},
         ErrorCase{"99999999999 * * * *",
                   R"(schedule "99999999999 * * * *": minute 99999999999 is out of range 0-59)"}));
@@ -275,7 +274,7 @@ TEST(CronLastFireTest, AgreesWithAScanMinuteByMinute) {
   constexpr std::string_view kSchedules[] = {
       "* * * * *",     "*/7 */5 * * *",      "59 23 * * *",    "0 0 1 * *",
       "15 10 * * 1-5", "0 12 13 * fri",      "30 4 */3 * sat", "0,30 6-8 28-31 * *",
-      "@hourly",       "5/20 1 ? feb,mar *", "0 0 * * 7",      "45 22 1 1 *",
+      "@hourly",       "5/20 1 ? feb,mar *", "0 0 * * 0",      "45 22 1 1 *",
   };
   constexpr std::string_view kTimes[] = {"2024-02-28T23:59:59Z", "2024-03-01T00:00:00Z",
                                          "2024-12-31T22:44:10Z", "2025-01-01T00:00:30Z",

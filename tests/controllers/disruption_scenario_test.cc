@@ -380,6 +380,88 @@ TEST(DisruptionScenarioTest, TemplateChangeDriftsAndReplacesEveryNodeWithinBudge
       Contains(HasSubstr("Drifted: replacing 1 node drifted (NodePoolDrifted) with 1 small")));
 }
 
+// The Drifted condition's reason for the only NodeClaim, once the marks caught up.
+std::string DriftReason(World& world) {
+  world.RunFor(seconds(1));
+  const std::vector<Object> claims = world.List(resources::kNodeClaims);
+  if (claims.size() != 1) return "claims: " + std::to_string(claims.size());
+  for (const Object& condition : claims[0]["status"].value("conditions", Object::array())) {
+    if (condition.value("type", "") == controllers::kConditionDrifted &&
+        condition.value("status", "") == "True") {
+      return condition.value("reason", "");
+    }
+  }
+  return "";
+}
+
+TEST(DisruptionScenarioTest, NarrowedRequirementsDriftTheNodesOutsideThem) {
+  World world(7, kThreeSizes);
+  // Never (no disruption executes): only the Drifted marks are under test here.
+  StartWith(world, Pool(Budgets(Object::array({{{"nodes", "0"}}}))));
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  ASSERT_EQ(InstanceTypes(world), std::vector<std::string>{"small"});
+  EXPECT_EQ(DriftReason(world), "");
+  Object pool = world.Get(resources::kNodePools, "default");
+  pool["spec"]["template"]["spec"]["requirements"] =
+      Object::array({Requirement(api::kLabelCapacityType, {"on-demand"}),
+                     Requirement(api::kLabelInstanceType, {"large"})});
+  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  EXPECT_EQ(DriftReason(world), "RequirementsDrifted");
+  // Widening them again to include the node's type undrifts it.
+  pool = world.Get(resources::kNodePools, "default");
+  pool["spec"]["template"]["spec"]["requirements"] = kOnDemand;
+  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  EXPECT_EQ(DriftReason(world), "");
+}
+
+TEST(DisruptionScenarioTest, ChangedNodeClassDriftsItsNodes) {
+  World world;
+  StartWith(world, Pool(Budgets(Object::array({{{"nodes", "0"}}})), kSmallOnly));
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  EXPECT_EQ(DriftReason(world), "");
+  // Another selector term finds what it finds: no drift by itself.
+  Object node_class = world.Get(resources::kEC2NodeClasses, "default");
+  node_class["spec"]["subnetSelectorTerms"].push_back({{"id", "subnet-0123"}});
+  ASSERT_TRUE(
+      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone).ok());
+  EXPECT_EQ(DriftReason(world), "");
+  node_class = world.Get(resources::kEC2NodeClasses, "default");
+  node_class["spec"]["role"] = "KarpenterNodeRole-other";
+  ASSERT_TRUE(
+      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone).ok());
+  EXPECT_EQ(DriftReason(world), "NodeClassDrifted");
+}
+
+TEST(DisruptionScenarioTest, InstanceTypeGoneFromTheCloudDriftsItsNodes) {
+  World world;
+  StartWith(world, Pool(Budgets(Object::array({{{"nodes", "0"}}})), kSmallOnly));
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  world.cloud().RemoveInstanceType("small");
+  world.RunFor(seconds(1));
+  // Nothing tells the marks that the cloud changed but a NodePool event or their own timer.
+  Object pool = world.Get(resources::kNodePools, "default");
+  pool["spec"]["template"]["spec"]["requirements"] = kOnDemand;
+  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  EXPECT_EQ(DriftReason(world), "InstanceTypeNotFound");
+}
+
+TEST(DisruptionScenarioTest, RestartUntaintsNodesAnUnfinishedCommandMarked) {
+  World world;
+  StartWith(world, Pool(kAllAtOnce, kSmallOnly));
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  const Object node = world.List(resources::kNodes)[0];
+  ASSERT_TRUE(controllers::AddTaint(world.client(), node, controllers::DisruptedTaint()).ok());
+  world.RunFor(seconds(1));
+  world.manager().Start();  // what a new leader does once its caches have synced
+  world.RunFor(seconds(1));
+  EXPECT_FALSE(
+      controllers::HasTaint(world.List(resources::kNodes)[0], controllers::DisruptedTaint()));
+}
+
 TEST(DisruptionScenarioTest, ExpiredNodeClaimsAreReplacedRegardlessOfBudgets) {
   World world;
   Object pool = Pool(Budgets(Object::array({{{"nodes", "0"}}})), kSmallOnly);
