@@ -149,15 +149,6 @@ bool KeepCheaperOptions(scheduling::PlannedNodeClaim& claim, double current, boo
   return false;
 }
 
-// The most a replacement may cost once launched: its dearest remaining option.
-double WorstCasePrice(const scheduling::PlannedNodeClaim& claim) {
-  double worst = 0;
-  for (const cloud::InstanceType* type : claim.instance_types) {
-    worst = std::max(worst, CheapestPrice(*type, claim.zones, claim.capacity_types));
-  }
-  return worst;
-}
-
 // Consolidating `candidates`: delete them when their pods fit elsewhere, or replace them by one
 // strictly cheaper NodeClaim.
 std::optional<Command> Consolidate(const Cluster& cluster, const std::vector<size_t>& candidates,

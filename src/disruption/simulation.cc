@@ -42,4 +42,12 @@ double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::str
   return cheapest;
 }
 
+double WorstCasePrice(const scheduling::PlannedNodeClaim& claim) {
+  double worst = 0;
+  for (const cloud::InstanceType* type : claim.instance_types) {
+    worst = std::max(worst, CheapestPrice(*type, claim.zones, claim.capacity_types));
+  }
+  return worst;
+}
+
 }  // namespace karpenter::disruption

@@ -22,4 +22,8 @@ Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& ca
 double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::string>& zones,
                      const std::vector<std::string>& capacity_types);
 
+// The most a replacement may cost once launched: the cheapest allowed offering of its dearest
+// option (a launch may land on any of them).
+double WorstCasePrice(const scheduling::PlannedNodeClaim& claim);
+
 }  // namespace karpenter::disruption

@@ -34,9 +34,7 @@ bool LooksProvisionable(const kube::Object& pod) {
 
 Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock& clock,
                  Logger logger, ManagerOptions options)
-    : client_(client),
-      cloud_(cloud),
-      clock_(clock),
+    : clock_(clock),
       logger_(std::move(logger)),
       options_(options),
       cluster_(client),
@@ -149,28 +147,26 @@ void Manager::Start() {
   }
 }
 
+void Manager::ReconcileDue(
+    controllers::WorkQueue& queue, TimePoint now, std::string_view failure,
+    const std::function<Result<std::optional<milliseconds>>(std::string_view)>& reconcile) {
+  for (const std::string& name : queue.TakeDue(now)) {
+    Result<std::optional<milliseconds>> requeue = reconcile(name);
+    if (!requeue.ok()) {
+      logger_.Error(failure, {logkey::NodeClaim(name), logkey::Err(requeue.error())});
+      queue.Add(name, now + kErrorRetry);
+    } else if (requeue->has_value()) {
+      queue.Add(name, now + **requeue);
+    }
+  }
+}
+
 void Manager::RunOnce() {
   TimePoint now = clock_.Now();
-  for (const std::string& name : node_claims_.TakeDue(now)) {
-    Result<std::optional<milliseconds>> requeue = lifecycle_.Reconcile(name);
-    if (!requeue.ok()) {
-      logger_.Error("reconciling nodeclaim failed",
-                    {logkey::NodeClaim(name), logkey::Err(requeue.error())});
-      node_claims_.Add(name, now + kErrorRetry);
-    } else if (requeue->has_value()) {
-      node_claims_.Add(name, now + **requeue);
-    }
-  }
-  for (const std::string& name : disruption_marks_.TakeDue(now)) {
-    Result<std::optional<milliseconds>> requeue = node_claim_disruption_.Reconcile(name);
-    if (!requeue.ok()) {
-      logger_.Error("updating nodeclaim disruption status failed",
-                    {logkey::NodeClaim(name), logkey::Err(requeue.error())});
-      disruption_marks_.Add(name, now + kErrorRetry);
-    } else if (requeue->has_value()) {
-      disruption_marks_.Add(name, now + **requeue);
-    }
-  }
+  ReconcileDue(node_claims_, now, "reconciling nodeclaim failed",
+               [this](std::string_view name) { return lifecycle_.Reconcile(name); });
+  ReconcileDue(disruption_marks_, now, "updating nodeclaim disruption status failed",
+               [this](std::string_view name) { return node_claim_disruption_.Reconcile(name); });
   for (const std::string& name : node_pools_.TakeDue(now)) {
     if (Status status = node_pool_status_.Reconcile(name); !status.ok()) {
       logger_.Error("updating nodepool status failed",

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,11 +65,15 @@ class Manager {
 
  private:
   void Wake();
+  // Runs `reconcile` for every NodeClaim of `queue` that is due, queueing it again when it asks
+  // to be or fails (logged with `failure`).
+  void ReconcileDue(
+      controllers::WorkQueue& queue, TimePoint now, std::string_view failure,
+      const std::function<Result<std::optional<std::chrono::milliseconds>>(std::string_view)>&
+          reconcile);
   // Queues the disruption marks of every NodeClaim (of `node_pool` only, when given).
   void RecheckDisruptionMarks(std::string_view node_pool);
 
-  kube::Client& client_;
-  cloud::CloudProvider& cloud_;
   const Clock& clock_;
   Logger logger_;
   const ManagerOptions options_;

@@ -86,15 +86,6 @@ std::vector<std::string> TypeNames(const scheduling::PlannedNodeClaim& claim) {
   return names;
 }
 
-// What a replacement may cost at worst: its dearest option's cheapest allowed offering.
-double DearestOption(const scheduling::PlannedNodeClaim& claim) {
-  double dearest = 0;
-  for (const cloud::InstanceType* type : claim.instance_types) {
-    dearest = std::max(dearest, CheapestPrice(*type, claim.zones, claim.capacity_types));
-  }
-  return dearest;
-}
-
 class MethodsTest : public testing::Test {
  protected:
   // Call before adding NodePools: their offers point into the catalog.
@@ -302,7 +293,7 @@ TEST_F(MethodsTest, DriftReplacesDriftedNodesWithAsManyNodeClaimsAsTheirPodsNeed
   EXPECT_THAT(TypeNames(command->replacements[0]),
               ElementsAre("small", "medium", "large", "xlarge"));
   const double worst =
-      DearestOption(command->replacements[0]) + DearestOption(command->replacements[1]);
+      WorstCasePrice(command->replacements[0]) + WorstCasePrice(command->replacements[1]);
   EXPECT_NEAR(worst, 1.60, kCents);
   EXPECT_NEAR(command->savings_per_hour, 0.40 - worst, kCents);
   EXPECT_EQ(command->Describe(cluster_),
