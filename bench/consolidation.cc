@@ -10,13 +10,18 @@
 #include <random>
 #include <string_view>
 
+#include "api/encode.h"
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "cli/builtin_example.h"
 #include "cloud/catalog.h"
+#include "cloud/sim_cloud_provider.h"
+#include "common/document.h"
+#include "controllers/disruption_view.h"
 #include "disruption/budgets.h"
 #include "disruption/methods.h"
 #include "disruption/simulation.h"
+#include "kube/memory/memory_client.h"
 
 namespace karpenter::bench {
 namespace {
@@ -148,6 +153,101 @@ Result<std::unique_ptr<GeneratedCluster>> Generate(const ConsolidationArgs& args
   return out;
 }
 
+Status Store(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
+             const kube::Object& status = nullptr) {
+  Result<kube::Object> created = client.Create(resource, object, kube::WriteOptions{});
+  if (!created.ok()) return created.error();
+  if (status.is_null()) return {};
+  Result<kube::Object> patched =
+      client.Patch(resource, kube::Namespace(*created), kube::Name(*created),
+                   kube::PatchType::kMerge, {{"status", status}}, kube::Subresource::kStatus);
+  if (!patched.ok()) return patched.error();
+  return {};
+}
+
+// The generated cluster as the API server would hold it: the seed's NodePool and EC2NodeClass,
+// a Node and an initialized, consolidatable NodeClaim per node, and the pods bound to them.
+Status StoreCluster(const GeneratedCluster& generated, const ConsolidationArgs& args,
+                    kube::Client& client) {
+  Result<std::vector<Document>> documents = ParseDocuments(cli::BuiltinPlanExample(), "<built-in>");
+  if (!documents.ok()) return documents.error();
+  for (Document& document : *documents) {
+    const std::string kind = document.value.value("kind", "");
+    if (kind == "NodePool") {
+      document.value["spec"].erase("limits");
+      if (!args.budget.empty()) {
+        document.value["spec"]["disruption"]["budgets"] = {{{"nodes", args.budget}}};
+      }
+      if (Status s = Store(client, kube::resources::kNodePools, document.value); !s.ok()) return s;
+    } else if (kind == "EC2NodeClass") {
+      if (Status s = Store(client, kube::resources::kEC2NodeClasses, document.value); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  const kube::Object initialized = {{"type", "Initialized"},
+                                    {"status", "True"},
+                                    {"reason", "Initialized"},
+                                    {"lastTransitionTime", "2026-01-01T00:00:00Z"}};
+  const kube::Object consolidatable = {{"type", "Consolidatable"},
+                                       {"status", "True"},
+                                       {"reason", "Consolidatable"},
+                                       {"lastTransitionTime", "2026-01-01T00:00:00Z"}};
+  const disruption::Cluster& cluster = generated.cluster;
+  for (size_t n = 0; n < cluster.candidates.size(); ++n) {
+    const scheduling::ExistingNode& node = cluster.capacity.existing_nodes[n];
+    const disruption::Candidate& candidate = cluster.candidates[n];
+    const std::string provider_id = "sim:///" + candidate.zone + "/i-" + std::to_string(n);
+    if (Status s = Store(client, kube::resources::kNodes,
+                         {{"apiVersion", "v1"},
+                          {"kind", "Node"},
+                          {"metadata", {{"name", node.name}, {"labels", api::Encode(node.labels)}}},
+                          {"spec", {{"providerID", provider_id}}}},
+                         {{"allocatable", api::Encode(node.allocatable)},
+                          {"capacity", api::Encode(node.allocatable)},
+                          {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}});
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = Store(
+            client, kube::resources::kNodeClaims,
+            {{"apiVersion", "karpenter.sh/v1"},
+             {"kind", "NodeClaim"},
+             {"metadata", {{"name", candidate.node_claim}, {"labels", api::Encode(node.labels)}}},
+             {"spec",
+              {{"requirements", kube::Object::array()},
+               {"nodeClassRef",
+                {{"group", "karpenter.k8s.aws"}, {"kind", "EC2NodeClass"}, {"name", "default"}}}}}},
+            {{"providerID", provider_id},
+             {"nodeName", node.name},
+             {"conditions", {initialized, consolidatable}}});
+        !s.ok()) {
+      return s;
+    }
+    for (const api::Pod* pod : node.pods) {
+      kube::Object containers = kube::Object::array();
+      for (const api::Container& container : pod->spec.containers) {
+        containers.push_back({{"name", container.name},
+                              {"image", "registry.k8s.io/pause:3.10"},
+                              {"resources", {{"requests", api::Encode(container.requests)}}}});
+      }
+      if (Status s = Store(client, kube::resources::kPods,
+                           {{"apiVersion", "v1"},
+                            {"kind", "Pod"},
+                            {"metadata",
+                             {{"name", pod->metadata.name},
+                              {"namespace", pod->metadata.namespace_},
+                              {"labels", api::Encode(pod->metadata.labels)}}},
+                            {"spec", {{"nodeName", node.name}, {"containers", containers}}}},
+                           {{"phase", "Running"}});
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 int RunConsolidation(const ConsolidationArgs& args) {
@@ -156,9 +256,34 @@ int RunConsolidation(const ConsolidationArgs& args) {
     std::cerr << "error: " << generated.error().message << '\n';
     return 1;
   }
-  const disruption::Cluster& cluster = (*generated)->cluster;
   const disruption::Options options;
+  // From informers: the same cluster stored in kube/memory and read back as the controller does.
+  VirtualClock clock(std::chrono::system_clock::now());
+  kube::memory::MemoryClient client(clock);
+  std::unique_ptr<controllers::ClusterCache> informers;
+  std::unique_ptr<cloud::SimCloudProvider> cloud;
+  if (args.from_informers) {
+    if (Status stored = StoreCluster(**generated, args, client); !stored.ok()) {
+      std::cerr << "error: " << stored.error().message << '\n';
+      return 1;
+    }
+    informers = std::make_unique<controllers::ClusterCache>(client);
+    for (kube::Informer* informer : informers->all()) {
+      if (Status synced = informer->Sync(); !synced.ok()) {
+        std::cerr << "error: " << synced.error().message << '\n';
+        return 1;
+      }
+    }
+    cloud = std::make_unique<cloud::SimCloudProvider>((*generated)->catalog, clock, "us-east-1");
+  }
   const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<controllers::DisruptionView> view;
+  if (args.from_informers) {
+    view = controllers::BuildDisruptionView(*informers, *cloud, Logger(), clock.Now());
+  }
+  const double view_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const disruption::Cluster& cluster = view ? view->cluster : (*generated)->cluster;
   const std::optional<disruption::Command> command = disruption::ComputeCommand(cluster, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -176,6 +301,7 @@ int RunConsolidation(const ConsolidationArgs& args) {
   out["method"] = command ? std::string(disruption::MethodName(command->method)) : "";
   out["replacements"] = command ? command->replacements.size() : 0;
   out["singleNodeSavingsPerHour"] = single ? single->savings_per_hour : 0.0;
+  if (view) out["viewSeconds"] = view_seconds;
   std::cout << out.dump() << '\n';
   return 0;
 }

@@ -15,11 +15,15 @@ struct ConsolidationArgs {
   std::string budget;
   double utilization = 0.6;  // of each node's allocatable CPU and memory its pods request
   uint64_t seed = 42;
+  // Store the cluster in kube/memory and time the controller's whole pass: the view built from
+  // synced informers (the snapshot, candidates, budgets) and then the engine.
+  bool from_informers = false;
 };
 
 // Prints {"nodes", "pods", "seconds", "commands", "nodesRemoved", "savingsPerHour", "peakRssMb"}
-// plus the method that decided and what single-node consolidation alone would have saved;
-// returns the exit code.
+// plus the method that decided and what single-node consolidation alone would have saved (and,
+// from informers, "viewSeconds": the part of "seconds" spent building the view); returns the exit
+// code.
 int RunConsolidation(const ConsolidationArgs& args);
 
 }  // namespace karpenter::bench

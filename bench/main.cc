@@ -167,6 +167,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   consolidation_cmd->add_option("--seed", consolidation.seed, "Generator seed")
       ->capture_default_str();
+  consolidation_cmd->add_flag("--from-informers", consolidation.from_informers,
+                              "Read the cluster from kube/memory through informers, as the "
+                              "controller does, and time that too");
   consolidation_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);

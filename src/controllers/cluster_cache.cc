@@ -39,7 +39,11 @@ ClusterCache::ClusterCache(kube::Client& client)
       node_pools_(client, kube::resources::kNodePools),
       node_classes_(client, kube::resources::kEC2NodeClasses),
       daemon_sets_(client, kube::resources::kDaemonSets),
-      disruption_budgets_(client, kube::resources::kPodDisruptionBudgets) {
+      disruption_budgets_(client, kube::resources::kPodDisruptionBudgets),
+      decoded_pods_(pods_, [](const kube::Object& pod) { return DecodePod(pod); }),
+      decoded_nodes_(nodes_, [](const kube::Object& node) { return DecodeNode(node); }),
+      decoded_node_claims_(node_claims_,
+                           [](const kube::Object& claim) { return DecodeNodeClaim(claim); }) {
   pods_.AddIndex(std::string(kIndexPodsByNode), [](const kube::Object& pod) {
     return IndexValue(pod, {"spec", "nodeName"});
   });

@@ -15,6 +15,7 @@
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/workloads.h"
+#include "controllers/decoded_cache.h"
 #include "kube/client.h"
 #include "kube/informer.h"
 
@@ -46,6 +47,11 @@ class ClusterCache {
   std::vector<kube::Informer*> all();
   bool synced() const;
 
+  // Pods, Nodes and NodeClaims decoded once per change (those that decode).
+  const DecodedCache<api::Pod>& decoded_pods() const { return decoded_pods_; }
+  const DecodedCache<api::Node>& decoded_nodes() const { return decoded_nodes_; }
+  const DecodedCache<api::NodeClaim>& decoded_node_claims() const { return decoded_node_claims_; }
+
   // The Node carrying `provider_id`, if any.
   std::optional<kube::Object> NodeByProviderId(std::string_view provider_id) const;
 
@@ -57,6 +63,9 @@ class ClusterCache {
   kube::Informer node_classes_;
   kube::Informer daemon_sets_;
   kube::Informer disruption_budgets_;  // PodDisruptionBudgets
+  DecodedCache<api::Pod> decoded_pods_;
+  DecodedCache<api::Node> decoded_nodes_;
+  DecodedCache<api::NodeClaim> decoded_node_claims_;
 };
 
 // Typed views. An object that does not decode (an invalid object the API server let through)

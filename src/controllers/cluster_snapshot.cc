@@ -9,24 +9,12 @@
 
 namespace karpenter::controllers {
 
-std::vector<api::Pod> DecodePods(const ClusterCache& cluster) {
-  std::vector<api::Pod> pods;
-  pods.reserve(cluster.pods().size());
-  cluster.pods().ForEach([&](const kube::Object& object) {
-    if (std::optional<api::Pod> pod = DecodePod(object)) pods.push_back(std::move(*pod));
-  });
-  return pods;
-}
-
 ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
-                             const Logger& logger, std::vector<api::Pod> pods) {
+                             const Logger& logger,
+                             std::vector<std::shared_ptr<const api::Pod>> pods) {
   ClusterSnapshot snapshot;
   snapshot.pods = std::move(pods);
-  cluster.node_claims().ForEach([&](const kube::Object& object) {
-    if (std::optional<api::NodeClaim> claim = DecodeNodeClaim(object)) {
-      snapshot.node_claims.push_back(std::move(*claim));
-    }
-  });
+  snapshot.node_claims = cluster.decoded_node_claims().All();
   cluster.node_pools().ForEach([&](const kube::Object& object) {
     std::string error;
     std::optional<api::NodePool> pool = DecodeNodePool(object, &error);
@@ -51,11 +39,9 @@ ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& 
       snapshot.daemon_sets.push_back(std::move(*ds));
     }
   });
-  cluster.nodes().ForEach([&](const kube::Object& object) {
-    std::optional<api::Node> node = DecodeNode(object);
-    if (node && node->metadata.deletion_timestamp.empty()) {
-      snapshot.nodes.push_back(std::move(*node));
-    }
+  snapshot.nodes = cluster.decoded_nodes().All();
+  std::erase_if(snapshot.nodes, [](const std::shared_ptr<const api::Node>& node) {
+    return !node->metadata.deletion_timestamp.empty();
   });
   return snapshot;
 }
@@ -69,7 +55,8 @@ SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
     for (const cloud::InstanceType& type : *entry.instance_types) {
       offer.instance_types.push_back(&type);
     }
-    for (const api::NodeClaim& claim : snapshot.node_claims) {
+    for (const auto& claim_ptr : snapshot.node_claims) {
+      const api::NodeClaim& claim = *claim_ptr;
       if (!claim.metadata.deletion_timestamp.empty()) continue;
       const auto it = claim.metadata.labels.find(api::kLabelNodePool);
       if (it == claim.metadata.labels.end() || it->second != entry.pool.metadata.name) continue;
@@ -82,19 +69,20 @@ SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
   for (const api::Workload& ds : snapshot.daemon_sets) input.daemon_sets.push_back(&ds.template_);
 
   std::map<std::string_view, std::vector<const api::Pod*>> pods_by_node;
-  for (const api::Pod& pod : snapshot.pods) {
-    if (!pod.spec.node_name.empty() && !api::IsTerminal(pod)) {
-      pods_by_node[pod.spec.node_name].push_back(&pod);
+  for (const auto& pod : snapshot.pods) {
+    if (!pod->spec.node_name.empty() && !api::IsTerminal(*pod)) {
+      pods_by_node[pod->spec.node_name].push_back(pod.get());
     }
   }
   std::map<std::string_view, const api::NodeClaim*> claims_by_provider_id;
-  for (const api::NodeClaim& claim : snapshot.node_claims) {
-    if (!claim.status.provider_id.empty()) {
-      claims_by_provider_id.emplace(claim.status.provider_id, &claim);
+  for (const auto& claim : snapshot.node_claims) {
+    if (!claim->status.provider_id.empty()) {
+      claims_by_provider_id.emplace(claim->status.provider_id, claim.get());
     }
   }
   std::set<std::string_view> claims_with_nodes;
-  for (const api::Node& node : snapshot.nodes) {
+  for (const auto& node_ptr : snapshot.nodes) {
+    const api::Node& node = *node_ptr;
     scheduling::ExistingNode existing;
     existing.name = node.metadata.name;
     existing.labels = node.metadata.labels;
@@ -136,7 +124,8 @@ SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
     input.existing_nodes.push_back(std::move(existing));
     view.sources.push_back({&node, claim});
   }
-  for (const api::NodeClaim& claim : snapshot.node_claims) {
+  for (const auto& claim_ptr : snapshot.node_claims) {
+    const api::NodeClaim& claim = *claim_ptr;
     if (claims_with_nodes.contains(claim.metadata.name) ||
         !claim.metadata.deletion_timestamp.empty()) {
       continue;

@@ -2,7 +2,8 @@
 // One decoded view of the cluster for a controller pass (provisioning, disruption), taken from the
 // informers at one moment, and the capacity the scheduler sees in it: every Node with the pods
 // bound to it, and every in-flight NodeClaim (launched or launching, no Node yet).
-// Objects that do not decode are skipped (and logged); the pass goes on with the rest.
+// Pods, Nodes and NodeClaims come decoded from the cache; other objects that do not decode are
+// skipped (and logged); the pass goes on with the rest.
 
 #include <memory>
 #include <string>
@@ -27,20 +28,19 @@ struct NodePoolView {
 };
 
 struct ClusterSnapshot {
-  std::vector<api::Pod> pods;
-  std::vector<api::Node> nodes;             // those not being deleted
-  std::vector<api::NodeClaim> node_claims;  // deleting ones included
-  std::vector<NodePoolView> node_pools;     // not deleting, with their EC2NodeClass present
+  std::vector<std::shared_ptr<const api::Pod>> pods;
+  std::vector<std::shared_ptr<const api::Node>> nodes;             // those not being deleted
+  std::vector<std::shared_ptr<const api::NodeClaim>> node_claims;  // deleting ones included
+  std::vector<NodePoolView> node_pools;  // not deleting, with their EC2NodeClass present
   std::vector<api::Workload> daemon_sets;
 };
 
-// Decodes every pod the informer holds.
-std::vector<api::Pod> DecodePods(const ClusterCache& cluster);
-
-// Decodes the rest of the cluster beside `pods`, and asks the cloud for each NodePool's
-// instance types (a pool whose listing fails is left out, with an error logged).
+// Takes the rest of the cluster beside `pods` (from cluster.decoded_pods()), and asks the cloud
+// for each NodePool's instance types (a pool whose listing fails is left out, with an error
+// logged).
 ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
-                             const Logger& logger, std::vector<api::Pod> pods);
+                             const Logger& logger,
+                             std::vector<std::shared_ptr<const api::Pod>> pods);
 
 // Where a scheduler node came from.
 struct CapacitySource {

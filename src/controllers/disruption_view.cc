@@ -85,7 +85,7 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
                                                     cloud::CloudProvider& cloud,
                                                     const Logger& logger, TimePoint now) {
   auto view = std::make_unique<DisruptionView>();
-  view->snapshot = TakeSnapshot(cluster, cloud, logger, DecodePods(cluster));
+  view->snapshot = TakeSnapshot(cluster, cloud, logger, cluster.decoded_pods().All());
   SchedulingView scheduling = BuildSchedulingView(view->snapshot);
   view->sources = std::move(scheduling.sources);
   disruption::Cluster& out = view->cluster;
@@ -95,11 +95,11 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
   for (const NodePoolView& pool : view->snapshot.node_pools) pools[pool.pool.metadata.name] = &pool;
   std::map<std::string_view, int> total;
   std::map<std::string_view, int> disrupting;
-  for (const api::NodeClaim& claim : view->snapshot.node_claims) {
-    const auto pool = claim.metadata.labels.find(api::kLabelNodePool);
-    if (pool == claim.metadata.labels.end()) continue;
+  for (const auto& claim : view->snapshot.node_claims) {
+    const auto pool = claim->metadata.labels.find(api::kLabelNodePool);
+    if (pool == claim->metadata.labels.end()) continue;
     ++total[pool->second];
-    if (!claim.metadata.deletion_timestamp.empty()) ++disrupting[pool->second];
+    if (!claim->metadata.deletion_timestamp.empty()) ++disrupting[pool->second];
   }
   const std::set<std::string, std::less<>> protected_pods = ProtectedPods(cluster);
   const api::Taint disrupted = DisruptedTaint();

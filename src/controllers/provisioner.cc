@@ -74,14 +74,17 @@ Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::Clo
       random_(seed) {}
 
 Result<ProvisioningResult> Provisioner::Provision() {
-  std::vector<api::Pod> pods = DecodePods(cluster_);
+  std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
   ProvisioningResult result;
-  if (std::none_of(pods.begin(), pods.end(), IsProvisionable)) return result;
+  if (std::none_of(pods.begin(), pods.end(),
+                   [](const auto& pod) { return IsProvisionable(*pod); })) {
+    return result;
+  }
   const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
   SchedulingView view = BuildSchedulingView(snapshot);
   scheduling::SchedulerInput& input = view.input;
-  for (const api::Pod& pod : snapshot.pods) {
-    if (IsProvisionable(pod)) input.pods.push_back(&pod);
+  for (const auto& pod : snapshot.pods) {
+    if (IsProvisionable(*pod)) input.pods.push_back(pod.get());
   }
   std::set<std::string_view> in_flight_claims;
   for (const scheduling::ExistingNode& node : input.existing_nodes) {

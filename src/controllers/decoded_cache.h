@@ -1,0 +1,62 @@
+#pragma once
+// The typed objects of an informer, decoded once per change on the informer's thread instead of
+// on every controller pass: a pass over 50,000 pods then costs copying pointers, not decoding
+// JSON. Objects that do not decode are left out (the controllers that own them report why).
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kube/informer.h"
+#include "kube/object.h"
+
+namespace karpenter::controllers {
+
+template <class T>
+class DecodedCache {
+ public:
+  using Decode = std::function<std::optional<T>(const kube::Object&)>;
+
+  // Registers a handler on `informer` (before it syncs); `informer` must outlive this cache's
+  // use and this cache must not move.
+  DecodedCache(kube::Informer& informer, Decode decode) : decode_(std::move(decode)) {
+    informer.AddHandler([this](kube::WatchEventType type, const kube::Object& object) {
+      std::shared_ptr<const T> decoded;
+      if (type != kube::WatchEventType::kDeleted) {
+        if (std::optional<T> value = decode_(object)) {
+          decoded = std::make_shared<const T>(std::move(*value));
+        }
+      }
+      std::string key = kube::Key(object);
+      std::lock_guard lock(mutex_);
+      if (decoded) {
+        objects_[std::move(key)] = std::move(decoded);
+      } else {
+        objects_.erase(key);
+      }
+    });
+  }
+  DecodedCache(const DecodedCache&) = delete;
+  DecodedCache& operator=(const DecodedCache&) = delete;
+
+  // Every object that decoded, in key order.
+  std::vector<std::shared_ptr<const T>> All() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::shared_ptr<const T>> all;
+    all.reserve(objects_.size());
+    for (const auto& [key, object] : objects_) all.push_back(object);
+    return all;
+  }
+
+ private:
+  const Decode decode_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_;
+};
+
+}  // namespace karpenter::controllers
