@@ -462,6 +462,37 @@ TEST(DisruptionScenarioTest, RestartUntaintsNodesAnUnfinishedCommandMarked) {
       controllers::HasTaint(world.List(resources::kNodes)[0], controllers::DisruptedTaint()));
 }
 
+TEST(DisruptionScenarioTest, ReplacementThatNeverInitializesIsRolledBackAfterTheTimeout) {
+  World world;
+  StartWith(world, Pool(kAllAtOnce, kSmallOnly));
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  const std::string original(kube::Name(world.List(resources::kNodeClaims)[0]));
+  // A startup taint nothing removes: the template change drifts the node, and its replacement
+  // registers but never initializes.
+  Object pool = world.Get(resources::kNodePools, "default");
+  pool["spec"]["template"]["spec"]["startupTaints"] =
+      Object::array({{{"key", "example.com/never"}, {"effect", "NoSchedule"}}});
+  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  ASSERT_TRUE(
+      world.RunUntil([&] { return world.List(resources::kNodeClaims).size() == 2; }, seconds(60)));
+  EXPECT_EQ(ConditionStatus(world.Get(resources::kNodeClaims, original),
+                            controllers::kConditionDisruptionReason),
+            "True");
+  world.RunFor(minutes(9), seconds(1));
+  EXPECT_THAT(AllEvents(world, "DisruptionRollback"), IsEmpty()) << "still within the timeout";
+  ASSERT_TRUE(
+      world.RunUntil([&] { return !AllEvents(world, "DisruptionRollback").empty(); }, minutes(2)));
+  EXPECT_THAT(AllEvents(world, "DisruptionRollback"),
+              Contains("not disrupted: replacements did not initialize in time"));
+  world.RunFor(seconds(2));
+  const Object kept = world.Get(resources::kNodeClaims, original);
+  ASSERT_FALSE(kept.is_null());
+  EXPECT_TRUE(kube::DeletionTimestamp(kept).empty());
+  EXPECT_EQ(ConditionStatus(kept, controllers::kConditionDisruptionReason), "");
+  EXPECT_THAT(world.PendingPods(), IsEmpty()) << "the pod never left";
+}
+
 TEST(DisruptionScenarioTest, ExpiredNodeClaimsAreReplacedRegardlessOfBudgets) {
   World world;
   Object pool = Pool(Budgets(Object::array({{{"nodes", "0"}}})), kSmallOnly);
