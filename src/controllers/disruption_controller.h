@@ -9,6 +9,7 @@
 // that never initialized deleted. Events say what was decided and why, with the savings.
 
 #include <chrono>
+#include <deque>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +60,10 @@ class DisruptionController {
   // When Reconcile next has something to do.
   TimePoint NextWake() const;
 
-  const std::vector<DisruptionDecision>& decisions() const { return decisions_; }
+  // The latest executed commands, oldest first (at most kDecisionsKept: a controller runs for
+  // months).
+  const std::deque<DisruptionDecision>& decisions() const { return decisions_; }
+  static constexpr size_t kDecisionsKept = 10000;
 
  private:
   struct Decided {
@@ -99,7 +103,7 @@ class DisruptionController {
   TimePoint next_poll_;
   std::optional<Decided> decided_;
   std::vector<InFlight> in_flight_;
-  std::vector<DisruptionDecision> decisions_;
+  std::deque<DisruptionDecision> decisions_;
 };
 
 }  // namespace karpenter::controllers

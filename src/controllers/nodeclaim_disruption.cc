@@ -87,6 +87,19 @@ std::optional<TimePoint> NodeClaimDisruption::LastPodEvent(std::string_view node
   return it->second;
 }
 
+void NodeClaimDisruption::ForgetNode(std::string_view node) {
+  std::lock_guard lock(mutex_);
+  if (const auto it = last_pod_event_.find(node); it != last_pod_event_.end()) {
+    last_pod_event_.erase(it);
+  }
+}
+
+void NodeClaimDisruption::ForgetPodEvent(std::string_view node, TimePoint written) {
+  std::lock_guard lock(mutex_);
+  const auto it = last_pod_event_.find(node);
+  if (it != last_pod_event_.end() && it->second <= written) last_pod_event_.erase(it);
+}
+
 std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
                                              const kube::Object& node_pool_object,
                                              const kube::Object* node) const {
@@ -217,12 +230,15 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
   }
   if (!changed) return requeue;
   status["conditions"] = std::move(conditions);
+  const bool wrote_event_time = status.contains("lastPodEventTime");
   if (Status patched = PatchStatus(client_, kube::resources::kNodeClaims, *object, status);
       !patched.ok()) {
     if (patched.error().status == 409) return std::optional<milliseconds>(kConflictRetry);
     if (patched.error().status == 404) return std::optional<milliseconds>();
     return patched.error();
   }
+  // Kept in the status now: memory need only hold what is not written yet.
+  if (wrote_event_time) ForgetPodEvent(kube::Name(*node), *last_event);
   return requeue;
 }
 

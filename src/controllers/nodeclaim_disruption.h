@@ -37,6 +37,9 @@ class NodeClaimDisruption {
   // (deleted, deleting or finished). Returns that node's name when it is such an event.
   std::optional<std::string> ObservePod(kube::WatchEventType type, const kube::Object& pod);
 
+  // From the node informer: the Node is gone, and so is what was noted about it.
+  void ForgetNode(std::string_view node);
+
   // Expires, or updates lastPodEventTime, Consolidatable and Drifted of, the NodeClaim `name`.
   // Returns when to look again without a change to watch for.
   Result<std::optional<std::chrono::milliseconds>> Reconcile(std::string_view name);
@@ -46,6 +49,8 @@ class NodeClaimDisruption {
   std::string DriftReason(const kube::Object& claim_object, const kube::Object& node_pool_object,
                           const kube::Object* node) const;
   std::optional<TimePoint> LastPodEvent(std::string_view node) const;
+  // Drops the node's pod event time once `written` (as recent) is in its NodeClaim's status.
+  void ForgetPodEvent(std::string_view node, TimePoint written);
 
   ClusterCache& cluster_;
   kube::Client& client_;

@@ -85,7 +85,8 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     }
     Wake();
   });
-  cluster_.nodes().AddHandler([this](kube::WatchEventType, const kube::Object& node) {
+  cluster_.nodes().AddHandler([this](kube::WatchEventType type, const kube::Object& node) {
+    if (type == kube::WatchEventType::kDeleted) node_claim_disruption_.ForgetNode(kube::Name(node));
     const std::string provider_id(kube::StringAt(node, {"spec", "providerID"}));
     if (provider_id.empty()) return;
     for (const kube::Object& claim :

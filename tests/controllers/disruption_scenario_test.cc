@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <deque>
 #include <set>
 #include <string>
 #include <vector>
@@ -131,7 +132,7 @@ TEST(DisruptionScenarioTest, EmptyNodesGoAfterValidationWithAnEventAndTheSavings
   EXPECT_GE(world.Now() - emptied, seconds(15));
   EXPECT_THAT(AllEvents(world, "DisruptionTerminating"),
               Contains(HasSubstr("Empty: deleting 3 nodes with no pods to move, saving $0.30/h")));
-  const std::vector<controllers::DisruptionDecision>& decisions =
+  const std::deque<controllers::DisruptionDecision>& decisions =
       world.manager().disruption().decisions();
   ASSERT_THAT(decisions, SizeIs(1));
   EXPECT_EQ(decisions[0].method, disruption::Method::kEmptiness);
