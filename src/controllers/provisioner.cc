@@ -63,13 +63,11 @@ bool IsProvisionable(const api::Pod& pod) {
 }
 
 Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-                         kube::EventRecorder& events, const Clock& clock, Logger logger,
-                         uint64_t seed)
+                         kube::EventRecorder& events, Logger logger, uint64_t seed)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
       events_(events),
-      clock_(clock),
       logger_(std::move(logger)),
       random_(seed) {}
 

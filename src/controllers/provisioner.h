@@ -61,7 +61,7 @@ struct ProvisioningResult {
 class Provisioner {
  public:
   Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-              kube::EventRecorder& events, const Clock& clock, Logger logger, uint64_t seed);
+              kube::EventRecorder& events, Logger logger, uint64_t seed);
 
   // One pass now.
   Result<ProvisioningResult> Provision();
@@ -76,7 +76,6 @@ class Provisioner {
   kube::Client& client_;
   cloud::CloudProvider& cloud_;
   kube::EventRecorder& events_;
-  const Clock& clock_;
   Logger logger_;
   std::mt19937_64 random_;
 };
