@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "kube/memory/api_errors.h"
 #include "kube/disruption_budget.h"
+#include "kube/memory/api_errors.h"
 #include "kube/memory/field_labels.h"
 #include "kube/memory/metadata_rules.h"
 #include "kube/memory/strategy.h"
