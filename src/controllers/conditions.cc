@@ -53,6 +53,16 @@ kube::Object ConditionsOf(const kube::Object& object) {
   return conditions != nullptr && conditions->is_array() ? *conditions : kube::Object::array();
 }
 
+std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object,
+                                                 std::string_view type) {
+  for (const kube::Object& condition : ConditionsOf(object)) {
+    if (kube::StringAt(condition, {"type"}) == type) {
+      return ParseTime(kube::StringAt(condition, {"lastTransitionTime"}));
+    }
+  }
+  return std::nullopt;
+}
+
 Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
                    kube::Object status) {
   Result<kube::Object> patched = client.Patch(

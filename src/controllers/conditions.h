@@ -2,6 +2,7 @@
 // Status conditions (metav1.Condition) on the JSON of an object: set one, read one. Setting keeps
 // lastTransitionTime when the status does not change, as the API conventions ask.
 
+#include <optional>
 #include <string_view>
 
 #include "common/clock.h"
@@ -22,6 +23,9 @@ bool RemoveCondition(kube::Object& conditions, std::string_view type);
 
 // A copy of object.status.conditions; an empty array when there is none.
 kube::Object ConditionsOf(const kube::Object& object);
+
+// When condition `type` of `object` last changed status; nullopt when absent or unreadable.
+std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object, std::string_view type);
 
 // Merges `status` into the status subresource of `object` (cluster-scoped `resource`), only if
 // the object is still at the resourceVersion it was read at: the patch replaces arrays such as

@@ -26,15 +26,6 @@ bool IsGone(kube::WatchEventType type, const kube::Object& pod) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
-std::optional<TimePoint> TransitionTime(const kube::Object& object, std::string_view type) {
-  for (const kube::Object& condition : ConditionsOf(object)) {
-    if (kube::StringAt(condition, {"type"}) == type) {
-      return ParseTime(kube::StringAt(condition, {"lastTransitionTime"}));
-    }
-  }
-  return std::nullopt;
-}
-
 milliseconds Until(TimePoint when, TimePoint now) {
   return std::max(milliseconds(1), std::chrono::ceil<milliseconds>(when - now));
 }
@@ -206,7 +197,7 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
     changed |= SetCondition(conditions, kConditionConsolidatable, false, "ConsolidateAfterNever",
                             "the NodePool's consolidateAfter is Never", now, generation);
   } else {
-    TimePoint since = TransitionTime(*object, "Initialized").value_or(now);
+    TimePoint since = ConditionTransitionTime(*object, "Initialized").value_or(now);
     if (last_event) since = std::max(since, *last_event);
     const TimePoint at = since + after.value();
     if (now >= at) {

@@ -26,11 +26,6 @@ kube::Object Member(const kube::Object& object, const char* section, const char*
   return value == part->end() ? kube::Object(nullptr) : *value;
 }
 
-kube::Object Conditions(const kube::Object& object) {
-  kube::Object conditions = Member(object, "status", "conditions");
-  return conditions.is_array() ? conditions : kube::Object::array();
-}
-
 // The finalizers of `object` without `finalizer`.
 kube::Object FinalizersWithout(const kube::Object& object, std::string_view finalizer) {
   kube::Object out = kube::Object::array();
@@ -40,15 +35,6 @@ kube::Object FinalizersWithout(const kube::Object& object, std::string_view fina
     if (!(f.is_string() && f.get_ref<const std::string&>() == finalizer)) out.push_back(f);
   }
   return out;
-}
-
-std::optional<TimePoint> ConditionTime(const kube::Object& object, std::string_view type) {
-  for (const kube::Object& condition : Conditions(object)) {
-    if (kube::StringAt(condition, {"type"}) == type) {
-      return ParseTime(kube::StringAt(condition, {"lastTransitionTime"}));
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -104,18 +90,6 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
   return std::optional<milliseconds>();
 }
 
-Status NodeClaimLifecycle::PatchStatus(const kube::Object& object, kube::Object status) {
-  // The patch replaces status.conditions whole, so it must not land on a newer NodeClaim than the
-  // one it was computed from: the resourceVersion makes a stale write a 409.
-  Result<kube::Object> patched = client_.Patch(
-      kube::resources::kNodeClaims, "", kube::Name(object), kube::PatchType::kMerge,
-      kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
-                   {"status", std::move(status)}},
-      kube::Subresource::kStatus);
-  if (!patched.ok()) return patched.error();
-  return {};
-}
-
 NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& object,
                                                        const api::NodeClaim& claim) {
   const std::string& name = claim.metadata.name;
@@ -133,10 +107,10 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& objec
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
       return std::optional<milliseconds>();
     }
-    kube::Object conditions = Conditions(object);
+    kube::Object conditions = ConditionsOf(object);
     SetCondition(conditions, "Launched", false, "LaunchFailed", instance.error().message, now,
                  claim.metadata.generation);
-    (void)PatchStatus(object, {{"conditions", conditions}});
+    (void)PatchStatus(client_, kube::resources::kNodeClaims, object, {{"conditions", conditions}});
     logger_.Error("launching nodeclaim failed",
                   {logkey::NodeClaim(name), logkey::Err(instance.error())});
     return std::optional<milliseconds>(kRetry);
@@ -148,13 +122,14 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& objec
       client_.Patch(kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
                     kube::Object{{"metadata", {{"labels", labels}}}}, kube::Subresource::kNone);
   if (!labelled.ok()) return labelled.error();
-  kube::Object conditions = Conditions(object);
+  kube::Object conditions = ConditionsOf(object);
   SetCondition(conditions, "Launched", true, "Launched", "", now, claim.metadata.generation);
-  Status patched = PatchStatus(object, {{"providerID", instance->provider_id},
-                                        {"imageID", instance->image_id},
-                                        {"capacity", api::Encode(instance->capacity)},
-                                        {"allocatable", api::Encode(instance->allocatable)},
-                                        {"conditions", conditions}});
+  Status patched = PatchStatus(client_, kube::resources::kNodeClaims, object,
+                               {{"providerID", instance->provider_id},
+                                {"imageID", instance->image_id},
+                                {"capacity", api::Encode(instance->capacity)},
+                                {"allocatable", api::Encode(instance->allocatable)},
+                                {"conditions", conditions}});
   if (!patched.ok()) return patched.error();
   logger_.Info("launched nodeclaim", {logkey::NodeClaim(name),
                                       logkey::ProviderId(instance->provider_id),
@@ -172,7 +147,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
   const TimePoint now = clock_.Now();
   if (!node) {
-    const std::optional<TimePoint> launched = ConditionTime(object, "Launched");
+    const std::optional<TimePoint> launched = ConditionTransitionTime(object, "Launched");
     if (launched && now - *launched > options_.registration_ttl) {
       const std::string message = fmt::format(
           "its node did not register within {}s",
@@ -223,9 +198,10 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
                                  {"spec", {{"taints", api::Encode(taints)}}}},
                     kube::Subresource::kNone);
   if (!patched.ok()) return patched.error();
-  kube::Object conditions = Conditions(object);
+  kube::Object conditions = ConditionsOf(object);
   SetCondition(conditions, "Registered", true, "Registered", "", now, claim.metadata.generation);
-  if (Status status = PatchStatus(object, {{"nodeName", node_name}, {"conditions", conditions}});
+  if (Status status = PatchStatus(client_, kube::resources::kNodeClaims, object,
+                                  {{"nodeName", node_name}, {"conditions", conditions}});
       !status.ok()) {
     return status.error();
   }
@@ -258,10 +234,12 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& o
       kube::Subresource::kNone);
   if (!labelled.ok()) return labelled.error();
   const TimePoint now = clock_.Now();
-  kube::Object conditions = Conditions(object);
+  kube::Object conditions = ConditionsOf(object);
   SetCondition(conditions, "Initialized", true, "Initialized", "", now, claim.metadata.generation);
   SetCondition(conditions, "Ready", true, "Ready", "", now, claim.metadata.generation);
-  if (Status status = PatchStatus(object, {{"conditions", conditions}}); !status.ok()) {
+  if (Status status =
+          PatchStatus(client_, kube::resources::kNodeClaims, object, {{"conditions", conditions}});
+      !status.ok()) {
     return status.error();
   }
   logger_.Info("initialized nodeclaim", {logkey::NodeClaim(claim.metadata.name),

@@ -43,7 +43,6 @@ class NodeClaimLifecycle {
   Requeue Register(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Initialize(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Finalize(const kube::Object& object, const api::NodeClaim& claim);
-  Status PatchStatus(const kube::Object& object, kube::Object status);
   bool InstanceGone(const kube::Object& node, std::string_view provider_id);
 
   ClusterCache& cluster_;
