@@ -118,6 +118,26 @@ class DisruptionE2E : public ControllerEndToEnd {
     return true;
   }
 
+  // Nodes (type, team label), NodeClaims (conditions, deleting) and pods (phase, node): what a
+  // failed wait saw last.
+  std::string State() {
+    std::string out;
+    for (const kube::Object& node : SimNodes(*client_)) {
+      out += "\nnode " + std::string(kube::Name(node)) +
+             " team=" + std::string(kube::Label(node, "team"));
+    }
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      out += "\nnodeclaim " + std::string(kube::Name(claim)) +
+             (kube::DeletionTimestamp(claim).empty() ? "" : " deleting") + " " +
+             Part(claim, "status").value("conditions", kube::Object::array()).dump();
+    }
+    for (const kube::Object& pod :
+         List(*client_, kube::resources::kPods, std::string(kNamespace))) {
+      out += "\npod " + std::string(kube::Name(pod)) + " " + Phase(pod) + " on " + NodeName(pod);
+    }
+    return out;
+  }
+
   // A second client, for a watcher thread.
   static std::unique_ptr<kube::Client> NewClient() {
     Result<std::unique_ptr<kube::Client>> client =
@@ -247,7 +267,7 @@ TEST_F(DisruptionE2E, TemplateChangeReplacesEveryNodeWithinItsBudget) {
                });
       },
       seconds(420)))
-      << "not every node was replaced by one from the new template";
+      << "not every node was replaced by one from the new template; " << State();
   EXPECT_EQ(disrupting.most(), 1u) << "the budget allows one node at a time";
   for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
     EXPECT_FALSE(old_claims.contains(std::string(kube::Name(claim)))) << kube::Name(claim);
