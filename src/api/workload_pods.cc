@@ -46,6 +46,10 @@ std::string_view KindName(WorkloadKind kind) {
 
 }  // namespace
 
+std::string PodTemplateHash(std::string_view namespace_, std::string_view name) {
+  return Encode(Fnv1a("template", Fnv1a(name, Fnv1a(namespace_))), 10);
+}
+
 std::vector<Pod> ExpandWorkload(const Workload& workload) {
   std::vector<Pod> pods;
   if (workload.kind == WorkloadKind::kDaemonSet || workload.replicas <= 0) return pods;
@@ -55,7 +59,7 @@ std::vector<Pod> ExpandWorkload(const Workload& workload) {
   std::string owner_kind(KindName(workload.kind));
   std::string owner_name = name;
   if (workload.kind == WorkloadKind::kDeployment) {
-    std::string hash = Encode(Fnv1a("template", seed), 10);
+    std::string hash = PodTemplateHash(workload.metadata.namespace_, name);
     owner_kind = "ReplicaSet";
     owner_name = name + '-' + hash;
     prefix = owner_name + '-';

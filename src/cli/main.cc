@@ -1,4 +1,4 @@
-// karpenter: the node autoscaler's command line (controller, plan, validate; simulate follows).
+// karpenter: the node autoscaler's command line (controller, simulate, plan, validate).
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -6,6 +6,7 @@
 
 #include "cli/controller_command.h"
 #include "cli/plan_command.h"
+#include "cli/simulate_command.h"
 #include "cli/validate_command.h"
 
 namespace {
@@ -44,6 +45,27 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--zones", zones, "Comma-separated zones (default: all)");
   plan_cmd->add_option("--output,-o", plan.output, "table | json")->capture_default_str();
 
+  karpenter::cli::SimulateOptions simulate;
+  auto* simulate_cmd = app.add_subcommand(
+      "simulate",
+      "What Karpenter will do to a cluster, and what it will cost: the controllers on a simulated "
+      "cluster (no files: the built-in CAS → Karpenter migration)");
+  simulate_cmd->add_option("files", simulate.files,
+                           "Manifests or `kubectl get nodes,pods,pdb,ds,deploy,sts,rs,jobs -A -o "
+                           "json` snapshots");
+  simulate_cmd->add_option("--timeline", simulate.timeline,
+                           "Timeline YAML: node groups and actions (scale, drain, interrupt, …)");
+  simulate_cmd->add_option("--duration", simulate.duration, "Virtual time to simulate")
+      ->capture_default_str();
+  simulate_cmd->add_option("--seed", simulate.seed, "Seed of every random choice")
+      ->capture_default_str();
+  simulate_cmd->add_option("--catalog", simulate.catalog, "aws | fake<N> | a catalog JSON file")
+      ->capture_default_str();
+  simulate_cmd->add_option("--region", simulate.region, "AWS region")->capture_default_str();
+  simulate_cmd->add_option("--spot-prices", simulate.spot_prices, "Spot prices file (aws catalog)");
+  simulate_cmd->add_option("--output,-o", simulate.output, "text | json")->capture_default_str();
+  simulate_cmd->add_option("--report", simulate.report, "Write a self-contained HTML report");
+
   std::vector<std::string> validate_files;
   auto* validate_cmd =
       app.add_subcommand("validate", "Validate NodePool, NodeClaim and EC2NodeClass manifests");
@@ -54,6 +76,9 @@ int main(int argc, char** argv) {
   if (plan_cmd->parsed()) {
     plan.zones = SplitCommas(zones);
     return karpenter::cli::RunPlan(plan, std::cout, std::cerr);
+  }
+  if (simulate_cmd->parsed()) {
+    return karpenter::cli::RunSimulate(simulate, std::cout, std::cerr);
   }
   if (validate_cmd->parsed()) {
     return karpenter::cli::RunValidate(validate_files, std::cout, std::cerr);

@@ -176,6 +176,7 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
                               {"replacements", in_flight.replacements}});
   decisions_.push_back({now, command.method, in_flight.nodes, in_flight.replacements,
                         command.savings_per_hour, description});
+  ++decisions_made_;
   if (decisions_.size() > kDecisionsKept) decisions_.pop_front();
   const std::string message = fmt::format("{}: {}", reason, description);
   for (size_t i = 0; i < in_flight.nodes.size(); ++i) {

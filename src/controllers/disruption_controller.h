@@ -64,6 +64,8 @@ class DisruptionController {
   // months).
   const std::deque<DisruptionDecision>& decisions() const { return decisions_; }
   static constexpr size_t kDecisionsKept = 10000;
+  // How many commands were executed since the start (decisions() keeps the latest).
+  uint64_t decisions_made() const { return decisions_made_; }
 
  private:
   struct Decided {
@@ -104,6 +106,7 @@ class DisruptionController {
   std::optional<Decided> decided_;
   std::vector<InFlight> in_flight_;
   std::deque<DisruptionDecision> decisions_;
+  uint64_t decisions_made_ = 0;
 };
 
 }  // namespace karpenter::controllers

@@ -52,6 +52,7 @@ class Manager {
           ManagerOptions options);
 
   controllers::ClusterCache& cluster() { return cluster_; }
+  const controllers::ClusterCache& cluster() const { return cluster_; }
   const controllers::DisruptionController& disruption() const { return disruption_; }
 
   // Production: informers on their own threads, the controller loop on this one, until `stop`.

@@ -1,0 +1,190 @@
+#include "cli/simulate_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "api/manifest.h"
+#include "cli/builtin_scenario.h"
+#include "cloud/catalog.h"
+#include "common/document.h"
+#include "common/duration.h"
+#include "simulate/html_report.h"
+#include "simulate/report.h"
+#include "simulate/simulation.h"
+
+namespace karpenter::cli {
+namespace {
+
+// Objects the simulation stores beside what api::Manifest decodes.
+bool AlwaysKept(std::string_view kind) { return kind == "Namespace"; }
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Error{fmt::format("{}: cannot read", path)};
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Decodes every document of `text` as `validate` does; keeps the valid ones, lists the ignored
+// kinds and appends every problem to `errors`.
+void AddManifests(std::string_view text, std::string_view source, simulate::SimulationInput& input,
+                  std::vector<std::string>& errors) {
+  Result<std::vector<Document>> documents = ParseDocuments(text, source);
+  if (!documents.ok()) {
+    errors.push_back(documents.error().message);
+    return;
+  }
+  for (Document& document : *documents) {
+    const std::string where = fmt::format("{}:{}", source, document.line);
+    api::DecodeOutcome outcome = api::DecodeObject(document.value, where);
+    if (!outcome.errors.empty()) {
+      errors.insert(errors.end(), outcome.errors.begin(), outcome.errors.end());
+      continue;
+    }
+    const std::string kind = document.value.is_object() ? document.value.value("kind", "") : "";
+    if (!outcome.manifest.ignored.empty() && !AlwaysKept(kind)) {
+      input.ignored.insert(input.ignored.end(), outcome.manifest.ignored.begin(),
+                           outcome.manifest.ignored.end());
+      continue;
+    }
+    input.objects.push_back(std::move(document.value));
+  }
+}
+
+// A bar of 30 cells, redrawn in place.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled) {}
+  ~ProgressBar() {
+    if (drawn_) std::fputs("\r\033[K", stderr);
+  }
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+
+  void Update(double done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - started_ < std::chrono::seconds(1) ||
+        now - drawn_at_ < std::chrono::milliseconds(100)) {
+      return;
+    }
+    drawn_at_ = now;
+    drawn_ = true;
+    const int cells = static_cast<int>(done * 30);
+    std::fprintf(stderr, "\rsimulating [%s%s] %3.0f%%", std::string(cells, '#').c_str(),
+                 std::string(30 - cells, '.').c_str(), done * 100);
+    std::fflush(stderr);
+  }
+
+ private:
+  const bool enabled_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point drawn_at_;
+  bool drawn_ = false;
+};
+
+}  // namespace
+
+int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.output != "text" && options.output != "json") {
+    err << fmt::format("simulate: --output: \"{}\" is not text or json\n", options.output);
+    return 1;
+  }
+  simulate::SimulationInput input;
+  input.seed = options.seed;
+  input.region = options.region;
+  Result<Duration> duration = Duration::Parse(options.duration, /*allow_never=*/false);
+  if (!duration.ok() || duration->value().count() <= 0) {
+    err << fmt::format("simulate: --duration: \"{}\" is not a positive duration{}\n",
+                       options.duration, duration.ok() ? "" : ": " + duration.error().message);
+    return 1;
+  }
+  input.duration = duration->value();
+
+  std::vector<std::string> errors;
+  std::string timeline_text;
+  std::string timeline_source;
+  if (options.files.empty()) {
+    input.scenario = "the built-in migration scenario (CAS node groups → Karpenter)";
+    AddManifests(BuiltinScenarioManifests(), "<built-in scenario>", input, errors);
+    timeline_text = BuiltinScenarioTimeline();
+    timeline_source = "<built-in timeline>";
+  } else {
+    input.scenario.clear();
+    for (const std::string& file : options.files) {
+      if (!input.scenario.empty()) input.scenario.append(", ");
+      input.scenario.append(file);
+      Result<std::string> text = ReadFile(file);
+      if (!text.ok()) {
+        errors.push_back(text.error().message);
+        continue;
+      }
+      AddManifests(*text, file, input, errors);
+    }
+  }
+  if (!options.timeline.empty()) {
+    Result<std::string> text = ReadFile(options.timeline);
+    if (!text.ok()) {
+      errors.push_back(text.error().message);
+    } else {
+      timeline_text = std::move(*text);
+      timeline_source = options.timeline;
+    }
+  }
+  if (!timeline_text.empty()) {
+    Result<simulate::Timeline> timeline = simulate::ParseTimeline(timeline_text, timeline_source);
+    if (!timeline.ok()) {
+      errors.push_back(timeline.error().message);
+    } else {
+      input.timeline = std::move(*timeline);
+    }
+  }
+  if (!errors.empty()) {
+    for (const std::string& error : errors) err << error << '\n';
+    err << fmt::format("simulate: {} problem{} in the inputs; nothing simulated\n", errors.size(),
+                       errors.size() == 1 ? "" : "s");
+    return 1;
+  }
+
+  cloud::AwsCatalogOptions catalog_options;
+  catalog_options.region = options.region;
+  catalog_options.spot_prices_file = options.spot_prices;
+  Result<std::vector<cloud::InstanceType>> catalog =
+      cloud::LoadCatalog(options.catalog, catalog_options);
+  if (!catalog.ok()) {
+    err << "simulate: --catalog: " << catalog.error().message << '\n';
+    return 1;
+  }
+  input.catalog = std::move(*catalog);
+
+  Result<simulate::SimulationResult> result = [&] {
+    ProgressBar bar(options.progress && isatty(STDERR_FILENO) != 0);
+    return simulate::Simulate(input, [&](double done) { bar.Update(done); });
+  }();
+  if (!result.ok()) {
+    err << "simulate: " << result.error().message << '\n';
+    return 1;
+  }
+  if (!options.report.empty()) {
+    std::ofstream report(options.report, std::ios::binary);
+    report << simulate::RenderHtml(*result);
+    if (!report) {
+      err << fmt::format("simulate: --report: cannot write {}\n", options.report);
+      return 1;
+    }
+  }
+  if (options.output == "json") {
+    out << simulate::RenderJson(*result);
+  } else {
+    simulate::RenderText(*result, out);
+  }
+  return 0;
+}
+
+}  // namespace karpenter::cli

@@ -1,0 +1,70 @@
+#pragma once
+// A kube::Client in front of the simulated cluster's store that counts what disruption does to
+// running workload pods (DaemonSet pods, which go with their node, are not counted):
+// - every eviction (the store refuses those a PodDisruptionBudget does not allow now), and
+// - every deletion of a pod bound to a Node (forced termination after a grace period),
+// and, through RecordLoss, pods lost with a Node whose instance was terminated under them.
+// Deleting or losing a Ready pod that a PodDisruptionBudget protected at that moment
+// (disruptionsAllowed 0) is a PDB violation. Karpenter and the node-group drains write through
+// this client; workload controllers (scaling down is no disruption) use the store directly.
+
+#include <cstddef>
+#include <memory>
+
+#include "kube/client.h"
+
+namespace karpenter::simulate {
+
+class DisruptionAudit final : public kube::Client {
+ public:
+  explicit DisruptionAudit(kube::Client& store) : store_(store) {}
+
+  Result<kube::Object> Get(const kube::Resource& resource, std::string_view namespace_,
+                           std::string_view name) override {
+    return store_.Get(resource, namespace_, name);
+  }
+  Result<kube::ObjectList> List(const kube::Resource& resource,
+                                const kube::ListOptions& options) override {
+    return store_.List(resource, options);
+  }
+  Result<std::unique_ptr<kube::Watch>> StartWatch(const kube::Resource& resource,
+                                                  const kube::WatchOptions& options) override {
+    return store_.StartWatch(resource, options);
+  }
+  Result<kube::Object> Create(const kube::Resource& resource, const kube::Object& object,
+                              const kube::WriteOptions& options) override {
+    return store_.Create(resource, object, options);
+  }
+  Result<kube::Object> Update(const kube::Resource& resource, const kube::Object& object,
+                              kube::Subresource subresource) override {
+    return store_.Update(resource, object, subresource);
+  }
+  Result<kube::Object> Patch(const kube::Resource& resource, std::string_view namespace_,
+                             std::string_view name, kube::PatchType type, const kube::Object& patch,
+                             kube::Subresource subresource) override {
+    return store_.Patch(resource, namespace_, name, type, patch, subresource);
+  }
+  Status Delete(const kube::Resource& resource, std::string_view namespace_, std::string_view name,
+                const kube::DeleteOptions& options) override;
+  Status Evict(std::string_view namespace_, std::string_view pod_name,
+               const kube::DeleteOptions& options) override;
+
+  // A running pod lost with its Node (its instance terminated under it).
+  void RecordLoss(const kube::Object& pod);
+
+  size_t pods_disrupted() const { return pods_disrupted_; }
+  size_t pdb_violations() const { return pdb_violations_; }
+
+ private:
+  // Whether a PodDisruptionBudget protects `pod` now (it is Ready and a budget selecting it
+  // allows no disruption).
+  bool Protected(const kube::Object& pod);
+  // Running workload pods only: bound, not finished, not owned by a DaemonSet.
+  static bool Counts(const kube::Object& pod);
+
+  kube::Client& store_;
+  size_t pods_disrupted_ = 0;
+  size_t pdb_violations_ = 0;
+};
+
+}  // namespace karpenter::simulate

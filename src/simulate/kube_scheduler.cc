@@ -1,0 +1,135 @@
+#include "simulate/kube_scheduler.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/labels.h"
+#include "scheduling/scheduler.h"
+
+namespace karpenter::simulate {
+namespace {
+
+using kube::Object;
+
+bool MarkedUnschedulable(const api::Pod& pod) {
+  for (const api::PodCondition& condition : pod.status.conditions) {
+    if (condition.type == "PodScheduled") {
+      return condition.status == "False" && condition.reason == "Unschedulable";
+    }
+  }
+  return false;
+}
+
+bool Schedulable(const api::Node& node) {
+  return node.Ready() && node.metadata.deletion_timestamp.empty();
+}
+
+}  // namespace
+
+KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cluster,
+                             const Clock& clock)
+    : client_(client), cluster_(cluster), clock_(clock) {
+  cluster_.pods().AddHandler([this](kube::WatchEventType, const Object&) { dirty_ = true; });
+  cluster_.nodes().AddHandler([this](kube::WatchEventType, const Object&) { dirty_ = true; });
+}
+
+Result<size_t> KubeScheduler::Run() {
+  if (!dirty_) return size_t{0};
+  dirty_ = false;
+  const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
+  std::vector<const api::Pod*> pending;
+  std::vector<const api::Pod*> starting;  // bound, not yet started by their kubelet
+  for (const auto& pod : pods) {
+    if (!pod->metadata.deletion_timestamp.empty() || api::IsTerminal(*pod)) continue;
+    if (pod->spec.node_name.empty()) {
+      pending.push_back(pod.get());
+    } else if (pod->status.phase == "Pending") {
+      starting.push_back(pod.get());
+    }
+  }
+  const std::string now = FormatTime(clock_.Now());
+  auto start = [&](const api::Pod& pod, const std::string& node) -> Status {
+    if (!node.empty()) {
+      Result<Object> bound = client_.Patch(
+          kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
+          kube::PatchType::kMerge, {{"spec", {{"nodeName", node}}}}, kube::Subresource::kNone);
+      if (!bound.ok()) return bound.error();
+    }
+    const Object status = {
+        {"status",
+         {{"phase", "Running"},
+          {"conditions",
+           Object::array(
+               {{{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", now}},
+                {{"type", "Ready"}, {"status", "True"}, {"lastTransitionTime", now}}})}}}};
+    Result<Object> started =
+        client_.Patch(kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
+                      kube::PatchType::kMerge, status, kube::Subresource::kStatus);
+    return started.ok() ? Status{} : Status(started.error());
+  };
+  for (const api::Pod* pod : starting) {
+    if (Status started = start(*pod, ""); !started.ok()) return started.error();
+  }
+  if (pending.empty()) return size_t{0};
+
+  // The Nodes, with the pods bound to them.
+  const std::vector<std::shared_ptr<const api::Node>> nodes = cluster_.decoded_nodes().All();
+  scheduling::SchedulerInput input;
+  std::map<std::string_view, size_t, std::less<>> index;
+  for (const auto& node : nodes) {
+    if (!Schedulable(*node)) continue;
+    scheduling::ExistingNode existing;
+    existing.name = node->metadata.name;
+    existing.labels = node->metadata.labels;
+    existing.labels.emplace(api::kLabelHostname, node->metadata.name);
+    existing.taints = node->spec.taints;
+    if (node->spec.unschedulable) {
+      existing.taints.push_back(
+          {"node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule});
+    }
+    existing.allocatable = node->status.allocatable;
+    index.emplace(node->metadata.name, input.existing_nodes.size());
+    input.existing_nodes.push_back(std::move(existing));
+  }
+  for (const auto& pod : pods) {
+    if (pod->spec.node_name.empty() || api::IsTerminal(*pod)) continue;
+    if (auto it = index.find(pod->spec.node_name); it != index.end()) {
+      input.existing_nodes[it->second].pods.push_back(pod.get());
+    }
+  }
+  input.pods = pending;
+  const scheduling::SchedulerResult result = scheduling::Schedule(input);
+
+  size_t bound = 0;
+  for (const scheduling::ExistingPlacement& placement : result.existing) {
+    for (const api::Pod* pod : placement.pods) {
+      if (Status started = start(*pod, placement.node); !started.ok()) return started.error();
+      ++bound;
+    }
+  }
+  // Pods placed on planned NodeClaims cannot happen (no NodePools given); the rest wait.
+  for (const scheduling::UnschedulablePod& unschedulable : result.unschedulable) {
+    const api::Pod& pod = *unschedulable.pod;
+    if (MarkedUnschedulable(pod)) continue;
+    const Object status = {
+        {"status",
+         {{"conditions", Object::array({{{"type", "PodScheduled"},
+                                         {"status", "False"},
+                                         {"reason", "Unschedulable"},
+                                         {"message", fmt::format("0/{} nodes are available: {}",
+                                                                 input.existing_nodes.size(),
+                                                                 unschedulable.reason)},
+                                         {"lastTransitionTime", now}}})}}}};
+    Result<Object> marked =
+        client_.Patch(kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
+                      kube::PatchType::kMerge, status, kube::Subresource::kStatus);
+    if (!marked.ok()) return marked.error();
+  }
+  return bound;
+}
+
+}  // namespace karpenter::simulate

@@ -1,0 +1,65 @@
+#pragma once
+// The EKS managed node groups of a simulated cluster (Nodes labelled eks.amazonaws.com/nodegroup):
+// creating a group's Nodes at the start, and resizing a group the way an operator retiring it
+// would — `batch` nodes at a time are cordoned and drained through the Eviction API (so
+// PodDisruptionBudgets hold; a refused eviction is retried every 5 s), and a drained Node's
+// instance is terminated. Growing a group adds Nodes like its existing ones, spread over zones.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cloud/instance_type.h"
+#include "common/clock.h"
+#include "common/result.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+#include "simulate/timeline.h"
+
+namespace karpenter::simulate {
+
+// Something a node group did, for the report's timeline.
+using NodeGroupEventSink = std::function<void(std::string event, std::string node)>;
+
+class NodeGroups {
+ public:
+  NodeGroups(kube::Client& client, controllers::ClusterCache& cluster, const Clock& clock,
+             const std::vector<cloud::InstanceType>& catalog, std::string region,
+             NodeGroupEventSink on_event);
+
+  // Creates the Nodes of a group (Ready, the labels EKS gives them); errors name the group.
+  Status Create(const NodeGroupSpec& spec);
+  // Resizes a group that has Nodes; shrinking starts drains that Run() carries on.
+  Status Scale(const ScaleNodeGroup& scale);
+  // Cordons the next nodes to drain, evicts their pods, terminates drained nodes; returns how
+  // many objects it changed.
+  Result<size_t> Run();
+  // When Run() next has something to do (an eviction to retry), if anything.
+  std::optional<TimePoint> NextWake() const;
+
+ private:
+  struct Resize {
+    int size = 0;
+    int batch = 1;
+    std::set<std::string> draining;
+  };
+
+  // The group's Nodes that are not being deleted, by name.
+  std::vector<std::string> Members(std::string_view group) const;
+  Status AddNode(std::string_view group, const kube::Object& like, std::string_view zone);
+
+  kube::Client& client_;
+  controllers::ClusterCache& cluster_;
+  const Clock& clock_;
+  const std::vector<cloud::InstanceType>& catalog_;
+  const std::string region_;
+  NodeGroupEventSink on_event_;
+  std::map<std::string, Resize, std::less<>> resizes_;
+  std::map<std::string, int, std::less<>> created_;  // Nodes created per group, for names
+  std::optional<TimePoint> retry_at_;
+};
+
+}  // namespace karpenter::simulate

@@ -1,0 +1,165 @@
+#include "simulate/report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+namespace karpenter::simulate {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Money and figures rounded for people and for stable JSON.
+double Round(double value, double unit) { return std::round(value / unit) * unit; }
+
+std::string Clock(double seconds) {
+  const auto whole = static_cast<long>(std::lround(seconds));
+  return fmt::format("{:>3}:{:02}", whole / 60, whole % 60);
+}
+
+ordered_json FiguresJson(const ClusterFigures& figures) {
+  ordered_json by_type = ordered_json::array();
+  for (const auto& [key, count] : figures.by_type) {
+    by_type.push_back(
+        {{"instanceType", key.first}, {"capacityType", key.second}, {"nodes", count}});
+  }
+  return {{"nodes", figures.nodes},
+          {"pods", figures.pods},
+          {"pendingPods", figures.pending_pods},
+          {"cpuRequested", Round(figures.cpu_requested, 0.001)},
+          {"cpuAllocatable", Round(figures.cpu_allocatable, 0.001)},
+          {"memoryRequestedGiB", Round(figures.memory_requested_gib, 0.001)},
+          {"memoryAllocatableGiB", Round(figures.memory_allocatable_gib, 0.001)},
+          {"pricePerHour", Round(figures.price_per_hour, 0.0001)},
+          {"byType", std::move(by_type)}};
+}
+
+std::string Percent(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.0f}%", 100 * part / whole) : "-";
+}
+
+}  // namespace
+
+std::string Verdict(const SimulationResult& result) {
+  const double before = result.before.price_per_hour;
+  const double after = result.after.price_per_hour;
+  std::string change;
+  if (before > 0) {
+    const double percent = std::round(100 * (after - before) / before);
+    change = fmt::format(" ({}{:.0f}%)", percent < 0 ? "−" : "+", std::fabs(percent));
+  }
+  std::string verdict = fmt::format(
+      "${:.2f}/h → ${:.2f}/h{}, {} PDB violation{}, max pending {:.0f} s", before, after, change,
+      result.pdb_violations, result.pdb_violations == 1 ? "" : "s", result.max_pending_seconds);
+  if (result.unschedulable_pods > 0) {
+    verdict.append(fmt::format(", {} pods still pending", result.unschedulable_pods));
+  }
+  return verdict;
+}
+
+void RenderText(const SimulationResult& result, std::ostream& out) {
+  out << fmt::format("Simulated {} of {}\n\n", Clock(result.virtual_seconds), result.scenario);
+  out << "Timeline (m:ss)\n";
+  for (const TimelineEvent& event : result.timeline) {
+    out << fmt::format("{}  {:<22} {}{}{}\n", Clock(event.t), event.event, event.subject,
+                       event.subject.empty() || event.detail.empty() ? "" : ": ", event.detail);
+  }
+  out << "\nNodes by instance type         before  after\n";
+  std::set<std::pair<std::string, std::string>> types;
+  for (const auto& [key, count] : result.before.by_type) types.insert(key);
+  for (const auto& [key, count] : result.after.by_type) types.insert(key);
+  auto count_of = [](const ClusterFigures& figures,
+                     const std::pair<std::string, std::string>& key) {
+    auto it = figures.by_type.find(key);
+    return it == figures.by_type.end() ? 0 : it->second;
+  };
+  for (const auto& key : types) {
+    out << fmt::format("  {:<28} {:>6} {:>6}\n", key.first + " " + key.second,
+                       count_of(result.before, key), count_of(result.after, key));
+  }
+  out << fmt::format("  {:<28} {:>6} {:>6}\n", "total", result.before.nodes, result.after.nodes);
+  out << "\n                               before            after\n";
+  auto usage = [&](std::string_view what, double requested_before, double allocatable_before,
+                   double requested_after, double allocatable_after) {
+    out << fmt::format("  {:<16} {:>7.1f}/{:<7.1f} {:>4}  {:>7.1f}/{:<7.1f} {:>4}\n", what,
+                       requested_before, allocatable_before,
+                       Percent(requested_before, allocatable_before), requested_after,
+                       allocatable_after, Percent(requested_after, allocatable_after));
+  };
+  usage("vCPU req/alloc", result.before.cpu_requested, result.before.cpu_allocatable,
+        result.after.cpu_requested, result.after.cpu_allocatable);
+  usage("GiB req/alloc", result.before.memory_requested_gib, result.before.memory_allocatable_gib,
+        result.after.memory_requested_gib, result.after.memory_allocatable_gib);
+  out << fmt::format("  {:<16} {:>15.2f}        {:>15.2f}\n", "$/hour",
+                     result.before.price_per_hour, result.after.price_per_hour);
+  out << fmt::format("  {:<16} {:>15}        {:>15}\n", "pods running", result.before.pods,
+                     result.after.pods);
+  out << fmt::format(
+      "\nDisruption decisions: {}   pods disrupted: {}   PDB violations: {}\n"
+      "Longest pending: {:.0f} s   pods still pending: {}\n",
+      result.decisions.size(), result.pods_disrupted, result.pdb_violations,
+      result.max_pending_seconds, result.unschedulable_pods);
+  if (!result.ignored.empty()) {
+    out << fmt::format("Ignored {} object{} of kinds not simulated (first: {})\n",
+                       result.ignored.size(), result.ignored.size() == 1 ? "" : "s",
+                       result.ignored.front());
+  }
+  out << "\n" << Verdict(result) << "\n";
+}
+
+std::string RenderJson(const SimulationResult& result) {
+  ordered_json out;
+  out["summary"] = {{"scenario", result.scenario},
+                    {"virtualSeconds", Round(result.virtual_seconds, 0.001)},
+                    {"nodesBefore", result.before.nodes},
+                    {"nodesAfter", result.after.nodes},
+                    {"pricePerHourBefore", Round(result.before.price_per_hour, 0.0001)},
+                    {"pricePerHourAfter", Round(result.after.price_per_hour, 0.0001)},
+                    {"podsDisrupted", result.pods_disrupted},
+                    {"pdbViolations", result.pdb_violations},
+                    {"maxPendingSeconds", Round(result.max_pending_seconds, 0.001)},
+                    {"unschedulablePods", result.unschedulable_pods},
+                    {"verdict", Verdict(result)},
+                    {"before", FiguresJson(result.before)},
+                    {"after", FiguresJson(result.after)}};
+  ordered_json& timeline = out["timeline"] = ordered_json::array();
+  for (const TimelineEvent& event : result.timeline) {
+    timeline.push_back({{"t", Round(event.t, 0.001)},
+                        {"event", event.event},
+                        {"subject", event.subject},
+                        {"detail", event.detail}});
+  }
+  ordered_json& nodes = out["nodes"] = ordered_json::array();
+  for (const FinalNode& node : result.nodes) {
+    nodes.push_back({{"name", node.name},
+                     {"instanceType", node.instance_type},
+                     {"capacityType", node.capacity_type},
+                     {"zone", node.zone},
+                     {"nodepool", node.node_pool},
+                     {"nodegroup", node.node_group},
+                     {"pods", node.pods}});
+  }
+  ordered_json& decisions = out["decisions"] = ordered_json::array();
+  for (const Decision& decision : result.decisions) {
+    decisions.push_back({{"t", Round(decision.t, 0.001)},
+                         {"method", decision.method},
+                         {"nodes", decision.nodes},
+                         {"replacements", decision.replacements},
+                         {"savingsPerHour", Round(decision.savings_per_hour, 0.0001)},
+                         {"description", decision.description}});
+  }
+  ordered_json& samples = out["samples"] = ordered_json::array();
+  for (const Sample& sample : result.samples) {
+    samples.push_back({{"t", Round(sample.t, 0.001)},
+                       {"onDemandNodes", sample.on_demand_nodes},
+                       {"spotNodes", sample.spot_nodes},
+                       {"pricePerHour", Round(sample.price_per_hour, 0.0001)},
+                       {"pendingPods", sample.pending_pods}});
+  }
+  out["ignored"] = result.ignored;
+  return out.dump(2) + "\n";
+}
+
+}  // namespace karpenter::simulate

@@ -1,0 +1,32 @@
+#pragma once
+// The text and JSON renderings of a simulation's result (html_report.h draws the page).
+//
+// Text: the timeline of important events, before/after tables (nodes by instance and capacity
+// type; vCPU and memory requested vs allocatable; $/hour), the disruption figures, and a one-line
+// verdict: "$41.20/h → $17.85/h (−57%), 0 PDB violations, max pending 48 s".
+//
+// JSON (times in seconds from the start):
+//   {"summary": {"nodesBefore", "nodesAfter", "pricePerHourBefore", "pricePerHourAfter",
+//                "podsDisrupted", "pdbViolations", "maxPendingSeconds", "unschedulablePods", …},
+//    "timeline": [{"t", "event", "subject", "detail"}],
+//    "nodes": [{"name", "instanceType", "capacityType", "zone", "nodepool", "nodegroup", "pods"}],
+//    "decisions": [{"t", "method", "nodes", "replacements", "savingsPerHour", "description"}],
+//    "samples": [{"t", "onDemandNodes", "spotNodes", "pricePerHour", "pendingPods"}],
+//    "ignored": ["Kind/namespace/name"]}
+
+#include <ostream>
+#include <string>
+
+#include "simulate/result.h"
+
+namespace karpenter::simulate {
+
+// "$41.20/h → $17.85/h (−57%), 0 PDB violations, max pending 48 s"
+std::string Verdict(const SimulationResult& result);
+
+void RenderText(const SimulationResult& result, std::ostream& out);
+
+// Deterministic: the same result gives the same bytes.
+std::string RenderJson(const SimulationResult& result);
+
+}  // namespace karpenter::simulate

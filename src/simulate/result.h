@@ -1,0 +1,76 @@
+#pragma once
+// What a simulation found: the cluster before (t=0) and after (the end), the important events in
+// order, samples over time for charts, the final nodes and every disruption decision. Times are
+// seconds from the start. The renderers (report.h, html_report.h) only read this.
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace karpenter::simulate {
+
+struct ClusterFigures {
+  int nodes = 0;
+  // (instance type, capacity type) → nodes, e.g. ("m5.xlarge", "on-demand") → 6.
+  std::map<std::pair<std::string, std::string>, int> by_type;
+  double cpu_requested = 0;  // cores, pods bound to the nodes
+  double cpu_allocatable = 0;
+  double memory_requested_gib = 0;
+  double memory_allocatable_gib = 0;
+  double price_per_hour = 0;  // USD, every node at its offering's price
+  int pods = 0;               // running (bound) pods
+  int pending_pods = 0;
+};
+
+struct TimelineEvent {
+  double t = 0;
+  std::string event;    // e.g. "Launched", "NodeCordoned", "Disrupted", "Action"
+  std::string subject;  // the node, NodeClaim or workload concerned; may be empty
+  std::string detail;   // one line for people
+};
+
+struct Sample {
+  double t = 0;
+  int on_demand_nodes = 0;
+  int spot_nodes = 0;
+  double price_per_hour = 0;
+  int pending_pods = 0;
+};
+
+struct FinalNode {
+  std::string name;
+  std::string instance_type;
+  std::string capacity_type;
+  std::string zone;
+  std::string node_pool;   // empty unless Karpenter launched it
+  std::string node_group;  // empty unless a managed node group owns it
+  int pods = 0;
+};
+
+struct Decision {
+  double t = 0;
+  std::string method;  // Emptiness, Drift, MultiNodeConsolidation, SingleNodeConsolidation, …
+  std::vector<std::string> nodes;
+  std::vector<std::string> replacements;
+  double savings_per_hour = 0;
+  std::string description;
+};
+
+struct SimulationResult {
+  std::string scenario;  // what ran: "built-in migration scenario", the file names
+  double virtual_seconds = 0;
+  ClusterFigures before;
+  ClusterFigures after;
+  int pods_disrupted = 0;
+  int pdb_violations = 0;
+  double max_pending_seconds = 0;  // the longest any pod waited unbound (still-pending ones too)
+  int unschedulable_pods = 0;      // pods still pending at the end
+  std::vector<TimelineEvent> timeline;
+  std::vector<Sample> samples;  // one per change, in time order
+  std::vector<FinalNode> nodes;
+  std::vector<Decision> decisions;
+  std::vector<std::string> ignored;  // "Kind/namespace/name" of input objects not modelled
+};
+
+}  // namespace karpenter::simulate

@@ -1,0 +1,587 @@
+#include "simulate/simulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/labels.h"
+#include "api/pod.h"
+#include "cloud/sim_cloud_provider.h"
+#include "common/clock.h"
+#include "controllers/cluster_cache.h"
+#include "disruption/command.h"
+#include "kube/memory/memory_client.h"
+#include "operator/manager.h"
+#include "simulate/disruption_audit.h"
+#include "simulate/kube_scheduler.h"
+#include "simulate/node_groups.h"
+#include "simulate/workload_controllers.h"
+
+namespace karpenter::simulate {
+namespace {
+
+using kube::Object;
+using std::chrono::milliseconds;
+namespace resources = kube::resources;
+
+// The simulation starts at a fixed instant, so runs are comparable and byte-identical.
+constexpr TimePoint kStart{std::chrono::seconds(1767225600)};  // 2026-01-01T00:00:00Z
+// Rounds at one instant before it counts as a controller that never settles.
+constexpr int kMaxRoundsPerInstant = 200;
+// How long an interrupted spot instance lives after the interruption warning.
+constexpr std::chrono::minutes kSpotWarning(2);
+// How long Karpenter keeps an interrupted spot offering out of its choices.
+constexpr std::chrono::minutes kUnavailableAfterInterruption(3);
+constexpr std::string_view kLabelEksCapacityType = "eks.amazonaws.com/capacityType";
+
+const std::map<std::string_view, kube::Resource>& ResourcesByKind() {
+  static const std::map<std::string_view, kube::Resource> kByKind = {
+      {"Namespace", resources::kNamespaces},
+      {"Node", resources::kNodes},
+      {"Pod", resources::kPods},
+      {"Deployment", resources::kDeployments},
+      {"ReplicaSet", resources::kReplicaSets},
+      {"StatefulSet", resources::kStatefulSets},
+      {"Job", resources::kJobs},
+      {"DaemonSet", resources::kDaemonSets},
+      {"PodDisruptionBudget", resources::kPodDisruptionBudgets},
+      {"PersistentVolume", resources::kPersistentVolumes},
+      {"PersistentVolumeClaim", resources::kPersistentVolumeClaims},
+      {"StorageClass", resources::kStorageClasses},
+      {"NodePool", resources::kNodePools},
+      {"EC2NodeClass", resources::kEC2NodeClasses}};
+  return kByKind;
+}
+
+double Seconds(TimePoint at) { return std::chrono::duration<double>(at - kStart).count(); }
+
+std::string CapacityTypeOf(const api::Labels& labels) {
+  if (auto it = labels.find(std::string(api::kLabelCapacityType)); it != labels.end()) {
+    return it->second;
+  }
+  if (auto it = labels.find(std::string(kLabelEksCapacityType)); it != labels.end()) {
+    return it->second == "SPOT" ? std::string(api::kCapacityTypeSpot)
+                                : std::string(api::kCapacityTypeOnDemand);
+  }
+  return std::string(api::kCapacityTypeOnDemand);
+}
+
+std::string LabelOf(const api::Labels& labels, std::string_view key) {
+  auto it = labels.find(std::string(key));
+  return it == labels.end() ? std::string() : it->second;
+}
+
+// What an input object looks like to a client creating it: no server-set metadata, no status.
+Object ForCreate(const Object& object) {
+  Object created = object;
+  Object& metadata = created["metadata"];
+  for (std::string_view field : {"resourceVersion", "uid", "creationTimestamp", "managedFields",
+                                 "generation", "selfLink", "deletionTimestamp"}) {
+    metadata.erase(std::string(field));
+  }
+  created.erase("status");
+  return created;
+}
+
+class World {
+ public:
+  explicit World(const SimulationInput& input)
+      : input_(input),
+        store_(clock_,
+               kube::memory::MemoryClientOptions{.history_limit = 100000, .seed = input.seed}),
+        audit_(store_),
+        cloud_(input.catalog, clock_, input.region),
+        manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input, cloud_)),
+        scheduler_(store_, manager_.cluster(), clock_),
+        workloads_(store_, manager_.cluster()),
+        node_groups_(audit_, manager_.cluster(), clock_, input.catalog, input.region,
+                     [this](std::string event, std::string node) {
+                       Record(std::move(event), std::move(node), "");
+                     }) {
+    for (const cloud::InstanceType& type : input.catalog) {
+      for (const cloud::Offering& offering : type.offerings) {
+        prices_[{type.name, offering.zone, offering.capacity_type}] = offering.price;
+      }
+    }
+    controllers::ClusterCache& cluster = manager_.cluster();
+    cluster.pods().AddHandler(
+        [this](kube::WatchEventType type, const Object& pod) { ObservePod(type, pod); });
+    cluster.nodes().AddHandler([this](kube::WatchEventType, const Object&) { changed_ = true; });
+    cluster.node_claims().AddHandler(
+        [this](kube::WatchEventType type, const Object& claim) { ObserveNodeClaim(type, claim); });
+  }
+
+  Status Load();
+  Result<SimulationResult> Run(const Progress& progress);
+
+ private:
+  static op::ManagerOptions ManagerOptions(const SimulationInput& input,
+                                           cloud::SimCloudProvider& cloud) {
+    op::ManagerOptions options;
+    options.sim_cloud = &cloud;
+    options.node_booter.mark_ready = true;
+    options.node_booter.boot_delay = input.node_boot_delay;
+    options.seed = input.seed;
+    return options;
+  }
+
+  std::vector<kube::Informer*> Informers() {
+    std::vector<kube::Informer*> all = manager_.cluster().all();
+    for (kube::Informer* informer : workloads_.informers()) all.push_back(informer);
+    return all;
+  }
+
+  Status EnsureNamespace(std::string_view name);
+  Status Store(const Object& object);
+  // Pumps every informer; returns how many events were delivered.
+  Result<size_t> Pump();
+  // Rounds at the current instant until one delivers no event.
+  Status Settle(bool karpenter);
+  Status Apply(const Action& action);
+  Status InterruptSpot(const struct InterruptSpot& interrupt);
+  Status TerminateInterrupted();
+  void RestoreOfferings();
+  void ObservePod(kube::WatchEventType type, const Object& pod);
+  void ObserveNodeClaim(kube::WatchEventType type, const Object& claim);
+  void CollectDecisions();
+  void Record(std::string event, std::string subject, std::string detail) {
+    result_.timeline.push_back(
+        {Seconds(clock_.Now()), std::move(event), std::move(subject), std::move(detail)});
+  }
+  double PriceOf(const api::Node& node) const;
+  ClusterFigures Figures() const;
+  void Sample();
+  std::vector<FinalNode> FinalNodes() const;
+
+  const SimulationInput& input_;
+  VirtualClock clock_{kStart};
+  kube::memory::MemoryClient store_;
+  DisruptionAudit audit_;
+  cloud::SimCloudProvider cloud_;
+  op::Manager manager_;
+  KubeScheduler scheduler_;
+  WorkloadControllers workloads_;
+  NodeGroups node_groups_;
+
+  std::map<std::tuple<std::string, std::string, std::string>, double> prices_;
+  SimulationResult result_;
+  bool changed_ = true;  // pods or nodes changed since the last sample
+  std::map<std::string, TimePoint, std::less<>> pending_since_;  // pod uid → first seen unbound
+  std::set<std::string, std::less<>> launched_;                  // NodeClaims seen launched
+  uint64_t decisions_seen_ = 0;
+  struct Interrupted {
+    TimePoint terminate_at;
+    std::string node;
+  };
+  std::vector<Interrupted> interrupted_;
+  struct Restore {
+    TimePoint at;
+    std::string instance_type;
+    std::string zone;
+  };
+  std::vector<Restore> restores_;
+};
+
+Status World::EnsureNamespace(std::string_view name) {
+  if (name.empty() || store_.Get(resources::kNamespaces, "", name).ok()) return {};
+  const Object ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
+  Result<Object> created = store_.Create(resources::kNamespaces, ns, kube::WriteOptions{});
+  return created.ok() ? Status{} : Status(created.error());
+}
+
+Status World::Store(const Object& object) {
+  const std::string kind = object.value("kind", "");
+  const auto resource = ResourcesByKind().find(kind);
+  if (resource == ResourcesByKind().end()) return {};  // listed as ignored by the loader
+  const std::string where =
+      fmt::format("{}/{}", kind, kube::Key(kube::Namespace(object), kube::Name(object)));
+  if (resource->second.namespaced) {
+    if (Status ns = EnsureNamespace(kube::Namespace(object)); !ns.ok()) return ns;
+  } else if (kind == "Namespace" &&
+             store_.Get(resources::kNamespaces, "", kube::Name(object)).ok()) {
+    return {};
+  }
+  Result<Object> created = store_.Create(resource->second, ForCreate(object), kube::WriteOptions{});
+  if (!created.ok()) return Error{fmt::format("{}: {}", where, created.error().message)};
+  // Pods and Nodes of a snapshot keep their status (bound and running, Ready), as the kubelet
+  // reported it.
+  if ((kind == "Pod" || kind == "Node") && object.contains("status")) {
+    Object with_status = *created;
+    with_status["status"] = object["status"];
+    Result<Object> updated =
+        store_.Update(resource->second, with_status, kube::Subresource::kStatus);
+    if (!updated.ok()) return Error{fmt::format("{}: status: {}", where, updated.error().message)};
+  }
+  return {};
+}
+
+Status World::Load() {
+  // Namespaces first, then Nodes (pods bind to them), then the rest in input order.
+  for (std::string_view first : {"Namespace", "Node"}) {
+    for (const Object& object : input_.objects) {
+      if (object.value("kind", "") != first) continue;
+      if (Status stored = Store(object); !stored.ok()) return stored;
+    }
+  }
+  for (const NodeGroupSpec& group : input_.timeline.node_groups) {
+    if (Status created = node_groups_.Create(group); !created.ok()) return created;
+  }
+  for (const Object& object : input_.objects) {
+    const std::string kind = object.value("kind", "");
+    if (kind == "Namespace" || kind == "Node") continue;
+    if (Status stored = Store(object); !stored.ok()) return stored;
+  }
+  for (kube::Informer* informer : Informers()) {
+    if (Status synced = informer->Sync(); !synced.ok()) {
+      return Error{fmt::format("{}: {}", informer->resource().plural, synced.error().message)};
+    }
+  }
+  return {};
+}
+
+Result<size_t> World::Pump() {
+  size_t events = 0;
+  for (kube::Informer* informer : Informers()) {
+    Result<size_t> pumped = informer->Pump(milliseconds(0));
+    if (!pumped.ok()) return pumped.error();
+    events += *pumped;
+  }
+  return events;
+}
+
+Status World::Settle(bool karpenter) {
+  for (int round = 0; round < kMaxRoundsPerInstant; ++round) {
+    Result<size_t> events = Pump();
+    if (!events.ok()) return events.error();
+    if (round > 0 && *events == 0) return {};
+    if (karpenter) manager_.RunOnce();
+    for (Result<size_t> ran : {workloads_.Run(), scheduler_.Run(), node_groups_.Run()}) {
+      if (!ran.ok()) return ran.error();
+    }
+    if (karpenter) CollectDecisions();
+  }
+  return Error{fmt::format("the cluster did not settle within {} rounds at t={}s",
+                           kMaxRoundsPerInstant, Seconds(clock_.Now()))};
+}
+
+void World::ObservePod(kube::WatchEventType type, const Object& pod) {
+  changed_ = true;
+  const std::string uid(kube::Uid(pod));
+  const bool waiting = type != kube::WatchEventType::kDeleted &&
+                       kube::StringAt(pod, {"spec", "nodeName"}).empty() &&
+                       kube::DeletionTimestamp(pod).empty();
+  if (waiting) {
+    pending_since_.try_emplace(uid, clock_.Now());
+    return;
+  }
+  if (auto it = pending_since_.find(uid); it != pending_since_.end()) {
+    if (type != kube::WatchEventType::kDeleted) {  // bound; a deleted pod never ran
+      result_.max_pending_seconds =
+          std::max(result_.max_pending_seconds,
+                   std::chrono::duration<double>(clock_.Now() - it->second).count());
+    }
+    pending_since_.erase(it);
+  }
+}
+
+void World::ObserveNodeClaim(kube::WatchEventType type, const Object& claim) {
+  const std::string name(kube::Name(claim));
+  if (type == kube::WatchEventType::kDeleted) {
+    launched_.erase(name);
+    Record("NodeClaimDeleted", name, "");
+    return;
+  }
+  if (launched_.contains(name) || kube::StringAt(claim, {"status", "providerID"}).empty()) return;
+  launched_.insert(name);
+  const std::string type_name(kube::Label(claim, api::kLabelInstanceType));
+  const std::string zone(kube::Label(claim, api::kLabelZone));
+  const std::string capacity(kube::Label(claim, api::kLabelCapacityType));
+  const auto price = prices_.find({type_name, zone, capacity});
+  Record("Launched", name,
+         fmt::format("{} {} in {} for NodePool {} (${:.4f}/h)", type_name, capacity, zone,
+                     kube::Label(claim, api::kLabelNodePool),
+                     price == prices_.end() ? 0.0 : price->second));
+}
+
+void World::CollectDecisions() {
+  const auto& decisions = manager_.disruption().decisions();
+  const uint64_t fresh = std::min<uint64_t>(
+      manager_.disruption().decisions_made() - decisions_seen_, decisions.size());
+  for (size_t i = decisions.size() - fresh; i < decisions.size(); ++i) {
+    const controllers::DisruptionDecision& decision = decisions[i];
+    result_.decisions.push_back(
+        {Seconds(decision.at), std::string(disruption::MethodName(decision.method)), decision.nodes,
+         decision.replacements, decision.savings_per_hour, decision.description});
+    Record("Disrupted", decision.nodes.size() == 1 ? decision.nodes.front() : "",
+           decision.description);
+  }
+  decisions_seen_ = manager_.disruption().decisions_made();
+}
+
+Status World::Apply(const Action& action) {
+  Record("Action", "", Describe(action.kind));
+  struct Visitor {
+    World& world;
+    Status operator()(const ScaleNodeGroup& scale) const { return world.node_groups_.Scale(scale); }
+    Status operator()(const ScaleWorkload& scale) const {
+      const kube::Resource& resource = ResourcesByKind().at(scale.kind);
+      const Object patch = {
+          {"spec", {{scale.kind == "Job" ? "parallelism" : "replicas", scale.replicas}}}};
+      Result<Object> patched =
+          world.store_.Patch(resource, scale.namespace_, scale.name, kube::PatchType::kMerge, patch,
+                             kube::Subresource::kNone);
+      if (!patched.ok()) {
+        return Error{fmt::format("scale {}/{}: {}", scale.kind,
+                                 kube::Key(scale.namespace_, scale.name), patched.error().message)};
+      }
+      return {};
+    }
+    Status operator()(const ApplyObject& apply) const {
+      const std::string kind = apply.object.value("kind", "");
+      const auto resource = ResourcesByKind().find(kind);
+      if (resource == ResourcesByKind().end()) {
+        return Error{fmt::format("apply: kind {} is not simulated", kind)};
+      }
+      Result<Object> existing = world.store_.Get(resource->second, kube::Namespace(apply.object),
+                                                 kube::Name(apply.object));
+      if (!existing.ok()) return world.Store(apply.object);
+      Object replaced = ForCreate(apply.object);
+      replaced["metadata"]["resourceVersion"] = kube::ResourceVersion(*existing);
+      Result<Object> updated =
+          world.store_.Update(resource->second, replaced, kube::Subresource::kNone);
+      return updated.ok() ? Status{} : Status(updated.error());
+    }
+    Status operator()(const DeleteObject& remove) const {
+      const auto resource = ResourcesByKind().find(remove.kind);
+      if (resource == ResourcesByKind().end()) {
+        return Error{fmt::format("delete: kind {} is not simulated", remove.kind)};
+      }
+      Status deleted = world.store_.Delete(resource->second, remove.namespace_, remove.name, {});
+      if (!deleted.ok()) {
+        return Error{fmt::format("delete {}/{}: {}", remove.kind,
+                                 kube::Key(remove.namespace_, remove.name),
+                                 deleted.error().message)};
+      }
+      return {};
+    }
+    Status operator()(const struct InterruptSpot& interrupt) const {
+      return world.InterruptSpot(interrupt);
+    }
+    Status operator()(const MakeUnavailable& unavailable) const {
+      for (const cloud::InstanceType& type : world.input_.catalog) {
+        if (type.name != unavailable.instance_type) continue;
+        for (const cloud::Offering& offering : type.offerings) {
+          if ((unavailable.zone.empty() || offering.zone == unavailable.zone) &&
+              (unavailable.capacity_type.empty() ||
+               offering.capacity_type == unavailable.capacity_type)) {
+            world.cloud_.SetOfferingAvailable(type.name, offering.zone, offering.capacity_type,
+                                              false);
+          }
+        }
+        return {};
+      }
+      return Error{fmt::format("unavailable: instance type {} is not in the catalog",
+                               unavailable.instance_type)};
+    }
+    Status operator()(const Note&) const { return {}; }
+  };
+  return std::visit(Visitor{*this}, action.kind);
+}
+
+// The interruption warning: Karpenter's interruption controller deletes the NodeClaim (so its
+// node is drained and replaced) and keeps the spot offering out of its choices for a while; the
+// instance itself is terminated by EC2 two minutes after the warning, drained or not.
+Status World::InterruptSpot(const struct InterruptSpot& interrupt) {
+  const TimePoint now = clock_.Now();
+  for (const auto& node : manager_.cluster().decoded_nodes().All()) {
+    if (CapacityTypeOf(node->metadata.labels) != api::kCapacityTypeSpot ||
+        LabelOf(node->metadata.labels, api::kLabelZone) != interrupt.zone) {
+      continue;
+    }
+    const std::string type = LabelOf(node->metadata.labels, api::kLabelInstanceType);
+    cloud_.SetOfferingAvailable(type, interrupt.zone, api::kCapacityTypeSpot, false);
+    restores_.push_back({now + kUnavailableAfterInterruption, type, interrupt.zone});
+    interrupted_.push_back({now + kSpotWarning, node->metadata.name});
+    Record("SpotInterrupted", node->metadata.name, type + " in " + interrupt.zone);
+    for (const Object& claim : manager_.cluster().node_claims().ByIndex(
+             controllers::kIndexNodeClaimsByProviderId, node->spec.provider_id)) {
+      const Status deleted = store_.Delete(resources::kNodeClaims, "", kube::Name(claim), {});
+      if (!deleted.ok() && deleted.error().status != 404) return deleted;
+    }
+  }
+  return {};
+}
+
+Status World::TerminateInterrupted() {
+  const TimePoint now = clock_.Now();
+  for (auto it = interrupted_.begin(); it != interrupted_.end();) {
+    if (it->terminate_at > now) {
+      ++it;
+      continue;
+    }
+    if (std::optional<Object> node = manager_.cluster().nodes().Get(it->node)) {
+      for (const Object& pod :
+           manager_.cluster().pods().ByIndex(controllers::kIndexPodsByNode, it->node)) {
+        if (kube::DeletionTimestamp(pod).empty()) audit_.RecordLoss(pod);
+      }
+      // A node group's instance is not the simulated cloud's (not found there); its Node goes
+      // all the same.
+      static_cast<void>(cloud_.Delete(kube::StringAt(*node, {"spec", "providerID"})));
+      Record("InstanceTerminated", it->node, "spot instance reclaimed");
+      // The Node object goes with the instance (Karpenter's finalizer, if any, is removed by its
+      // lifecycle once it sees the instance gone).
+      const Status deleted = store_.Delete(resources::kNodes, "", it->node, {});
+      if (!deleted.ok() && deleted.error().status != 404) return deleted;
+    }
+    it = interrupted_.erase(it);
+  }
+  return {};
+}
+
+void World::RestoreOfferings() {
+  const TimePoint now = clock_.Now();
+  std::erase_if(restores_, [&](const Restore& restore) {
+    if (restore.at > now) return false;
+    cloud_.SetOfferingAvailable(restore.instance_type, restore.zone, api::kCapacityTypeSpot, true);
+    return true;
+  });
+}
+
+double World::PriceOf(const api::Node& node) const {
+  const auto price = prices_.find({LabelOf(node.metadata.labels, api::kLabelInstanceType),
+                                   LabelOf(node.metadata.labels, api::kLabelZone),
+                                   CapacityTypeOf(node.metadata.labels)});
+  return price == prices_.end() ? 0.0 : price->second;
+}
+
+ClusterFigures World::Figures() const {
+  ClusterFigures figures;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  for (const auto& node : manager_.cluster().decoded_nodes().All()) {
+    if (!node->metadata.deletion_timestamp.empty()) continue;
+    ++figures.nodes;
+    ++figures.by_type[{LabelOf(node->metadata.labels, api::kLabelInstanceType),
+                       CapacityTypeOf(node->metadata.labels)}];
+    figures.cpu_allocatable += node->status.allocatable.cpu().as_double();
+    figures.memory_allocatable_gib += node->status.allocatable.memory().as_double() / kGiB;
+    figures.price_per_hour += PriceOf(*node);
+  }
+  for (const auto& pod : manager_.cluster().decoded_pods().All()) {
+    if (api::IsTerminal(*pod)) continue;
+    if (pod->spec.node_name.empty()) {
+      ++figures.pending_pods;
+      continue;
+    }
+    ++figures.pods;
+    const api::ResourceList requests = api::EffectiveRequests(pod->spec);
+    figures.cpu_requested += requests.cpu().as_double();
+    figures.memory_requested_gib += requests.memory().as_double() / kGiB;
+  }
+  return figures;
+}
+
+void World::Sample() {
+  if (!changed_) return;
+  changed_ = false;
+  struct Sample sample;
+  sample.t = Seconds(clock_.Now());
+  for (const auto& node : manager_.cluster().decoded_nodes().All()) {
+    if (!node->metadata.deletion_timestamp.empty()) continue;
+    (CapacityTypeOf(node->metadata.labels) == api::kCapacityTypeSpot ? sample.spot_nodes
+                                                                     : sample.on_demand_nodes)++;
+    sample.price_per_hour += PriceOf(*node);
+  }
+  sample.pending_pods = static_cast<int>(pending_since_.size());
+  std::vector<struct Sample>& samples = result_.samples;
+  if (!samples.empty() && samples.back().on_demand_nodes == sample.on_demand_nodes &&
+      samples.back().spot_nodes == sample.spot_nodes &&
+      samples.back().pending_pods == sample.pending_pods &&
+      samples.back().price_per_hour == sample.price_per_hour) {
+    return;
+  }
+  if (!samples.empty() && samples.back().t == sample.t) samples.pop_back();
+  samples.push_back(sample);
+}
+
+std::vector<FinalNode> World::FinalNodes() const {
+  std::map<std::string, int, std::less<>> pods;
+  for (const auto& pod : manager_.cluster().decoded_pods().All()) {
+    if (!pod->spec.node_name.empty() && !api::IsTerminal(*pod)) ++pods[pod->spec.node_name];
+  }
+  std::vector<FinalNode> nodes;
+  for (const auto& node : manager_.cluster().decoded_nodes().All()) {
+    const api::Labels& labels = node->metadata.labels;
+    nodes.push_back({node->metadata.name, LabelOf(labels, api::kLabelInstanceType),
+                     CapacityTypeOf(labels), LabelOf(labels, api::kLabelZone),
+                     LabelOf(labels, api::kLabelNodePool), LabelOf(labels, api::kLabelNodeGroup),
+                     pods[node->metadata.name]});
+  }
+  return nodes;
+}
+
+Result<SimulationResult> World::Run(const Progress& progress) {
+  result_.scenario = input_.scenario;
+  result_.ignored = input_.ignored;
+  // Before: the cluster as it runs without Karpenter.
+  if (Status settled = Settle(/*karpenter=*/false); !settled.ok()) return settled.error();
+  result_.before = Figures();
+  Sample();
+  Record("KarpenterStarted", "", "Karpenter starts with the cluster's NodePools");
+  manager_.Start();
+
+  const TimePoint end = kStart + input_.duration;
+  size_t next_action = 0;
+  const std::vector<Action>& actions = input_.timeline.actions;
+  while (true) {
+    const TimePoint now = clock_.Now();
+    while (next_action < actions.size() && kStart + actions[next_action].at <= now) {
+      if (Status applied = Apply(actions[next_action]); !applied.ok()) {
+        return Error{fmt::format("actions at {}s: {}",
+                                 std::chrono::duration<double>(actions[next_action].at).count(),
+                                 applied.error().message)};
+      }
+      ++next_action;
+    }
+    if (Status terminated = TerminateInterrupted(); !terminated.ok()) return terminated.error();
+    RestoreOfferings();
+    if (Status settled = Settle(/*karpenter=*/true); !settled.ok()) return settled.error();
+    Sample();
+    if (progress) progress(std::chrono::duration<double>(now - kStart) / (end - kStart));
+    if (now >= end) break;
+    TimePoint next = std::min(manager_.NextWake(), end);
+    if (next_action < actions.size()) next = std::min(next, kStart + actions[next_action].at);
+    if (std::optional<TimePoint> wake = node_groups_.NextWake()) next = std::min(next, *wake);
+    for (const Interrupted& interrupted : interrupted_)
+      next = std::min(next, interrupted.terminate_at);
+    for (const Restore& restore : restores_) next = std::min(next, restore.at);
+    clock_.Set(std::max(next, now + milliseconds(1)));
+  }
+  result_.virtual_seconds = Seconds(clock_.Now());
+  result_.after = Figures();
+  result_.pods_disrupted = static_cast<int>(audit_.pods_disrupted());
+  result_.pdb_violations = static_cast<int>(audit_.pdb_violations());
+  result_.unschedulable_pods = static_cast<int>(pending_since_.size());
+  for (const auto& [uid, since] : pending_since_) {
+    result_.max_pending_seconds =
+        std::max(result_.max_pending_seconds, std::chrono::duration<double>(end - since).count());
+  }
+  result_.nodes = FinalNodes();
+  return std::move(result_);
+}
+
+}  // namespace
+
+Result<SimulationResult> Simulate(const SimulationInput& input, const Progress& progress) {
+  auto world = std::make_unique<World>(input);
+  if (Status loaded = world->Load(); !loaded.ok()) return loaded.error();
+  return world->Run(progress);
+}
+
+}  // namespace karpenter::simulate
