@@ -69,6 +69,7 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
         0, std::string(kReasonInsufficientCapacity));
   }
   ++launched_;
+  launches_.fetch_add(1, std::memory_order_relaxed);
   Instance instance;
   const std::string id = fmt::format("sim-{:012x}", launched_);
   instance.provider_id = fmt::format("sim:///{}/{}", choice.offering->zone, id);
@@ -119,6 +120,7 @@ void SimCloudProvider::Adopt(Instance instance) {
   by_node_claim_[instance.node_claim] = instance.provider_id;
   std::string id = instance.provider_id;
   instances_.emplace(std::move(id), std::move(instance));
+  launches_.fetch_add(1, std::memory_order_relaxed);
 }
 
 Status SimCloudProvider::Delete(std::string_view provider_id) {

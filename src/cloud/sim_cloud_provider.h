@@ -3,6 +3,7 @@
 // offering was made unavailable, prices are the catalog's. Instances live in memory; something
 // else plays their kubelets (sim/node_booter.h creates their Node objects).
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,6 +36,9 @@ class SimCloudProvider final : public CloudProvider {
   // InsufficientInstanceCapacity error) and GetInstanceTypes reports it unavailable.
   void SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
                             std::string_view capacity_type, bool available);
+  // Counts launches (and adoptions): unchanged means no new instance since.
+  uint64_t launches() const { return launches_.load(std::memory_order_relaxed); }
+
   // The type is retired: GetInstanceTypes no longer lists it (its running instances stay).
   void RemoveInstanceType(std::string_view instance_type);
 
@@ -46,6 +50,7 @@ class SimCloudProvider final : public CloudProvider {
   std::map<std::string, Instance, std::less<>> instances_;    // by provider ID
   std::map<std::string, std::string, std::less<>> by_node_claim_;
   uint64_t launched_ = 0;
+  std::atomic<uint64_t> launches_{0};
 };
 
 }  // namespace karpenter::cloud

@@ -56,6 +56,11 @@ ClusterCache::ClusterCache(kube::Client& client)
   node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId), [](const kube::Object& claim) {
     return IndexValue(claim, {"status", "providerID"});
   });
+  for (kube::Informer* informer : all()) {
+    informer->AddHandler([this](kube::WatchEventType, const kube::Object&) {
+      generation_.fetch_add(1, std::memory_order_relaxed);
+    });
+  }
 }
 
 std::vector<kube::Informer*> ClusterCache::all() {

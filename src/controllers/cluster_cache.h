@@ -3,6 +3,8 @@
 // EC2NodeClasses, DaemonSets, PodDisruptionBudgets), their indexes, and typed views of their
 // objects.
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +54,9 @@ class ClusterCache {
   const DecodedCache<api::Node>& decoded_nodes() const { return decoded_nodes_; }
   const DecodedCache<api::NodeClaim>& decoded_node_claims() const { return decoded_node_claims_; }
 
+  // Counts every change any informer delivered: equal values mean nothing changed in between.
+  uint64_t generation() const { return generation_.load(std::memory_order_relaxed); }
+
   // The Node carrying `provider_id`, if any.
   std::optional<kube::Object> NodeByProviderId(std::string_view provider_id) const;
 
@@ -66,6 +71,7 @@ class ClusterCache {
   DecodedCache<api::Pod> decoded_pods_;
   DecodedCache<api::Node> decoded_nodes_;
   DecodedCache<api::NodeClaim> decoded_node_claims_;
+  std::atomic<uint64_t> generation_{0};
 };
 
 // Typed views. An object that does not decode (an invalid object the API server let through)

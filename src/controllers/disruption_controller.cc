@@ -74,10 +74,36 @@ TimePoint DisruptionController::NextWake() const {
 }
 
 void DisruptionController::Decide(TimePoint now) {
+  const uint64_t generation = cluster_.generation();
+  // Nothing changed in the cluster since a pass that found nothing, and nothing it depends on
+  // changes with time alone: skip even the view, but look again every few minutes (instance
+  // types and prices change outside the cluster).
+  if (fruitless_ && fruitless_->cluster_generation == generation && !fruitless_->scheduled &&
+      now < fruitless_at_ + kFruitlessRecheck) {
+    return;
+  }
   const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
   const disruption::Cluster& cluster = view->cluster;
+  // The engine is a function of the cluster, the budgets now and the instance types: when none
+  // changed since a pass that found nothing, this one would find nothing either.
+  PassInputs inputs{generation, cluster.budgets, {}, false};
+  for (const NodePoolView& pool : view->snapshot.node_pools) {
+    inputs.instance_types.push_back(pool.instance_types);
+    for (const api::Budget& budget : pool.pool.spec.disruption.budgets) {
+      inputs.scheduled = inputs.scheduled || !budget.schedule.empty();
+    }
+  }
+  if (fruitless_ == inputs) {
+    fruitless_at_ = now;
+    return;
+  }
   std::optional<disruption::Command> command = disruption::ComputeCommand(cluster, options_.engine);
-  if (!command) return;
+  if (!command) {
+    fruitless_ = std::move(inputs);
+    fruitless_at_ = now;
+    return;
+  }
+  fruitless_.reset();
   Decided decided{command->method, {}, command->replacements.size(), now};
   for (size_t index : command->candidates) {
     decided.node_claims.push_back(cluster.candidates[index].node_claim);

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -74,6 +75,16 @@ class DisruptionController {
     size_t replacements = 0;
     TimePoint at;
   };
+  // What a decision depends on.
+  struct PassInputs {
+    uint64_t cluster_generation = 0;
+    std::map<std::string, disruption::BudgetRemaining, std::less<>> budgets;
+    // Per NodePool; lists are replaced, never mutated, so the same pointer is the same list (held
+    // here, so no new list can reuse its address).
+    std::vector<std::shared_ptr<const std::vector<cloud::InstanceType>>> instance_types;
+    bool scheduled = false;  // a budget has a schedule: what it allows changes with time
+    bool operator==(const PassInputs&) const = default;
+  };
   struct InFlight {
     disruption::Method method;
     std::vector<std::string> node_claims;
@@ -104,6 +115,9 @@ class DisruptionController {
 
   TimePoint next_poll_;
   std::optional<Decided> decided_;
+  std::optional<PassInputs> fruitless_;  // of the last pass that found nothing to do
+  TimePoint fruitless_at_;
+  static constexpr std::chrono::minutes kFruitlessRecheck{5};
   std::vector<InFlight> in_flight_;
   std::deque<DisruptionDecision> decisions_;
   uint64_t decisions_made_ = 0;

@@ -158,6 +158,11 @@ std::optional<Object> Informer::Get(std::string_view key) const {
   return it->second;
 }
 
+bool Informer::Contains(std::string_view key) const {
+  std::lock_guard lock(mutex_);
+  return objects_.find(key) != objects_.end();
+}
+
 void Informer::ForEach(const std::function<void(const Object&)>& fn) const {
   std::lock_guard lock(mutex_);
   for (const auto& [key, object] : objects_) fn(object);

@@ -52,6 +52,8 @@ class Informer {
   bool synced() const;
   const Resource& resource() const { return resource_; }
   std::optional<Object> Get(std::string_view key) const;
+  // Whether the object is in the cache (no copy).
+  bool Contains(std::string_view key) const;
   // Calls fn on every cached object, in key order, under the cache lock: keep fn short and do
   // not call back into the informer.
   void ForEach(const std::function<void(const Object&)>& fn) const;

@@ -14,7 +14,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kErrorRetry(5000);
-constexpr milliseconds kIdleWake(1000);
 
 // The cheap test on the informer's thread (no decoding): not bound, not deleting, and marked
 // Unschedulable by the kube-scheduler. The provisioner applies the full rule.
@@ -204,7 +203,10 @@ void Manager::RunOnce() {
 }
 
 TimePoint Manager::NextWake() const {
-  TimePoint next = clock_.Now() + kIdleWake;
+  TimePoint next = clock_.Now() + options_.idle_wake;
+  if (node_booter_) {
+    if (std::optional<TimePoint> boot = node_booter_->NextWake()) next = std::min(next, *boot);
+  }
   for (const std::optional<TimePoint>& due : {node_claims_.NextDue(), disruption_marks_.NextDue(),
                                               node_pools_.NextDue(), batcher_.Deadline()}) {
     if (due) next = std::min(next, *due);

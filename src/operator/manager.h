@@ -40,6 +40,9 @@ struct ManagerOptions {
   std::chrono::milliseconds garbage_collection_period{std::chrono::seconds(30)};
   // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).
   std::chrono::milliseconds pending_recheck_period{std::chrono::seconds(10)};
+  // The longest the loop sleeps with nothing due: a safety net for a live cluster; a simulation,
+  // where every timer is known, sets it long.
+  std::chrono::milliseconds idle_wake{std::chrono::seconds(1)};
   // With the simulated cloud: the booter plays its machines (and recovers them after a restart).
   cloud::SimCloudProvider* sim_cloud = nullptr;
   sim::NodeBooterOptions node_booter;

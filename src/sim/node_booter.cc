@@ -66,13 +66,20 @@ size_t NodeBooter::Recover() {
 }
 
 Result<size_t> NodeBooter::Boot() {
+  const TimePoint now = clock_.Now();
+  const uint64_t launches = cloud_.launches();
+  if (launches == launches_seen_ && (!next_boot_ || now < *next_boot_)) return size_t{0};
   Result<std::vector<cloud::Instance>> instances = cloud_.List();
   if (!instances.ok()) return instances.error();
-  const TimePoint now = clock_.Now();
+  launches_seen_ = launches;
+  next_boot_.reset();
   size_t booted = 0;
   for (const cloud::Instance& instance : *instances) {
-    if (now - instance.launch_time < options_.boot_delay) continue;
-    if (nodes_.Get(instance.node_name)) continue;
+    if (const TimePoint ready = instance.launch_time + options_.boot_delay; now < ready) {
+      next_boot_ = next_boot_ ? std::min(*next_boot_, ready) : ready;
+      continue;
+    }
+    if (nodes_.Contains(instance.node_name)) continue;
     kube::Object labels = api::Encode(instance.labels);
     labels[std::string(api::kLabelHostname)] = instance.node_name;
     kube::Object status = {{"capacity", api::Encode(instance.capacity)},
@@ -99,6 +106,7 @@ Result<size_t> NodeBooter::Boot() {
       if (created.error().status == 409) continue;  // the informer has not seen it yet
       logger_.Error("creating node failed",
                     {logkey::Node(instance.node_name), logkey::Err(created.error())});
+      next_boot_ = now + std::chrono::seconds(1);  // try again
       continue;
     }
     logger_.Info("instance booted",

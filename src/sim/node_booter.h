@@ -38,8 +38,11 @@ class NodeBooter {
 
   // Gives the cloud the instances recorded on existing Nodes; returns how many.
   size_t Recover();
-  // Creates the Nodes of instances that have booted; returns how many.
+  // Creates the Nodes of instances that have booted; returns how many. Cheap when nothing was
+  // launched since the last call and no instance is due to finish booting.
   Result<size_t> Boot();
+  // When an instance launched earlier finishes booting, if one is still booting.
+  std::optional<TimePoint> NextWake() const { return next_boot_; }
 
  private:
   kube::Client& client_;
@@ -48,6 +51,8 @@ class NodeBooter {
   const Clock& clock_;
   Logger logger_;
   const NodeBooterOptions options_;
+  uint64_t launches_seen_ = 0;
+  std::optional<TimePoint> next_boot_;
 };
 
 }  // namespace karpenter::sim

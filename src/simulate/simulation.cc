@@ -129,6 +129,7 @@ class World {
     options.node_booter.mark_ready = true;
     options.node_booter.boot_delay = input.node_boot_delay;
     options.seed = input.seed;
+    options.idle_wake = std::chrono::hours(1);
     return options;
   }
 

@@ -422,6 +422,7 @@ Result<std::optional<WatchEvent>> Store::NextEvent(const Filter& filter, int64_t
       if (it->resource != filter.resource_id()) continue;
       if (std::optional<WatchEvent> event = filter.Convert(*it)) return event;
     }
+    if (timeout.count() <= 0) return std::optional<WatchEvent>();  // a poll: no futex wait
     if (!changed_.wait_until(lock, deadline, [&] { return resource_version_ > after; })) {
       return std::optional<WatchEvent>();
     }
