@@ -8,20 +8,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "api/manifest.h"
 #include "cli/builtin_scenario.h"
 #include "cloud/catalog.h"
-#include "common/document.h"
 #include "common/duration.h"
 #include "simulate/html_report.h"
+#include "simulate/inputs.h"
 #include "simulate/report.h"
 #include "simulate/simulation.h"
 
 namespace karpenter::cli {
 namespace {
-
-// Objects the simulation stores beside what api::Manifest decodes.
-bool AlwaysKept(std::string_view kind) { return kind == "Namespace"; }
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -29,32 +25,6 @@ Result<std::string> ReadFile(const std::string& path) {
   std::ostringstream text;
   text << file.rdbuf();
   return text.str();
-}
-
-// Decodes every document of `text` as `validate` does; keeps the valid ones, lists the ignored
-// kinds and appends every problem to `errors`.
-void AddManifests(std::string_view text, std::string_view source, simulate::SimulationInput& input,
-                  std::vector<std::string>& errors) {
-  Result<std::vector<Document>> documents = ParseDocuments(text, source);
-  if (!documents.ok()) {
-    errors.push_back(documents.error().message);
-    return;
-  }
-  for (Document& document : *documents) {
-    const std::string where = fmt::format("{}:{}", source, document.line);
-    api::DecodeOutcome outcome = api::DecodeObject(document.value, where);
-    if (!outcome.errors.empty()) {
-      errors.insert(errors.end(), outcome.errors.begin(), outcome.errors.end());
-      continue;
-    }
-    const std::string kind = document.value.is_object() ? document.value.value("kind", "") : "";
-    if (!outcome.manifest.ignored.empty() && !AlwaysKept(kind)) {
-      input.ignored.insert(input.ignored.end(), outcome.manifest.ignored.begin(),
-                           outcome.manifest.ignored.end());
-      continue;
-    }
-    input.objects.push_back(std::move(document.value));
-  }
 }
 
 // A bar of 30 cells, redrawn in place.
@@ -112,7 +82,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   std::string timeline_source;
   if (options.files.empty()) {
     input.scenario = "the built-in migration scenario (CAS node groups → Karpenter)";
-    AddManifests(BuiltinScenarioManifests(), "<built-in scenario>", input, errors);
+    simulate::AddManifests(BuiltinScenarioManifests(), "<built-in scenario>", input, errors);
     timeline_text = BuiltinScenarioTimeline();
     timeline_source = "<built-in timeline>";
   } else {
@@ -125,7 +95,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
         errors.push_back(text.error().message);
         continue;
       }
-      AddManifests(*text, file, input, errors);
+      simulate::AddManifests(*text, file, input, errors);
     }
   }
   if (!options.timeline.empty()) {

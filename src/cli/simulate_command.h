@@ -10,7 +10,7 @@
 namespace karpenter::cli {
 
 struct SimulateOptions {
-  std::vector<std::string> files;  // manifests or `kubectl get … -o json` snapshots; directories
+  std::vector<std::string> files;  // manifests or `kubectl get … -o json` snapshots
   std::string timeline;            // a timeline file (simulate/timeline.h); empty: none
   std::string duration = "1h";
   uint64_t seed = 1;

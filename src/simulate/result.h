@@ -50,7 +50,7 @@ struct FinalNode {
 
 struct Decision {
   double t = 0;
-  std::string method;  // Emptiness, Drift, MultiNodeConsolidation, SingleNodeConsolidation, …
+  std::string method;  // emptiness, drift, multi-node or single-node consolidation
   std::vector<std::string> nodes;
   std::vector<std::string> replacements;
   double savings_per_hour = 0;

@@ -16,11 +16,12 @@ using api::Reader;
 
 // Reports members of `reader` (an object) not in `known`.
 void RejectUnknown(const Reader& reader, std::initializer_list<std::string_view> known) {
-  reader.Entries([&](std::string_view key, const Reader& value) {
+  if (!reader.Object()) return;
+  for (const auto& [key, value] : reader.json()->items()) {
     if (std::find(known.begin(), known.end(), key) == known.end()) {
-      value.Error("unknown field");
+      reader[key].Error("unknown field");
     }
-  });
+  }
 }
 
 std::string RequiredString(const Reader& reader) {
@@ -101,7 +102,9 @@ std::optional<ActionKind> DecodeKind(std::string_view key, const Reader& body) {
   return std::nullopt;
 }
 
-constexpr std::string_view kActionKeys =
+constexpr std::string_view kActions[] = {"scaleNodeGroup", "scale",       "apply", "delete",
+                                         "interruptSpot",  "unavailable", "note"};
+constexpr std::string_view kActionList =
     "scaleNodeGroup, scale, apply, delete, interruptSpot, unavailable or note";
 
 std::optional<Action> DecodeAction(const Reader& item) {
@@ -120,14 +123,17 @@ std::optional<Action> DecodeAction(const Reader& item) {
   }
   std::optional<ActionKind> kind;
   int kinds = 0;
-  item.Entries([&](std::string_view key, const Reader& body) {
-    if (key == "at") return;
+  for (const auto& [key, value] : item.json()->items()) {
+    if (key == "at") continue;
     ++kinds;
+    const Reader body = item[key];
     kind = DecodeKind(key, body);
-    if (!kind && kActionKeys.find(key) == std::string_view::npos) body.Error("unknown action");
-  });
+    if (std::find(std::begin(kActions), std::end(kActions), key) == std::end(kActions)) {
+      body.Error(fmt::format("unknown action; expected {}", kActionList));
+    }
+  }
   if (kinds != 1) {
-    item.Error(fmt::format("needs exactly one of {}", kActionKeys));
+    item.Error(fmt::format("needs exactly one of {}", kActionList));
     return std::nullopt;
   }
   if (!kind) return std::nullopt;

@@ -1,0 +1,151 @@
+// `karpenter simulate` as a user runs it: the built-in migration scenario end to end, its JSON,
+// the HTML report, and bad input.
+
+#include "cli/simulate_command.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace karpenter::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome Simulate(SimulateOptions options) {
+  options.progress = false;
+  std::ostringstream out;
+  std::ostringstream err;
+  Outcome outcome;
+  outcome.exit_code = RunSimulate(options, out, err);
+  outcome.out = out.str();
+  outcome.err = err.str();
+  return outcome;
+}
+
+std::filesystem::path TempPath(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("simulate_cli_" + std::to_string(::getpid()) + "_" + name);
+}
+
+// The seed's migration: three node groups (15 on-demand nodes) shrink to the system group's 2;
+// Karpenter runs everything else on spot, cheaper, and no PodDisruptionBudget is ever broken.
+TEST(SimulateCommand, BuiltInMigrationEndsOnSpotWithoutPdbViolations) {
+  SimulateOptions options;
+  options.output = "json";
+  const Outcome outcome = Simulate(options);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  const nlohmann::json result = nlohmann::json::parse(outcome.out);
+  const nlohmann::json& summary = result["summary"];
+  EXPECT_EQ(summary["nodesBefore"], 15);
+  EXPECT_EQ(summary["pdbViolations"], 0);
+  EXPECT_EQ(summary["unschedulablePods"], 0);
+  EXPECT_GT(summary["podsDisrupted"].get<int>(), 50);
+  EXPECT_LT(summary["pricePerHourAfter"].get<double>(),
+            0.5 * summary["pricePerHourBefore"].get<double>());
+  EXPECT_GT(summary["maxPendingSeconds"].get<double>(), 0);
+  EXPECT_EQ(summary["virtualSeconds"], 3600);
+  int node_group_nodes = 0;
+  for (const nlohmann::json& node : result["nodes"]) {
+    if (!node["nodegroup"].get<std::string>().empty()) {
+      ++node_group_nodes;
+      EXPECT_EQ(node["nodegroup"], "system");
+      EXPECT_EQ(node["capacityType"], "on-demand");
+    } else {
+      EXPECT_EQ(node["nodepool"], "default");
+      EXPECT_EQ(node["capacityType"], "spot");  // the seed's NodePool asks for spot only
+    }
+  }
+  EXPECT_EQ(node_group_nodes, 2);
+  ASSERT_FALSE(result["timeline"].empty());
+  EXPECT_EQ(result["timeline"][0]["event"], "KarpenterStarted");
+  EXPECT_FALSE(result["decisions"].empty());
+  for (const nlohmann::json& decision : result["decisions"]) {
+    EXPECT_GT(decision["t"].get<double>(), 60);  // after the drains began
+  }
+}
+
+TEST(SimulateCommand, TextEndsWithTheVerdictAndJsonIsByteIdenticalAcrossRuns) {
+  const Outcome text = Simulate(SimulateOptions{});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, StartsWith("Simulated  60:00 of the built-in migration scenario"));
+  EXPECT_THAT(text.out, HasSubstr("/h → $"));
+  EXPECT_THAT(text.out, HasSubstr("0 PDB violations, max pending"));
+  SimulateOptions json;
+  json.output = "json";
+  EXPECT_EQ(Simulate(json).out, Simulate(json).out);
+}
+
+TEST(SimulateCommand, WritesASelfContainedHtmlReport) {
+  SimulateOptions options;
+  options.duration = "10m";
+  options.report = TempPath("report.html").string();
+  const Outcome outcome = Simulate(options);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
+  std::ifstream file(options.report);
+  std::stringstream html;
+  html << file.rdbuf();
+  EXPECT_THAT(html.str(), StartsWith("<!doctype html>"));
+  EXPECT_THAT(html.str(), HasSubstr("<svg"));
+  EXPECT_THAT(html.str(), HasSubstr("system-"));  // the final nodes table
+  std::filesystem::remove(options.report);
+}
+
+TEST(SimulateCommand, BadInputsAreAllReportedAndNothingIsSimulated) {
+  const std::filesystem::path manifests = TempPath("bad.yaml");
+  std::ofstream(manifests) << R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      expireAfter: forever
+)";
+  const std::filesystem::path timeline = TempPath("timeline.yaml");
+  std::ofstream(timeline) << "actions:\n  - {at: 1m, shrink: {}}\n";
+  SimulateOptions options;
+  options.files = {manifests.string(), TempPath("missing.yaml").string()};
+  options.timeline = timeline.string();
+  const Outcome outcome = Simulate(options);
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_TRUE(outcome.out.empty());
+  EXPECT_THAT(outcome.err, HasSubstr(manifests.string() + ":1: NodePool/default: spec.template."
+                                                          "spec.expireAfter"));
+  EXPECT_THAT(outcome.err, HasSubstr("missing.yaml: cannot read"));
+  EXPECT_THAT(outcome.err, HasSubstr("timeline.yaml:1: actions[0].shrink: unknown action"));
+  EXPECT_THAT(outcome.err, HasSubstr("spec.template.spec.requirements: required"));
+  EXPECT_THAT(outcome.err, HasSubstr("4 problems in the inputs; nothing simulated"));
+  std::filesystem::remove(manifests);
+  std::filesystem::remove(timeline);
+}
+
+TEST(SimulateCommand, RejectsBadOptions) {
+  SimulateOptions duration;
+  duration.duration = "0s";
+  EXPECT_THAT(Simulate(duration).err, HasSubstr("--duration: \"0s\" is not a positive duration"));
+  SimulateOptions output;
+  output.output = "yaml";
+  EXPECT_THAT(Simulate(output).err, HasSubstr("--output: \"yaml\" is not text or json"));
+  SimulateOptions catalog;
+  catalog.catalog = TempPath("no-catalog.json").string();
+  const Outcome outcome = Simulate(catalog);
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_THAT(outcome.err, HasSubstr("simulate: --catalog:"));
+}
+
+}  // namespace
+}  // namespace karpenter::cli

@@ -1,0 +1,367 @@
+#include "simulate/simulation.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "cloud/catalog.h"
+#include "simulate/inputs.h"
+#include "simulate/report.h"
+
+namespace karpenter::simulate {
+namespace {
+
+using std::chrono::minutes;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+// m5.xlarge for the node groups; small and large for Karpenter, on-demand and spot, 3 zones.
+constexpr std::string_view kCatalog = R"({"instanceTypes": [
+  {"name": "m5.xlarge", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+   "capacity": {"cpu": "4", "memory": "16Gi", "pods": 58},
+   "offerings": [{"zone": "zone-a", "capacityType": "on-demand", "price": 0.192},
+                 {"zone": "zone-b", "capacityType": "on-demand", "price": 0.192},
+                 {"zone": "zone-c", "capacityType": "on-demand", "price": 0.192}]},
+  {"name": "small", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+   "capacity": {"cpu": "2", "memory": "8Gi", "pods": 20},
+   "offerings": [{"zone": "zone-a", "capacityType": "spot", "price": 0.03},
+                 {"zone": "zone-b", "capacityType": "spot", "price": 0.031},
+                 {"zone": "zone-c", "capacityType": "spot", "price": 0.032},
+                 {"zone": "zone-a", "capacityType": "on-demand", "price": 0.10},
+                 {"zone": "zone-b", "capacityType": "on-demand", "price": 0.10},
+                 {"zone": "zone-c", "capacityType": "on-demand", "price": 0.10}]},
+  {"name": "large", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+   "capacity": {"cpu": "8", "memory": "32Gi", "pods": 50},
+   "offerings": [{"zone": "zone-a", "capacityType": "spot", "price": 0.13},
+                 {"zone": "zone-b", "capacityType": "spot", "price": 0.13},
+                 {"zone": "zone-c", "capacityType": "spot", "price": 0.13},
+                 {"zone": "zone-a", "capacityType": "on-demand", "price": 0.40},
+                 {"zone": "zone-b", "capacityType": "on-demand", "price": 0.40},
+                 {"zone": "zone-c", "capacityType": "on-demand", "price": 0.40}]}
+]})";
+
+// A spot NodePool "default" (consolidation after 1m) and its EC2NodeClass.
+constexpr std::string_view kKarpenter = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-test
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]
+)";
+
+// A Deployment `name` of `replicas` pods requesting `cpu`, with a PDB allowing one down.
+std::string Web(std::string_view name, int replicas, std::string_view cpu) {
+  return fmt::format(R"(
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {0}, namespace: shop}}
+spec:
+  replicas: {1}
+  selector: {{matchLabels: {{app: {0}}}}}
+  template:
+    metadata: {{labels: {{app: {0}}}}}
+    spec:
+      containers: [{{name: main, image: app, resources: {{requests: {{cpu: "{2}", memory: 1Gi}}}}}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: {0}, namespace: shop}}
+spec:
+  maxUnavailable: 1
+  selector: {{matchLabels: {{app: {0}}}}}
+)",
+                     name, replicas, cpu);
+}
+
+SimulationInput Input(std::string_view manifests, std::string_view timeline,
+                      minutes duration = minutes(30)) {
+  SimulationInput input;
+  input.scenario = "test";
+  std::vector<std::string> errors;
+  AddManifests(manifests, "test.yaml", input, errors);
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  if (!timeline.empty()) {
+    Result<Timeline> parsed = ParseTimeline(timeline, "timeline.yaml");
+    EXPECT_TRUE(parsed.ok()) << parsed.error().message;
+    if (parsed.ok()) input.timeline = std::move(*parsed);
+  }
+  Result<std::vector<cloud::InstanceType>> catalog = cloud::ParseCatalogJson(kCatalog, "test");
+  EXPECT_TRUE(catalog.ok());
+  if (catalog.ok()) input.catalog = std::move(*catalog);
+  input.duration = duration;
+  return input;
+}
+
+SimulationResult SimulateOk(const SimulationInput& input) {
+  Result<SimulationResult> result = Simulate(input);
+  EXPECT_TRUE(result.ok()) << result.error().message;
+  return result.ok() ? std::move(*result) : SimulationResult{};
+}
+
+std::vector<const TimelineEvent*> Events(const SimulationResult& result, std::string_view event) {
+  std::vector<const TimelineEvent*> found;
+  for (const TimelineEvent& entry : result.timeline) {
+    if (entry.event == event) found.push_back(&entry);
+  }
+  return found;
+}
+
+constexpr std::string_view kRetireNodeGroup = R"(
+nodeGroups:
+  - {name: ng, instanceType: m5.xlarge, size: 3, zones: [zone-a, zone-b, zone-c]}
+actions:
+  - {at: 1m, scaleNodeGroup: {name: ng, size: 0, batch: 1}}
+)";
+
+// The seed's migration in small: a node group is drained a node at a time, Karpenter takes the
+// pods on spot capacity, and the PodDisruptionBudget holds throughout.
+TEST(Simulation, RetiringANodeGroupMovesEveryPodToKarpenterWithinThePdb) {
+  const SimulationResult result =
+      SimulateOk(Input(std::string(kKarpenter) + Web("web", 6, "1"), kRetireNodeGroup));
+  EXPECT_EQ(result.before.nodes, 3);
+  EXPECT_EQ(result.before.pods, 6);
+  EXPECT_EQ((result.before.by_type.at({"m5.xlarge", "on-demand"})), 3);
+  EXPECT_NEAR(result.before.price_per_hour, 3 * 0.192, 1e-9);
+  EXPECT_EQ(Events(result, "NodeCordoned").size(), 3u);
+  EXPECT_EQ(Events(result, "NodeGroupNodeTerminated").size(), 3u);
+  EXPECT_FALSE(Events(result, "Launched").empty());
+  for (const FinalNode& node : result.nodes) {
+    EXPECT_TRUE(node.node_group.empty()) << node.name;
+    EXPECT_EQ(node.node_pool, "default") << node.name;
+    EXPECT_EQ(node.capacity_type, "spot") << node.name;
+  }
+  EXPECT_EQ(result.after.pods, 6);
+  EXPECT_EQ(result.unschedulable_pods, 0);
+  EXPECT_EQ(result.pdb_violations, 0);
+  EXPECT_GE(result.pods_disrupted, 6);  // every pod left its node-group node once
+  EXPECT_LT(result.after.price_per_hour, result.before.price_per_hour);
+  // Pods waited for Karpenter's nodes to boot (40 s), not much longer.
+  EXPECT_GE(result.max_pending_seconds, 40);
+  EXPECT_LT(result.max_pending_seconds, 180);
+  // Samples start with the node group and end with spot nodes only.
+  ASSERT_GE(result.samples.size(), 2u);
+  EXPECT_EQ(result.samples.front().on_demand_nodes, 3);
+  EXPECT_EQ(result.samples.back().on_demand_nodes, 0);
+  EXPECT_GT(result.samples.back().spot_nodes, 0);
+}
+
+TEST(Simulation, SameInputsGiveByteIdenticalJson) {
+  const SimulationInput input =
+      Input(std::string(kKarpenter) + Web("web", 6, "1") + Web("api", 3, "500m"), kRetireNodeGroup);
+  const std::string first = RenderJson(SimulateOk(input));
+  const std::string second = RenderJson(SimulateOk(input));
+  EXPECT_EQ(first, second);
+  EXPECT_THAT(first, HasSubstr("\"nodesBefore\": 3"));
+}
+
+// A node group drained while a PDB allows no disruption at all: the drain waits, nothing is
+// violated, and the nodes (one pod each) stay.
+TEST(Simulation, ADrainNeverBreaksAPdbThatAllowsNothing) {
+  const std::string blocked = std::string(kKarpenter) + R"(
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: db, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: main, image: db, resources: {requests: {cpu: "3", memory: 1Gi}}}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: db, namespace: shop}
+spec:
+  minAvailable: 2
+  selector: {matchLabels: {app: db}}
+)";
+  const SimulationResult result = SimulateOk(Input(blocked, R"(
+nodeGroups:
+  - {name: ng, instanceType: m5.xlarge, size: 2, zones: [zone-a, zone-b]}
+actions:
+  - {at: 1m, scaleNodeGroup: {name: ng, size: 0, batch: 2}}
+)",
+                                                   minutes(10)));
+  EXPECT_EQ(result.pdb_violations, 0);
+  EXPECT_EQ(result.pods_disrupted, 0);
+  EXPECT_TRUE(Events(result, "NodeGroupNodeTerminated").empty());
+  EXPECT_EQ(Events(result, "NodeCordoned").size(), 2u);
+  EXPECT_EQ(result.after.pods, 2);
+}
+
+// Spot capacity in a zone is interrupted: Karpenter replaces the nodes, EC2 reclaims them two
+// minutes later, and every pod ends running.
+TEST(Simulation, SpotInterruptionReplacesTheZonesNodes) {
+  const SimulationResult result =
+      SimulateOk(Input(std::string(kKarpenter) + Web("web", 6, "1500m"), R"(
+actions:
+  - {at: 10m, interruptSpot: {zone: zone-a}}
+)"));
+  const std::vector<const TimelineEvent*> interrupted = Events(result, "SpotInterrupted");
+  ASSERT_FALSE(interrupted.empty()) << "no node in zone-a to interrupt";
+  for (const TimelineEvent* event : interrupted) {
+    EXPECT_EQ(event->t, 600);
+    EXPECT_THAT(event->detail, HasSubstr("zone-a"));
+    // The interrupted node is gone at the end.
+    EXPECT_TRUE(std::none_of(result.nodes.begin(), result.nodes.end(), [&](const FinalNode& node) {
+      return node.name == event->subject;
+    })) << event->subject;
+  }
+  EXPECT_EQ(result.after.pods, 6);
+  EXPECT_EQ(result.unschedulable_pods, 0);
+  // Launches after the interruption replaced the capacity.
+  const std::vector<const TimelineEvent*> launched = Events(result, "Launched");
+  EXPECT_TRUE(std::any_of(launched.begin(), launched.end(),
+                          [](const TimelineEvent* event) { return event->t > 600; }));
+}
+
+TEST(Simulation, AnUnavailableInstanceTypeIsNeverLaunched) {
+  const SimulationResult result =
+      SimulateOk(Input(std::string(kKarpenter) + Web("web", 3, "500m"), R"(
+actions:
+  - {at: 0s, unavailable: {instanceType: small}}
+)",
+                       minutes(5)));
+  const std::vector<const TimelineEvent*> launched = Events(result, "Launched");
+  ASSERT_FALSE(launched.empty());
+  for (const TimelineEvent* event : launched) {
+    EXPECT_THAT(event->detail, ::testing::StartsWith("large spot")) << event->subject;
+  }
+  EXPECT_EQ(result.after.pods, 3);
+}
+
+// Scaling up adds capacity; scaling down leaves nodes empty or underused, and consolidation takes
+// them away.
+TEST(Simulation, ScalingUpAddsNodesAndScalingDownConsolidatesThem) {
+  const SimulationResult result =
+      SimulateOk(Input(std::string(kKarpenter) + Web("web", 2, "1500m"), R"(
+actions:
+  - {at: 2m, scale: {kind: Deployment, namespace: shop, name: web, replicas: 8}}
+  - {at: 10m, scale: {kind: Deployment, namespace: shop, name: web, replicas: 1}}
+)"));
+  int most = 0;
+  for (const Sample& sample : result.samples) most = std::max(most, sample.spot_nodes);
+  EXPECT_GE(most, 8);  // one 2-CPU node per 1.5-CPU pod is the cheapest
+  EXPECT_EQ(result.after.nodes, 1);
+  EXPECT_EQ(result.after.pods, 1);
+  EXPECT_FALSE(result.decisions.empty());
+  for (const Decision& decision : result.decisions) EXPECT_GT(decision.t, 600);
+}
+
+TEST(Simulation, DeletingAWorkloadDeletesItsPodsAndEmptiesItsNodes) {
+  const SimulationResult result =
+      SimulateOk(Input(std::string(kKarpenter) + Web("web", 3, "1500m") + Web("api", 1, "500m"), R"(
+actions:
+  - {at: 5m, delete: {kind: Deployment, namespace: shop, name: web}}
+)"));
+  EXPECT_EQ(result.after.pods, 1);
+  EXPECT_EQ(result.after.nodes, 1);
+  const auto emptied = std::find_if(result.decisions.begin(), result.decisions.end(),
+                                    [](const Decision& d) { return d.method == "emptiness"; });
+  EXPECT_NE(emptied, result.decisions.end());
+}
+
+// A `kubectl get … -o json` snapshot: node-group Nodes, ReplicaSet-owned pods bound to them (the
+// ReplicaSet itself not in the snapshot), the Deployment, and a kind not simulated.
+TEST(Simulation, SnapshotPodsKeepTheirNodesAndWorkload) {
+  std::string nodes;
+  std::string pods;
+  for (int i = 1; i <= 2; ++i) {
+    nodes += fmt::format(R"({{"apiVersion": "v1", "kind": "Node",
+      "metadata": {{"name": "ng-{0}", "labels": {{"eks.amazonaws.com/nodegroup": "ng",
+        "node.kubernetes.io/instance-type": "m5.xlarge", "topology.kubernetes.io/zone": "zone-a",
+        "kubernetes.io/hostname": "ng-{0}"}}, "resourceVersion": "77", "uid": "u-{0}"}},
+      "spec": {{"providerID": "aws:///zone-a/i-{0}"}},
+      "status": {{"allocatable": {{"cpu": "3920m", "memory": "15Gi", "pods": "58"}},
+                  "capacity": {{"cpu": "4", "memory": "16Gi", "pods": "58"}},
+                  "conditions": [{{"type": "Ready", "status": "True"}}]}}}},)",
+                         i);
+    pods += fmt::format(R"({{"apiVersion": "v1", "kind": "Pod",
+      "metadata": {{"name": "web-5d4f8c6b7-x{0}", "namespace": "shop",
+        "labels": {{"app": "web", "pod-template-hash": "5d4f8c6b7"}},
+        "ownerReferences": [{{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "name": "web-5d4f8c6b7", "uid": "rs", "controller": true}}]}},
+      "spec": {{"nodeName": "ng-{0}", "containers": [{{"name": "main", "image": "app",
+        "resources": {{"requests": {{"cpu": "1", "memory": "1Gi"}}}}}}]}},
+      "status": {{"phase": "Running", "conditions": [{{"type": "Ready", "status": "True"}}]}}}},)",
+                        i);
+  }
+  const std::string snapshot =
+      R"({"apiVersion": "v1", "kind": "List", "items": [)" + nodes + pods + R"(
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+       "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+         {"name": "main", "image": "app", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}}},
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "shop"}}
+  ]})";
+  SimulationInput input = Input(snapshot, "", minutes(5));
+  EXPECT_THAT(input.ignored, Contains("ConfigMap/shop/cfg"));
+  const SimulationResult result = SimulateOk(input);
+  EXPECT_EQ(result.before.nodes, 2);
+  EXPECT_EQ(result.before.pods, 2);  // the snapshot's pods, no duplicates from the Deployment
+  EXPECT_EQ(result.before.pending_pods, 0);
+  EXPECT_EQ(result.after.pods, 2);
+  EXPECT_THAT(result.ignored, Contains("ConfigMap/shop/cfg"));
+  EXPECT_TRUE(Events(result, "Launched").empty());  // no NodePool, nothing pending
+}
+
+TEST(Simulation, BadManifestsAreReportedWithFileObjectAndField) {
+  SimulationInput input;
+  std::vector<std::string> errors;
+  AddManifests(R"(apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: broken}
+spec:
+  template:
+    spec:
+      requirements: [{key: karpenter.sh/capacity-type, operator: Sometimes, values: [spot]}]
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)",
+               "pools.yaml", input, errors);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], HasSubstr("pools.yaml:1"));
+  EXPECT_THAT(errors[0], HasSubstr("NodePool/broken"));
+  EXPECT_THAT(errors[0], HasSubstr("spec.template.spec.requirements[0].operator"));
+  EXPECT_TRUE(input.objects.empty());
+}
+
+TEST(Simulation, ActionsOnWhatDoesNotExistFailWithTheirTime) {
+  Result<SimulationResult> result = Simulate(Input(kKarpenter, R"(
+actions:
+  - {at: 2m, scaleNodeGroup: {name: nowhere, size: 0}}
+)"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.error().message, HasSubstr("actions at 120s"));
+  EXPECT_THAT(result.error().message, HasSubstr("node group \"nowhere\" has no nodes"));
+
+  Result<SimulationResult> group = Simulate(Input(kKarpenter, R"(
+nodeGroups:
+  - {name: ng, instanceType: m9.huge, size: 1}
+)"));
+  ASSERT_FALSE(group.ok());
+  EXPECT_THAT(group.error().message, HasSubstr("node group ng: instanceType: \"m9.huge\""));
+}
+
+}  // namespace
+}  // namespace karpenter::simulate
