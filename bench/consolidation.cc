@@ -1,7 +1,5 @@
 #include "consolidation.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -22,6 +20,7 @@
 #include "disruption/methods.h"
 #include "disruption/simulation.h"
 #include "kube/memory/memory_client.h"
+#include "peak_rss.h"
 
 namespace karpenter::bench {
 namespace {
@@ -31,12 +30,6 @@ namespace {
 constexpr std::array<std::string_view, 7> kNodeTypes = {
     "m5.large", "m5.xlarge", "m5.2xlarge", "c5.xlarge", "c5.2xlarge", "r5.large", "r5.xlarge"};
 constexpr std::array<std::string_view, 3> kZones = {"us-east-1a", "us-east-1b", "us-east-1c"};
-
-double PeakRssMb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
 
 // Everything the generated cluster owns; the disruption::Cluster points into it.
 struct GeneratedCluster {

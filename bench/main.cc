@@ -1,7 +1,5 @@
 // karpenter-bench: reproducible performance runs printing JSON figures.
 
-#include <sys/resource.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -15,17 +13,13 @@
 #include "consolidation.h"
 #include "e2e.h"
 #include "lower_bound.h"
+#include "peak_rss.h"
 #include "scheduling/scheduler.h"
+#include "simulate.h"
 #include "workloads.h"
 
 namespace karpenter::bench {
 namespace {
-
-double PeakRssMb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
 
 struct SchedulingArgs {
   int pods = 1000;
@@ -171,7 +165,17 @@ int main(int argc, char** argv) {
                               "Read the cluster from kube/memory through informers, as the "
                               "controller does, and time that too");
   consolidation_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::SimulateArgs simulate;
+  auto* simulate_cmd = app.add_subcommand(
+      "simulate", "karpenter simulate on a generated snapshot: node groups retired, Karpenter in");
+  simulate_cmd->add_option("--nodes", simulate.nodes, "Node-group nodes")->capture_default_str();
+  simulate_cmd->add_option("--pods", simulate.pods, "Pods, in Deployments of 100")
+      ->capture_default_str();
+  simulate_cmd->add_option("--duration", simulate.duration, "Virtual time")->capture_default_str();
+  simulate_cmd->add_option("--seed", simulate.seed, "Simulation seed")->capture_default_str();
+  simulate_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
+  if (simulate_cmd->parsed()) return karpenter::bench::RunSimulate(simulate);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);
   if (consolidation_cmd->parsed()) return karpenter::bench::RunConsolidation(consolidation);
   return RunScheduling(scheduling);

@@ -1,8 +1,10 @@
 #include "cli/builtin_example.h"
 
+#include <string>
+
 namespace karpenter::cli {
 
-std::string_view BuiltinPlanExample() {
+std::string_view SeedNodePoolManifests() {
   return R"(# The seed guide's default NodePool and EC2NodeClass, for a cluster named "demo".
 apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -29,7 +31,12 @@ spec:
   amiSelectorTerms: [{alias: al2023@latest}]
   subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
----
+)";
+}
+
+std::string BuiltinPlanExample() {
+  std::string text(SeedNodePoolManifests());
+  text.append(R"(---
 # A web front end spread across zones.
 apiVersion: apps/v1
 kind: Deployment
@@ -131,7 +138,8 @@ spec:
         - name: exporter
           image: node-exporter
           resources: {requests: {cpu: 100m, memory: 128Mi}}
-)";
+)");
+  return text;
 }
 
 }  // namespace karpenter::cli

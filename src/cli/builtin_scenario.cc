@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "cli/builtin_example.h"
+
 namespace karpenter::cli {
 namespace {
 
@@ -103,36 +105,10 @@ spec:
   return text;
 }
 
-// Karpenter's own NodePool and EC2NodeClass (seed step 6, cluster "demo"), the controller pinned
+// After the seed's NodePool and EC2NodeClass (builtin_example.h): the Karpenter controller pinned
 // to the system node group (seed step 5), the critical add-ons pinned there too (step 7), and the
 // node agents every node runs.
-constexpr std::string_view kPlatform =
-    R"(# The seed guide's default NodePool and EC2NodeClass, for a cluster named "demo".
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-        - {key: kubernetes.io/os, operator: In, values: [linux]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      expireAfter: 720h
-  limits: {cpu: 1000}
-  disruption: {consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  role: KarpenterNodeRole-demo
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+constexpr std::string_view kPlatform = R"(
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -254,7 +230,8 @@ spec:
 }  // namespace
 
 std::string BuiltinScenarioManifests() {
-  std::string text(kPlatform);
+  std::string text(SeedNodePoolManifests());
+  text.append(kPlatform);
   for (const App& app : kApps) text.append(AppManifest(app));
   return text;
 }

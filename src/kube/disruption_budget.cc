@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <string>
 
 #include "kube/selector.h"
@@ -25,18 +26,27 @@ Result<int64_t> Scaled(const Object& value, int64_t total) {
   return (percent * total + 99) / 100;
 }
 
-// The value at `pointer` ("/spec/selector"), or null when the object has none.
-Object At(const Object& object, const char* pointer) {
-  const Object::json_pointer at(pointer);
-  return object.contains(at) ? object.at(at) : Object();
+// The non-null value of the budget's spec field `name`, or nullptr.
+const Object* SpecField(const Object& budget, std::string_view name) {
+  const Object* value = Find(budget, {"spec", name});
+  return value != nullptr && !value->is_null() ? value : nullptr;
+}
+
+// The budget's selector, parsed once; nullopt when missing or invalid (it selects nothing).
+std::optional<LabelSelector> SelectorOf(const Object& budget) {
+  const Object* selector = SpecField(budget, "selector");
+  if (selector == nullptr) return std::nullopt;
+  Result<LabelSelector> parsed = LabelSelector::FromObject(*selector);
+  if (!parsed.ok()) return std::nullopt;
+  return std::move(parsed).value();
 }
 
 }  // namespace
 
 bool IsPodReady(const Object& pod) {
-  const Object conditions = At(pod, "/status/conditions");
-  if (!conditions.is_array()) return false;
-  return std::any_of(conditions.begin(), conditions.end(), [](const Object& condition) {
+  const Object* conditions = Find(pod, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  return std::any_of(conditions->begin(), conditions->end(), [](const Object& condition) {
     return condition.is_object() && condition.value("type", "") == "Ready" &&
            condition.value("status", "") == "True";
   });
@@ -44,28 +54,34 @@ bool IsPodReady(const Object& pod) {
 
 bool SelectsPod(const Object& budget, const Object& pod) {
   if (Namespace(budget) != Namespace(pod)) return false;
-  const Object selector = At(budget, "/spec/selector");
-  if (selector.is_null()) return false;
-  const Result<LabelSelector> parsed = LabelSelector::FromObject(selector);
-  return parsed.ok() && parsed->Matches(pod);
+  const std::optional<LabelSelector> selector = SelectorOf(budget);
+  return selector && selector->Matches(pod);
 }
 
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
                                                        const std::vector<Object>& pods) {
+  std::vector<const Object*> pointers;
+  pointers.reserve(pods.size());
+  for (const Object& pod : pods) pointers.push_back(&pod);
+  return ComputeDisruptionBudget(budget, pointers);
+}
+
+Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
+                                                       const std::vector<const Object*>& pods) {
   DisruptionBudgetStatus status;
-  for (const Object& pod : pods) {
-    if (!SelectsPod(budget, pod)) continue;
+  const std::optional<LabelSelector> selector = SelectorOf(budget);
+  const std::string_view namespace_ = Namespace(budget);
+  for (const Object* pod : pods) {
+    if (!selector || Namespace(*pod) != namespace_ || !selector->Matches(*pod)) continue;
     ++status.expected_pods;
-    if (DeletionTimestamp(pod).empty() && IsPodReady(pod)) ++status.current_healthy;
+    if (DeletionTimestamp(*pod).empty() && IsPodReady(*pod)) ++status.current_healthy;
   }
-  if (const Object max_unavailable = At(budget, "/spec/maxUnavailable");
-      !max_unavailable.is_null()) {
-    const Result<int64_t> unavailable = Scaled(max_unavailable, status.expected_pods);
+  if (const Object* max_unavailable = SpecField(budget, "maxUnavailable")) {
+    const Result<int64_t> unavailable = Scaled(*max_unavailable, status.expected_pods);
     if (!unavailable.ok()) return Error("spec.maxUnavailable: " + unavailable.error().message);
     status.desired_healthy = std::max<int64_t>(0, status.expected_pods - *unavailable);
-  } else if (const Object min_available = At(budget, "/spec/minAvailable");
-             !min_available.is_null()) {
-    const Result<int64_t> available = Scaled(min_available, status.expected_pods);
+  } else if (const Object* min_available = SpecField(budget, "minAvailable")) {
+    const Result<int64_t> available = Scaled(*min_available, status.expected_pods);
     if (!available.ok()) return Error("spec.minAvailable: " + available.error().message);
     status.desired_healthy = *available;
   }

@@ -36,5 +36,8 @@ bool SelectsPod(const Object& budget, const Object& pod);
 // nor a percentage.
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
                                                        const std::vector<Object>& pods);
+// The same over pods held elsewhere (a store's, an informer's), without copying them.
+Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
+                                                       const std::vector<const Object*>& pods);
 
 }  // namespace karpenter::kube

@@ -7,7 +7,6 @@
 
 #include "api/encode.h"
 #include "api/labels.h"
-#include "api/pod.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -24,6 +23,20 @@ const cloud::InstanceType* FindType(const std::vector<cloud::InstanceType>& cata
     if (type.name == name) return &type;
   }
   return nullptr;
+}
+
+// Whether `kubectl drain` evicts the pod: not finished, not already going, not a DaemonSet's or a
+// mirror pod.
+bool Drained(const Object& pod) {
+  if (!kube::DeletionTimestamp(pod).empty()) return false;
+  const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
+  if (phase == "Succeeded" || phase == "Failed") return false;
+  if (!kube::Annotation(pod, "kubernetes.io/config.mirror").empty()) return false;
+  const Object* owners = kube::Find(pod, {"metadata", "ownerReferences"});
+  return owners == nullptr || !owners->is_array() ||
+         std::none_of(owners->begin(), owners->end(), [](const Object& owner) {
+           return owner.value("controller", false) && owner.value("kind", "") == "DaemonSet";
+         });
 }
 
 }  // namespace
@@ -188,15 +201,11 @@ Result<size_t> NodeGroups::Run() {
     for (const std::string& name : resize.draining) {
       size_t left = 0;
       for (const Object& pod : cluster_.pods().ByIndex(controllers::kIndexPodsByNode, name)) {
-        std::optional<api::Pod> decoded = controllers::DecodePod(pod);
-        if (!decoded || api::IsTerminal(*decoded) || api::IsDaemonSetPod(*decoded) ||
-            !decoded->metadata.deletion_timestamp.empty()) {
-          continue;
-        }
+        if (!Drained(pod)) continue;
         ++left;
         if (!retry_due) continue;
-        const Status evicted = client_.Evict(decoded->metadata.namespace_, decoded->metadata.name,
-                                             kube::DeleteOptions{});
+        const Status evicted =
+            client_.Evict(kube::Namespace(pod), kube::Name(pod), kube::DeleteOptions{});
         if (evicted.ok()) {
           ++changes;
         } else if (evicted.error().status == 429) {

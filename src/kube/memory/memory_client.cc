@@ -676,8 +676,8 @@ Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
   }
   if (budgets.empty()) return EvictPod(key, options);
   const Object& budget = budgets.front();
-  std::vector<Object> pods;
-  ForEachIn(resources::kPods, namespace_, [&](const Object& object) { pods.push_back(object); });
+  std::vector<const Object*> pods;  // the stored ones: the lock is held
+  ForEachIn(resources::kPods, namespace_, [&](const Object& object) { pods.push_back(&object); });
   const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(budget, pods);
   if (!status.ok()) {
     return TooManyRequests(fmt::format(

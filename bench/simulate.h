@@ -1,0 +1,26 @@
+#pragma once
+// `karpenter-bench simulate`: `karpenter simulate` on a generated snapshot of a large cluster —
+// EKS managed node groups of 500 m5.2xlarge nodes across three zones, Deployments of 100 replicas
+// (each with a PodDisruptionBudget of maxUnavailable 10%, ten to a namespace) bound to them, the
+// seed's NodePool and EC2NodeClass — with a timeline that retires the first node group 25 nodes at
+// a time from t=1m, so Karpenter provisions for the displaced pods and consolidates what it
+// launched.
+
+#include <cstdint>
+#include <string>
+
+namespace karpenter::bench {
+
+struct SimulateArgs {
+  int nodes = 5000;
+  int pods = 50000;
+  std::string duration = "1h";
+  uint64_t seed = 1;
+};
+
+// Prints {"nodes", "pods", "virtualSeconds", "seconds", "peakRssMb"} and what happened
+// ("nodesAfter", "launched", "decisions", "podsDisrupted", "pdbViolations", "unschedulablePods");
+// returns the exit code.
+int RunSimulate(const SimulateArgs& args);
+
+}  // namespace karpenter::bench
