@@ -31,23 +31,21 @@ std::string PodKey(std::string_view namespace_, std::string_view name) {
 std::set<std::string, std::less<>> ProtectedPods(const ClusterCache& cluster) {
   std::set<std::string, std::less<>> protected_pods;
   cluster.disruption_budgets().ForEach([&](const kube::Object& budget) {
-    const std::vector<kube::Object> pods =
-        cluster.pods().ByIndex(kIndexPodsByNamespace, kube::Namespace(budget));
-    int64_t allowed = 0;
     const kube::Object* status = kube::Find(budget, {"status", "disruptionsAllowed"});
-    if (status != nullptr && status->is_number_integer()) {
-      allowed = status->get<int64_t>();
-    } else if (Result<kube::DisruptionBudgetStatus> computed =
-                   kube::ComputeDisruptionBudget(budget, pods);
-               computed.ok()) {
-      allowed = computed->disruptions_allowed;
-    }
-    if (allowed > 0) return;
-    for (const kube::Object& pod : pods) {
-      if (kube::SelectsPod(budget, pod)) {
-        protected_pods.insert(PodKey(kube::Namespace(pod), kube::Name(pod)));
-      }
-    }
+    const bool has_status = status != nullptr && status->is_number_integer();
+    if (has_status && status->get<int64_t>() > 0) return;
+    cluster.pods().VisitIndexed(
+        kIndexPodsByNamespace, kube::Namespace(budget),
+        [&](const std::vector<const kube::Object*>& pods) {
+          std::vector<const kube::Object*> selected;
+          Result<kube::DisruptionBudgetStatus> computed =
+              kube::ComputeDisruptionBudget(budget, pods, &selected);
+          // A status allows nothing here (see above); without one, the computed value decides.
+          if (!has_status && computed.ok() && computed->disruptions_allowed > 0) return;
+          for (const kube::Object* pod : selected) {
+            protected_pods.insert(PodKey(kube::Namespace(*pod), kube::Name(*pod)));
+          }
+        });
   });
   return protected_pods;
 }

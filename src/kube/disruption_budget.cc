@@ -67,12 +67,14 @@ Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
 }
 
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
-                                                       const std::vector<const Object*>& pods) {
+                                                       const std::vector<const Object*>& pods,
+                                                       std::vector<const Object*>* selected) {
   DisruptionBudgetStatus status;
   const std::optional<LabelSelector> selector = SelectorOf(budget);
   const std::string_view namespace_ = Namespace(budget);
   for (const Object* pod : pods) {
     if (!selector || Namespace(*pod) != namespace_ || !selector->Matches(*pod)) continue;
+    if (selected != nullptr) selected->push_back(pod);
     ++status.expected_pods;
     if (DeletionTimestamp(*pod).empty() && IsPodReady(*pod)) ++status.current_healthy;
   }

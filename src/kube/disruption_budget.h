@@ -36,8 +36,10 @@ bool SelectsPod(const Object& budget, const Object& pod);
 // nor a percentage.
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
                                                        const std::vector<Object>& pods);
-// The same over pods held elsewhere (a store's, an informer's), without copying them.
-Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
-                                                       const std::vector<const Object*>& pods);
+// The same over pods held elsewhere (a store's, an informer's), without copying them; when
+// `selected` is given, the pods the budget selects are appended to it.
+Result<DisruptionBudgetStatus> ComputeDisruptionBudget(
+    const Object& budget, const std::vector<const Object*>& pods,
+    std::vector<const Object*>* selected = nullptr);
 
 }  // namespace karpenter::kube

@@ -179,6 +179,20 @@ std::vector<Object> Informer::ByIndex(std::string_view index, std::string_view v
   return out;
 }
 
+void Informer::VisitIndexed(
+    std::string_view index, std::string_view value,
+    const std::function<void(const std::vector<const Object*>&)>& fn) const {
+  std::lock_guard lock(mutex_);
+  std::vector<const Object*> objects;
+  if (const auto by_value = indexes_.find(index); by_value != indexes_.end()) {
+    if (const auto keys = by_value->second.find(value); keys != by_value->second.end()) {
+      objects.reserve(keys->second.size());
+      for (const std::string& key : keys->second) objects.push_back(&objects_.find(key)->second);
+    }
+  }
+  fn(objects);
+}
+
 size_t Informer::size() const {
   std::lock_guard lock(mutex_);
   return objects_.size();

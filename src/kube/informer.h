@@ -58,6 +58,10 @@ class Informer {
   // not call back into the informer.
   void ForEach(const std::function<void(const Object&)>& fn) const;
   std::vector<Object> ByIndex(std::string_view index, std::string_view value) const;
+  // Calls fn once with the objects of the index value, in place: no copies, valid only during
+  // the call (fn must not call back into this informer).
+  void VisitIndexed(std::string_view index, std::string_view value,
+                    const std::function<void(const std::vector<const Object*>&)>& fn) const;
   size_t size() const;
 
  private:

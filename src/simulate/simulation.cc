@@ -20,6 +20,7 @@
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
 #include "simulate/disruption_audit.h"
+#include "simulate/disruption_budget_controller.h"
 #include "simulate/kube_scheduler.h"
 #include "simulate/node_groups.h"
 #include "simulate/workload_controllers.h"
@@ -101,6 +102,7 @@ class World {
         manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input, cloud_)),
         scheduler_(store_, manager_.cluster(), clock_),
         workloads_(store_, manager_.cluster()),
+        budgets_(store_, manager_.cluster()),
         node_groups_(audit_, manager_.cluster(), clock_, input.catalog, input.region,
                      [this](std::string event, std::string node) {
                        Record(std::move(event), std::move(node), "");
@@ -169,6 +171,7 @@ class World {
   op::Manager manager_;
   KubeScheduler scheduler_;
   WorkloadControllers workloads_;
+  DisruptionBudgetController budgets_;
   NodeGroups node_groups_;
 
   std::map<std::tuple<std::string, std::string, std::string>, double> prices_;
@@ -263,7 +266,8 @@ Status World::Settle(bool karpenter) {
     if (!events.ok()) return events.error();
     if (round > 0 && *events == 0) return {};
     if (karpenter) manager_.RunOnce();
-    for (Result<size_t> ran : {workloads_.Run(), scheduler_.Run(), node_groups_.Run()}) {
+    for (Result<size_t> ran :
+         {workloads_.Run(), scheduler_.Run(), budgets_.Run(), node_groups_.Run()}) {
       if (!ran.ok()) return ran.error();
     }
     if (karpenter) CollectDecisions();

@@ -2,8 +2,8 @@
 // `karpenter simulate`'s engine: the production controllers (op::Manager: provisioning, NodeClaim
 // lifecycle, disruption, termination, garbage collection) on the in-memory API server and the
 // simulated cloud, on a virtual clock, with stand-ins for what else runs in a cluster — the
-// kube-scheduler and kubelets, the workload controllers, EKS managed node groups — and the
-// timeline's actions.
+// kube-scheduler and kubelets, the workload controllers, the PodDisruptionBudget controller, EKS
+// managed node groups — and the timeline's actions.
 //
 // The input objects are stored first and the existing cluster settles with Karpenter not yet
 // running (pods land on the Nodes there are); that is "before". Karpenter starts at t=0. Time

@@ -227,6 +227,8 @@ class Store : public std::enable_shared_from_this<Store> {
   void DeleteNamespace(const ObjectKey& key);
   void RemoveNamespaceIfDone(std::string_view namespace_);
   Status EvictPod(const ObjectKey& key, const DeleteOptions& options);
+  // A budget's status as its controller wrote it for the current generation; nullopt when none.
+  static std::optional<DisruptionBudgetStatus> ObservedStatus(const Object& budget);
   std::string NewUid();
   std::string GenerateName(std::string_view prefix);
 
@@ -676,6 +678,23 @@ Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
   }
   if (budgets.empty()) return EvictPod(key, options);
   const Object& budget = budgets.front();
+  // As the API server: a budget whose controller has seen its current generation is decided by
+  // its status, which the eviction then charges; without one, it is computed from the pods.
+  if (std::optional<DisruptionBudgetStatus> observed = ObservedStatus(budget)) {
+    if (!IsPodReady(*pod) && observed->current_healthy >= observed->desired_healthy &&
+        observed->desired_healthy > 0) {
+      return EvictPod(key, options);
+    }
+    if (observed->disruptions_allowed < 1) {
+      return TooManyRequests(BudgetRefusal(Name(budget), *observed));
+    }
+    if (Status evicted = EvictPod(key, options); !evicted.ok()) return evicted;
+    const ObjectKey budget_key = KeyOf(resources::kPodDisruptionBudgets, namespace_, Name(budget));
+    Object charged = objects_.at(budget_key);
+    charged["status"]["disruptionsAllowed"] = observed->disruptions_allowed - 1;
+    Record(WatchEventType::kModified, budget_key, std::move(charged), objects_.at(budget_key));
+    return {};
+  }
   std::vector<const Object*> pods;  // the stored ones: the lock is held
   ForEachIn(resources::kPods, namespace_, [&](const Object& object) { pods.push_back(&object); });
   const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(budget, pods);
@@ -697,6 +716,21 @@ Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
   }
   if (status->disruptions_allowed < 1) return TooManyRequests(BudgetRefusal(Name(budget), *status));
   return EvictPod(key, options);
+}
+
+std::optional<DisruptionBudgetStatus> Store::ObservedStatus(const Object& budget) {
+  const Object* status = kube::Find(budget, {"status"});
+  if (status == nullptr || !status->is_object() ||
+      status->value("observedGeneration", int64_t{-1}) < Generation(budget) ||
+      !status->contains("disruptionsAllowed")) {
+    return std::nullopt;
+  }
+  DisruptionBudgetStatus observed;
+  observed.expected_pods = status->value("expectedPods", int64_t{0});
+  observed.desired_healthy = status->value("desiredHealthy", int64_t{0});
+  observed.current_healthy = status->value("currentHealthy", int64_t{0});
+  observed.disruptions_allowed = status->value("disruptionsAllowed", int64_t{0});
+  return observed;
 }
 
 Status Store::EvictPod(const ObjectKey& key, const DeleteOptions& options) {

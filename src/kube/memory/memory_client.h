@@ -12,8 +12,9 @@
 // - A deleted Pod is removed at once, as if its kubelet confirmed at once (after the MODIFIED event
 //   that sets its deletionTimestamp, as on the server), unless finalizers hold it. Grace periods
 //   are ignored: deletionGracePeriodSeconds is always 0.
-// - Evict computes PodDisruptionBudgets from the current pods (disruption_budget.h); nothing
-//   writes a budget's status.
+// - Evict decides by a PodDisruptionBudget's status when a controller wrote one for its current
+//   generation (and charges the eviction to it, as the server does); otherwise it computes the
+//   budget from the current pods (disruption_budget.h), since no controller runs here.
 // - Deleting a Namespace deletes its objects at once (a cluster's namespace controller does it
 //   a moment later), and removes it once they are gone.
 // - No garbage collection of dependents, no defaulting, normalising (the server drops empty maps
