@@ -1,10 +1,10 @@
 #pragma once
 // `karpenter-bench simulate`: `karpenter simulate` on a generated snapshot of a large cluster —
 // EKS managed node groups of 500 m5.2xlarge nodes across three zones, Deployments of 100 replicas
-// (each with a PodDisruptionBudget of maxUnavailable 10%, ten to a namespace) bound to them, the
-// seed's NodePool and EC2NodeClass — with a timeline that retires the first node group 25 nodes at
-// a time from t=1m, so Karpenter provisions for the displaced pods and consolidates what it
-// launched.
+// (each with a PodDisruptionBudget of maxUnavailable 10%, ten to a namespace) bound to them about
+// 75% full, the seed's NodePool and EC2NodeClass — with a timeline that retires the first node
+// group 25 nodes at a time from t=1m, doubles 50 Deployments at t=5m (Karpenter provisions) and
+// halves them again at t=35m (Karpenter consolidates).
 
 #include <cstdint>
 #include <string>

@@ -135,7 +135,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
 
   Result<simulate::SimulationResult> result = [&] {
     ProgressBar bar(options.progress && isatty(STDERR_FILENO) != 0);
-    return simulate::Simulate(input, [&](double done) { bar.Update(done); });
+    return simulate::Simulate(std::move(input), [&](double done) { bar.Update(done); });
   }();
   if (!result.ok()) {
     err << "simulate: " << result.error().message << '\n';

@@ -121,6 +121,11 @@ SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
     if (const auto pods = pods_by_node.find(node.metadata.name); pods != pods_by_node.end()) {
       existing.pods = pods->second;
     }
+    // Worked out once here rather than in every scheduling simulation over this view.
+    existing.requirements = scheduling::Requirements::FromLabels(existing.labels);
+    api::ResourceList requested;
+    for (const api::Pod* pod : existing.pods) requested += api::EffectiveRequests(pod->spec);
+    existing.requested = std::move(requested);
     input.existing_nodes.push_back(std::move(existing));
     view.sources.push_back({&node, claim});
   }

@@ -73,7 +73,7 @@ Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
   const std::optional<LabelSelector> selector = SelectorOf(budget);
   const std::string_view namespace_ = Namespace(budget);
   for (const Object* pod : pods) {
-    if (!selector || Namespace(*pod) != namespace_ || !selector->Matches(*pod)) continue;
+    if (!selector || !selector->Matches(*pod) || Namespace(*pod) != namespace_) continue;
     if (selected != nullptr) selected->push_back(pod);
     ++status.expected_pods;
     if (DeletionTimestamp(*pod).empty() && IsPodReady(*pod)) ++status.current_healthy;

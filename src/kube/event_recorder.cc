@@ -30,9 +30,12 @@ Status EventRecorder::Record(const Object& involved, EventType type, std::string
     const auto it = recent_.find(key);
     if (it != recent_.end() && now - it->second < kDeduplicationWindow) return {};
     recent_[key] = now;
-    // Forget old entries so the map stays small on long runs.
-    for (auto entry = recent_.begin(); entry != recent_.end();) {
-      entry = now - entry->second >= kDeduplicationWindow ? recent_.erase(entry) : std::next(entry);
+    recorded_.emplace_back(now, key);
+    // Forget entries past the window, oldest first, so the map stays small on long runs.
+    while (!recorded_.empty() && now - recorded_.front().first >= kDeduplicationWindow) {
+      const auto old = recent_.find(recorded_.front().second);
+      if (old != recent_.end() && old->second == recorded_.front().first) recent_.erase(old);
+      recorded_.pop_front();
     }
     sequence = ++sequence_;
   }

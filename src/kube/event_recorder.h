@@ -4,6 +4,7 @@
 // within a minute are dropped rather than flooding the API server.
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,7 +31,8 @@ class EventRecorder {
   const Clock& clock_;
   const std::string component_;
   std::mutex mutex_;
-  std::map<std::string, TimePoint, std::less<>> recent_;  // uid/reason/message → last recorded
+  std::map<std::string, TimePoint, std::less<>> recent_;    // uid/reason/message → last recorded
+  std::deque<std::pair<TimePoint, std::string>> recorded_;  // the same, oldest first
   uint64_t sequence_ = 0;
 };
 

@@ -265,12 +265,14 @@ void Pass::PreparePools() {
 void Pass::PrepareExisting() {
   for (const auto& node : input_.existing_nodes) {
     ExistingSlot slot{&node,
-                      node.in_flight ? node.requirements : Requirements::FromLabels(node.labels),
-                      {},
+                      node.in_flight || !node.requirements.empty()
+                          ? node.requirements
+                          : Requirements::FromLabels(node.labels),
+                      node.requested.value_or(api::ResourceList()),
                       {},
                       {}};
     for (const auto* pod : node.pods) {
-      slot.requested += api::EffectiveRequests(pod->spec);
+      if (!node.requested) slot.requested += api::EffectiveRequests(pod->spec);
       for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
     }
     existing_.push_back(std::move(slot));

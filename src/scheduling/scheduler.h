@@ -3,6 +3,7 @@
 // instance types, existing capacity and daemonsets in; planned NodeClaims, placements on existing
 // capacity and unschedulable pods with a reason out. No I/O, no clock, deterministic.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,16 @@ struct NodePoolOffer {
 // A Node, or an in-flight NodeClaim that has no Node yet, with the pods bound or nominated to it.
 struct ExistingNode {
   std::string name;
-  api::Labels labels;         // for an in-flight NodeClaim: its single-valued requirements
-  Requirements requirements;  // in-flight NodeClaims only: the full requirements
+  api::Labels labels;  // for an in-flight NodeClaim: its single-valued requirements
+  // In-flight NodeClaims: the full requirements. Nodes: those of their labels, or empty to have
+  // the scheduler derive them from `labels`.
+  Requirements requirements;
   bool in_flight = false;
   std::vector<api::Taint> taints;
   api::ResourceList allocatable;
   std::vector<const api::Pod*> pods;
+  // The sum of the pods' effective requests, when the caller has it; summed here otherwise.
+  std::optional<api::ResourceList> requested;
 };
 
 struct SchedulerInput {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -15,7 +16,7 @@ using nlohmann::ordered_json;
 double Round(double value, double unit) { return std::round(value / unit) * unit; }
 
 std::string Clock(double seconds) {
-  const auto whole = static_cast<long>(std::lround(seconds));
+  const auto whole = static_cast<int64_t>(std::llround(seconds));
   return fmt::format("{:>3}:{:02}", whole / 60, whole % 60);
 }
 

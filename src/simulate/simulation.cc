@@ -266,7 +266,7 @@ Status World::Settle(bool karpenter) {
     if (!events.ok()) return events.error();
     if (round > 0 && *events == 0) return {};
     if (karpenter) manager_.RunOnce();
-    for (Result<size_t> ran :
+    for (const Result<size_t>& ran :
          {workloads_.Run(), scheduler_.Run(), budgets_.Run(), node_groups_.Run()}) {
       if (!ran.ok()) return ran.error();
     }
@@ -417,7 +417,7 @@ Status World::InterruptSpot(const struct InterruptSpot& interrupt) {
     Record("SpotInterrupted", node->metadata.name, type + " in " + interrupt.zone);
     for (const Object& claim : manager_.cluster().node_claims().ByIndex(
              controllers::kIndexNodeClaimsByProviderId, node->spec.provider_id)) {
-      const Status deleted = store_.Delete(resources::kNodeClaims, "", kube::Name(claim), {});
+      Status deleted = store_.Delete(resources::kNodeClaims, "", kube::Name(claim), {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted;
     }
   }
@@ -442,7 +442,7 @@ Status World::TerminateInterrupted() {
       Record("InstanceTerminated", it->node, "spot instance reclaimed");
       // The Node object goes with the instance (Karpenter's finalizer, if any, is removed by its
       // lifecycle once it sees the instance gone).
-      const Status deleted = store_.Delete(resources::kNodes, "", it->node, {});
+      Status deleted = store_.Delete(resources::kNodes, "", it->node, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted;
     }
     it = interrupted_.erase(it);
@@ -563,8 +563,9 @@ Result<SimulationResult> World::Run(const Progress& progress) {
     TimePoint next = std::min(manager_.NextWake(), end);
     if (next_action < actions.size()) next = std::min(next, kStart + actions[next_action].at);
     if (std::optional<TimePoint> wake = node_groups_.NextWake()) next = std::min(next, *wake);
-    for (const Interrupted& interrupted : interrupted_)
+    for (const Interrupted& interrupted : interrupted_) {
       next = std::min(next, interrupted.terminate_at);
+    }
     for (const Restore& restore : restores_) next = std::min(next, restore.at);
     clock_.Set(std::max(next, now + milliseconds(1)));
   }
@@ -583,9 +584,10 @@ Result<SimulationResult> World::Run(const Progress& progress) {
 
 }  // namespace
 
-Result<SimulationResult> Simulate(const SimulationInput& input, const Progress& progress) {
+Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   auto world = std::make_unique<World>(input);
   if (Status loaded = world->Load(); !loaded.ok()) return loaded.error();
+  std::vector<kube::Object>().swap(input.objects);  // stored now; a large snapshot's memory back
   return world->Run(progress);
 }
 

@@ -43,6 +43,7 @@ struct SimulationInput {
 using Progress = std::function<void(double done)>;
 
 // Errors: an object the store refuses, a node group or action that names what does not exist.
-Result<SimulationResult> Simulate(const SimulationInput& input, const Progress& progress = {});
+// Takes the input by value: its objects are released once stored.
+Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress = {});
 
 }  // namespace karpenter::simulate

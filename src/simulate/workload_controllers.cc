@@ -52,9 +52,9 @@ std::string OwnerKey(const api::Pod& pod, const kube::Informer& replica_sets) {
   const auto hash = pod.metadata.labels.find(std::string(kPodTemplateHash));
   if (hash != pod.metadata.labels.end() && owner->name.size() > hash->second.size() + 1 &&
       owner->name.ends_with("-" + hash->second)) {
-    return WorkloadKey(
-        "Deployment", ns,
-        std::string_view(owner->name).substr(0, owner->name.size() - hash->second.size() - 1));
+    const std::string_view replica_set = owner->name;
+    return WorkloadKey("Deployment", ns,
+                       replica_set.substr(0, replica_set.size() - hash->second.size() - 1));
   }
   return WorkloadKey("ReplicaSet", ns, owner->name);
 }
@@ -144,8 +144,9 @@ WorkloadControllers::WorkloadControllers(kube::Client& client, controllers::Clus
       {&stateful_sets_, "StatefulSet"},
       {&jobs_, "Job"},
       {&cluster_.daemon_sets(), "DaemonSet"}};
-  for (const auto& [informer, kind] : kinds) {
-    informer->AddHandler([this, kind](kube::WatchEventType type, const Object& workload) {
+  for (const auto& entry : kinds) {
+    const std::string_view kind = entry.second;
+    entry.first->AddHandler([this, kind](kube::WatchEventType type, const Object& workload) {
       dirty_ = true;
       if (type == kube::WatchEventType::kDeleted) {
         deleted_.insert(WorkloadKey(kind, kube::Namespace(workload), kube::Name(workload)));
@@ -210,7 +211,8 @@ Result<size_t> WorkloadControllers::Run() {
     if (stateful) {
       std::set<std::string, std::less<>> ordinals;
       for (const api::Pod* pod : have) {
-        const std::string_view suffix = std::string_view(pod->metadata.name).substr(name.size());
+        const std::string_view pod_name = pod->metadata.name;
+        const std::string_view suffix = pod_name.substr(name.size());
         const bool excess =
             !suffix.starts_with('-') || std::stoll("0" + std::string(suffix.substr(1))) >= want;
         if (excess) {
@@ -258,8 +260,9 @@ Result<size_t> WorkloadControllers::Run() {
                                                                 {&replica_sets_, "ReplicaSet"},
                                                                 {&stateful_sets_, "StatefulSet"},
                                                                 {&jobs_, "Job"}};
-  for (const auto& [informer, kind] : kinds) {
-    informer->ForEach([&](const Object& workload) {
+  for (const auto& entry : kinds) {
+    const std::string_view kind = entry.second;
+    entry.first->ForEach([&](const Object& workload) {
       // A ReplicaSet a Deployment of the inputs owns is that Deployment's.
       if (kind == "ReplicaSet") {
         if (std::optional<std::string> deployment = DeploymentOf(workload);

@@ -227,6 +227,8 @@ class Store : public std::enable_shared_from_this<Store> {
   void DeleteNamespace(const ObjectKey& key);
   void RemoveNamespaceIfDone(std::string_view namespace_);
   Status EvictPod(const ObjectKey& key, const DeleteOptions& options);
+  // Deletes Events older than the TTL, as the API server does (they would pile up otherwise).
+  void ExpireEvents(TimePoint now);
   // A budget's status as its controller wrote it for the current generation; nullopt when none.
   static std::optional<DisruptionBudgetStatus> ObservedStatus(const Object& budget);
   std::string NewUid();
@@ -234,6 +236,13 @@ class Store : public std::enable_shared_from_this<Store> {
 
   const Clock& clock_;
   const size_t history_limit_;
+  const std::chrono::milliseconds event_ttl_;
+  struct StoredEvent {
+    TimePoint created;
+    ObjectKey key;
+    std::string uid;
+  };
+  std::deque<StoredEvent> events_;  // Events by creation, for their TTL
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::mt19937_64 random_;
@@ -303,7 +312,10 @@ std::optional<WatchEvent> Store::Filter::Convert(const HistoryEvent& event) cons
 }
 
 Store::Store(const Clock& clock, const MemoryClientOptions& options)
-    : clock_(clock), history_limit_(options.history_limit), random_(options.seed) {
+    : clock_(clock),
+      history_limit_(options.history_limit),
+      event_ttl_(options.event_ttl),
+      random_(options.seed) {
   for (const std::string_view name : kInitialNamespaces) {
     const Result<Object> created =
         Create(resources::kNamespaces, {{"metadata", {{"name", name}}}}, WriteOptions{});
@@ -482,8 +494,22 @@ Result<Object> Store::Create(const Resource& resource, const Object& body,
   }
   PrepareForCreate(resource, object, now);
   if (options.dry_run) return object;
-  return Record(WatchEventType::kAdded, KeyOf(resource, namespace_, name), std::move(object),
-                Object());
+  ObjectKey key = KeyOf(resource, namespace_, name);
+  if (resource.plural == resources::kEvents.plural) {
+    ExpireEvents(now);
+    events_.push_back({now, key, std::string(Uid(object))});
+  }
+  return Record(WatchEventType::kAdded, key, std::move(object), Object());
+}
+
+void Store::ExpireEvents(TimePoint now) {
+  while (!events_.empty() && now - events_.front().created >= event_ttl_) {
+    const StoredEvent& oldest = events_.front();
+    if (const Object* event = Find(oldest.key); event != nullptr && Uid(*event) == oldest.uid) {
+      DeleteObject(oldest.key);
+    }
+    events_.pop_front();
+  }
 }
 
 Result<Object> Store::Update(const Resource& resource, const Object& body,

@@ -15,6 +15,8 @@
 // - Evict decides by a PodDisruptionBudget's status when a controller wrote one for its current
 //   generation (and charges the eviction to it, as the server does); otherwise it computes the
 //   budget from the current pods (disruption_budget.h), since no controller runs here.
+// - Events expire an hour after creation (the API server's default --event-ttl), checked when an
+//   Event is created.
 // - Deleting a Namespace deletes its objects at once (a cluster's namespace controller does it
 //   a moment later), and removes it once they are gone.
 // - No garbage collection of dependents, no defaulting, normalising (the server drops empty maps
@@ -39,6 +41,8 @@ struct MemoryClientOptions {
   // Events kept for watches that start from an older resourceVersion; older ones get 410.
   size_t history_limit = 10000;
   uint64_t seed = 1;  // of generateName suffixes
+  // Events are deleted this long after their creation (kube-apiserver's --event-ttl).
+  std::chrono::milliseconds event_ttl{std::chrono::hours(1)};
 };
 
 class Store;
