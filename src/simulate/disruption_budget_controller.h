@@ -5,7 +5,9 @@
 // by that status and charge it, as the API server does, instead of counting pods on every
 // eviction; Karpenter's disruption reads it as on a real cluster.
 //
-// Only namespaces whose pods or budgets changed since the last run are recomputed.
+// Only namespaces whose pods or budgets changed since the last run are recomputed; the
+// simulation runs it once per instant, so budgets lag the pods by at most one instant (as a real
+// controller lags a little), while evictions in between charge them.
 
 #include <set>
 #include <string>

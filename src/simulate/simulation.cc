@@ -266,8 +266,12 @@ Status World::Settle(bool karpenter) {
     if (!events.ok()) return events.error();
     if (round > 0 && *events == 0) return {};
     if (karpenter) manager_.RunOnce();
-    for (const Result<size_t>& ran :
-         {workloads_.Run(), scheduler_.Run(), budgets_.Run(), node_groups_.Run()}) {
+    // Budgets are brought up to date once an instant, like a controller a moment behind the
+    // pods; in between, evictions charge them.
+    if (round == 0) {
+      if (Result<size_t> written = budgets_.Run(); !written.ok()) return written.error();
+    }
+    for (const Result<size_t>& ran : {workloads_.Run(), scheduler_.Run(), node_groups_.Run()}) {
       if (!ran.ok()) return ran.error();
     }
     if (karpenter) CollectDecisions();
