@@ -124,8 +124,15 @@ SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
     // Worked out once here rather than in every scheduling simulation over this view.
     existing.requirements = scheduling::Requirements::FromLabels(existing.labels);
     api::ResourceList requested;
-    for (const api::Pod* pod : existing.pods) requested += api::EffectiveRequests(pod->spec);
+    std::vector<scheduling::HostPort> host_ports;
+    for (const api::Pod* pod : existing.pods) {
+      requested += api::EffectiveRequests(pod->spec);
+      for (scheduling::HostPort& port : scheduling::HostPortsOf(pod->spec)) {
+        host_ports.push_back(std::move(port));
+      }
+    }
     existing.requested = std::move(requested);
+    existing.host_ports = std::move(host_ports);
     input.existing_nodes.push_back(std::move(existing));
     view.sources.push_back({&node, claim});
   }

@@ -269,11 +269,14 @@ void Pass::PrepareExisting() {
                           ? node.requirements
                           : Requirements::FromLabels(node.labels),
                       node.requested.value_or(api::ResourceList()),
-                      {},
+                      node.host_ports.value_or(std::vector<HostPort>()),
                       {}};
-    for (const auto* pod : node.pods) {
-      if (!node.requested) slot.requested += api::EffectiveRequests(pod->spec);
-      for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
+    if (!node.requested || !node.host_ports) {
+      for (const auto* pod : node.pods) {
+        if (!node.requested) slot.requested += api::EffectiveRequests(pod->spec);
+        if (node.host_ports) continue;
+        for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
+      }
     }
     existing_.push_back(std::move(slot));
   }

@@ -11,6 +11,7 @@
 #include "api/pod.h"
 #include "api/workloads.h"
 #include "cloud/instance_type.h"
+#include "scheduling/host_ports.h"
 #include "scheduling/requirements.h"
 #include "scheduling/volume_topology.h"
 
@@ -34,8 +35,10 @@ struct ExistingNode {
   std::vector<api::Taint> taints;
   api::ResourceList allocatable;
   std::vector<const api::Pod*> pods;
-  // The sum of the pods' effective requests, when the caller has it; summed here otherwise.
+  // The sum of the pods' effective requests and their host ports, when the caller worked them
+  // out once for many passes; derived from `pods` otherwise.
   std::optional<api::ResourceList> requested;
+  std::optional<std::vector<HostPort>> host_ports;
 };
 
 struct SchedulerInput {
