@@ -120,7 +120,8 @@ class World {
         [this](kube::WatchEventType type, const Object& claim) { ObserveNodeClaim(type, claim); });
   }
 
-  Status Load();
+  // Stores `objects` (and empties it) and the node groups' Nodes, then syncs the informers.
+  Status Load(std::vector<Object>& objects);
   Result<SimulationResult> Run(const Progress& progress);
 
  private:
@@ -226,22 +227,25 @@ Status World::Store(const Object& object) {
   return {};
 }
 
-Status World::Load() {
-  // Namespaces first, then Nodes (pods bind to them), then the rest in input order.
+Status World::Load(std::vector<Object>& objects) {
+  // Namespaces first, then Nodes (pods bind to them), then the rest in input order. Each object
+  // is released once stored, so a large snapshot is not held twice.
   for (std::string_view first : {"Namespace", "Node"}) {
-    for (const Object& object : input_.objects) {
-      if (object.value("kind", "") != first) continue;
+    for (Object& object : objects) {
+      if (!object.is_object() || object.value("kind", "") != first) continue;
       if (Status stored = Store(object); !stored.ok()) return stored;
+      object = nullptr;
     }
   }
   for (const NodeGroupSpec& group : input_.timeline.node_groups) {
     if (Status created = node_groups_.Create(group); !created.ok()) return created;
   }
-  for (const Object& object : input_.objects) {
-    const std::string kind = object.value("kind", "");
-    if (kind == "Namespace" || kind == "Node") continue;
+  for (Object& object : objects) {
+    if (!object.is_object()) continue;
     if (Status stored = Store(object); !stored.ok()) return stored;
+    object = nullptr;
   }
+  std::vector<Object>().swap(objects);
   for (kube::Informer* informer : Informers()) {
     if (Status synced = informer->Sync(); !synced.ok()) {
       return Error{fmt::format("{}: {}", informer->resource().plural, synced.error().message)};
@@ -590,8 +594,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
 
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   auto world = std::make_unique<World>(input);
-  if (Status loaded = world->Load(); !loaded.ok()) return loaded.error();
-  std::vector<kube::Object>().swap(input.objects);  // stored now; a large snapshot's memory back
+  if (Status loaded = world->Load(input.objects); !loaded.ok()) return loaded.error();
   return world->Run(progress);
 }
 
