@@ -19,6 +19,7 @@ inline constexpr std::string_view kLabelRegistered = "karpenter.sh/registered";
 inline constexpr std::string_view kLabelInitialized = "karpenter.sh/initialized";
 inline constexpr std::string_view kLabelNodeClass = "karpenter.k8s.aws/ec2nodeclass";
 inline constexpr std::string_view kLabelNodeGroup = "eks.amazonaws.com/nodegroup";
+inline constexpr std::string_view kLabelEksCapacityType = "eks.amazonaws.com/capacityType";
 
 inline constexpr std::string_view kLabelInstanceCategory = "karpenter.k8s.aws/instance-category";
 inline constexpr std::string_view kLabelInstanceFamily = "karpenter.k8s.aws/instance-family";

@@ -33,6 +33,15 @@ const OwnerReference* ControllerOf(const ObjectMeta& meta) {
   return nullptr;
 }
 
+bool MarkedUnschedulable(const Pod& pod) {
+  for (const PodCondition& condition : pod.status.conditions) {
+    if (condition.type == "PodScheduled") {
+      return condition.status == "False" && condition.reason == "Unschedulable";
+    }
+  }
+  return false;
+}
+
 bool IsDaemonSetPod(const Pod& pod) {
   const OwnerReference* owner = ControllerOf(pod.metadata);
   return owner != nullptr && owner->kind == "DaemonSet";

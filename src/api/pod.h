@@ -127,6 +127,10 @@ inline bool IsTerminal(const Pod& pod) {
   return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
 }
 
+// Whether the kube-scheduler marked the pod PodScheduled=False with reason Unschedulable (what
+// makes Karpenter provision for it).
+bool MarkedUnschedulable(const Pod& pod);
+
 // Whether a DaemonSet controls the pod (its controller places it; nothing provisions for it).
 bool IsDaemonSetPod(const Pod& pod);
 

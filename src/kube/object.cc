@@ -65,6 +65,18 @@ bool HasFinalizer(const Object& object, std::string_view finalizer) {
                      [&](const Object& f) { return StringOf(&f) == finalizer; });
 }
 
+std::string_view ControllerKind(const Object& object) {
+  const Object* meta = Metadata(object);
+  const Object* owners = meta == nullptr ? nullptr : Member(*meta, "ownerReferences");
+  if (owners == nullptr || !owners->is_array()) return {};
+  for (const Object& owner : *owners) {
+    if (owner.is_object() && owner.value("controller", false)) {
+      return StringOf(Member(owner, "kind"));
+    }
+  }
+  return {};
+}
+
 const Object* Find(const Object& object, std::initializer_list<std::string_view> path) {
   const Object* at = &object;
   for (std::string_view step : path) {

@@ -22,6 +22,9 @@ int64_t Generation(const Object& object);
 std::string_view Label(const Object& object, std::string_view key);
 std::string_view Annotation(const Object& object, std::string_view key);
 bool HasFinalizer(const Object& object, std::string_view finalizer);
+// The kind of the object's controller owner reference ("ReplicaSet", "DaemonSet"); empty when
+// none.
+std::string_view ControllerKind(const Object& object);
 
 // The member at `path` ({"spec", "providerID"}), or nullptr when any step is missing or not an
 // object. Reading never throws, whatever shape an object no schema checked has.

@@ -9,41 +9,15 @@
 // this client; workload controllers (scaling down is no disruption) use the store directly.
 
 #include <cstddef>
-#include <memory>
 
-#include "kube/client.h"
+#include "kube/forwarding_client.h"
 
 namespace karpenter::simulate {
 
-class DisruptionAudit final : public kube::Client {
+class DisruptionAudit final : public kube::ForwardingClient {
  public:
-  explicit DisruptionAudit(kube::Client& store) : store_(store) {}
+  explicit DisruptionAudit(kube::Client& store) : ForwardingClient(store) {}
 
-  Result<kube::Object> Get(const kube::Resource& resource, std::string_view namespace_,
-                           std::string_view name) override {
-    return store_.Get(resource, namespace_, name);
-  }
-  Result<kube::ObjectList> List(const kube::Resource& resource,
-                                const kube::ListOptions& options) override {
-    return store_.List(resource, options);
-  }
-  Result<std::unique_ptr<kube::Watch>> StartWatch(const kube::Resource& resource,
-                                                  const kube::WatchOptions& options) override {
-    return store_.StartWatch(resource, options);
-  }
-  Result<kube::Object> Create(const kube::Resource& resource, const kube::Object& object,
-                              const kube::WriteOptions& options) override {
-    return store_.Create(resource, object, options);
-  }
-  Result<kube::Object> Update(const kube::Resource& resource, const kube::Object& object,
-                              kube::Subresource subresource) override {
-    return store_.Update(resource, object, subresource);
-  }
-  Result<kube::Object> Patch(const kube::Resource& resource, std::string_view namespace_,
-                             std::string_view name, kube::PatchType type, const kube::Object& patch,
-                             kube::Subresource subresource) override {
-    return store_.Patch(resource, namespace_, name, type, patch, subresource);
-  }
   Status Delete(const kube::Resource& resource, std::string_view namespace_, std::string_view name,
                 const kube::DeleteOptions& options) override;
   Status Evict(std::string_view namespace_, std::string_view pod_name,
@@ -62,7 +36,6 @@ class DisruptionAudit final : public kube::Client {
   // Running workload pods only: bound, not finished, not owned by a DaemonSet.
   static bool Counts(const kube::Object& pod);
 
-  kube::Client& store_;
   size_t pods_disrupted_ = 0;
   size_t pdb_violations_ = 0;
 };

@@ -15,15 +15,6 @@ namespace {
 
 using kube::Object;
 
-bool MarkedUnschedulable(const api::Pod& pod) {
-  for (const api::PodCondition& condition : pod.status.conditions) {
-    if (condition.type == "PodScheduled") {
-      return condition.status == "False" && condition.reason == "Unschedulable";
-    }
-  }
-  return false;
-}
-
 bool Schedulable(const api::Node& node) {
   return node.Ready() && node.metadata.deletion_timestamp.empty();
 }
@@ -114,7 +105,7 @@ Result<size_t> KubeScheduler::Run() {
   // Pods placed on planned NodeClaims cannot happen (no NodePools given); the rest wait.
   for (const scheduling::UnschedulablePod& unschedulable : result.unschedulable) {
     const api::Pod& pod = *unschedulable.pod;
-    if (MarkedUnschedulable(pod)) continue;
+    if (api::MarkedUnschedulable(pod)) continue;
     const Object status = {
         {"status",
          {{"conditions", Object::array({{{"type", "PodScheduled"},

@@ -15,7 +15,6 @@ using kube::Object;
 namespace resources = kube::resources;
 
 constexpr std::chrono::seconds kEvictionRetry(5);
-constexpr std::string_view kLabelEksCapacityType = "eks.amazonaws.com/capacityType";
 
 const cloud::InstanceType* FindType(const std::vector<cloud::InstanceType>& catalog,
                                     std::string_view name) {
@@ -32,11 +31,7 @@ bool Drained(const Object& pod) {
   const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
   if (phase == "Succeeded" || phase == "Failed") return false;
   if (!kube::Annotation(pod, "kubernetes.io/config.mirror").empty()) return false;
-  const Object* owners = kube::Find(pod, {"metadata", "ownerReferences"});
-  return owners == nullptr || !owners->is_array() ||
-         std::none_of(owners->begin(), owners->end(), [](const Object& owner) {
-           return owner.value("controller", false) && owner.value("kind", "") == "DaemonSet";
-         });
+  return kube::ControllerKind(pod) != "DaemonSet";
 }
 
 }  // namespace
@@ -87,7 +82,7 @@ Status NodeGroups::Create(const NodeGroupSpec& spec) {
   labels.emplace(api::kLabelInstanceType, type->name);
   labels.emplace(api::kLabelRegion, region_);
   labels.emplace(api::kLabelNodeGroup, spec.name);
-  labels.emplace(kLabelEksCapacityType, spec.spot ? "SPOT" : "ON_DEMAND");
+  labels.emplace(api::kLabelEksCapacityType, spec.spot ? "SPOT" : "ON_DEMAND");
   for (const auto& [key, value] : spec.labels) labels.insert_or_assign(key, value);
   const Object like = {{"metadata", {{"labels", api::Encode(labels)}}},
                        {"status",

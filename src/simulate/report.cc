@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "simulate/figures.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -14,11 +15,6 @@ using nlohmann::ordered_json;
 
 // Money and figures rounded for people and for stable JSON.
 double Round(double value, double unit) { return std::round(value / unit) * unit; }
-
-std::string Clock(double seconds) {
-  const auto whole = static_cast<int64_t>(std::llround(seconds));
-  return fmt::format("{:>3}:{:02}", whole / 60, whole % 60);
-}
 
 ordered_json FiguresJson(const ClusterFigures& figures) {
   ordered_json by_type = ordered_json::array();
@@ -43,29 +39,14 @@ std::string Percent(double part, double whole) {
 
 }  // namespace
 
-std::string Verdict(const SimulationResult& result) {
-  const double before = result.before.price_per_hour;
-  const double after = result.after.price_per_hour;
-  std::string change;
-  if (before > 0) {
-    const double percent = std::round(100 * (after - before) / before);
-    change = fmt::format(" ({}{:.0f}%)", percent < 0 ? "−" : "+", std::fabs(percent));
-  }
-  std::string verdict = fmt::format(
-      "${:.2f}/h → ${:.2f}/h{}, {} PDB violation{}, max pending {:.0f} s", before, after, change,
-      result.pdb_violations, result.pdb_violations == 1 ? "" : "s", result.max_pending_seconds);
-  if (result.unschedulable_pods > 0) {
-    verdict.append(fmt::format(", {} pods still pending", result.unschedulable_pods));
-  }
-  return verdict;
-}
-
 void RenderText(const SimulationResult& result, std::ostream& out) {
-  out << fmt::format("Simulated {} of {}\n\n", Clock(result.virtual_seconds), result.scenario);
+  out << fmt::format("Simulated {:>6} of {}\n\n", MinutesSeconds(result.virtual_seconds),
+                     result.scenario);
   out << "Timeline (m:ss)\n";
   for (const TimelineEvent& event : result.timeline) {
-    out << fmt::format("{}  {:<22} {}{}{}\n", Clock(event.t), event.event, event.subject,
-                       event.subject.empty() || event.detail.empty() ? "" : ": ", event.detail);
+    out << fmt::format("{:>6}  {:<22} {}{}{}\n", MinutesSeconds(event.t), event.event,
+                       event.subject, event.subject.empty() || event.detail.empty() ? "" : ": ",
+                       event.detail);
   }
   out << "\nNodes by instance type         before  after\n";
   std::set<std::pair<std::string, std::string>> types;

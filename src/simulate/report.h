@@ -3,7 +3,7 @@
 //
 // Text: the timeline of important events, before/after tables (nodes by instance and capacity
 // type; vCPU and memory requested vs allocatable; $/hour), the disruption figures, and a one-line
-// verdict: "$41.20/h → $17.85/h (−57%), 0 PDB violations, max pending 48 s".
+// verdict (figures.h).
 //
 // JSON (times in seconds from the start):
 //   {"summary": {"nodesBefore", "nodesAfter", "pricePerHourBefore", "pricePerHourAfter",
@@ -20,9 +20,6 @@
 #include "simulate/result.h"
 
 namespace karpenter::simulate {
-
-// "$41.20/h → $17.85/h (−57%), 0 PDB violations, max pending 48 s"
-std::string Verdict(const SimulationResult& result);
 
 void RenderText(const SimulationResult& result, std::ostream& out);
 

@@ -40,7 +40,6 @@ constexpr int kMaxRoundsPerInstant = 200;
 constexpr std::chrono::minutes kSpotWarning(2);
 // How long Karpenter keeps an interrupted spot offering out of its choices.
 constexpr std::chrono::minutes kUnavailableAfterInterruption(3);
-constexpr std::string_view kLabelEksCapacityType = "eks.amazonaws.com/capacityType";
 
 const std::map<std::string_view, kube::Resource>& ResourcesByKind() {
   static const std::map<std::string_view, kube::Resource> kByKind = {
@@ -67,7 +66,7 @@ std::string CapacityTypeOf(const api::Labels& labels) {
   if (auto it = labels.find(std::string(api::kLabelCapacityType)); it != labels.end()) {
     return it->second;
   }
-  if (auto it = labels.find(std::string(kLabelEksCapacityType)); it != labels.end()) {
+  if (auto it = labels.find(std::string(api::kLabelEksCapacityType)); it != labels.end()) {
     return it->second == "SPOT" ? std::string(api::kCapacityTypeSpot)
                                 : std::string(api::kCapacityTypeOnDemand);
   }

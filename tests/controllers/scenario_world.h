@@ -141,15 +141,6 @@ inline bool Fits(const api::Pod& pod, const api::Node& node, const api::Resource
          requests.memory() + used.memory() <= node.status.allocatable.memory();
 }
 
-inline bool MarkedUnschedulable(const api::Pod& pod) {
-  for (const api::PodCondition& condition : pod.status.conditions) {
-    if (condition.type == "PodScheduled") {
-      return condition.status == "False" && condition.reason == "Unschedulable";
-    }
-  }
-  return false;
-}
-
 inline op::ManagerOptions SimOptions(cloud::SimCloudProvider& cloud, uint64_t seed) {
   op::ManagerOptions options;
   options.sim_cloud = &cloud;
@@ -373,7 +364,7 @@ class World {
                                               {{"type", "Ready"},
                                                {"status", "True"},
                                                {"lastTransitionTime", FormatTime(clock_.Now())}}});
-      } else if (!MarkedUnschedulable(pod)) {
+      } else if (!api::MarkedUnschedulable(pod)) {
         condition["status"] = "False";
         condition["reason"] = "Unschedulable";
         condition["message"] = "no node fits";

@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "controllers/conditions.h"
 #include "kube/client.h"
+#include "kube/forwarding_client.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
 
@@ -61,50 +62,21 @@ std::vector<cloud::InstanceType> Catalog() {
 
 // The memory store, recording the grace period of every pod deletion (the store itself ignores
 // grace periods: a deleted pod goes at once).
-class GraceRecordingClient final : public kube::Client {
+class GraceRecordingClient final : public kube::ForwardingClient {
  public:
-  explicit GraceRecordingClient(const Clock& clock) : memory_(clock) {}
+  explicit GraceRecordingClient(const Clock& clock) : ForwardingClient(memory_), memory_(clock) {}
 
   // (pod name, grace period seconds or -1), in order.
   const std::vector<std::pair<std::string, int64_t>>& pod_deletions() const {
     return pod_deletions_;
   }
 
-  Result<Object> Get(const kube::Resource& resource, std::string_view namespace_,
-                     std::string_view name) override {
-    return memory_.Get(resource, namespace_, name);
-  }
-  Result<kube::ObjectList> List(const kube::Resource& resource,
-                                const kube::ListOptions& options) override {
-    return memory_.List(resource, options);
-  }
-  Result<std::unique_ptr<kube::Watch>> StartWatch(const kube::Resource& resource,
-                                                  const kube::WatchOptions& options) override {
-    return memory_.StartWatch(resource, options);
-  }
-  Result<Object> Create(const kube::Resource& resource, const Object& object,
-                        const kube::WriteOptions& options) override {
-    return memory_.Create(resource, object, options);
-  }
-  Result<Object> Update(const kube::Resource& resource, const Object& object,
-                        kube::Subresource subresource) override {
-    return memory_.Update(resource, object, subresource);
-  }
-  Result<Object> Patch(const kube::Resource& resource, std::string_view namespace_,
-                       std::string_view name, kube::PatchType type, const Object& patch,
-                       kube::Subresource subresource) override {
-    return memory_.Patch(resource, namespace_, name, type, patch, subresource);
-  }
   Status Delete(const kube::Resource& resource, std::string_view namespace_, std::string_view name,
                 const kube::DeleteOptions& options) override {
     if (resource == resources::kPods) {
       pod_deletions_.emplace_back(name, options.grace_period_seconds.value_or(-1));
     }
     return memory_.Delete(resource, namespace_, name, options);
-  }
-  Status Evict(std::string_view namespace_, std::string_view pod_name,
-               const kube::DeleteOptions& options) override {
-    return memory_.Evict(namespace_, pod_name, options);
   }
 
  private:
