@@ -6,27 +6,12 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
+#include "aws/sdk/credentials.h"
+#include "aws/sdk/http_message.h"
 #include "common/clock.h"
 
 namespace karpenter::aws {
-
-struct Credentials {
-  std::string access_key_id;
-  std::string secret_access_key;
-  std::string session_token;  // empty for long-term keys
-};
-
-struct HttpRequest {
-  std::string method = "GET";
-  std::string host;
-  std::string path = "/";                                  // not yet URI-encoded
-  std::vector<std::pair<std::string, std::string>> query;  // decoded names and values
-  std::vector<std::pair<std::string, std::string>> headers;
-  std::string body;
-};
 
 struct SigningScope {
   std::string region;

@@ -44,14 +44,14 @@ TEST(SigV4Test, StringToSignSigningKeyAndSignatureOfListUsers) {
             "f536975d06c0309214f805bb90ccff089219ecd68b2577efef23edd43b7e1a59");
   EXPECT_EQ(SigningKeyHex(kSecret, kIam),
             "c4afb1cc5771d871763a393e44b703571b55cc28424d1a5e86da6ed3c154a4b9");
-  EXPECT_EQ(Signature(ListUsers(), {"AKIDEXAMPLE", std::string(kSecret), ""}, kIam),
+  EXPECT_EQ(Signature(ListUsers(), {"AKIDEXAMPLE", std::string(kSecret), "", std::nullopt}, kIam),
             "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7");
 }
 
 TEST(SigV4Test, SignAddsDateAndAuthorization) {
   HttpRequest request;
   request.host = "example.amazonaws.com";
-  Sign(request, {"AKIDEXAMPLE", std::string(kSecret), ""},
+  Sign(request, {"AKIDEXAMPLE", std::string(kSecret), "", std::nullopt},
        {"us-east-1", "service", At("2015-08-30T12:36:00Z")});
   ASSERT_EQ(request.headers.size(), 3u);
   EXPECT_EQ(request.headers[0],
@@ -68,7 +68,7 @@ TEST(SigV4Test, SignAddsDateAndAuthorization) {
 TEST(SigV4Test, SessionTokenIsSigned) {
   HttpRequest request;
   request.host = "example.amazonaws.com";
-  Sign(request, {"AKIDEXAMPLE", std::string(kSecret), "token"},
+  Sign(request, {"AKIDEXAMPLE", std::string(kSecret), "token", std::nullopt},
        {"us-east-1", "service", At("2015-08-30T12:36:00Z")});
   EXPECT_NE(
       request.headers.back().second.find("SignedHeaders=host;x-amz-date;x-amz-security-token"),
