@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,13 @@ class DecodedCache {
     all.reserve(objects_.size());
     for (const auto& [key, object] : objects_) all.push_back(object);
     return all;
+  }
+
+  // The object under `key` ("namespace/name", or the name), or nullptr when absent or undecodable.
+  std::shared_ptr<const T> Get(std::string_view key) const {
+    std::lock_guard lock(mutex_);
+    const auto found = objects_.find(key);
+    return found == objects_.end() ? nullptr : found->second;
   }
 
  private:

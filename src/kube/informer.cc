@@ -33,6 +33,9 @@ void Informer::IndexLocked(const std::string& key, const Object& object, bool ad
 void Informer::Apply(WatchEventType type, Object object) {
   if (type == WatchEventType::kBookmark) return;
   std::string key = Key(object);
+  // Handlers see the cached object itself: only this (the pumping) thread changes the cache, so
+  // it stays put while they run, and the cache holds one copy of each object, not two.
+  const Object* cached = &object;
   {
     std::lock_guard lock(mutex_);
     const auto it = objects_.find(key);
@@ -42,13 +45,14 @@ void Informer::Apply(WatchEventType type, Object object) {
     } else {
       IndexLocked(key, object, true);
       if (it != objects_.end()) {
-        it->second = object;
+        it->second = std::move(object);
+        cached = &it->second;
       } else {
-        objects_.emplace(key, object);
+        cached = &objects_.emplace(std::move(key), std::move(object)).first->second;
       }
     }
   }
-  for (const Handler& handler : handlers_) handler(type, object);
+  for (const Handler& handler : handlers_) handler(type, *cached);
 }
 
 Status Informer::Sync() {
@@ -67,15 +71,16 @@ Status Informer::Sync() {
     for (const auto& [key, object] : objects_) {
       if (!fresh.contains(key)) deleted.push_back(object);
     }
-    for (const auto& [key, object] : fresh) {
+    for (auto& [key, object] : fresh) {
       const auto it = objects_.find(key);
       if (it == objects_.end()) {
-        changed.emplace_back(WatchEventType::kAdded, object);
+        changed.emplace_back(WatchEventType::kAdded, std::move(object));
       } else if (ResourceVersion(it->second) != ResourceVersion(object)) {
-        changed.emplace_back(WatchEventType::kModified, object);
+        changed.emplace_back(WatchEventType::kModified, std::move(object));
       }
     }
   }
+  fresh.clear();
   for (Object& object : deleted) Apply(WatchEventType::kDeleted, std::move(object));
   for (auto& [type, object] : changed) Apply(type, std::move(object));
   resource_version_ = list->resource_version;

@@ -24,12 +24,24 @@ bool Schedulable(const api::Node& node) {
 KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cluster,
                              const Clock& clock)
     : client_(client), cluster_(cluster), clock_(clock) {
-  cluster_.pods().AddHandler([this](kube::WatchEventType, const Object&) { dirty_ = true; });
+  cluster_.pods().AddHandler([this](kube::WatchEventType type, const Object& pod) {
+    dirty_ = true;
+    const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
+    const bool waits = type != kube::WatchEventType::kDeleted &&
+                       kube::DeletionTimestamp(pod).empty() && phase != "Succeeded" &&
+                       phase != "Failed" &&
+                       (kube::StringAt(pod, {"spec", "nodeName"}).empty() || phase == "Pending");
+    if (waits) {
+      waiting_.insert(kube::Key(pod));
+    } else {
+      waiting_.erase(kube::Key(pod));
+    }
+  });
   cluster_.nodes().AddHandler([this](kube::WatchEventType, const Object&) { dirty_ = true; });
 }
 
 Result<size_t> KubeScheduler::Run() {
-  if (!dirty_) return size_t{0};
+  if (!dirty_ || waiting_.empty()) return size_t{0};
   dirty_ = false;
   const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
   std::vector<const api::Pod*> pending;

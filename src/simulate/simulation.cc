@@ -95,7 +95,8 @@ class World {
   explicit World(const SimulationInput& input)
       : input_(input),
         store_(clock_,
-               kube::memory::MemoryClientOptions{.history_limit = 8192, .seed = input.seed}),
+               kube::memory::MemoryClientOptions{
+                   .history_limit = 1024, .hold_history_for_watches = true, .seed = input.seed}),
         audit_(store_),
         cloud_(input.catalog, clock_, input.region),
         manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input, cloud_)),

@@ -19,7 +19,8 @@ namespace resources = kube::resources;
 
 constexpr std::string_view kPodTemplateHash = "pod-template-hash";
 
-std::string WorkloadKey(std::string_view kind, std::string_view namespace_, std::string_view name) {
+std::string MakeWorkloadKey(std::string_view kind, std::string_view namespace_,
+                            std::string_view name) {
   std::string key(kind);
   key.append("/").append(namespace_).append("/").append(name);
   return key;
@@ -42,21 +43,21 @@ std::string OwnerKey(const api::Pod& pod, const kube::Informer& replica_sets) {
   const api::OwnerReference* owner = api::ControllerOf(pod.metadata);
   if (owner == nullptr) return {};
   const std::string& ns = pod.metadata.namespace_;
-  if (owner->kind != "ReplicaSet") return WorkloadKey(owner->kind, ns, owner->name);
+  if (owner->kind != "ReplicaSet") return MakeWorkloadKey(owner->kind, ns, owner->name);
   if (std::optional<Object> replica_set = replica_sets.Get(kube::Key(ns, owner->name))) {
     if (std::optional<std::string> deployment = DeploymentOf(*replica_set)) {
-      return WorkloadKey("Deployment", ns, *deployment);
+      return MakeWorkloadKey("Deployment", ns, *deployment);
     }
-    return WorkloadKey("ReplicaSet", ns, owner->name);
+    return MakeWorkloadKey("ReplicaSet", ns, owner->name);
   }
   const auto hash = pod.metadata.labels.find(std::string(kPodTemplateHash));
   if (hash != pod.metadata.labels.end() && owner->name.size() > hash->second.size() + 1 &&
       owner->name.ends_with("-" + hash->second)) {
     const std::string_view replica_set = owner->name;
-    return WorkloadKey("Deployment", ns,
-                       replica_set.substr(0, replica_set.size() - hash->second.size() - 1));
+    return MakeWorkloadKey("Deployment", ns,
+                           replica_set.substr(0, replica_set.size() - hash->second.size() - 1));
   }
-  return WorkloadKey("ReplicaSet", ns, owner->name);
+  return MakeWorkloadKey("ReplicaSet", ns, owner->name);
 }
 
 int64_t Replicas(const Object& workload, std::string_view field) {
@@ -147,151 +148,231 @@ WorkloadControllers::WorkloadControllers(kube::Client& client, controllers::Clus
   for (const auto& entry : kinds) {
     const std::string_view kind = entry.second;
     entry.first->AddHandler([this, kind](kube::WatchEventType type, const Object& workload) {
-      dirty_ = true;
-      if (type == kube::WatchEventType::kDeleted) {
-        deleted_.insert(WorkloadKey(kind, kube::Namespace(workload), kube::Name(workload)));
+      WorkloadKey key = MakeWorkloadKey(kind, kube::Namespace(workload), kube::Name(workload));
+      if (type == kube::WatchEventType::kDeleted) deleted_.insert(key);
+      // A ReplicaSet's Deployment decides how many pods it has.
+      if (std::optional<std::string> deployment = DeploymentOf(workload)) {
+        dirty_.insert(MakeWorkloadKey("Deployment", kube::Namespace(workload), *deployment));
       }
+      dirty_.insert(std::move(key));
     });
   }
-  cluster_.nodes().AddHandler([this](kube::WatchEventType, const Object&) { dirty_ = true; });
-  cluster_.pods().AddHandler([this](kube::WatchEventType type, const Object&) {
-    if (type == kube::WatchEventType::kDeleted) dirty_ = true;
+  cluster_.nodes().AddHandler([this](kube::WatchEventType type, const Object& node) {
+    std::string name(kube::Name(node));
+    if (type == kube::WatchEventType::kDeleted) {
+      dirty_nodes_.erase(name);
+      gone_nodes_.insert(std::move(name));
+    } else {
+      dirty_nodes_.insert(std::move(name));
+    }
   });
+  cluster_.pods().AddHandler(
+      [this](kube::WatchEventType, const Object& pod) { changed_pods_.insert(kube::Key(pod)); });
 }
 
 std::vector<kube::Informer*> WorkloadControllers::informers() {
   return {&deployments_, &replica_sets_, &stateful_sets_, &jobs_};
 }
 
-Result<size_t> WorkloadControllers::Run() {
-  if (!dirty_) return size_t{0};
-  dirty_ = false;
-  size_t changes = 0;
-  const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
-  std::set<std::string, std::less<>> nodes;
-  cluster_.nodes().ForEach([&](const Object& node) { nodes.emplace(kube::Name(node)); });
+kube::Informer* WorkloadControllers::InformerOf(std::string_view kind) {
+  if (kind == "Deployment") return &deployments_;
+  if (kind == "ReplicaSet") return &replica_sets_;
+  if (kind == "StatefulSet") return &stateful_sets_;
+  if (kind == "Job") return &jobs_;
+  return nullptr;
+}
 
-  auto remove = [&](const api::Pod& pod) -> Status {
-    Status deleted =
-        client_.Delete(resources::kPods, pod.metadata.namespace_, pod.metadata.name, {});
-    if (!deleted.ok() && deleted.error().status != 404) return deleted;
-    ++changes;
-    return {};
-  };
-  auto create = [&](const Object& pod) -> Status {
-    Result<Object> created = client_.Create(resources::kPods, pod, kube::WriteOptions{});
-    if (!created.ok()) return created.error();
-    ++changes;
-    return {};
-  };
+Status WorkloadControllers::DeletePod(const api::Pod& pod) {
+  Status deleted = client_.Delete(resources::kPods, pod.metadata.namespace_, pod.metadata.name, {});
+  if (!deleted.ok() && deleted.error().status != 404) return deleted;
+  ++changes_;
+  return {};
+}
 
-  // Pods by owner; the pod garbage collector's part first.
-  std::map<std::string, std::vector<const api::Pod*>, std::less<>> owned;
-  for (const auto& pod : pods) {
-    if (!pod->metadata.deletion_timestamp.empty() || api::IsTerminal(*pod)) continue;
-    if (!pod->spec.node_name.empty() && !nodes.contains(pod->spec.node_name)) {
-      if (Status removed = remove(*pod); !removed.ok()) return removed.error();
+Status WorkloadControllers::CreatePod(const Object& pod) {
+  Result<Object> created = client_.Create(resources::kPods, pod, kube::WriteOptions{});
+  if (!created.ok()) return created.error();
+  ++changes_;
+  return {};
+}
+
+std::vector<std::shared_ptr<const api::Pod>> WorkloadControllers::LivePods(
+    const WorkloadKey& key) const {
+  std::vector<std::shared_ptr<const api::Pod>> live;
+  const auto found = pods_of_.find(key);
+  if (found == pods_of_.end()) return live;
+  for (const std::string& pod_key : found->second) {
+    std::shared_ptr<const api::Pod> pod = cluster_.decoded_pods().Get(pod_key);
+    if (pod && pod->metadata.deletion_timestamp.empty() && !api::IsTerminal(*pod)) {
+      live.push_back(std::move(pod));
+    }
+  }
+  return live;
+}
+
+Status WorkloadControllers::TrackChangedPods() {
+  Keys changed = std::move(changed_pods_);
+  changed_pods_.clear();
+  for (const std::string& pod_key : changed) {
+    std::shared_ptr<const api::Pod> pod = cluster_.decoded_pods().Get(pod_key);
+    auto owner = owners_.find(pod_key);
+    if (pod == nullptr) {  // deleted
+      if (owner == owners_.end()) continue;
+      const Owned& owned = owner->second;
+      // A DaemonSet's pods concern their Node; every other workload counts its pods.
+      if (owned.workload.starts_with("DaemonSet/")) {
+        if (!owned.node.empty()) dirty_nodes_.insert(owned.node);
+      } else {
+        dirty_.insert(owned.workload);
+      }
+      pods_of_[owned.workload].erase(pod_key);
+      owners_.erase(owner);
       continue;
     }
-    std::string key = OwnerKey(*pod, replica_sets_);
-    if (!key.empty()) owned[std::move(key)].push_back(pod.get());
+    if (owner == owners_.end()) {
+      WorkloadKey key = OwnerKey(*pod, replica_sets_);
+      if (key.empty()) continue;
+      pods_of_[key].insert(pod_key);
+      owner = owners_.emplace(pod_key, Owned{std::move(key), {}}).first;
+    }
+    Owned& owned = owner->second;
+    if (owned.workload.starts_with("DaemonSet/")) {
+      owned.node = pod->spec.node_name;
+      if (!owned.node.empty()) dirty_nodes_.insert(owned.node);
+    } else {
+      dirty_.insert(owned.workload);
+    }
+    // The pod garbage collector: bound to a Node that does not exist.
+    if (!pod->spec.node_name.empty() && pod->metadata.deletion_timestamp.empty() &&
+        !api::IsTerminal(*pod) && !cluster_.nodes().Contains(pod->spec.node_name)) {
+      if (Status removed = DeletePod(*pod); !removed.ok()) return removed;
+    }
   }
-  std::set<std::string, std::less<>> workloads;
+  return {};
+}
 
-  // Deployments, ReplicaSets and Jobs: any names; StatefulSets: ordinals.
-  auto reconcile = [&](const Object& workload, std::string_view kind) -> Status {
-    const std::string ns(kube::Namespace(workload));
-    const std::string name(kube::Name(workload));
-    std::string key = WorkloadKey(kind, ns, name);
-    workloads.insert(key);
-    if (!kube::DeletionTimestamp(workload).empty()) return {};
-    std::vector<const api::Pod*>& have = owned[key];
-    const int64_t want = Replicas(workload, kind == "Job" ? "parallelism" : "replicas");
-    const bool stateful = kind == "StatefulSet";
-    if (stateful) {
-      std::set<std::string, std::less<>> ordinals;
-      for (const api::Pod* pod : have) {
-        const std::string_view pod_name = pod->metadata.name;
-        const std::string_view suffix = pod_name.substr(name.size());
-        const bool excess =
-            !suffix.starts_with('-') || std::stoll("0" + std::string(suffix.substr(1))) >= want;
-        if (excess) {
-          if (Status removed = remove(*pod); !removed.ok()) return removed;
-        } else {
-          ordinals.emplace(pod->metadata.name);
-        }
+Status WorkloadControllers::CollectPodsOfGoneNodes() {
+  Keys gone = std::move(gone_nodes_);
+  gone_nodes_.clear();
+  for (const std::string& node : gone) {
+    if (cluster_.nodes().Contains(node)) continue;  // came back under the same name
+    std::vector<std::string> bound;
+    cluster_.pods().VisitIndexed(controllers::kIndexPodsByNode, node,
+                                 [&](const std::vector<const Object*>& pods) {
+                                   for (const Object* pod : pods) bound.push_back(kube::Key(*pod));
+                                 });
+    for (const std::string& pod_key : bound) {
+      std::shared_ptr<const api::Pod> pod = cluster_.decoded_pods().Get(pod_key);
+      if (pod == nullptr || !pod->metadata.deletion_timestamp.empty() || api::IsTerminal(*pod)) {
+        continue;
       }
-      for (int64_t i = 0; i < want; ++i) {
-        const std::string pod_name = name + "-" + std::to_string(i);
-        if (ordinals.contains(pod_name)) continue;
-        Object pod = NewPod(workload, "apps/v1", kind, name, kube::Uid(workload));
-        pod["metadata"]["name"] = pod_name;
-        pod["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = pod_name;
-        if (Status created = create(pod); !created.ok()) return created;
-      }
-      return {};
+      if (Status removed = DeletePod(*pod); !removed.ok()) return removed;
     }
-    if (static_cast<int64_t>(have.size()) > want) {
-      SortForScaleDown(have);
-      for (size_t i = 0; i < have.size() - static_cast<size_t>(want); ++i) {
-        if (Status removed = remove(*have[i]); !removed.ok()) return removed;
-      }
-      return {};
-    }
-    std::string owner_kind(kind);
-    std::string owner_name = name;
-    std::string hash;
-    if (kind == "Deployment") {
-      hash = PodTemplateHashOf(have, ns, name);
-      owner_kind = "ReplicaSet";
-      owner_name = name + "-" + hash;
-    }
-    for (auto i = static_cast<int64_t>(have.size()); i < want; ++i) {
-      Object pod = NewPod(workload, kind == "Job" ? "batch/v1" : "apps/v1", owner_kind, owner_name,
-                          kube::Uid(workload));
-      pod["metadata"]["generateName"] = owner_name + "-";
-      if (!hash.empty()) pod["metadata"]["labels"][kPodTemplateHash] = hash;
-      if (Status created = create(pod); !created.ok()) return created;
+  }
+  return {};
+}
+
+// Deployments, ReplicaSets and Jobs: any names; StatefulSets: ordinals.
+Status WorkloadControllers::Reconcile(const WorkloadKey& key) {
+  const size_t first = key.find('/');
+  const size_t second = key.find('/', first + 1);
+  const std::string kind = key.substr(0, first);
+  const std::string ns = key.substr(first + 1, second - first - 1);
+  const std::string name = key.substr(second + 1);
+  std::vector<std::shared_ptr<const api::Pod>> live = LivePods(key);
+  kube::Informer* informer = InformerOf(kind);
+  const std::optional<Object> workload =
+      informer != nullptr ? informer->Get(kube::Key(ns, name)) : std::nullopt;
+  const bool exists =
+      workload || (kind == "DaemonSet" && cluster_.daemon_sets().Contains(kube::Key(ns, name)));
+  if (!exists) {
+    // Pods of workloads that were deleted go with them; those of workloads never seen stay.
+    if (!deleted_.contains(key)) return {};
+    for (const auto& pod : live) {
+      if (Status removed = DeletePod(*pod); !removed.ok()) return removed;
     }
     return {};
-  };
-  Status status;
-  const std::pair<kube::Informer*, std::string_view> kinds[] = {{&deployments_, "Deployment"},
-                                                                {&replica_sets_, "ReplicaSet"},
-                                                                {&stateful_sets_, "StatefulSet"},
-                                                                {&jobs_, "Job"}};
-  for (const auto& entry : kinds) {
-    const std::string_view kind = entry.second;
-    entry.first->ForEach([&](const Object& workload) {
-      // A ReplicaSet a Deployment of the inputs owns is that Deployment's.
-      if (kind == "ReplicaSet") {
-        if (std::optional<std::string> deployment = DeploymentOf(workload);
-            deployment && deployments_.Get(kube::Key(kube::Namespace(workload), *deployment))) {
-          return;
-        }
-      }
-      if (status.ok()) status = reconcile(workload, kind);
-    });
-    if (!status.ok()) return status.error();
   }
+  if (!workload) return {};  // a DaemonSet: ReconcileDaemonSets places its pods
+  if (!kube::DeletionTimestamp(*workload).empty()) return {};
+  // A ReplicaSet a Deployment of the inputs owns is that Deployment's.
+  if (kind == "ReplicaSet") {
+    if (std::optional<std::string> deployment = DeploymentOf(*workload);
+        deployment && deployments_.Contains(kube::Key(ns, *deployment))) {
+      return {};
+    }
+  }
+  std::vector<const api::Pod*> have;
+  have.reserve(live.size());
+  for (const auto& pod : live) have.push_back(pod.get());
+  const int64_t want = Replicas(*workload, kind == "Job" ? "parallelism" : "replicas");
+  if (kind == "StatefulSet") {
+    std::set<std::string, std::less<>> ordinals;
+    for (const api::Pod* pod : have) {
+      const std::string_view pod_name = pod->metadata.name;
+      const std::string_view suffix = pod_name.substr(name.size());
+      const bool excess =
+          !suffix.starts_with('-') || std::stoll("0" + std::string(suffix.substr(1))) >= want;
+      if (excess) {
+        if (Status removed = DeletePod(*pod); !removed.ok()) return removed;
+      } else {
+        ordinals.emplace(pod->metadata.name);
+      }
+    }
+    for (int64_t i = 0; i < want; ++i) {
+      const std::string pod_name = name + "-" + std::to_string(i);
+      if (ordinals.contains(pod_name)) continue;
+      Object pod = NewPod(*workload, "apps/v1", kind, name, kube::Uid(*workload));
+      pod["metadata"]["name"] = pod_name;
+      pod["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = pod_name;
+      if (Status created = CreatePod(pod); !created.ok()) return created;
+    }
+    return {};
+  }
+  if (static_cast<int64_t>(have.size()) > want) {
+    SortForScaleDown(have);
+    for (size_t i = 0; i < have.size() - static_cast<size_t>(want); ++i) {
+      if (Status removed = DeletePod(*have[i]); !removed.ok()) return removed;
+    }
+    return {};
+  }
+  std::string owner_kind = kind;
+  std::string owner_name = name;
+  std::string hash;
+  if (kind == "Deployment") {
+    hash = PodTemplateHashOf(have, ns, name);
+    owner_kind = "ReplicaSet";
+    owner_name = name + "-" + hash;
+  }
+  for (auto i = static_cast<int64_t>(have.size()); i < want; ++i) {
+    Object pod = NewPod(*workload, kind == "Job" ? "batch/v1" : "apps/v1", owner_kind, owner_name,
+                        kube::Uid(*workload));
+    pod["metadata"]["generateName"] = owner_name + "-";
+    if (!hash.empty()) pod["metadata"]["labels"][kPodTemplateHash] = hash;
+    if (Status created = CreatePod(pod); !created.ok()) return created;
+  }
+  return {};
+}
 
-  // DaemonSets: one pod on every Node that takes it.
-  const std::vector<std::shared_ptr<const api::Node>> all_nodes = cluster_.decoded_nodes().All();
+Status WorkloadControllers::ReconcileDaemonSets(
+    const std::vector<Object>& daemon_sets,
+    const std::vector<std::shared_ptr<const api::Node>>& nodes) {
   const std::vector<api::Toleration> added_tolerations = DaemonSetTolerations();
-  cluster_.daemon_sets().ForEach([&](const Object& object) {
-    const std::string key = WorkloadKey("DaemonSet", kube::Namespace(object), kube::Name(object));
-    workloads.insert(key);
+  for (const Object& object : daemon_sets) {
     std::optional<api::Workload> daemon_set = controllers::DecodeDaemonSet(object);
-    if (!status.ok() || !daemon_set || !kube::DeletionTimestamp(object).empty()) return;
+    if (!daemon_set || !kube::DeletionTimestamp(object).empty()) continue;
     api::Pod pod_template;
     pod_template.metadata = daemon_set->template_.metadata;
     pod_template.spec = daemon_set->template_.spec;
     const scheduling::PodConstraints constraints(pod_template, {});
     std::vector<api::Toleration> tolerations = pod_template.spec.tolerations;
     tolerations.insert(tolerations.end(), added_tolerations.begin(), added_tolerations.end());
+    const WorkloadKey key =
+        MakeWorkloadKey("DaemonSet", kube::Namespace(object), kube::Name(object));
+    const std::vector<std::shared_ptr<const api::Pod>> live = LivePods(key);
     std::set<std::string_view> covered;
-    for (const api::Pod* pod : owned[key]) covered.insert(pod->spec.node_name);
-    for (const auto& node : all_nodes) {
+    for (const auto& pod : live) covered.insert(pod->spec.node_name);
+    for (const auto& node : nodes) {
       if (covered.contains(node->metadata.name) || !node->metadata.deletion_timestamp.empty()) {
         continue;
       }
@@ -304,21 +385,61 @@ Result<size_t> WorkloadControllers::Run() {
       Object pod = NewPod(object, "apps/v1", "DaemonSet", kube::Name(object), kube::Uid(object));
       pod["metadata"]["generateName"] = std::string(kube::Name(object)) + "-";
       pod["spec"]["nodeName"] = node->metadata.name;
-      status = create(pod);
-      if (!status.ok()) return;
-    }
-  });
-  if (!status.ok()) return status.error();
-
-  // Pods of workloads that were deleted go with them.
-  for (const std::string& key : deleted_) {
-    if (workloads.contains(key)) continue;
-    for (const api::Pod* pod : owned[key]) {
-      if (Status removed = remove(*pod); !removed.ok()) return removed.error();
+      if (Status created = CreatePod(pod); !created.ok()) return created;
     }
   }
+  return {};
+}
+
+Result<size_t> WorkloadControllers::Run() {
+  changes_ = 0;
+  if (first_run_) {
+    first_run_ = false;
+    for (kube::Informer* informer : informers()) {
+      const std::string_view kind = informer == &deployments_     ? "Deployment"
+                                    : informer == &replica_sets_  ? "ReplicaSet"
+                                    : informer == &stateful_sets_ ? "StatefulSet"
+                                                                  : "Job";
+      informer->ForEach([&](const Object& workload) {
+        dirty_.insert(MakeWorkloadKey(kind, kube::Namespace(workload), kube::Name(workload)));
+      });
+    }
+  }
+  if (Status tracked = TrackChangedPods(); !tracked.ok()) return tracked.error();
+  if (Status collected = CollectPodsOfGoneNodes(); !collected.ok()) return collected.error();
+
+  Keys dirty = std::move(dirty_);
+  dirty_.clear();
+  // DaemonSets whose object changed look at every Node; the others at the Nodes that changed.
+  std::vector<Object> changed_daemon_sets;
+  std::vector<Object> other_daemon_sets;
+  cluster_.daemon_sets().ForEach([&](const Object& object) {
+    const bool changed =
+        dirty.contains(MakeWorkloadKey("DaemonSet", kube::Namespace(object), kube::Name(object)));
+    (changed ? changed_daemon_sets : other_daemon_sets).push_back(object);
+  });
+  for (const WorkloadKey& key : dirty) {
+    if (Status reconciled = Reconcile(key); !reconciled.ok()) return reconciled.error();
+  }
   deleted_.clear();
-  return changes;
+  if (!changed_daemon_sets.empty()) {
+    const Status reconciled =
+        ReconcileDaemonSets(changed_daemon_sets, cluster_.decoded_nodes().All());
+    if (!reconciled.ok()) return reconciled.error();
+  }
+  if (!other_daemon_sets.empty() && !dirty_nodes_.empty()) {
+    std::vector<std::shared_ptr<const api::Node>> nodes;
+    for (const std::string& name : dirty_nodes_) {
+      if (std::shared_ptr<const api::Node> node = cluster_.decoded_nodes().Get(name)) {
+        nodes.push_back(std::move(node));
+      }
+    }
+    if (Status reconciled = ReconcileDaemonSets(other_daemon_sets, nodes); !reconciled.ok()) {
+      return reconciled.error();
+    }
+  }
+  dirty_nodes_.clear();
+  return changes_;
 }
 
 }  // namespace karpenter::simulate

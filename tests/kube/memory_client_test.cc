@@ -256,6 +256,33 @@ TEST(MemoryClient, WatchThatFallsBehindTheHistoryExpires) {
   EXPECT_TRUE(client.StartWatch(resources::kPods, From("5")).ok());
 }
 
+TEST(MemoryClient, HeldHistoryWaitsForLiveWatchesOnly) {
+  VirtualClock clock(kStart);
+  MemoryClientOptions options;
+  options.history_limit = 3;
+  options.hold_history_for_watches = true;
+  MemoryClient client(clock, options);
+  Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
+  ASSERT_TRUE(watch.ok());
+  const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f"};
+  for (const std::string& name : names) {
+    ASSERT_TRUE(client.Create(resources::kPods, Pod(name), {}).ok());
+  }
+  // The live watch has read nothing yet: all six events wait for it.
+  for (const std::string& name : names) {
+    const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
+    ASSERT_TRUE(next.ok()) << next.error().message;
+    ASSERT_TRUE(next->has_value());
+    EXPECT_EQ(Name((*next)->object), name);
+  }
+  // Once it has read them, the history shrinks back to the limit with the next write, and a new
+  // watch from before that expires as usual.
+  (*watch).reset();
+  ASSERT_TRUE(client.Create(resources::kPods, Pod("g"), {}).ok());
+  EXPECT_EQ(client.StartWatch(resources::kPods, From("5")).error().status, 410);
+  EXPECT_TRUE(client.StartWatch(resources::kPods, From("8")).ok());
+}
+
 TEST(MemoryClient, WatchFromZeroStartsWithTheCurrentObjects) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/clock.h"
 
@@ -14,5 +15,10 @@ struct Credentials {
   std::string session_token;            // empty for long-term keys
   std::optional<TimePoint> expiration;  // set for temporary credentials
 };
+
+// What messages and logs may show of credentials: the last four characters of the key ID
+// ("****MPLE"), and whether and when they expire. Never the secret or the session token.
+std::string RedactedKeyId(std::string_view access_key_id);
+std::string Redacted(const Credentials& credentials);
 
 }  // namespace karpenter::aws

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+
 namespace karpenter::aws {
 
 Environment Environment::OfProcess() {
@@ -18,7 +21,14 @@ Environment Environment::OfProcess() {
 
 std::string_view Environment::Get(std::string_view name) const {
   const auto found = variables_.find(name);
-  return found == variables_.end() ? std::string_view() : std::string_view(found->second);
+  if (found == variables_.end()) return {};
+  return found->second;
+}
+
+bool Environment::IsTrue(std::string_view name) const {
+  return std::ranges::equal(Get(name), std::string_view("true"), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == b;
+  });
 }
 
 }  // namespace karpenter::aws

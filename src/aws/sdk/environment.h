@@ -19,6 +19,8 @@ class Environment {
 
   // The variable's value; empty when unset or empty.
   std::string_view Get(std::string_view name) const;
+  // Whether the variable is "true", in any case (AWS_EC2_METADATA_DISABLED=TRUE).
+  bool IsTrue(std::string_view name) const;
 
  private:
   std::map<std::string, std::string, std::less<>> variables_;

@@ -6,18 +6,9 @@
 #include <cstring>
 #include <utility>
 
-#include "kube/http/read_file.h"
+#include "common/read_file.h"
 
 namespace karpenter::kube::http {
-
-Result<std::string> ReadTokenFile(const std::string& path) {
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.error();
-  const size_t begin = text->find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return Error{"token file " + path + " is empty"};
-  const size_t end = text->find_last_not_of(" \t\r\n");
-  return text->substr(begin, end - begin + 1);
-}
 
 BearerToken::BearerToken(std::string token, std::string file)
     : token_(std::move(token)), file_(std::move(file)) {}

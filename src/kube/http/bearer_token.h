@@ -13,10 +13,6 @@
 
 namespace karpenter::kube::http {
 
-// The token in `path` without surrounding whitespace; an error (naming the file, never the
-// token) when it cannot be read or is empty.
-Result<std::string> ReadTokenFile(const std::string& path);
-
 class BearerToken {
  public:
   // `file` empty: always `token`. Otherwise the file's token, or `token` until the file has been

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
+#include "common/read_file.h"
 #include "kube/http/bearer_token.h"
-#include "kube/http/read_file.h"
 
 namespace karpenter::kube::http {
 namespace {

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -151,8 +152,10 @@ class Store : public std::enable_shared_from_this<Store> {
     int64_t resource_version = 0;
     std::string resource;  // ResourceId
     WatchEventType type = WatchEventType::kAdded;
-    Object object;    // the new state; for kDeleted the last state at the deletion's version
-    Object previous;  // for kModified, the state before
+    // Shared with objects_ while current, so history costs only the states it outlived.
+    std::shared_ptr<const Object> object;    // the new state; for kDeleted the last state at the
+                                             // deletion's version
+    std::shared_ptr<const Object> previous;  // for kModified, the state before
   };
 
   // What a list or watch selects.
@@ -195,6 +198,7 @@ class Store : public std::enable_shared_from_this<Store> {
                      std::string_view name) const;
   Result<ObjectList> List(const Resource& resource, const ListOptions& options) const;
   Result<std::unique_ptr<Watch>> StartWatch(const Resource& resource, const WatchOptions& options);
+  void EndWatch(uint64_t watch);
   Result<Object> Create(const Resource& resource, const Object& body, const WriteOptions& options);
   Result<Object> Update(const Resource& resource, const Object& body, Subresource subresource);
   Result<Object> Patch(const Resource& resource, std::string_view namespace_, std::string_view name,
@@ -206,7 +210,8 @@ class Store : public std::enable_shared_from_this<Store> {
 
   // The next event after `after` that `filter` sees, waiting up to `timeout`; moves `after` past
   // the events it passes over.
-  Result<std::optional<WatchEvent>> NextEvent(const Filter& filter, int64_t& after,
+  // `watch` is the id StartWatch gave the watch, whose position this records.
+  Result<std::optional<WatchEvent>> NextEvent(uint64_t watch, const Filter& filter, int64_t& after,
                                               std::chrono::milliseconds timeout);
 
  private:
@@ -218,8 +223,8 @@ class Store : public std::enable_shared_from_this<Store> {
   void ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const;
   bool NamespaceEmpty(std::string_view namespace_) const;
   // Writes the new state of `key` (removes it for kDeleted) at the next resourceVersion, records
-  // the event, and returns the object as stored.
-  Object Record(WatchEventType type, const ObjectKey& key, Object object, Object previous);
+  // the event (with the state it replaces), and returns the object as stored.
+  std::shared_ptr<const Object> Record(WatchEventType type, const ObjectKey& key, Object object);
   Result<Object> Replace(const Resource& resource, const ObjectKey& key, const Object& body,
                          Subresource subresource);
   Object Remove(const ObjectKey& key);
@@ -236,6 +241,7 @@ class Store : public std::enable_shared_from_this<Store> {
 
   const Clock& clock_;
   const size_t history_limit_;
+  const bool hold_history_for_watches_;
   const std::chrono::milliseconds event_ttl_;
   struct StoredEvent {
     TimePoint created;
@@ -248,24 +254,30 @@ class Store : public std::enable_shared_from_this<Store> {
   std::mt19937_64 random_;
   int64_t resource_version_ = 0;
   int64_t uids_ = 0;
-  std::map<ObjectKey, Object> objects_;
+  std::map<ObjectKey, std::shared_ptr<const Object>> objects_;
   std::deque<HistoryEvent> history_;
   int64_t history_start_ = 0;  // every event after this version is in history_
+  uint64_t watches_started_ = 0;
+  std::map<uint64_t, int64_t> watch_positions_;  // live watch -> last resourceVersion passed
 };
 
 namespace {
 
 class MemoryWatch final : public Watch {
  public:
-  MemoryWatch(std::shared_ptr<Store> store, Store::Filter filter, int64_t after,
+  MemoryWatch(std::shared_ptr<Store> store, uint64_t id, Store::Filter filter, int64_t after,
               std::deque<WatchEvent> initial)
       : store_(std::move(store)),
+        id_(id),
         filter_(std::move(filter)),
         after_(after),
         initial_(std::move(initial)) {}
+  MemoryWatch(const MemoryWatch&) = delete;
+  MemoryWatch& operator=(const MemoryWatch&) = delete;
+  ~MemoryWatch() override { store_->EndWatch(id_); }
 
   Result<std::optional<WatchEvent>> Next(std::chrono::milliseconds timeout) override {
-    if (initial_.empty()) return store_->NextEvent(filter_, after_, timeout);
+    if (initial_.empty()) return store_->NextEvent(id_, filter_, after_, timeout);
     std::optional<WatchEvent> event = std::move(initial_.front());
     initial_.pop_front();
     return event;
@@ -273,6 +285,7 @@ class MemoryWatch final : public Watch {
 
  private:
   std::shared_ptr<Store> store_;
+  const uint64_t id_;
   Store::Filter filter_;
   int64_t after_;                   // the resourceVersion of the last event passed
   std::deque<WatchEvent> initial_;  // a watch from "0" starts with the objects as ADDED
@@ -295,25 +308,26 @@ Result<Store::Filter> Store::Filter::Make(const Resource& resource, std::string_
 }
 
 std::optional<WatchEvent> Store::Filter::Convert(const HistoryEvent& event) const {
-  const bool selected = Selects(event.object);
+  const bool selected = Selects(*event.object);
   if (event.type != WatchEventType::kModified) {
     if (!selected) return std::nullopt;
-    return WatchEvent{event.type, event.object};
+    return WatchEvent{event.type, *event.object};
   }
-  const bool was_selected = Selects(event.previous);
+  const bool was_selected = Selects(*event.previous);
   if (selected) {
     return WatchEvent{was_selected ? WatchEventType::kModified : WatchEventType::kAdded,
-                      event.object};
+                      *event.object};
   }
   if (!was_selected) return std::nullopt;
-  Object last = event.previous;
-  last["metadata"]["resourceVersion"] = event.object["metadata"]["resourceVersion"];
+  Object last = *event.previous;
+  last["metadata"]["resourceVersion"] = (*event.object)["metadata"]["resourceVersion"];
   return WatchEvent{WatchEventType::kDeleted, std::move(last)};
 }
 
 Store::Store(const Clock& clock, const MemoryClientOptions& options)
     : clock_(clock),
       history_limit_(options.history_limit),
+      hold_history_for_watches_(options.hold_history_for_watches),
       event_ttl_(options.event_ttl),
       random_(options.seed) {
   for (const std::string_view name : kInitialNamespaces) {
@@ -329,7 +343,7 @@ Store::Store(const Clock& clock, const MemoryClientOptions& options)
 
 const Object* Store::Find(const ObjectKey& key) const {
   const auto it = objects_.find(key);
-  return it == objects_.end() ? nullptr : &it->second;
+  return it == objects_.end() ? nullptr : it->second.get();
 }
 
 template <class Visit>
@@ -339,7 +353,7 @@ void Store::ForEachIn(const Resource& resource, std::string_view namespace_, Vis
        it != objects_.end() && it->first.resource == first.resource &&
        (first.namespace_.empty() || it->first.namespace_ == first.namespace_);
        ++it) {
-    visit(it->second);
+    visit(*it->second);
   }
 }
 
@@ -348,21 +362,33 @@ bool Store::NamespaceEmpty(std::string_view namespace_) const {
                       [&](const auto& entry) { return entry.first.namespace_ == namespace_; });
 }
 
-Object Store::Record(WatchEventType type, const ObjectKey& key, Object object, Object previous) {
+std::shared_ptr<const Object> Store::Record(WatchEventType type, const ObjectKey& key,
+                                            Object object) {
   ++resource_version_;
   object["metadata"]["resourceVersion"] = std::to_string(resource_version_);
+  auto next = std::make_shared<const Object>(std::move(object));
+  std::shared_ptr<const Object> previous;
   if (type == WatchEventType::kDeleted) {
     objects_.erase(key);
   } else {
-    objects_[key] = object;
+    std::shared_ptr<const Object>& stored = objects_[key];
+    if (type == WatchEventType::kModified) previous = std::move(stored);
+    stored = next;
   }
-  history_.push_back({resource_version_, key.resource, type, object, std::move(previous)});
-  while (history_.size() > history_limit_) {
+  history_.push_back({resource_version_, key.resource, type, next, std::move(previous)});
+  // Past the limit, the oldest events go, unless a live watch still has to read them.
+  int64_t slowest_watch = std::numeric_limits<int64_t>::max();
+  if (hold_history_for_watches_) {
+    for (const auto& [id, position] : watch_positions_) {
+      slowest_watch = std::min(slowest_watch, position);
+    }
+  }
+  while (history_.size() > history_limit_ && history_.front().resource_version <= slowest_watch) {
     history_start_ = history_.front().resource_version;
     history_.pop_front();
   }
   changed_.notify_all();
-  return object;
+  return next;
 }
 
 std::string Store::NewUid() { return fmt::format("00000000-0000-4000-8000-{:012x}", ++uids_); }
@@ -417,14 +443,23 @@ Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
     if (*version < history_start_) return TooOld(*version, history_start_);
     after = *version;
   }
+  const uint64_t id = ++watches_started_;
+  watch_positions_.emplace(id, after);
   return std::unique_ptr<Watch>(std::make_unique<MemoryWatch>(
-      shared_from_this(), std::move(filter).value(), after, std::move(initial)));
+      shared_from_this(), id, std::move(filter).value(), after, std::move(initial)));
 }
 
-Result<std::optional<WatchEvent>> Store::NextEvent(const Filter& filter, int64_t& after,
+void Store::EndWatch(uint64_t watch) {
+  std::lock_guard lock(mutex_);
+  watch_positions_.erase(watch);
+}
+
+Result<std::optional<WatchEvent>> Store::NextEvent(uint64_t watch, const Filter& filter,
+                                                   int64_t& after,
                                                    std::chrono::milliseconds timeout) {
   const auto deadline = Deadline(timeout);
   std::unique_lock lock(mutex_);
+  const auto position = watch_positions_.find(watch);
   while (true) {
     if (after < history_start_) return TooOld(after, history_start_);
     auto it = std::upper_bound(history_.begin(), history_.end(), after,
@@ -434,8 +469,12 @@ Result<std::optional<WatchEvent>> Store::NextEvent(const Filter& filter, int64_t
     for (; it != history_.end(); ++it) {
       after = it->resource_version;
       if (it->resource != filter.resource_id()) continue;
-      if (std::optional<WatchEvent> event = filter.Convert(*it)) return event;
+      if (std::optional<WatchEvent> event = filter.Convert(*it)) {
+        position->second = after;
+        return event;
+      }
     }
+    position->second = after;
     if (timeout.count() <= 0) return std::optional<WatchEvent>();  // a poll: no futex wait
     if (!changed_.wait_until(lock, deadline, [&] { return resource_version_ > after; })) {
       return std::optional<WatchEvent>();
@@ -499,7 +538,7 @@ Result<Object> Store::Create(const Resource& resource, const Object& body,
     ExpireEvents(now);
     events_.push_back({now, key, std::string(Uid(object))});
   }
-  return Record(WatchEventType::kAdded, key, std::move(object), Object());
+  return *Record(WatchEventType::kAdded, key, std::move(object));
 }
 
 void Store::ExpireEvents(TimePoint now) {
@@ -577,7 +616,9 @@ Result<Object> Store::Patch(const Resource& resource, std::string_view namespace
 
 Result<Object> Store::Replace(const Resource& resource, const ObjectKey& key, const Object& body,
                               Subresource subresource) {
-  const Object stored = objects_.at(key);  // a copy: Record replaces the stored object
+  // Held: Record replaces the stored object.
+  const std::shared_ptr<const Object> held = objects_.at(key);
+  const Object& stored = *held;
   const std::string_view requested_uid = Uid(body);
   if (!requested_uid.empty() && requested_uid != Uid(stored)) {
     return Conflict(resource, key.name,
@@ -618,17 +659,18 @@ Result<Object> Store::Replace(const Resource& resource, const ObjectKey& key, co
     next["metadata"]["resourceVersion"] = removed["metadata"]["resourceVersion"];
     return next;
   }
-  return Record(WatchEventType::kModified, key, std::move(next), stored);
+  return *Record(WatchEventType::kModified, key, std::move(next));
 }
 
 Object Store::Remove(const ObjectKey& key) {
-  Object removed = Record(WatchEventType::kDeleted, key, objects_.at(key), Object());
+  Object removed = *Record(WatchEventType::kDeleted, key, *objects_.at(key));
   if (!key.namespace_.empty()) RemoveNamespaceIfDone(key.namespace_);
   return removed;
 }
 
 void Store::DeleteObject(const ObjectKey& key) {
-  const Object stored = objects_.at(key);
+  const std::shared_ptr<const Object> held = objects_.at(key);
+  const Object& stored = *held;
   // Pods are deleted gracefully: the server first records the deletion, then (with a zero grace
   // period, here always) removes them. Other kinds go at once unless finalizers hold them.
   if (DeletionTimestamp(stored).empty() && (IsPod(key) || !Finalizers(stored).empty())) {
@@ -636,18 +678,19 @@ void Store::DeleteObject(const ObjectKey& key) {
     next["metadata"]["deletionTimestamp"] = FormatTime(clock_.Now());
     next["metadata"]["deletionGracePeriodSeconds"] = 0;
     if (Generation(stored) > 0) next["metadata"]["generation"] = Generation(stored) + 1;
-    Record(WatchEventType::kModified, key, std::move(next), stored);
+    Record(WatchEventType::kModified, key, std::move(next));
   }
   if (Finalizers(stored).empty()) Remove(key);
 }
 
 void Store::DeleteNamespace(const ObjectKey& key) {
-  const Object& stored = objects_.at(key);
+  const std::shared_ptr<const Object> held = objects_.at(key);
+  const Object& stored = *held;
   if (DeletionTimestamp(stored).empty()) {
     Object next = stored;
     next["metadata"]["deletionTimestamp"] = FormatTime(clock_.Now());
     next["status"]["phase"] = "Terminating";
-    Record(WatchEventType::kModified, key, std::move(next), stored);
+    Record(WatchEventType::kModified, key, std::move(next));
     // What the namespace controller does on a cluster: delete everything in the namespace.
     std::vector<ObjectKey> content;
     for (const auto& [object_key, object] : objects_) {
@@ -665,7 +708,7 @@ void Store::RemoveNamespaceIfDone(std::string_view namespace_) {
       !NamespaceEmpty(namespace_)) {
     return;
   }
-  Record(WatchEventType::kDeleted, key, *object, Object());
+  Record(WatchEventType::kDeleted, key, *object);
 }
 
 Status Store::Delete(const Resource& resource, std::string_view namespace_, std::string_view name,
@@ -716,9 +759,9 @@ Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
     }
     if (Status evicted = EvictPod(key, options); !evicted.ok()) return evicted;
     const ObjectKey budget_key = KeyOf(resources::kPodDisruptionBudgets, namespace_, Name(budget));
-    Object charged = objects_.at(budget_key);
+    Object charged = *objects_.at(budget_key);
     charged["status"]["disruptionsAllowed"] = observed->disruptions_allowed - 1;
-    Record(WatchEventType::kModified, budget_key, std::move(charged), objects_.at(budget_key));
+    Record(WatchEventType::kModified, budget_key, std::move(charged));
     return {};
   }
   std::vector<const Object*> pods;  // the stored ones: the lock is held
@@ -760,13 +803,14 @@ std::optional<DisruptionBudgetStatus> Store::ObservedStatus(const Object& budget
 }
 
 Status Store::EvictPod(const ObjectKey& key, const DeleteOptions& options) {
-  const Object stored = objects_.at(key);
+  const std::shared_ptr<const Object> held = objects_.at(key);
+  const Object& stored = *held;
   if (Status allowed = CheckPreconditions(resources::kPods, stored, options); !allowed.ok()) {
     return allowed;
   }
   Object next = stored;
   AddDisruptionTarget(next, clock_.Now());
-  if (next != stored) Record(WatchEventType::kModified, key, std::move(next), stored);
+  if (next != stored) Record(WatchEventType::kModified, key, std::move(next));
   DeleteObject(key);
   return {};
 }

@@ -40,6 +40,10 @@ namespace karpenter::kube::memory {
 struct MemoryClientOptions {
   // Events kept for watches that start from an older resourceVersion; older ones get 410.
   size_t history_limit = 10000;
+  // Whether events past the limit stay until every live watch has read them, so a watch that
+  // falls behind never gets 410 and its informer never relists (the simulator, whose informers
+  // all keep up eventually); otherwise it gets 410 like from a real API server.
+  bool hold_history_for_watches = false;
   uint64_t seed = 1;  // of generateName suffixes
   // Events are deleted this long after their creation (kube-apiserver's --event-ttl).
   std::chrono::milliseconds event_ttl{std::chrono::hours(1)};

@@ -1,11 +1,11 @@
-#include "kube/http/read_file.h"
+#include "common/read_file.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
-namespace karpenter::kube::http {
+namespace karpenter {
 
 Result<std::string> ReadFile(const std::string& path) {
   // stdio rather than iostreams: fopen and ferror leave errno set, so the message says why.
@@ -22,4 +22,13 @@ Result<std::string> ReadFile(const std::string& path) {
   return text;
 }
 
-}  // namespace karpenter::kube::http
+Result<std::string> ReadTokenFile(const std::string& path) {
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.error();
+  const size_t begin = text->find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return Error{"token file " + path + " is empty"};
+  const size_t end = text->find_last_not_of(" \t\r\n");
+  return text->substr(begin, end - begin + 1);
+}
+
+}  // namespace karpenter

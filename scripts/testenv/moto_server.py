@@ -1,0 +1,216 @@
+"""Runs moto's AWS server on 127.0.0.1 and seeds it like the AWS account of an EKS cluster.
+
+Started by scripts/testenv/moto-up with the Python of scripts/aws-test-tools' venv. Seeds, for
+cluster CLUSTER in REGION: a VPC; three subnets (one per zone, of different sizes) and a security
+group tagged karpenter.sh/discovery=CLUSTER, plus one untagged subnet and security group; EKS
+optimized AL2023 (x86_64, arm64, x86_64 NVIDIA) and Bottlerocket AMIs and the SSM parameters
+that resolve them; an SQS interruption queue named CLUSTER; the node IAM role; the EKS cluster;
+and one running instance Karpenter does not own. Writes DIR/seed.json (the ids seeded), then
+DIR/endpoint (written last: its presence means ready), and serves until SIGTERM.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import signal
+import sys
+import threading
+
+ACCOUNT_ID = "123456789012"
+ACCESS_KEY_ID = "AKIAKARPENTERTEST"
+SECRET_ACCESS_KEY = "karpenter-test-secret-access-key"
+# The account EKS publishes its optimized AMIs from (their OwnerId in DescribeImages).
+AMI_OWNER_ID = "602401143452"
+AMI_RELEASE = "v20241121"  # the release date suffix of the seeded AMIs' names
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--dir", required=True, help="where endpoint and seed.json go")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--cluster", default="karpenter-test")
+    parser.add_argument("--region", default="us-west-2")
+    parser.add_argument("--kubernetes-version", default="1.31")
+    return parser.parse_args()
+
+
+def ami_id(name):
+    """A stable AMI id derived from the image's name, so reruns seed the same ids."""
+    return "ami-" + hashlib.sha256(name.encode()).hexdigest()[:17]
+
+
+def images(k8s):
+    """The AMIs to seed and the SSM parameter that names each, as real EKS publishes them."""
+    eks = "/aws/service/eks/optimized-ami/" + k8s + "/amazon-linux-2023"
+    bottlerocket = "/aws/service/bottlerocket/aws-k8s-" + k8s
+    specs = [  # key, image name, architecture, SSM parameters naming it
+        ("al2023_x86_64", f"amazon-eks-node-al2023-x86_64-standard-{k8s}-{AMI_RELEASE}", "x86_64",
+         [f"{eks}/x86_64/standard/recommended/image_id"]),
+        ("al2023_arm64", f"amazon-eks-node-al2023-arm64-standard-{k8s}-{AMI_RELEASE}", "arm64",
+         [f"{eks}/arm64/standard/recommended/image_id"]),
+        ("al2023_x86_64_nvidia", f"amazon-eks-node-al2023-x86_64-nvidia-{k8s}-{AMI_RELEASE}",
+         "x86_64", [f"{eks}/x86_64/nvidia/recommended/image_id"]),
+        ("bottlerocket_x86_64", f"bottlerocket-aws-k8s-{k8s}-x86_64-{AMI_RELEASE}", "x86_64",
+         [f"{bottlerocket}/x86_64/latest/image_id"]),
+        ("bottlerocket_arm64", f"bottlerocket-aws-k8s-{k8s}-aarch64-{AMI_RELEASE}", "arm64",
+         [f"{bottlerocket}/arm64/latest/image_id"]),
+    ]
+    # Versioned names too, as the alias al2023@<version> resolves them.
+    for key, name, arch, params in specs:
+        if key.startswith("al2023"):
+            variant = "nvidia" if key.endswith("nvidia") else "standard"
+            params.append(f"{eks}/{arch}/{variant}/{name}/image_id")
+    return specs
+
+
+def write_ami_definitions(path, specs):
+    """moto loads these (MOTO_AMIS_PATH) in place of its default catalogue."""
+    definitions = [{
+        "ami_id": ami_id(name),
+        "name": name,
+        "description": f"EKS Kubernetes Worker AMI ({name})",
+        "owner_id": AMI_OWNER_ID,
+        "state": "available",
+        "architecture": arch,
+        "virtualization_type": "hvm",
+        "hypervisor": "xen",
+        "root_device_type": "ebs",
+        "root_device_name": "/dev/xvda",
+        "image_type": "machine",
+        "image_location": f"amazon/{name}",
+        "platform": None,
+        "sriov": "simple",
+        "boot_mode": "uefi-preferred",
+        "creation_date": "2024-11-21T12:00:00.000Z",
+    } for _, name, arch, _ in specs]
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(definitions, f, indent=1)
+
+
+def seed_ssm(region, specs):
+    """/aws/... names are reserved to AWS (PutParameter refuses them), so go to moto's backend."""
+    from moto.ssm.models import Parameter, ssm_backends  # pylint: disable=import-outside-toplevel
+    backend = ssm_backends[ACCOUNT_ID][region]
+    now = datetime.datetime.now(datetime.timezone.utc)
+    seeded = {}
+    for _, name, _, params in specs:
+        for param in params:
+            backend._parameters[param].append(  # pylint: disable=protected-access
+                Parameter(account_id=ACCOUNT_ID, name=param, value=ami_id(name),
+                          parameter_type="String", description=None, allowed_pattern=None,
+                          keyid=None, last_modified_date=now, version=1, data_type="text"))
+            seeded[param] = ami_id(name)
+    return seeded
+
+
+def tags(**pairs):
+    return [{"Key": k, "Value": v} for k, v in pairs.items()]
+
+
+def seed(endpoint, args, specs):
+    import boto3  # pylint: disable=import-outside-toplevel
+    session = boto3.session.Session(aws_access_key_id=ACCESS_KEY_ID,
+                                    aws_secret_access_key=SECRET_ACCESS_KEY,
+                                    region_name=args.region)
+    ec2, sqs, iam, eks = (session.client(s, endpoint_url=endpoint)
+                          for s in ("ec2", "sqs", "iam", "eks"))
+    discovery = {"karpenter.sh/discovery": args.cluster}
+    out = {"account": ACCOUNT_ID, "region": args.region, "cluster": args.cluster,
+           "kubernetes_version": args.kubernetes_version,
+           "credentials": {"access_key_id": ACCESS_KEY_ID,
+                           "secret_access_key": SECRET_ACCESS_KEY}}
+
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16", TagSpecifications=[{
+        "ResourceType": "vpc", "Tags": tags(Name=f"{args.cluster}-vpc")}])["Vpc"]["VpcId"]
+    out["vpc"] = vpc
+
+    # Discovered subnets of different sizes: the one in zone a has the most free addresses.
+    zones = [args.region + z for z in "abc"]
+    blocks = ["10.0.0.0/20", "10.0.16.0/22", "10.0.20.0/24"]
+    out["subnets"] = []
+    for zone, block in zip(zones, blocks):
+        subnet = ec2.create_subnet(VpcId=vpc, CidrBlock=block, AvailabilityZone=zone,
+                                   TagSpecifications=[{"ResourceType": "subnet", "Tags": tags(
+                                       Name=f"{args.cluster}-private-{zone}",
+                                       **discovery)}])["Subnet"]
+        out["subnets"].append({"id": subnet["SubnetId"], "zone": zone, "cidr": block,
+                               "available_ips": subnet["AvailableIpAddressCount"]})
+    untagged = ec2.create_subnet(VpcId=vpc, CidrBlock="10.0.64.0/24", AvailabilityZone=zones[0],
+                                 TagSpecifications=[{"ResourceType": "subnet", "Tags": tags(
+                                     Name=f"{args.cluster}-untagged")}])["Subnet"]["SubnetId"]
+    out["untagged_subnet"] = untagged
+
+    group = ec2.create_security_group(
+        GroupName=f"{args.cluster}-node", Description="EKS nodes", VpcId=vpc,
+        TagSpecifications=[{"ResourceType": "security-group",
+                            "Tags": tags(**discovery)}])["GroupId"]
+    other = ec2.create_security_group(GroupName=f"{args.cluster}-other",
+                                      Description="not for nodes", VpcId=vpc)["GroupId"]
+    out["security_group"], out["untagged_security_group"] = group, other
+
+    out["images"] = {key: {"id": ami_id(name), "name": name, "architecture": arch}
+                     for key, name, arch, _ in specs}
+    out["ssm_parameters"] = seed_ssm(args.region, specs)
+
+    out["queue_url"] = sqs.create_queue(QueueName=args.cluster)["QueueUrl"]
+
+    role_name = f"KarpenterNodeRole-{args.cluster}"
+    trust = {"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"},
+        "Action": "sts:AssumeRole"}]}
+    out["node_role_arn"] = iam.create_role(
+        RoleName=role_name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    out["node_role"] = role_name
+
+    cluster = eks.create_cluster(
+        name=args.cluster, version=args.kubernetes_version, roleArn=out["node_role_arn"],
+        resourcesVpcConfig={"subnetIds": [s["id"] for s in out["subnets"]],
+                            "securityGroupIds": [group]})["cluster"]
+    out["cluster_arn"] = cluster["arn"]
+
+    # An instance Karpenter must never touch: no karpenter.sh/* tags, in the untagged subnet.
+    instance = ec2.run_instances(
+        ImageId=out["images"]["al2023_x86_64"]["id"], InstanceType="t3.micro", MinCount=1,
+        MaxCount=1, SubnetId=untagged, SecurityGroupIds=[other],
+        TagSpecifications=[{"ResourceType": "instance",
+                            "Tags": tags(Name="bastion")}])["Instances"][0]["InstanceId"]
+    out["unmanaged_instance"] = instance
+    return out
+
+
+def write_atomically(path, text):
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    args = parse_args()
+    specs = images(args.kubernetes_version)
+    # moto reads these when imported: set them first.
+    ami_file = os.path.join(args.dir, "amis.json")
+    write_ami_definitions(ami_file, specs)
+    os.environ["MOTO_AMIS_PATH"] = ami_file
+    os.environ["MOTO_ACCOUNT_ID"] = ACCOUNT_ID
+    from moto.server import ThreadedMotoServer  # pylint: disable=import-outside-toplevel
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{args.port}"
+    seeded = seed(endpoint, args, specs)
+    write_atomically(os.path.join(args.dir, "seed.json"), json.dumps(seeded, indent=2) + "\n")
+    write_atomically(os.path.join(args.dir, "endpoint"), endpoint + "\n")
+    print(f"moto: serving {endpoint}, seeded for cluster {args.cluster}", flush=True)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+// IRSA: the token file exchanged with STS AssumeRoleWithWebIdentity, against a fake STS.
+
+#include "aws/sdk/web_identity_credentials.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "aws/sdk/credentials_test_support.h"
+
+namespace karpenter::aws {
+namespace {
+
+using testing::ExpectNoSecrets;
+using testing::FakeTransport;
+using ::testing::HasSubstr;
+using testing::kKeyId;
+using testing::kSecret;
+using testing::kSessionToken;
+using testing::kWebIdentityToken;
+using testing::Respond;
+using testing::TempDir;
+
+constexpr std::string_view kRoleArn = "arn:aws:iam::123456789012:role/karpenter";
+const StsEndpoint kSts{"https", "sts.us-west-2.amazonaws.com"};
+
+class WebIdentityCredentialsTest : public ::testing::Test {
+ protected:
+  WebIdentitySettings Settings(std::string session_name = "") const {
+    return {std::string(kRoleArn), dir_.path() + "/token", std::move(session_name)};
+  }
+
+  TempDir dir_;
+  VirtualClock clock_{*ParseTime("2026-05-01T12:00:00Z")};
+  FakeTransport sts_{[](const HttpRequest&) -> Result<HttpResponse> {
+    return Respond(200, testing::StsCredentialsXml("2026-05-01T13:00:00Z"));
+  }};
+};
+
+TEST_F(WebIdentityCredentialsTest, ExchangesTheTokenWithAnUnsignedFormPost) {
+  dir_.Write("token", std::string(kWebIdentityToken) + "\n");
+  WebIdentityCredentialsProvider provider(Settings("my-session"), kSts, sts_, clock_);
+  Result<Credentials> credentials = provider.Get();
+  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  EXPECT_EQ(credentials->access_key_id, kKeyId);
+  EXPECT_EQ(credentials->secret_access_key, kSecret);
+  EXPECT_EQ(credentials->session_token, kSessionToken);
+  EXPECT_EQ(credentials->expiration, ParseTime("2026-05-01T13:00:00Z"));
+
+  ASSERT_EQ(sts_.requests().size(), 1u);
+  const HttpRequest request = sts_.requests()[0];
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.scheme, "https");
+  EXPECT_EQ(request.host, "sts.us-west-2.amazonaws.com");
+  EXPECT_EQ(request.path, "/");
+  EXPECT_EQ(HeaderValue(request.headers, "content-type"),
+            "application/x-www-form-urlencoded; charset=utf-8");
+  EXPECT_EQ(HeaderValue(request.headers, "authorization"), "");  // unsigned
+  EXPECT_EQ(request.body,
+            "Action=AssumeRoleWithWebIdentity&Version=2011-06-15"
+            "&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fkarpenter"
+            "&RoleSessionName=my-session&WebIdentityToken=" +
+                std::string(kWebIdentityToken));
+}
+
+TEST_F(WebIdentityCredentialsTest, DefaultSessionNameCarriesTheTime) {
+  dir_.Write("token", kWebIdentityToken);
+  WebIdentityCredentialsProvider provider(Settings(), kSts, sts_, clock_);
+  ASSERT_TRUE(provider.Get().ok());
+  // 2026-05-01T12:00:00Z in Unix seconds.
+  EXPECT_THAT(sts_.requests()[0].body, HasSubstr("&RoleSessionName=karpenter-1777636800&"));
+}
+
+TEST_F(WebIdentityCredentialsTest, ReadsTheRotatedTokenOnEveryCall) {
+  dir_.Write("token", "first-token");
+  WebIdentityCredentialsProvider provider(Settings(), kSts, sts_, clock_);
+  ASSERT_TRUE(provider.Get().ok());
+  dir_.Write("token", "second-token");
+  ASSERT_TRUE(provider.Get().ok());
+  ASSERT_EQ(sts_.requests().size(), 2u);
+  EXPECT_THAT(sts_.requests()[0].body, HasSubstr("WebIdentityToken=first-token"));
+  EXPECT_THAT(sts_.requests()[1].body, HasSubstr("WebIdentityToken=second-token"));
+}
+
+TEST_F(WebIdentityCredentialsTest, MissingTokenFileFailsWithoutCallingSts) {
+  WebIdentityCredentialsProvider provider(Settings(), kSts, sts_, clock_);
+  Result<Credentials> credentials = provider.Get();
+  ASSERT_FALSE(credentials.ok());
+  EXPECT_EQ(credentials.error().message, "STS AssumeRoleWithWebIdentity for " +
+                                             std::string(kRoleArn) + ": cannot read " +
+                                             dir_.path() + "/token: No such file or directory");
+  EXPECT_TRUE(sts_.requests().empty());
+}
+
+TEST_F(WebIdentityCredentialsTest, StsErrorKeepsStatusAndCode) {
+  dir_.Write("token", kWebIdentityToken);
+  FakeTransport sts([](const HttpRequest&) -> Result<HttpResponse> {
+    return Respond(400,
+                   "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error>"
+                   "<Type>Sender</Type><Code>InvalidIdentityToken</Code>"
+                   "<Message>Incorrect token audience</Message></Error>"
+                   "<RequestId>r-2</RequestId></ErrorResponse>");
+  });
+  WebIdentityCredentialsProvider provider(Settings(), kSts, sts, clock_);
+  Result<Credentials> credentials = provider.Get();
+  ASSERT_FALSE(credentials.ok());
+  EXPECT_EQ(credentials.error().status, 400);
+  EXPECT_EQ(credentials.error().reason, "InvalidIdentityToken");
+  EXPECT_EQ(credentials.error().message,
+            "STS AssumeRoleWithWebIdentity for " + std::string(kRoleArn) +
+                ": InvalidIdentityToken: Incorrect token audience (HTTP 400)");
+  ExpectNoSecrets(credentials.error().message);
+}
+
+TEST_F(WebIdentityCredentialsTest, NonXmlErrorIsItsStatus) {
+  dir_.Write("token", kWebIdentityToken);
+  FakeTransport sts([](const HttpRequest&) -> Result<HttpResponse> {
+    return Respond(503, "<html>Service Unavailable");
+  });
+  Result<Credentials> credentials =
+      WebIdentityCredentialsProvider(Settings(), kSts, sts, clock_).Get();
+  ASSERT_FALSE(credentials.ok());
+  EXPECT_EQ(credentials.error().status, 503);
+  EXPECT_THAT(credentials.error().message, ::testing::EndsWith(": HTTP 503"));
+}
+
+TEST_F(WebIdentityCredentialsTest, UnreachableStsIsAnError) {
+  dir_.Write("token", kWebIdentityToken);
+  FakeTransport sts(testing::Unreachable);
+  Result<Credentials> credentials =
+      WebIdentityCredentialsProvider(Settings(), kSts, sts, clock_).Get();
+  ASSERT_FALSE(credentials.ok());
+  EXPECT_EQ(credentials.error().status, 0);
+  EXPECT_THAT(credentials.error().message,
+              HasSubstr("cannot reach https://sts.us-west-2.amazonaws.com: connection refused"));
+  ExpectNoSecrets(credentials.error().message);
+}
+
+TEST_F(WebIdentityCredentialsTest, IncompleteCredentialsAreAnError) {
+  dir_.Write("token", kWebIdentityToken);
+  FakeTransport sts([](const HttpRequest&) -> Result<HttpResponse> {
+    std::string body = testing::StsCredentialsXml("not a time");
+    return Respond(200, body);
+  });
+  Result<Credentials> credentials =
+      WebIdentityCredentialsProvider(Settings(), kSts, sts, clock_).Get();
+  ASSERT_FALSE(credentials.ok());
+  EXPECT_THAT(credentials.error().message, HasSubstr("lack a key, secret, token or expiration"));
+  ExpectNoSecrets(credentials.error().message);
+}
+
+TEST(WebIdentitySettingsTest, FromEnvironment) {
+  Result<WebIdentitySettings> none = WebIdentitySettingsFromEnvironment(Environment());
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().reason, kNotConfigured);
+
+  Result<WebIdentitySettings> half = WebIdentitySettingsFromEnvironment(
+      Environment(testing::Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)}}));
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.error().reason, kNotConfigured);
+  EXPECT_EQ(half.error().message, "AWS_ROLE_ARN is set but AWS_WEB_IDENTITY_TOKEN_FILE is not");
+
+  Result<WebIdentitySettings> other_half = WebIdentitySettingsFromEnvironment(
+      Environment(testing::Variables{{"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"}}));
+  ASSERT_FALSE(other_half.ok());
+  EXPECT_EQ(other_half.error().message,
+            "AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not");
+
+  Result<WebIdentitySettings> full = WebIdentitySettingsFromEnvironment(
+      Environment(testing::Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)},
+                                     {"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"},
+                                     {"AWS_ROLE_SESSION_NAME", "session"}}));
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  EXPECT_EQ(full->role_arn, kRoleArn);
+  EXPECT_EQ(full->token_file, "/var/run/token");
+  EXPECT_EQ(full->session_name, "session");
+}
+
+}  // namespace
+}  // namespace karpenter::aws
