@@ -6,22 +6,10 @@
 #include <string_view>
 
 #include "aws/sdk/sigv4.h"
+#include "common/curl_global.h"
 
 namespace karpenter::aws {
 namespace {
-
-// curl_global_init must run before any other libcurl call and is not itself thread-safe; a
-// function-local constant runs it exactly once. It is never undone: curl_global_cleanup at exit
-// could race other users of libcurl in the process.
-CURLcode InitCurl() {
-  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
-  return code;
-}
-
-size_t AppendBody(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -128,7 +116,7 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   curl_easy_setopt(easy_, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(options_.timeout.count()));  // NOLINT(google-runtime-int)
   curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &AppendBody);
+  curl_easy_setopt(easy_, CURLOPT_WRITEFUNCTION, &AppendToString);
   curl_easy_setopt(easy_, CURLOPT_WRITEDATA, &response.body);
   curl_easy_setopt(easy_, CURLOPT_HEADERFUNCTION, &AppendHeader);
   curl_easy_setopt(easy_, CURLOPT_HEADERDATA, &response.headers);

@@ -106,12 +106,6 @@ Result<Endpoint> DefaultEndpoint(std::string_view service, std::string_view regi
                "\": expected ec2, ssm, sqs, sts, iam, pricing or eks"};
 }
 
-bool IsTrue(std::string_view value) {
-  return std::ranges::equal(value, std::string_view("true"), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == b;
-  });
-}
-
 // The scheme, host (with port) and base path of override `url`; `variable` names it in errors.
 Status ApplyUrl(std::string_view variable, std::string_view url, Endpoint& endpoint) {
   Result<Url> parsed = ParseUrl(url, variable);
@@ -134,7 +128,7 @@ Result<Endpoint> ResolveEndpoint(std::string_view service, std::string_view regi
   Result<Partition> partition = PartitionOf(region);
   if (!partition.ok()) return partition.error();
   Result<Endpoint> endpoint = DefaultEndpoint(service, region, *partition);
-  if (!endpoint.ok() || IsTrue(environment.Get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"))) {
+  if (!endpoint.ok() || environment.IsTrue("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")) {
     return endpoint;
   }
   // The service id of every service we call is its name in capitals (EC2, SSM, PRICING, …).

@@ -10,6 +10,7 @@
 #include <thread>
 #include <utility>
 
+#include "common/curl_global.h"
 #include "kube/http/api_error.h"
 #include "kube/http/url.h"
 
@@ -23,19 +24,6 @@ constexpr long kConnectTimeoutMs = 10'000;  // NOLINT(google-runtime-int)
 constexpr long kRequestTimeoutMs = 60'000;  // NOLINT(google-runtime-int)
 constexpr int kTries = 3;
 constexpr size_t kMaxIdleHandles = 8;
-
-// curl_global_init must run once before any other libcurl call and is not itself thread-safe; a
-// function-local static runs it exactly once even when clients are created on several threads.
-// It is never undone: curl_global_cleanup at exit could race other users of libcurl.
-CURLcode InitCurl() {
-  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
-  return code;
-}
-
-size_t AppendBody(char* data, size_t size, size_t count, void* out) {
-  static_cast<std::string*>(out)->append(data, size * count);
-  return size * count;
-}
 
 struct BioDeleter {
   void operator()(BIO* bio) const { BIO_free(bio); }
@@ -285,7 +273,7 @@ Transport::Attempt Transport::Once(const Request& request) {
       Setup(easy.get(), request.method, request.path, request.body, headers->get(), error.data());
   if (code == CURLE_OK) {
     curl_easy_setopt(easy.get(), CURLOPT_TIMEOUT_MS, kRequestTimeoutMs);
-    curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, &AppendBody);
+    curl_easy_setopt(easy.get(), CURLOPT_WRITEFUNCTION, &AppendToString);
     curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, &response.body);
     code = curl_easy_perform(easy.get());
   }

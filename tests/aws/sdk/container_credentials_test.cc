@@ -9,20 +9,12 @@
 #include "aws/sdk/credentials_document.h"
 #include "aws/sdk/credentials_test_support.h"
 
-namespace karpenter::aws {
+namespace karpenter::aws::testing {
 namespace {
 
-using testing::CredentialsJson;
-using testing::ExpectNoSecrets;
-using testing::FakeTransport;
 using ::testing::HasSubstr;
-using testing::kKeyId;
-using testing::kSecret;
-using testing::kSessionToken;
-using testing::Respond;
-using testing::TempDir;
 
-Result<ContainerEndpoint> EndpointOf(testing::Variables variables) {
+Result<ContainerEndpoint> EndpointOf(Variables variables) {
   return ContainerEndpointFromEnvironment(Environment(std::move(variables)));
 }
 
@@ -66,22 +58,18 @@ TEST(ContainerEndpointTest, FullUriAllowsHttpsAndLocalHttpOnly) {
             "AWS_CONTAINER_CREDENTIALS_FULL_URI is not a valid URL: the scheme is not http(s)");
 }
 
-class ContainerCredentialsTest : public ::testing::Test {
+class ContainerCredentialsTest : public CredentialsTest {
  protected:
   ContainerEndpoint PodIdentity(std::string token = "", std::string token_file = "") const {
-    Result<ContainerEndpoint> endpoint =
-        ContainerEndpointFromEnvironment(Environment(testing::Variables{
-            {"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"},
-            {"AWS_CONTAINER_AUTHORIZATION_TOKEN", std::move(token)},
-            {"AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", std::move(token_file)}}));
+    Result<ContainerEndpoint> endpoint = ContainerEndpointFromEnvironment(Environment(
+        Variables{{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"},
+                  {"AWS_CONTAINER_AUTHORIZATION_TOKEN", std::move(token)},
+                  {"AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", std::move(token_file)}}));
     EXPECT_TRUE(endpoint.ok());
     return *endpoint;
   }
 
-  TempDir dir_;
-  FakeTransport agent_{[](const HttpRequest&) -> Result<HttpResponse> {
-    return Respond(200, CredentialsJson("2026-05-01T18:00:00Z"));
-  }};
+  FakeTransport agent_{Always(200, CredentialsJson("2026-05-01T18:00:00Z"))};
 };
 
 TEST_F(ContainerCredentialsTest, GetsTheDocumentWithTheTokenFromTheFileReadEachTime) {
@@ -89,10 +77,7 @@ TEST_F(ContainerCredentialsTest, GetsTheDocumentWithTheTokenFromTheFileReadEachT
   ContainerCredentialsProvider provider(PodIdentity("ignored", token_file), agent_);
   Result<Credentials> credentials = provider.Get();
   ASSERT_TRUE(credentials.ok()) << credentials.error().message;
-  EXPECT_EQ(credentials->access_key_id, kKeyId);
-  EXPECT_EQ(credentials->secret_access_key, kSecret);
-  EXPECT_EQ(credentials->session_token, kSessionToken);
-  EXPECT_EQ(credentials->expiration, ParseTime("2026-05-01T18:00:00Z"));
+  ExpectTheSecrets(*credentials, "2026-05-01T18:00:00Z");
 
   dir_.Write("eks-pod-identity-token", "second");
   ASSERT_TRUE(provider.Get().ok());
@@ -129,9 +114,8 @@ TEST_F(ContainerCredentialsTest, TokenWithALineBreakIsRefused) {
 }
 
 TEST_F(ContainerCredentialsTest, ErrorResponseKeepsStatusAndCode) {
-  FakeTransport agent([](const HttpRequest&) -> Result<HttpResponse> {
-    return Respond(400, R"({"code":"InvalidToken","message":"Service account token invalid"})");
-  });
+  FakeTransport agent(
+      Always(400, R"({"code":"InvalidToken","message":"Service account token invalid"})"));
   Result<Credentials> credentials = ContainerCredentialsProvider(PodIdentity("t"), agent).Get();
   ASSERT_FALSE(credentials.ok());
   EXPECT_EQ(credentials.error().status, 400);
@@ -142,7 +126,7 @@ TEST_F(ContainerCredentialsTest, ErrorResponseKeepsStatusAndCode) {
 }
 
 TEST_F(ContainerCredentialsTest, UnreachableAgentIsAnError) {
-  FakeTransport agent(testing::Unreachable);
+  FakeTransport agent(Unreachable);
   Result<Credentials> credentials = ContainerCredentialsProvider(PodIdentity("t"), agent).Get();
   ASSERT_FALSE(credentials.ok());
   EXPECT_EQ(credentials.error().message,
@@ -181,4 +165,4 @@ TEST(CredentialsDocumentTest, LongTermKeysHaveNoExpiration) {
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter::aws::testing

@@ -14,17 +14,10 @@
 #include "aws/sdk/caching_credentials.h"
 #include "aws/sdk/credentials_test_support.h"
 
-namespace karpenter::aws {
+namespace karpenter::aws::testing {
 namespace {
 
-using testing::ExpectNoSecrets;
-using testing::FakeTransport;
 using ::testing::HasSubstr;
-using testing::kKeyId;
-using testing::kSecret;
-using testing::kSessionToken;
-using testing::Respond;
-using testing::TempDir;
 using namespace std::chrono_literals;
 
 // Answers with whatever the test put in `next`, counting calls.
@@ -123,7 +116,7 @@ TEST_F(CredentialsChainTest, NothingConfiguredListsEveryLink) {
   EXPECT_EQ(credentials.error().reason, kNotConfigured);
 }
 
-class DefaultCredentialsChainTest : public ::testing::Test {
+class DefaultCredentialsChainTest : public CredentialsTest {
  protected:
   // Serves the container endpoint, STS and IMDS, each with its own key ID.
   static Result<HttpResponse> Serve(const HttpRequest& request) {
@@ -131,7 +124,7 @@ class DefaultCredentialsChainTest : public ::testing::Test {
       return Respond(200, R"({"AccessKeyId":"CONTAINERKEY1","SecretAccessKey":"s"})");
     }
     if (request.host == "sts.amazonaws.com") {
-      return Respond(200, testing::StsCredentialsXml("2026-05-01T13:00:00Z"));
+      return Respond(200, StsCredentialsXml("2026-05-01T13:00:00Z"));
     }
     if (request.method == "PUT") return Respond(200, "imds-token");
     if (request.path == "/latest/meta-data/iam/security-credentials/") return Respond(200, "r");
@@ -139,15 +132,13 @@ class DefaultCredentialsChainTest : public ::testing::Test {
                    R"({"Code":"Success","AccessKeyId":"IMDSKEY000001","SecretAccessKey":"s"})");
   }
 
-  Result<Credentials> Get(testing::Variables variables) {
+  Result<Credentials> Get(Variables variables) {
     variables.emplace("HOME", dir_.path());  // no ~/.aws there
     chain_ = DefaultCredentialsChain(Environment(std::move(variables)),
                                      {"https", "sts.amazonaws.com"}, transport_, clock_);
     return chain_->Get();
   }
 
-  TempDir dir_;
-  VirtualClock clock_{*ParseTime("2026-05-01T12:00:00Z")};
   FakeTransport transport_{Serve};
   std::unique_ptr<CredentialsChain> chain_;
 };
@@ -233,7 +224,7 @@ TEST_F(DefaultCredentialsChainTest, MisconfiguredSourceIsNotBypassed) {
   EXPECT_TRUE(transport_.requests().empty());  // IMDS was not asked instead
 }
 
-class CachingCredentialsTest : public ::testing::Test {
+class CachingCredentialsTest : public CredentialsTest {
  protected:
   CachingCredentialsTest() { state_->next = Keys("FIRSTKEY00001", start_ + 1h); }
 
@@ -242,8 +233,6 @@ class CachingCredentialsTest : public ::testing::Test {
                                                         clock_, std::move(logger));
   }
 
-  const TimePoint start_ = *ParseTime("2026-05-01T12:00:00Z");
-  VirtualClock clock_{start_};
   std::shared_ptr<ScriptedProvider::State> state_ = std::make_shared<ScriptedProvider::State>();
 };
 
@@ -340,4 +329,4 @@ TEST_F(CachingCredentialsTest, ConcurrentCallersShareOneFetch) {
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter::aws::testing

@@ -1,7 +1,8 @@
 #pragma once
 // What the credential providers' tests share: a transport that answers from a test's handler and
-// records what was sent, a temporary directory for shared files and token files, and secrets
-// that no error message may ever contain.
+// records what was sent, a temporary directory for shared files and token files, a fixture holding
+// both with a virtual clock, and secrets that no error message may ever contain. The tests live in
+// this namespace so that all of it is at hand unqualified.
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -16,8 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include "aws/sdk/credentials.h"
 #include "aws/sdk/environment.h"
 #include "aws/sdk/http_transport.h"
+#include "common/clock.h"
 
 namespace karpenter::aws::testing {
 
@@ -31,6 +34,14 @@ inline void ExpectNoSecrets(std::string_view message) {
   for (const std::string_view secret : {kSecret, kSessionToken, kWebIdentityToken}) {
     EXPECT_EQ(message.find(secret), std::string_view::npos) << message;
   }
+}
+
+// Expects `credentials` to be the ones with the secrets above, expiring at `expiration`.
+inline void ExpectTheSecrets(const Credentials& credentials, std::string_view expiration) {
+  EXPECT_EQ(credentials.access_key_id, kKeyId);
+  EXPECT_EQ(credentials.secret_access_key, kSecret);
+  EXPECT_EQ(credentials.session_token, kSessionToken);
+  EXPECT_EQ(credentials.expiration, ParseTime(expiration));
 }
 
 inline HttpResponse Respond(int status, std::string body) { return {status, {}, std::move(body)}; }
@@ -63,7 +74,8 @@ inline std::string CredentialsJson(std::string_view expiration) {
          std::string(kSessionToken) + R"(","Expiration":")" + std::string(expiration) + R"("})";
 }
 
-// Answers every request with `handler` and keeps each request. Thread-safe.
+// Answers every request with `handler` and keeps each request. Thread-safe. (ServiceClient tests
+// use ScriptedTransport instead, which answers from a queue in the order requests come.)
 class FakeTransport final : public HttpTransport {
  public:
   using Handler = std::function<Result<HttpResponse>(const HttpRequest&)>;
@@ -86,6 +98,13 @@ class FakeTransport final : public HttpTransport {
   mutable std::mutex mutex_;
   std::vector<HttpRequest> requests_;
 };
+
+// A handler that answers every request with `status` and `body`.
+inline FakeTransport::Handler Always(int status, std::string body) {
+  return [status, body = std::move(body)](const HttpRequest& /*request*/) -> Result<HttpResponse> {
+    return Respond(status, body);
+  };
+}
 
 // A transport for tests in which nothing must be sent.
 inline Result<HttpResponse> Unreachable(const HttpRequest& /*request*/) {
@@ -116,5 +135,13 @@ class TempDir {
 };
 
 using Variables = std::map<std::string, std::string, std::less<>>;
+
+// A credential provider's test: a temporary directory and a clock standing at `start_`.
+class CredentialsTest : public ::testing::Test {
+ protected:
+  const TimePoint start_ = *ParseTime("2026-05-01T12:00:00Z");
+  TempDir dir_;
+  VirtualClock clock_{start_};
+};
 
 }  // namespace karpenter::aws::testing

@@ -7,16 +7,12 @@
 
 #include "aws/sdk/credentials_test_support.h"
 
-namespace karpenter::aws {
+namespace karpenter::aws::testing {
 namespace {
 
-using testing::ExpectNoSecrets;
 using ::testing::HasSubstr;
-using testing::kKeyId;
-using testing::kSecret;
-using testing::kSessionToken;
 
-Result<Credentials> FromEnvironment(testing::Variables variables) {
+Result<Credentials> FromEnvironment(Variables variables) {
   return EnvironmentCredentialsProvider(Environment(std::move(variables))).Get();
 }
 
@@ -34,9 +30,9 @@ TEST(RedactedCredentialsTest, ShowsOnlyTheKeyIdsLastFourCharactersAndTheExpiry) 
 
 TEST(EnvironmentCredentialsTest, ReadsKeysAndSessionToken) {
   Result<Credentials> credentials =
-      FromEnvironment(testing::Variables{{"AWS_ACCESS_KEY_ID", std::string(kKeyId)},
-                                         {"AWS_SECRET_ACCESS_KEY", std::string(kSecret)},
-                                         {"AWS_SESSION_TOKEN", std::string(kSessionToken)}});
+      FromEnvironment(Variables{{"AWS_ACCESS_KEY_ID", std::string(kKeyId)},
+                                {"AWS_SECRET_ACCESS_KEY", std::string(kSecret)},
+                                {"AWS_SESSION_TOKEN", std::string(kSessionToken)}});
   ASSERT_TRUE(credentials.ok()) << credentials.error().message;
   EXPECT_EQ(credentials->access_key_id, kKeyId);
   EXPECT_EQ(credentials->secret_access_key, kSecret);
@@ -45,8 +41,7 @@ TEST(EnvironmentCredentialsTest, ReadsKeysAndSessionToken) {
 }
 
 TEST(EnvironmentCredentialsTest, NothingSetIsNotConfigured) {
-  Result<Credentials> credentials =
-      FromEnvironment(testing::Variables{{"AWS_REGION", "us-west-2"}});
+  Result<Credentials> credentials = FromEnvironment(Variables{{"AWS_REGION", "us-west-2"}});
   ASSERT_FALSE(credentials.ok());
   EXPECT_EQ(credentials.error().reason, kNotConfigured);
   EXPECT_EQ(credentials.error().message, "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set");
@@ -54,7 +49,7 @@ TEST(EnvironmentCredentialsTest, NothingSetIsNotConfigured) {
 
 TEST(EnvironmentCredentialsTest, KeyWithoutSecretNamesTheMissingVariable) {
   Result<Credentials> credentials =
-      FromEnvironment(testing::Variables{{"AWS_ACCESS_KEY_ID", std::string(kKeyId)}});
+      FromEnvironment(Variables{{"AWS_ACCESS_KEY_ID", std::string(kKeyId)}});
   ASSERT_FALSE(credentials.ok());
   EXPECT_NE(credentials.error().reason, kNotConfigured);
   EXPECT_EQ(credentials.error().message,
@@ -63,7 +58,7 @@ TEST(EnvironmentCredentialsTest, KeyWithoutSecretNamesTheMissingVariable) {
 
 TEST(EnvironmentCredentialsTest, SecretWithoutKeyNamesTheMissingVariableButNotTheSecret) {
   Result<Credentials> credentials =
-      FromEnvironment(testing::Variables{{"AWS_SECRET_ACCESS_KEY", std::string(kSecret)}});
+      FromEnvironment(Variables{{"AWS_SECRET_ACCESS_KEY", std::string(kSecret)}});
   ASSERT_FALSE(credentials.ok());
   EXPECT_THAT(credentials.error().message, HasSubstr("AWS_ACCESS_KEY_ID is not"));
   ExpectNoSecrets(credentials.error().message);
@@ -71,7 +66,7 @@ TEST(EnvironmentCredentialsTest, SecretWithoutKeyNamesTheMissingVariableButNotTh
 
 TEST(EnvironmentTest, IsTrueIgnoresCase) {
   const Environment environment(
-      testing::Variables{{"A", "TRUE"}, {"B", "True"}, {"C", "1"}, {"D", "false"}});
+      Variables{{"A", "TRUE"}, {"B", "True"}, {"C", "1"}, {"D", "false"}});
   EXPECT_TRUE(environment.IsTrue("A"));
   EXPECT_TRUE(environment.IsTrue("B"));
   EXPECT_FALSE(environment.IsTrue("C"));
@@ -80,4 +75,4 @@ TEST(EnvironmentTest, IsTrueIgnoresCase) {
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter::aws::testing

@@ -10,17 +10,10 @@
 
 #include "aws/sdk/credentials_test_support.h"
 
-namespace karpenter::aws {
+namespace karpenter::aws::testing {
 namespace {
 
-using testing::CredentialsJson;
-using testing::ExpectNoSecrets;
-using testing::FakeTransport;
 using ::testing::HasSubstr;
-using testing::kKeyId;
-using testing::kSecret;
-using testing::kSessionToken;
-using testing::Respond;
 
 constexpr std::string_view kRolesPath = "/latest/meta-data/iam/security-credentials/";
 
@@ -53,9 +46,8 @@ class FakeImds {
   int tokens_issued = 0;
 };
 
-class ImdsTest : public ::testing::Test {
+class ImdsTest : public CredentialsTest {
  protected:
-  VirtualClock clock_{*ParseTime("2026-05-01T12:00:00Z")};
   FakeImds imds_;
   FakeTransport transport_{[this](const HttpRequest& request) { return imds_.Handle(request); }};
 };
@@ -64,10 +56,7 @@ TEST_F(ImdsTest, GetsTheRolesCredentialsWithASessionToken) {
   ImdsCredentialsProvider provider(ImdsEndpoint(), transport_, clock_);
   Result<Credentials> credentials = provider.Get();
   ASSERT_TRUE(credentials.ok()) << credentials.error().message;
-  EXPECT_EQ(credentials->access_key_id, kKeyId);
-  EXPECT_EQ(credentials->secret_access_key, kSecret);
-  EXPECT_EQ(credentials->session_token, kSessionToken);
-  EXPECT_EQ(credentials->expiration, ParseTime("2026-05-01T18:00:00Z"));
+  ExpectTheSecrets(*credentials, "2026-05-01T18:00:00Z");
 
   const std::vector<HttpRequest> requests = transport_.requests();
   ASSERT_EQ(requests.size(), 3u);
@@ -125,8 +114,7 @@ TEST_F(ImdsTest, InstanceWithoutRoleIsNotConfigured) {
 }
 
 TEST_F(ImdsTest, TokenRefusedIsAnError) {
-  FakeTransport transport(
-      [](const HttpRequest&) -> Result<HttpResponse> { return Respond(403, "Forbidden"); });
+  FakeTransport transport(Always(403, "Forbidden"));
   Result<Credentials> credentials =
       ImdsCredentialsProvider(ImdsEndpoint(), transport, clock_).Get();
   ASSERT_FALSE(credentials.ok());
@@ -135,7 +123,7 @@ TEST_F(ImdsTest, TokenRefusedIsAnError) {
 }
 
 TEST_F(ImdsTest, UnreachableServiceIsAnError) {
-  FakeTransport transport(testing::Unreachable);
+  FakeTransport transport(Unreachable);
   Result<Credentials> credentials =
       ImdsCredentialsProvider(ImdsEndpoint{"http", "127.0.0.1:1338"}, transport, clock_).Get();
   ASSERT_FALSE(credentials.ok());
@@ -163,21 +151,21 @@ TEST(ImdsEndpointTest, FromEnvironment) {
   EXPECT_EQ(fallback->scheme, "http");
   EXPECT_EQ(fallback->host, "169.254.169.254");
 
-  Result<ImdsEndpoint> ipv6 = ImdsEndpointFromEnvironment(Environment(
-      testing::Variables{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://[fd00:ec2::254]"}}));
+  Result<ImdsEndpoint> ipv6 = ImdsEndpointFromEnvironment(
+      Environment(Variables{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://[fd00:ec2::254]"}}));
   ASSERT_TRUE(ipv6.ok()) << ipv6.error().message;
   EXPECT_EQ(ipv6->host, "[fd00:ec2::254]");
 
-  Result<ImdsEndpoint> disabled = ImdsEndpointFromEnvironment(
-      Environment(testing::Variables{{"AWS_EC2_METADATA_DISABLED", "True"}}));
+  Result<ImdsEndpoint> disabled =
+      ImdsEndpointFromEnvironment(Environment(Variables{{"AWS_EC2_METADATA_DISABLED", "True"}}));
   ASSERT_FALSE(disabled.ok());
   EXPECT_EQ(disabled.error().reason, kNotConfigured);
 
   Result<ImdsEndpoint> bad = ImdsEndpointFromEnvironment(
-      Environment(testing::Variables{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "169.254.169.254"}}));
+      Environment(Variables{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "169.254.169.254"}}));
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.error().message, HasSubstr("AWS_EC2_METADATA_SERVICE_ENDPOINT"));
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter::aws::testing

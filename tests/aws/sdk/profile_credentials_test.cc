@@ -7,22 +7,14 @@
 
 #include "aws/sdk/credentials_test_support.h"
 
-namespace karpenter::aws {
+namespace karpenter::aws::testing {
 namespace {
 
-using testing::ExpectNoSecrets;
-using testing::FakeTransport;
 using ::testing::HasSubstr;
-using testing::kKeyId;
-using testing::kSecret;
-using testing::kSessionToken;
-using testing::kWebIdentityToken;
-using testing::Respond;
-using testing::TempDir;
 
-class ProfileCredentialsTest : public ::testing::Test {
+class ProfileCredentialsTest : public CredentialsTest {
  protected:
-  Result<Credentials> Get(testing::Variables extra = {}) {
+  Result<Credentials> Get(Variables extra = {}) {
     extra.emplace("AWS_SHARED_CREDENTIALS_FILE", dir_.path() + "/credentials");
     extra.emplace("AWS_CONFIG_FILE", dir_.path() + "/config");
     return ProfileCredentialsProvider(Environment(std::move(extra)),
@@ -30,11 +22,7 @@ class ProfileCredentialsTest : public ::testing::Test {
         .Get();
   }
 
-  TempDir dir_;
-  VirtualClock clock_{*ParseTime("2026-05-01T12:00:00Z")};
-  FakeTransport sts_{[](const HttpRequest&) -> Result<HttpResponse> {
-    return Respond(200, testing::StsCredentialsXml("2026-05-01T13:00:00Z"));
-  }};
+  FakeTransport sts_{Always(200, StsCredentialsXml("2026-05-01T13:00:00Z"))};
 };
 
 TEST_F(ProfileCredentialsTest, StaticKeysOfTheSelectedProfile) {
@@ -124,4 +112,4 @@ TEST_F(ProfileCredentialsTest, MalformedFileNamesFileAndLine) {
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter::aws::testing

@@ -1,6 +1,7 @@
 #pragma once
 // Fakes for ServiceClient tests: a transport that answers from a script and records what it was
-// sent, and a provider of fixed credentials.
+// sent, and a provider of fixed credentials. (The credential providers' tests answer by request
+// instead, with FakeTransport in credentials_test_support.h.)
 
 #include <deque>
 #include <functional>

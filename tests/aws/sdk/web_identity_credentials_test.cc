@@ -7,33 +7,21 @@
 
 #include "aws/sdk/credentials_test_support.h"
 
-namespace karpenter::aws {
+namespace karpenter::aws::testing {
 namespace {
 
-using testing::ExpectNoSecrets;
-using testing::FakeTransport;
 using ::testing::HasSubstr;
-using testing::kKeyId;
-using testing::kSecret;
-using testing::kSessionToken;
-using testing::kWebIdentityToken;
-using testing::Respond;
-using testing::TempDir;
 
 constexpr std::string_view kRoleArn = "arn:aws:iam::123456789012:role/karpenter";
 const StsEndpoint kSts{"https", "sts.us-west-2.amazonaws.com"};
 
-class WebIdentityCredentialsTest : public ::testing::Test {
+class WebIdentityCredentialsTest : public CredentialsTest {
  protected:
   WebIdentitySettings Settings(std::string session_name = "") const {
     return {std::string(kRoleArn), dir_.path() + "/token", std::move(session_name)};
   }
 
-  TempDir dir_;
-  VirtualClock clock_{*ParseTime("2026-05-01T12:00:00Z")};
-  FakeTransport sts_{[](const HttpRequest&) -> Result<HttpResponse> {
-    return Respond(200, testing::StsCredentialsXml("2026-05-01T13:00:00Z"));
-  }};
+  FakeTransport sts_{Always(200, StsCredentialsXml("2026-05-01T13:00:00Z"))};
 };
 
 TEST_F(WebIdentityCredentialsTest, ExchangesTheTokenWithAnUnsignedFormPost) {
@@ -41,10 +29,7 @@ TEST_F(WebIdentityCredentialsTest, ExchangesTheTokenWithAnUnsignedFormPost) {
   WebIdentityCredentialsProvider provider(Settings("my-session"), kSts, sts_, clock_);
   Result<Credentials> credentials = provider.Get();
   ASSERT_TRUE(credentials.ok()) << credentials.error().message;
-  EXPECT_EQ(credentials->access_key_id, kKeyId);
-  EXPECT_EQ(credentials->secret_access_key, kSecret);
-  EXPECT_EQ(credentials->session_token, kSessionToken);
-  EXPECT_EQ(credentials->expiration, ParseTime("2026-05-01T13:00:00Z"));
+  ExpectTheSecrets(*credentials, "2026-05-01T13:00:00Z");
 
   ASSERT_EQ(sts_.requests().size(), 1u);
   const HttpRequest request = sts_.requests()[0];
@@ -93,13 +78,12 @@ TEST_F(WebIdentityCredentialsTest, MissingTokenFileFailsWithoutCallingSts) {
 
 TEST_F(WebIdentityCredentialsTest, StsErrorKeepsStatusAndCode) {
   dir_.Write("token", kWebIdentityToken);
-  FakeTransport sts([](const HttpRequest&) -> Result<HttpResponse> {
-    return Respond(400,
-                   "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error>"
-                   "<Type>Sender</Type><Code>InvalidIdentityToken</Code>"
-                   "<Message>Incorrect token audience</Message></Error>"
-                   "<RequestId>r-2</RequestId></ErrorResponse>");
-  });
+  FakeTransport sts(
+      Always(400,
+             "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\"><Error>"
+             "<Type>Sender</Type><Code>InvalidIdentityToken</Code>"
+             "<Message>Incorrect token audience</Message></Error>"
+             "<RequestId>r-2</RequestId></ErrorResponse>"));
   WebIdentityCredentialsProvider provider(Settings(), kSts, sts, clock_);
   Result<Credentials> credentials = provider.Get();
   ASSERT_FALSE(credentials.ok());
@@ -113,9 +97,7 @@ TEST_F(WebIdentityCredentialsTest, StsErrorKeepsStatusAndCode) {
 
 TEST_F(WebIdentityCredentialsTest, NonXmlErrorIsItsStatus) {
   dir_.Write("token", kWebIdentityToken);
-  FakeTransport sts([](const HttpRequest&) -> Result<HttpResponse> {
-    return Respond(503, "<html>Service Unavailable");
-  });
+  FakeTransport sts(Always(503, "<html>Service Unavailable"));
   Result<Credentials> credentials =
       WebIdentityCredentialsProvider(Settings(), kSts, sts, clock_).Get();
   ASSERT_FALSE(credentials.ok());
@@ -125,7 +107,7 @@ TEST_F(WebIdentityCredentialsTest, NonXmlErrorIsItsStatus) {
 
 TEST_F(WebIdentityCredentialsTest, UnreachableStsIsAnError) {
   dir_.Write("token", kWebIdentityToken);
-  FakeTransport sts(testing::Unreachable);
+  FakeTransport sts(Unreachable);
   Result<Credentials> credentials =
       WebIdentityCredentialsProvider(Settings(), kSts, sts, clock_).Get();
   ASSERT_FALSE(credentials.ok());
@@ -137,10 +119,7 @@ TEST_F(WebIdentityCredentialsTest, UnreachableStsIsAnError) {
 
 TEST_F(WebIdentityCredentialsTest, IncompleteCredentialsAreAnError) {
   dir_.Write("token", kWebIdentityToken);
-  FakeTransport sts([](const HttpRequest&) -> Result<HttpResponse> {
-    std::string body = testing::StsCredentialsXml("not a time");
-    return Respond(200, body);
-  });
+  FakeTransport sts(Always(200, StsCredentialsXml("not a time")));
   Result<Credentials> credentials =
       WebIdentityCredentialsProvider(Settings(), kSts, sts, clock_).Get();
   ASSERT_FALSE(credentials.ok());
@@ -154,21 +133,21 @@ TEST(WebIdentitySettingsTest, FromEnvironment) {
   EXPECT_EQ(none.error().reason, kNotConfigured);
 
   Result<WebIdentitySettings> half = WebIdentitySettingsFromEnvironment(
-      Environment(testing::Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)}}));
+      Environment(Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)}}));
   ASSERT_FALSE(half.ok());
   EXPECT_NE(half.error().reason, kNotConfigured);
   EXPECT_EQ(half.error().message, "AWS_ROLE_ARN is set but AWS_WEB_IDENTITY_TOKEN_FILE is not");
 
   Result<WebIdentitySettings> other_half = WebIdentitySettingsFromEnvironment(
-      Environment(testing::Variables{{"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"}}));
+      Environment(Variables{{"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"}}));
   ASSERT_FALSE(other_half.ok());
   EXPECT_EQ(other_half.error().message,
             "AWS_WEB_IDENTITY_TOKEN_FILE is set but AWS_ROLE_ARN is not");
 
   Result<WebIdentitySettings> full = WebIdentitySettingsFromEnvironment(
-      Environment(testing::Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)},
-                                     {"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"},
-                                     {"AWS_ROLE_SESSION_NAME", "session"}}));
+      Environment(Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)},
+                            {"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"},
+                            {"AWS_ROLE_SESSION_NAME", "session"}}));
   ASSERT_TRUE(full.ok()) << full.error().message;
   EXPECT_EQ(full->role_arn, kRoleArn);
   EXPECT_EQ(full->token_file, "/var/run/token");
@@ -176,4 +155,4 @@ TEST(WebIdentitySettingsTest, FromEnvironment) {
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter::aws::testing

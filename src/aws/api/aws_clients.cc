@@ -1,0 +1,57 @@
+#include "aws/api/aws_clients.h"
+
+#include <utility>
+
+#include "aws/sdk/caching_credentials.h"
+#include "aws/sdk/credentials_chain.h"
+#include "aws/sdk/endpoints.h"
+#include "aws/sdk/json_protocol.h"
+#include "aws/sdk/query_protocol.h"
+#include "aws/sdk/retry.h"
+
+namespace karpenter::aws {
+namespace {
+
+Error Prefixed(const Error& error, const std::string& region) {
+  return Error{"AWS clients for " + region + ": " + error.message, error.status, error.reason};
+}
+
+}  // namespace
+
+AwsClients::AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
+                       ServiceClient ec2, ServiceClient ssm, ServiceClient sqs)
+    : region_(std::move(region)),
+      credentials_(std::move(credentials)),
+      ec2_(std::move(ec2)),
+      ssm_(std::move(ssm)),
+      sqs_(std::move(sqs)) {}
+
+Result<AwsClients> AwsClients::Create(const Environment& environment, const std::string& region,
+                                      HttpTransport& transport, const Clock& clock) {
+  if (region.empty()) return Error{"AWS clients: no region given"};
+  Result<Endpoint> sts = ResolveEndpoint("sts", region, environment);
+  if (!sts.ok()) return Prefixed(sts.error(), region);
+  auto credentials = std::make_unique<CachingCredentialsProvider>(
+      DefaultCredentialsChain(environment, StsEndpoint{sts->scheme, sts->host}, transport, clock),
+      clock);
+
+  // Each client gets its own policy: a policy's random source is not shared between threads.
+  auto make = [&](const std::string& service, const ErrorParser& parse) -> Result<ServiceClient> {
+    Result<Endpoint> endpoint = ResolveEndpoint(service, region, environment);
+    if (!endpoint.ok()) return Prefixed(endpoint.error(), region);
+    Result<RetryPolicy> retry = RetryPolicy::Standard(environment);
+    if (!retry.ok()) return Prefixed(retry.error(), region);
+    return ServiceClient(service, std::move(*endpoint), *credentials, transport, clock,
+                         std::move(*retry), parse);
+  };
+  Result<ServiceClient> ec2 = make("ec2", ParseQueryError);
+  if (!ec2.ok()) return ec2.error();
+  Result<ServiceClient> ssm = make("ssm", ParseJsonError);
+  if (!ssm.ok()) return ssm.error();
+  Result<ServiceClient> sqs = make("sqs", ParseJsonError);
+  if (!sqs.ok()) return sqs.error();
+  return AwsClients(region, std::move(credentials), std::move(*ec2), std::move(*ssm),
+                    std::move(*sqs));
+}
+
+}  // namespace karpenter::aws

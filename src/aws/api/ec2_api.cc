@@ -1,0 +1,341 @@
+#include "aws/api/ec2_api.h"
+
+#include <functional>
+#include <string_view>
+#include <utility>
+
+#include "aws/sdk/pagination.h"
+#include "aws/sdk/xml_reader.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr std::string_view kEc2Version = "2016-11-15";
+
+QueryRequest Ec2Request(std::string action) {
+  return QueryRequest(std::move(action), std::string(kEc2Version));
+}
+
+Ec2Tags ReadTags(const XmlElement& element) {
+  Ec2Tags tags;
+  for (const XmlElement& tag : element.Items("tagSet")) tags[tag.Text("key")] = tag.Text("value");
+  return tags;
+}
+
+std::vector<std::string> ReadStrings(const XmlElement& element, std::string_view list) {
+  std::vector<std::string> values;
+  for (const XmlElement& item : element.Items(list)) values.push_back(item.text());
+  return values;
+}
+
+std::vector<std::pair<std::string, std::string>> TagPairs(const Ec2Tags& tags) {
+  return {tags.begin(), tags.end()};
+}
+
+// Sends `request` once per page, following nextToken, and hands every entry of each page's
+// `list` to `each`.
+Status DescribeAll(ServiceClient& client, const QueryRequest& request, std::string_view list,
+                   const std::function<void(const XmlElement&)>& each) {
+  return Paginate(client.service() + " " + request.action(),
+                  [&](const std::string& token) -> Result<std::string> {
+                    QueryRequest page = request;
+                    if (!token.empty()) page.Add("NextToken", token);
+                    Result<XmlDocument> document = CallQuery(client, page);
+                    if (!document.ok()) return document.error();
+                    for (const XmlElement& item : document->root().Items(list)) each(item);
+                    return document->root().Text("nextToken");
+                  });
+}
+
+LaunchTemplate ReadLaunchTemplate(const XmlElement& element) {
+  return LaunchTemplate{.launch_template_id = element.Text("launchTemplateId"),
+                        .name = element.Text("launchTemplateName"),
+                        .default_version = element.Int("defaultVersionNumber").value_or(0),
+                        .latest_version = element.Int("latestVersionNumber").value_or(0),
+                        .create_time = element.Text("createTime"),
+                        .tags = ReadTags(element)};
+}
+
+InstanceTypeInfo ReadInstanceType(const XmlElement& element) {
+  const XmlElement network = element.Child("networkInfo");
+  InstanceTypeInfo info;
+  info.name = element.Text("instanceType");
+  info.vcpus = element.Child("vCpuInfo").Int("defaultVCpus").value_or(0);
+  info.memory_mib = element.Child("memoryInfo").Int("sizeInMiB").value_or(0);
+  info.architectures = ReadStrings(element.Child("processorInfo"), "supportedArchitectures");
+  info.usage_classes = ReadStrings(element, "supportedUsageClasses");
+  info.max_enis = network.Int("maximumNetworkInterfaces").value_or(0);
+  info.ipv4_per_eni = network.Int("ipv4AddressesPerInterface").value_or(0);
+  info.local_storage_gb = element.Child("instanceStorageInfo").Int("totalSizeInGB").value_or(0);
+  info.efa_max_interfaces = network.Child("efaInfo").Int("maximumEfaInterfaces").value_or(0);
+  info.hypervisor = element.Text("hypervisor");
+  info.bare_metal = element.Bool("bareMetal").value_or(false);
+  info.current_generation = element.Bool("currentGeneration").value_or(false);
+  for (const XmlElement& gpu : element.Child("gpuInfo").Items("gpus")) {
+    if (info.gpu_name.empty()) {
+      info.gpu_name = gpu.Text("name");
+      info.gpu_manufacturer = gpu.Text("manufacturer");
+    }
+    const int64_t count = gpu.Int("count").value_or(0);
+    info.gpu_count += count;
+    info.gpu_memory_mib += count * gpu.Child("memoryInfo").Int("sizeInMiB").value_or(0);
+  }
+  return info;
+}
+
+Instance ReadInstance(const XmlElement& element) {
+  std::string lifecycle = element.Text("instanceLifecycle");
+  if (lifecycle.empty()) lifecycle = CapacityTypeName(CapacityType::kOnDemand);
+  const std::string launch_time = element.Text("launchTime");
+  return Instance{.instance_id = element.Text("instanceId"),
+                  .instance_type = element.Text("instanceType"),
+                  .zone = element.Child("placement").Text("availabilityZone"),
+                  .subnet_id = element.Text("subnetId"),
+                  .image_id = element.Text("imageId"),
+                  .state = element.Child("instanceState").Text("name"),
+                  .launch_time = ParseTime(launch_time),
+                  .tags = ReadTags(element),
+                  .lifecycle = std::move(lifecycle),
+                  .private_dns_name = element.Text("privateDnsName")};
+}
+
+}  // namespace
+
+std::string CapacityTypeName(CapacityType type) {
+  return type == CapacityType::kSpot ? "spot" : "on-demand";
+}
+
+Result<std::vector<Subnet>> Ec2Api::DescribeSubnets(const std::vector<QueryFilter>& filters) {
+  QueryRequest request = Ec2Request("DescribeSubnets");
+  request.AddFilters(filters);
+  std::vector<Subnet> subnets;
+  Status status = DescribeAll(client_, request, "subnetSet", [&](const XmlElement& item) {
+    subnets.push_back(
+        Subnet{.subnet_id = item.Text("subnetId"),
+               .zone = item.Text("availabilityZone"),
+               .zone_id = item.Text("availabilityZoneId"),
+               .available_ip_address_count = item.Int("availableIpAddressCount").value_or(0),
+               .vpc_id = item.Text("vpcId"),
+               .tags = ReadTags(item)});
+  });
+  if (!status.ok()) return status.error();
+  return subnets;
+}
+
+Result<std::vector<SecurityGroup>> Ec2Api::DescribeSecurityGroups(
+    const std::vector<QueryFilter>& filters) {
+  QueryRequest request = Ec2Request("DescribeSecurityGroups");
+  request.AddFilters(filters);
+  std::vector<SecurityGroup> groups;
+  Status status = DescribeAll(client_, request, "securityGroupInfo", [&](const XmlElement& item) {
+    groups.push_back(SecurityGroup{.group_id = item.Text("groupId"),
+                                   .group_name = item.Text("groupName"),
+                                   .vpc_id = item.Text("vpcId"),
+                                   .tags = ReadTags(item)});
+  });
+  if (!status.ok()) return status.error();
+  return groups;
+}
+
+Result<std::vector<Image>> Ec2Api::DescribeImages(const ImageQuery& query) {
+  QueryRequest request = Ec2Request("DescribeImages");
+  request.AddList("Owner", query.owners);
+  request.AddList("ImageId", query.image_ids);
+  request.AddFilters(query.filters);
+  std::vector<Image> images;
+  Status status = DescribeAll(client_, request, "imagesSet", [&](const XmlElement& item) {
+    images.push_back(Image{.image_id = item.Text("imageId"),
+                           .name = item.Text("name"),
+                           .architecture = item.Text("architecture"),
+                           .creation_date = item.Text("creationDate"),
+                           .state = item.Text("imageState"),
+                           .tags = ReadTags(item)});
+  });
+  if (!status.ok()) return status.error();
+  return images;
+}
+
+Result<std::vector<InstanceTypeInfo>> Ec2Api::DescribeInstanceTypes(
+    const std::vector<std::string>& names) {
+  QueryRequest request = Ec2Request("DescribeInstanceTypes");
+  request.AddList("InstanceType", names);
+  std::vector<InstanceTypeInfo> types;
+  Status status = DescribeAll(client_, request, "instanceTypeSet", [&](const XmlElement& item) {
+    types.push_back(ReadInstanceType(item));
+  });
+  if (!status.ok()) return status.error();
+  return types;
+}
+
+Result<std::vector<InstanceTypeOffering>> Ec2Api::DescribeInstanceTypeOfferings(
+    const std::vector<QueryFilter>& filters) {
+  QueryRequest request = Ec2Request("DescribeInstanceTypeOfferings");
+  request.Add("LocationType", "availability-zone");
+  request.AddFilters(filters);
+  std::vector<InstanceTypeOffering> offerings;
+  Status status =
+      DescribeAll(client_, request, "instanceTypeOfferingSet", [&](const XmlElement& item) {
+        offerings.push_back(InstanceTypeOffering{.instance_type = item.Text("instanceType"),
+                                                 .zone = item.Text("location")});
+      });
+  if (!status.ok()) return status.error();
+  return offerings;
+}
+
+Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& input) {
+  QueryRequest request = Ec2Request("CreateLaunchTemplate");
+  request.Add("LaunchTemplateName", input.name)
+      .Add("LaunchTemplateData.ImageId", input.image_id)
+      .AddList("LaunchTemplateData.SecurityGroupId", input.security_group_ids)
+      .Add("LaunchTemplateData.MetadataOptions.HttpEndpoint", input.metadata.http_endpoint)
+      .Add("LaunchTemplateData.MetadataOptions.HttpTokens", input.metadata.http_tokens)
+      .Add("LaunchTemplateData.MetadataOptions.HttpPutResponseHopLimit",
+           std::to_string(input.metadata.http_put_response_hop_limit))
+      .Add("LaunchTemplateData.MetadataOptions.HttpProtocolIpv6",
+           input.metadata.http_protocol_ipv6);
+  if (!input.instance_profile.empty()) {
+    request.Add("LaunchTemplateData.IamInstanceProfile.Name", input.instance_profile);
+  }
+  if (!input.user_data_base64.empty()) {
+    request.Add("LaunchTemplateData.UserData", input.user_data_base64);
+  }
+  if (!input.tags.empty()) {
+    request.AddTagSpecifications({{"launch-template", TagPairs(input.tags)}});
+  }
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+  const XmlElement created = document->root().Child("launchTemplate");
+  if (created.Text("launchTemplateId").empty()) {
+    return Error{"ec2 CreateLaunchTemplate " + input.name +
+                 ": the answer has no launchTemplate.launchTemplateId"};
+  }
+  return ReadLaunchTemplate(created);
+}
+
+Result<std::vector<LaunchTemplate>> Ec2Api::DescribeLaunchTemplates(
+    const std::vector<QueryFilter>& filters) {
+  QueryRequest request = Ec2Request("DescribeLaunchTemplates");
+  request.AddFilters(filters);
+  std::vector<LaunchTemplate> templates;
+  Status status = DescribeAll(client_, request, "launchTemplates", [&](const XmlElement& item) {
+    templates.push_back(ReadLaunchTemplate(item));
+  });
+  if (!status.ok()) return status.error();
+  return templates;
+}
+
+Status Ec2Api::DeleteLaunchTemplate(const std::string& name) {
+  QueryRequest request = Ec2Request("DeleteLaunchTemplate");
+  request.Add("LaunchTemplateName", name);
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+  return {};
+}
+
+Result<FleetResult> Ec2Api::CreateFleet(const FleetInput& input) {
+  QueryRequest request = Ec2Request("CreateFleet");
+  request.Add("Type", "instant")
+      .Add("TargetCapacitySpecification.TotalTargetCapacity", std::to_string(input.target_capacity))
+      .Add("TargetCapacitySpecification.DefaultTargetCapacityType",
+           CapacityTypeName(input.capacity_type));
+  for (size_t i = 0; i < input.launch_templates.size(); ++i) {
+    const FleetLaunchTemplateConfig& config = input.launch_templates[i];
+    const std::string prefix = "LaunchTemplateConfigs." + std::to_string(i + 1) + ".";
+    request.Add(prefix + "LaunchTemplateSpecification.LaunchTemplateName",
+                config.launch_template_name);
+    request.Add(prefix + "LaunchTemplateSpecification.Version", "$Latest");
+    for (size_t j = 0; j < config.overrides.size(); ++j) {
+      const FleetOverride& override = config.overrides[j];
+      const std::string at = prefix + "Overrides." + std::to_string(j + 1) + ".";
+      request.Add(at + "InstanceType", override.instance_type);
+      request.Add(at + "SubnetId", override.subnet_id);
+      if (!override.zone.empty()) request.Add(at + "AvailabilityZone", override.zone);
+      if (override.priority) request.Add(at + "Priority", std::to_string(*override.priority));
+    }
+  }
+  if (!input.allocation_strategy.empty()) {
+    request.Add(input.capacity_type == CapacityType::kSpot ? "SpotOptions.AllocationStrategy"
+                                                           : "OnDemandOptions.AllocationStrategy",
+                input.allocation_strategy);
+  }
+  if (!input.tags.empty()) {
+    std::vector<QueryTagSpecification> specifications;
+    for (const std::string& type : input.tagged_resource_types) {
+      specifications.push_back({type, TagPairs(input.tags)});
+    }
+    request.AddTagSpecifications(specifications);
+  }
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+
+  const XmlElement root = document->root();
+  FleetResult result;
+  result.fleet_id = root.Text("fleetId");
+  for (const XmlElement& launched : root.Items("fleetInstanceSet")) {
+    const XmlElement override = launched.Child("launchTemplateAndOverrides").Child("overrides");
+    for (const std::string& id : ReadStrings(launched, "instanceIds")) {
+      result.instances.push_back(FleetInstance{.instance_id = id,
+                                               .instance_type = launched.Text("instanceType"),
+                                               .zone = override.Text("availabilityZone"),
+                                               .subnet_id = override.Text("subnetId"),
+                                               .lifecycle = launched.Text("lifecycle")});
+    }
+  }
+  for (const XmlElement& failed : root.Items("errorSet")) {
+    const XmlElement override = failed.Child("launchTemplateAndOverrides").Child("overrides");
+    result.errors.push_back(FleetError{.code = failed.Text("errorCode"),
+                                       .message = failed.Text("errorMessage"),
+                                       .instance_type = override.Text("instanceType"),
+                                       .zone = override.Text("availabilityZone"),
+                                       .subnet_id = override.Text("subnetId"),
+                                       .lifecycle = failed.Text("lifecycle")});
+  }
+  return result;
+}
+
+Result<std::vector<Instance>> Ec2Api::DescribeInstances(
+    const std::vector<std::string>& instance_ids, const std::vector<QueryFilter>& filters) {
+  QueryRequest request = Ec2Request("DescribeInstances");
+  request.AddList("InstanceId", instance_ids);
+  request.AddFilters(filters);
+  std::vector<Instance> instances;
+  Status status = DescribeAll(client_, request, "reservationSet", [&](const XmlElement& item) {
+    for (const XmlElement& instance : item.Items("instancesSet")) {
+      instances.push_back(ReadInstance(instance));
+    }
+  });
+  if (!status.ok()) return status.error();
+  return instances;
+}
+
+Result<std::vector<InstanceStateChange>> Ec2Api::TerminateInstances(
+    const std::vector<std::string>& instance_ids) {
+  QueryRequest request = Ec2Request("TerminateInstances");
+  request.AddList("InstanceId", instance_ids);
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+  std::vector<InstanceStateChange> changes;
+  for (const XmlElement& item : document->root().Items("instancesSet")) {
+    changes.push_back(
+        InstanceStateChange{.instance_id = item.Text("instanceId"),
+                            .previous_state = item.Child("previousState").Text("name"),
+                            .current_state = item.Child("currentState").Text("name")});
+  }
+  return changes;
+}
+
+Status Ec2Api::CreateTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags) {
+  QueryRequest request = Ec2Request("CreateTags");
+  request.AddList("ResourceId", resource_ids);
+  int n = 0;
+  for (const auto& [key, value] : tags) {
+    const std::string prefix = "Tag." + std::to_string(++n) + ".";
+    request.Add(prefix + "Key", key);
+    request.Add(prefix + "Value", value);
+  }
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+  return {};
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,207 @@
+#pragma once
+// The EC2 calls the AWS provider makes, typed: discovery of subnets, security groups, images and
+// instance types; launch templates; CreateFleet launches; and the instances' lifecycle. Describe
+// calls follow NextToken to the last page. Errors name the operation; those EC2 returns carry its
+// error code as the reason.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/ec2nodeclass.h"
+#include "aws/sdk/query_protocol.h"
+#include "aws/sdk/service_client.h"
+#include "common/clock.h"
+#include "common/result.h"
+
+namespace karpenter::aws {
+
+using Ec2Tags = std::map<std::string, std::string>;
+
+struct Subnet {
+  std::string subnet_id;
+  std::string zone;     // "us-west-2a"
+  std::string zone_id;  // "usw2-az2": the same physical zone in every account
+  int64_t available_ip_address_count = 0;
+  std::string vpc_id;
+  Ec2Tags tags;
+};
+
+struct SecurityGroup {
+  std::string group_id;
+  std::string group_name;
+  std::string vpc_id;
+  Ec2Tags tags;
+};
+
+struct Image {
+  std::string image_id;
+  std::string name;
+  std::string architecture;   // "x86_64", "arm64"
+  std::string creation_date;  // ISO 8601, as EC2 gives it; sorts by time
+  std::string state;          // "available", "pending", "deprecated", …
+  Ec2Tags tags;
+};
+
+// Which images DescribeImages returns: those matching all of the given criteria.
+struct ImageQuery {
+  std::vector<std::string> owners;  // account ids, "self", "amazon"
+  std::vector<std::string> image_ids;
+  std::vector<QueryFilter> filters;
+};
+
+struct InstanceTypeInfo {
+  std::string name;  // "m5.large"
+  int64_t vcpus = 0;
+  int64_t memory_mib = 0;
+  std::vector<std::string> architectures;
+  std::vector<std::string> usage_classes;  // "on-demand", "spot"
+  int64_t max_enis = 0;
+  int64_t ipv4_per_eni = 0;
+  int64_t gpu_count = 0;  // summed over the GPU kinds; the name is the first kind's
+  std::string gpu_name;
+  std::string gpu_manufacturer;
+  int64_t gpu_memory_mib = 0;
+  int64_t local_storage_gb = 0;  // instance store, 0 without
+  int64_t efa_max_interfaces = 0;
+  std::string hypervisor;  // "nitro", "xen"; empty on bare metal
+  bool bare_metal = false;
+  bool current_generation = false;
+};
+
+struct InstanceTypeOffering {
+  std::string instance_type;
+  std::string zone;
+};
+
+struct LaunchTemplateInput {
+  std::string name;
+  std::string image_id;
+  std::string instance_profile;  // the profile's name
+  std::vector<std::string> security_group_ids;
+  std::string user_data_base64;
+  Ec2Tags tags;                   // on the launch template itself
+  api::MetadataOptions metadata;  // the EC2NodeClass's, as given
+};
+
+struct LaunchTemplate {
+  std::string launch_template_id;
+  std::string name;
+  int64_t default_version = 0;
+  int64_t latest_version = 0;
+  std::string create_time;
+  Ec2Tags tags;
+};
+
+enum class CapacityType { kOnDemand, kSpot };
+// "on-demand" or "spot", as EC2 names lifecycles and target capacity types.
+std::string CapacityTypeName(CapacityType type);
+
+// One candidate of a fleet request: an instance type in a subnet (and that subnet's zone).
+struct FleetOverride {
+  std::string instance_type;
+  std::string subnet_id;
+  std::string zone;
+  std::optional<double> priority;  // for the "prioritized" allocation strategy
+};
+
+struct FleetLaunchTemplateConfig {
+  std::string launch_template_name;  // at its $Latest version
+  std::vector<FleetOverride> overrides;
+};
+
+struct FleetInput {
+  std::vector<FleetLaunchTemplateConfig> launch_templates;
+  int target_capacity = 1;
+  CapacityType capacity_type = CapacityType::kOnDemand;
+  // "lowest-price" or "prioritized" on demand; "price-capacity-optimized", … for spot.
+  std::string allocation_strategy;
+  Ec2Tags tags;
+  // The resources that get `tags`: the instances, their volumes and the fleet request.
+  std::vector<std::string> tagged_resource_types = {"instance", "volume", "fleet"};
+};
+
+// The zone and subnet are those of the override that launched the instance, as the request named
+// them: the zone is empty when that override named none.
+struct FleetInstance {
+  std::string instance_id;
+  std::string instance_type;
+  std::string zone;
+  std::string subnet_id;
+  std::string lifecycle;  // "on-demand", "spot"
+};
+
+// One candidate EC2 could not launch; Karpenter marks such offerings unavailable for a while.
+struct FleetError {
+  std::string code;  // "InsufficientInstanceCapacity", …
+  std::string message;
+  std::string instance_type;
+  std::string zone;
+  std::string subnet_id;
+  std::string lifecycle;
+};
+
+struct FleetResult {
+  std::string fleet_id;
+  std::vector<FleetInstance> instances;
+  std::vector<FleetError> errors;
+};
+
+struct Instance {
+  std::string instance_id;
+  std::string instance_type;
+  std::string zone;
+  std::string subnet_id;
+  std::string image_id;
+  std::string state;  // "pending", "running", "shutting-down", "terminated", …
+  std::optional<TimePoint> launch_time;
+  Ec2Tags tags;
+  std::string lifecycle;  // "on-demand" or "spot" (EC2 omits it for on-demand)
+  std::string private_dns_name;
+};
+
+struct InstanceStateChange {
+  std::string instance_id;
+  std::string previous_state;
+  std::string current_state;
+};
+
+// Not thread-safe, as its ServiceClient is not.
+class Ec2Api {
+ public:
+  // `client` is the ec2 ServiceClient (AwsClients::ec2()) and must outlive this.
+  explicit Ec2Api(ServiceClient& client) : client_(client) {}
+
+  Result<std::vector<Subnet>> DescribeSubnets(const std::vector<QueryFilter>& filters);
+  Result<std::vector<SecurityGroup>> DescribeSecurityGroups(
+      const std::vector<QueryFilter>& filters);
+  Result<std::vector<Image>> DescribeImages(const ImageQuery& query);
+  // All types when `names` is empty.
+  Result<std::vector<InstanceTypeInfo>> DescribeInstanceTypes(
+      const std::vector<std::string>& names = {});
+  // Which types each availability zone of the region offers (those matching `filters`).
+  Result<std::vector<InstanceTypeOffering>> DescribeInstanceTypeOfferings(
+      const std::vector<QueryFilter>& filters = {});
+
+  Result<LaunchTemplate> CreateLaunchTemplate(const LaunchTemplateInput& input);
+  Result<std::vector<LaunchTemplate>> DescribeLaunchTemplates(
+      const std::vector<QueryFilter>& filters);
+  Status DeleteLaunchTemplate(const std::string& name);
+
+  // An "instant" fleet: launches synchronously and reports what it launched and what it could
+  // not. The call succeeds when EC2 accepted the request, even if it launched nothing.
+  Result<FleetResult> CreateFleet(const FleetInput& input);
+
+  Result<std::vector<Instance>> DescribeInstances(const std::vector<std::string>& instance_ids,
+                                                  const std::vector<QueryFilter>& filters = {});
+  Result<std::vector<InstanceStateChange>> TerminateInstances(
+      const std::vector<std::string>& instance_ids);
+  Status CreateTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags);
+
+ private:
+  ServiceClient& client_;
+};
+
+}  // namespace karpenter::aws
