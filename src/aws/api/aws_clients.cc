@@ -19,12 +19,15 @@ Error Prefixed(const Error& error, const std::string& region) {
 }  // namespace
 
 AwsClients::AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
-                       ServiceClient ec2, ServiceClient ssm, ServiceClient sqs)
+                       ServiceClient ec2, ServiceClient ssm, ServiceClient sqs,
+                       ServiceClient iam, ServiceClient pricing)
     : region_(std::move(region)),
       credentials_(std::move(credentials)),
       ec2_(std::move(ec2)),
       ssm_(std::move(ssm)),
-      sqs_(std::move(sqs)) {}
+      sqs_(std::move(sqs)),
+      iam_(std::move(iam)),
+      pricing_(std::move(pricing)) {}
 
 Result<AwsClients> AwsClients::Create(const Environment& environment, const std::string& region,
                                       HttpTransport& transport, const Clock& clock) {
@@ -50,8 +53,12 @@ Result<AwsClients> AwsClients::Create(const Environment& environment, const std:
   if (!ssm.ok()) return ssm.error();
   Result<ServiceClient> sqs = make("sqs", ParseJsonError);
   if (!sqs.ok()) return sqs.error();
+  Result<ServiceClient> iam = make("iam", ParseQueryError);
+  if (!iam.ok()) return iam.error();
+  Result<ServiceClient> pricing = make("pricing", ParseJsonError);
+  if (!pricing.ok()) return pricing.error();
   return AwsClients(region, std::move(credentials), std::move(*ec2), std::move(*ssm),
-                    std::move(*sqs));
+                    std::move(*sqs), std::move(*iam), std::move(*pricing));
 }
 
 }  // namespace karpenter::aws

@@ -17,7 +17,7 @@ namespace karpenter::aws {
 
 class AwsClients {
  public:
-  // Resolves the endpoints of ec2, ssm and sqs (and sts, for web identity credentials) for
+  // Resolves the endpoints of ec2, ssm, sqs, iam and pricing (and sts, for web identity credentials) for
   // `region` and reads AWS_MAX_ATTEMPTS; the error names what could not be resolved. `transport`
   // and `clock` must outlive the clients.
   static Result<AwsClients> Create(const Environment& environment, const std::string& region,
@@ -27,10 +27,13 @@ class AwsClients {
   ServiceClient& ec2() { return ec2_; }
   ServiceClient& ssm() { return ssm_; }
   ServiceClient& sqs() { return sqs_; }
+  ServiceClient& iam() { return iam_; }
+  ServiceClient& pricing() { return pricing_; }
 
  private:
   AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
-             ServiceClient ec2, ServiceClient ssm, ServiceClient sqs);
+             ServiceClient ec2, ServiceClient ssm, ServiceClient sqs, ServiceClient iam,
+             ServiceClient pricing);
 
   std::string region_;
   // On the heap so the clients' references to it survive moving the bundle.
@@ -38,6 +41,8 @@ class AwsClients {
   ServiceClient ec2_;
   ServiceClient ssm_;
   ServiceClient sqs_;
+  ServiceClient iam_;
+  ServiceClient pricing_;
 };
 
 }  // namespace karpenter::aws
