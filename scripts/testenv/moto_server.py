@@ -3,10 +3,14 @@
 Started by scripts/testenv/moto-up with the Python of scripts/aws-test-tools' venv. Seeds, for
 cluster CLUSTER in REGION: a VPC; three subnets (one per zone, of different sizes) and a security
 group tagged karpenter.sh/discovery=CLUSTER, plus one untagged subnet and security group; EKS
-optimized AL2023 (x86_64, arm64, x86_64 NVIDIA) and Bottlerocket AMIs and the SSM parameters
-that resolve them; an SQS interruption queue named CLUSTER; the node IAM role; the EKS cluster;
-and one running instance Karpenter does not own. Writes DIR/seed.json (the ids seeded), then
-DIR/endpoint (written last: its presence means ready), and serves until SIGTERM.
+optimized AL2023 (x86_64, arm64, x86_64 NVIDIA), AL2 (x86_64, arm64, GPU) and Bottlerocket
+(x86_64, arm64, x86_64 NVIDIA) AMIs and the SSM parameters that resolve them (for
+--kubernetes-version and every --also-kubernetes-version); three custom AMIs
+of this account tagged karpenter.sh/discovery=CLUSTER (two x86_64 of different dates, one
+arm64); an SQS interruption queue named CLUSTER; the node IAM role and a second role (to switch
+an EC2NodeClass to); the EKS cluster; and one running instance Karpenter does not own. Writes
+DIR/seed.json (the ids seeded), then DIR/endpoint (written last: its presence means ready), and
+serves until SIGTERM.
 """
 
 import argparse
@@ -33,6 +37,8 @@ def parse_args():
     parser.add_argument("--cluster", default="karpenter-test")
     parser.add_argument("--region", default="us-west-2")
     parser.add_argument("--kubernetes-version", default="1.31")
+    parser.add_argument("--also-kubernetes-version", action="append", default=[],
+                        help="publish the optimized AMIs of this version too (the test cluster's)")
     return parser.parse_args()
 
 
@@ -44,6 +50,7 @@ def ami_id(name):
 def images(k8s):
     """The AMIs to seed and the SSM parameter that names each, as real EKS publishes them."""
     eks = "/aws/service/eks/optimized-ami/" + k8s + "/amazon-linux-2023"
+    al2 = "/aws/service/eks/optimized-ami/" + k8s + "/amazon-linux-2"
     bottlerocket = "/aws/service/bottlerocket/aws-k8s-" + k8s
     specs = [  # key, image name, architecture, SSM parameters naming it
         ("al2023_x86_64", f"amazon-eks-node-al2023-x86_64-standard-{k8s}-{AMI_RELEASE}", "x86_64",
@@ -56,6 +63,16 @@ def images(k8s):
          [f"{bottlerocket}/x86_64/latest/image_id"]),
         ("bottlerocket_arm64", f"bottlerocket-aws-k8s-{k8s}-aarch64-{AMI_RELEASE}", "arm64",
          [f"{bottlerocket}/arm64/latest/image_id"]),
+        ("bottlerocket_x86_64_nvidia", f"bottlerocket-aws-k8s-{k8s}-nvidia-x86_64-{AMI_RELEASE}",
+         "x86_64", [f"{bottlerocket}-nvidia/x86_64/latest/image_id"]),
+        ("al2_x86_64", f"amazon-eks-node-{k8s}-{AMI_RELEASE}", "x86_64",
+         [f"{al2}/recommended/image_id", f"{al2}/amazon-eks-node-{k8s}-{AMI_RELEASE}/image_id"]),
+        ("al2_arm64", f"amazon-eks-arm64-node-{k8s}-{AMI_RELEASE}", "arm64",
+         [f"{al2}-arm64/recommended/image_id",
+          f"{al2}-arm64/amazon-eks-arm64-node-{k8s}-{AMI_RELEASE}/image_id"]),
+        ("al2_x86_64_gpu", f"amazon-eks-gpu-node-{k8s}-{AMI_RELEASE}", "x86_64",
+         [f"{al2}-gpu/recommended/image_id",
+          f"{al2}-gpu/amazon-eks-gpu-node-{k8s}-{AMI_RELEASE}/image_id"]),
     ]
     # Versioned names too, as the alias al2023@<version> resolves them.
     for key, name, arch, params in specs:
@@ -65,13 +82,26 @@ def images(k8s):
     return specs
 
 
-def write_ami_definitions(path, specs):
-    """moto loads these (MOTO_AMIS_PATH) in place of its default catalogue."""
-    definitions = [{
+def custom_images():
+    """AMIs this account built (key, name, architecture, creation date): no SSM parameter names
+    them; they are found by tag or name, and the newest per architecture wins."""
+    return [
+        ("custom_x86_64_old", "karpenter-custom-node-x86_64-20241001", "x86_64",
+         "2024-10-01T12:00:00.000Z"),
+        ("custom_x86_64_new", "karpenter-custom-node-x86_64-20241101", "x86_64",
+         "2024-11-01T12:00:00.000Z"),
+        ("custom_arm64", "karpenter-custom-node-arm64-20241015", "arm64",
+         "2024-10-15T12:00:00.000Z"),
+    ]
+
+
+def image_definition(name, arch, owner, description, created):
+    """One image as moto's AMI catalogue (MOTO_AMIS_PATH) describes it."""
+    return {
         "ami_id": ami_id(name),
         "name": name,
-        "description": f"EKS Kubernetes Worker AMI ({name})",
-        "owner_id": AMI_OWNER_ID,
+        "description": description,
+        "owner_id": owner,
         "state": "available",
         "architecture": arch,
         "virtualization_type": "hvm",
@@ -79,12 +109,22 @@ def write_ami_definitions(path, specs):
         "root_device_type": "ebs",
         "root_device_name": "/dev/xvda",
         "image_type": "machine",
-        "image_location": f"amazon/{name}",
+        "image_location": f"{'amazon' if owner == AMI_OWNER_ID else owner}/{name}",
         "platform": None,
         "sriov": "simple",
         "boot_mode": "uefi-preferred",
-        "creation_date": "2024-11-21T12:00:00.000Z",
-    } for _, name, arch, _ in specs]
+        "creation_date": created,
+    }
+
+
+def write_ami_definitions(path, specs):
+    """moto loads these (MOTO_AMIS_PATH) in place of its default catalogue."""
+    definitions = [image_definition(name, arch, AMI_OWNER_ID,
+                                    f"EKS Kubernetes Worker AMI ({name})",
+                                    "2024-11-21T12:00:00.000Z")
+                   for _, name, arch, _ in specs]
+    definitions += [image_definition(name, arch, ACCOUNT_ID, f"custom node image ({name})", created)
+                    for _, name, arch, created in custom_images()]
     with open(path, "w", encoding="utf-8") as f:
         json.dump(definitions, f, indent=1)
 
@@ -109,7 +149,7 @@ def tags(**pairs):
     return [{"Key": k, "Value": v} for k, v in pairs.items()]
 
 
-def seed(endpoint, args, specs):
+def seed(endpoint, args, specs, extra_specs):
     import boto3  # pylint: disable=import-outside-toplevel
     session = boto3.session.Session(aws_access_key_id=ACCESS_KEY_ID,
                                     aws_secret_access_key=SECRET_ACCESS_KEY,
@@ -152,7 +192,13 @@ def seed(endpoint, args, specs):
 
     out["images"] = {key: {"id": ami_id(name), "name": name, "architecture": arch}
                      for key, name, arch, _ in specs}
-    out["ssm_parameters"] = seed_ssm(args.region, specs)
+    out["ssm_parameters"] = seed_ssm(args.region, specs + extra_specs)
+    out["also_kubernetes_versions"] = args.also_kubernetes_version
+    out["custom_images"] = {key: {"id": ami_id(name), "name": name, "architecture": arch,
+                                  "creation_date": created}
+                            for key, name, arch, created in custom_images()}
+    ec2.create_tags(Resources=[image["id"] for image in out["custom_images"].values()],
+                    Tags=tags(**discovery))
 
     out["queue_url"] = sqs.create_queue(QueueName=args.cluster)["QueueUrl"]
 
@@ -163,6 +209,9 @@ def seed(endpoint, args, specs):
     out["node_role_arn"] = iam.create_role(
         RoleName=role_name, AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
     out["node_role"] = role_name
+    other_role = f"KarpenterNodeRole-{args.cluster}-other"
+    iam.create_role(RoleName=other_role, AssumeRolePolicyDocument=json.dumps(trust))
+    out["other_node_role"] = other_role
 
     cluster = eks.create_cluster(
         name=args.cluster, version=args.kubernetes_version, roleArn=out["node_role_arn"],
@@ -189,9 +238,10 @@ def write_atomically(path, text):
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
+    extra_specs = [spec for version in args.also_kubernetes_version for spec in images(version)]
     # moto reads these when imported: set them first.
     ami_file = os.path.join(args.dir, "amis.json")
-    write_ami_definitions(ami_file, specs)
+    write_ami_definitions(ami_file, specs + extra_specs)
     os.environ["MOTO_AMIS_PATH"] = ami_file
     os.environ["MOTO_ACCOUNT_ID"] = ACCOUNT_ID
     from moto.server import ThreadedMotoServer  # pylint: disable=import-outside-toplevel
@@ -199,7 +249,7 @@ def main():
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{args.port}"
-    seeded = seed(endpoint, args, specs)
+    seeded = seed(endpoint, args, specs, extra_specs)
     write_atomically(os.path.join(args.dir, "seed.json"), json.dumps(seeded, indent=2) + "\n")
     write_atomically(os.path.join(args.dir, "endpoint"), endpoint + "\n")
     print(f"moto: serving {endpoint}, seeded for cluster {args.cluster}", flush=True)

@@ -60,4 +60,37 @@ nlohmann::json Encode(const Labels& labels) {
   return out;
 }
 
+nlohmann::json Encode(const Condition& condition) {
+  return {{"type", condition.type},
+          {"status", condition.status},
+          {"reason", condition.reason},
+          {"message", condition.message},
+          {"lastTransitionTime", condition.last_transition_time},
+          {"observedGeneration", condition.observed_generation}};
+}
+
+nlohmann::json Encode(const EC2NodeClass::Status& status) {
+  nlohmann::json subnets = nlohmann::json::array();
+  for (const SubnetStatus& subnet : status.subnets) {
+    subnets.push_back({{"id", subnet.id}, {"zone", subnet.zone}, {"zoneID", subnet.zone_id}});
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const SecurityGroupStatus& group : status.security_groups) {
+    groups.push_back({{"id", group.id}, {"name", group.name}});
+  }
+  nlohmann::json amis = nlohmann::json::array();
+  for (const AmiStatus& ami : status.amis) {
+    amis.push_back(
+        {{"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}});
+  }
+  nlohmann::json conditions = nlohmann::json::array();
+  for (const Condition& condition : status.conditions) conditions.push_back(Encode(condition));
+  nlohmann::json out = {{"subnets", std::move(subnets)},
+                        {"securityGroups", std::move(groups)},
+                        {"amis", std::move(amis)},
+                        {"conditions", std::move(conditions)}};
+  if (!status.instance_profile.empty()) out["instanceProfile"] = status.instance_profile;
+  return out;
+}
+
 }  // namespace karpenter::api

@@ -243,82 +243,108 @@ class LabelScratch {
   char number_[24];
 };
 
-InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data,
-                   const AwsCatalogOptions& options, const Prepared& prepared,
-                   const SpotPriceModel& spot, LabelScratch* scratch) {
-  const AwsAcceleratorFacts& accelerator = data.accelerators[facts.accelerator];
-  const AmiFamilyRules& rules = prepared.rules;
-  const bool arm64 = facts.arch == kAwsArchArm64;
-  InstanceType type;
-  type.name = facts.name;
-
-  // Offerings: selected zones the type is offered in × its capacity types.
-  const uint8_t zones = facts.zones & prepared.zone_mask;
+// The offerings of an embedded row: the selected zones it is offered in × its capacity types, at
+// the table's on-demand price and the model's spot price; unavailable without a price.
+std::vector<Offering> EmbeddedOfferings(const AwsInstanceTypeFacts& facts,
+                                        const AwsCatalogData& data, uint8_t zone_mask,
+                                        const SpotPriceModel& spot) {
+  const uint8_t zones = facts.zones & zone_mask;
   const int offered_capacity_types =
       ((facts.flags & kAwsFactOnDemand) ? 1 : 0) + ((facts.flags & kAwsFactSpot) ? 1 : 0);
-  type.offerings.reserve(static_cast<size_t>(std::popcount(zones)) *
-                         static_cast<size_t>(offered_capacity_types));
-  std::vector<std::string> available_zones;
-  bool on_demand_available = false;
-  bool spot_available = false;
+  std::vector<Offering> offerings;
+  offerings.reserve(static_cast<size_t>(std::popcount(zones)) *
+                    static_cast<size_t>(offered_capacity_types));
   for (size_t i = 0; i < data.zones.size(); ++i) {
     if ((zones & (1u << i)) == 0) continue;
     const std::string_view zone = data.zones[i];
-    bool zone_available = false;
     if (facts.flags & kAwsFactOnDemand) {
       const double price = facts.on_demand_price;
-      type.offerings.push_back(
+      offerings.push_back(
           Offering{std::string(zone), std::string(api::kCapacityTypeOnDemand), price, price > 0});
-      zone_available |= price > 0;
-      on_demand_available |= price > 0;
     }
     if (facts.flags & kAwsFactSpot) {
       const double price = spot.Price(facts.name, zone, facts.on_demand_price);
-      type.offerings.push_back(
+      offerings.push_back(
           Offering{std::string(zone), std::string(api::kCapacityTypeSpot), price, price > 0});
-      zone_available |= price > 0;
-      spot_available |= price > 0;
     }
-    if (zone_available) available_zones.emplace_back(zone);
   }
+  return offerings;
+}
+
+AwsZoneIds EmbeddedZoneIds(const AwsCatalogData& data) {
+  AwsZoneIds ids;
+  for (const char* zone : data.zones) {
+    if (std::string id = AwsZoneId(zone); !id.empty()) ids.emplace(zone, std::move(id));
+  }
+  return ids;
+}
+
+InstanceType Build(const AwsInstanceTypeDescription& d, std::vector<Offering> offerings,
+                   const AwsZoneIds& zone_ids, const AwsCatalogOptions& options,
+                   const Prepared& prepared, LabelScratch* scratch) {
+  const AmiFamilyRules& rules = prepared.rules;
+  const bool arm64 = d.arch == kAwsArchArm64;
+  InstanceType type;
+  type.name = d.name;
+
+  // The zones and capacity types of the available offerings, in order of appearance (on-demand
+  // before spot).
+  std::vector<std::string> available_zones;
+  bool on_demand_available = false;
+  bool spot_available = false;
+  std::vector<std::string> other_capacity_types;
+  for (const Offering& offering : offerings) {
+    if (!offering.available) continue;
+    if (std::find(available_zones.begin(), available_zones.end(), offering.zone) ==
+        available_zones.end()) {
+      available_zones.push_back(offering.zone);
+    }
+    if (offering.capacity_type == api::kCapacityTypeOnDemand) {
+      on_demand_available = true;
+    } else if (offering.capacity_type == api::kCapacityTypeSpot) {
+      spot_available = true;
+    } else if (std::find(other_capacity_types.begin(), other_capacity_types.end(),
+                         offering.capacity_type) == other_capacity_types.end()) {
+      other_capacity_types.push_back(offering.capacity_type);
+    }
+  }
+  type.offerings = std::move(offerings);
 
   // Capacity.
-  const int64_t memory_mib = static_cast<int64_t>(facts.memory_mib) - (arm64 ? 64 : 0);
+  const int64_t memory_mib = d.memory_mib - (arm64 ? 64 : 0);
   const int64_t vm_overhead_mib = static_cast<int64_t>(std::ceil(
       static_cast<double>(memory_mib * kMi) * options.vm_memory_overhead_percent / 1024 / 1024));
   const Quantity memory = Mebibytes(memory_mib - vm_overhead_mib);
-  const int64_t eni_pods = AwsEniLimitedPods(facts, options.reserved_enis);
+  const int64_t eni_pods = AwsEniLimitedPods(d, options.reserved_enis);
   int64_t pods = prepared.max_pods.has_value()   ? *prepared.max_pods
                  : rules.eni_limited_pod_density ? eni_pods
                                                  : kWindowsMaxPods;
   if (rules.pods_per_core && prepared.pods_per_core.value_or(0) > 0) {
-    pods = std::min<int64_t>(pods, int64_t{*prepared.pods_per_core} * facts.vcpus);
+    pods = std::min<int64_t>(pods, int64_t{*prepared.pods_per_core} * d.vcpus);
   }
-  const Quantity storage = options.instance_store_raid0 && facts.storage_gb > 0
-                               ? Bytes(int64_t{facts.storage_gb} * 1000 * 1000 * 1000)
+  const Quantity storage = options.instance_store_raid0 && d.storage_gb > 0
+                               ? Bytes(d.storage_gb * 1000 * 1000 * 1000)
                                : prepared.root_volume;
-  type.capacity.Set(api::kResourceCpu, Quantity::FromUnits(facts.vcpus));
+  type.capacity.Set(api::kResourceCpu, Quantity::FromUnits(d.vcpus));
   type.capacity.Set(api::kResourceMemory, memory);
   type.capacity.Set(api::kResourcePods, Quantity::FromUnits(pods));
   type.capacity.Set(api::kResourceEphemeralStorage, storage);
   auto set_count = [&](std::string_view name, int64_t count) {
     if (count > 0) type.capacity.Set(name, Quantity::FromUnits(count));
   };
-  const std::string_view gpu_vendor = accelerator.gpu_manufacturer;
-  set_count(api::kResourceNvidiaGpu, gpu_vendor == "nvidia" ? accelerator.gpu_count : 0);
-  set_count(api::kResourceAmdGpu, gpu_vendor == "amd" ? accelerator.gpu_count : 0);
-  set_count(kResourceHabanaGaudi, gpu_vendor == "habana" ? accelerator.gpu_count : 0);
-  set_count(api::kResourceNeuron, accelerator.neuron_devices);
-  set_count(kResourceNeuronCore, accelerator.neuron_cores);
-  set_count(api::kResourceEfa, facts.efas);
-  set_count(api::kResourcePodEni, facts.branch_enis);
-  if (rules.windows) set_count(kResourcePrivateIpv4, int64_t{facts.ipv4_per_eni} - 1);
+  const std::string_view gpu_vendor = d.gpu_manufacturer;
+  set_count(api::kResourceNvidiaGpu, gpu_vendor == "nvidia" ? d.gpu_count : 0);
+  set_count(api::kResourceAmdGpu, gpu_vendor == "amd" ? d.gpu_count : 0);
+  set_count(kResourceHabanaGaudi, gpu_vendor == "habana" ? d.gpu_count : 0);
+  set_count(api::kResourceNeuron, d.neuron_devices);
+  set_count(kResourceNeuronCore, d.neuron_cores);
+  set_count(api::kResourceEfa, d.efas);
+  set_count(api::kResourcePodEni, d.branch_enis);
+  if (rules.windows) set_count(kResourcePrivateIpv4, d.ipv4_per_eni - 1);
 
   // Overhead.
-  const int64_t overhead_pods =
-      rules.eni_limited_memory_overhead ? AwsEniLimitedPods(facts, 0) : pods;
-  type.kube_reserved.Set(api::kResourceCpu,
-                         Quantity::FromMilli(AwsKubeReservedMilliCpu(facts.vcpus)));
+  const int64_t overhead_pods = rules.eni_limited_memory_overhead ? AwsEniLimitedPods(d, 0) : pods;
+  type.kube_reserved.Set(api::kResourceCpu, Quantity::FromMilli(AwsKubeReservedMilliCpu(d.vcpus)));
   type.kube_reserved.Set(api::kResourceMemory, Mebibytes(11 * overhead_pods + 255));
   type.kube_reserved.Set(api::kResourceEphemeralStorage, Quantity::FromUnits(kGi));
   for (const auto& [name, quantity] : prepared.kube_reserved) {
@@ -335,36 +361,34 @@ InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data
           : Bytes(static_cast<int64_t>(std::ceil(storage.as_double() / 100 * 10))));
 
   // Labels.
-  const InstanceTypeNameParts parts = ParseInstanceTypeName(facts.name);
-  const bool has_gpu = accelerator.gpu_name[0] != '\0';
-  const bool has_accelerator = accelerator.accelerator_name[0] != '\0';
+  const InstanceTypeNameParts parts = ParseInstanceTypeName(d.name);
+  const bool has_gpu = !d.gpu_name.empty();
+  const bool has_accelerator = !d.accelerator_name.empty();
   LabelScratch& l = *scratch;
   l.SetOrAbsent(api::kLabelInstanceAcceleratorCount,
-                has_accelerator ? l.Number(accelerator.accelerator_count) : "");
-  l.SetOrAbsent(api::kLabelInstanceAcceleratorManufacturer, accelerator.accelerator_manufacturer);
-  l.SetOrAbsent(api::kLabelInstanceAcceleratorName, accelerator.accelerator_name);
+                has_accelerator ? l.Number(d.accelerator_count) : "");
+  l.SetOrAbsent(api::kLabelInstanceAcceleratorManufacturer, d.accelerator_manufacturer);
+  l.SetOrAbsent(api::kLabelInstanceAcceleratorName, d.accelerator_name);
   l.SetOrAbsent(api::kLabelInstanceCategory, parts.category);
-  l.Set(api::kLabelInstanceCpu, l.Number(facts.vcpus));
-  l.SetOrAbsent(api::kLabelInstanceCpuManufacturer, data.cpu_manufacturers[facts.cpu_manufacturer]);
-  l.Set(api::kLabelInstanceEncryptionInTransit,
-        (facts.flags & kAwsFactEncryptionInTransit) ? "true" : "false");
+  l.Set(api::kLabelInstanceCpu, l.Number(d.vcpus));
+  l.SetOrAbsent(api::kLabelInstanceCpuManufacturer, d.cpu_manufacturer);
+  l.Set(api::kLabelInstanceEncryptionInTransit, d.encryption_in_transit ? "true" : "false");
   l.SetOrAbsent(api::kLabelInstanceFamily, parts.family);
   l.SetOrAbsent(api::kLabelInstanceGeneration, parts.generation);
-  l.SetOrAbsent(api::kLabelInstanceGpuCount, has_gpu ? l.Number(accelerator.gpu_count) : "");
-  l.SetOrAbsent(api::kLabelInstanceGpuManufacturer, accelerator.gpu_manufacturer);
-  l.SetOrAbsent(api::kLabelInstanceGpuMemory, has_gpu ? l.Number(accelerator.gpu_memory_mib) : "");
-  l.SetOrAbsent(api::kLabelInstanceGpuName, accelerator.gpu_name);
+  l.SetOrAbsent(api::kLabelInstanceGpuCount, has_gpu ? l.Number(d.gpu_count) : "");
+  l.SetOrAbsent(api::kLabelInstanceGpuManufacturer, d.gpu_manufacturer);
+  l.SetOrAbsent(api::kLabelInstanceGpuMemory, has_gpu ? l.Number(d.gpu_memory_mib) : "");
+  l.SetOrAbsent(api::kLabelInstanceGpuName, d.gpu_name);
   // Bare-metal types have no hypervisor: the label exists with an empty value, as upstream.
-  l.Set(api::kLabelInstanceHypervisor, data.hypervisors[facts.hypervisor]);
-  l.SetOrAbsent(api::kLabelInstanceLocalNvme,
-                (facts.flags & kAwsFactNvme) ? l.Number(facts.storage_gb) : "");
-  l.Set(api::kLabelInstanceMemory, l.Number(facts.memory_mib));
+  l.Set(api::kLabelInstanceHypervisor, d.hypervisor);
+  l.SetOrAbsent(api::kLabelInstanceLocalNvme, d.nvme ? l.Number(d.storage_gb) : "");
+  l.Set(api::kLabelInstanceMemory, l.Number(d.memory_mib));
   l.SetOrAbsent(api::kLabelInstanceNetworkBandwidth,
-                facts.network_bandwidth_mbps > 0 ? l.Number(facts.network_bandwidth_mbps) : "");
+                d.network_bandwidth_mbps > 0 ? l.Number(d.network_bandwidth_mbps) : "");
   l.SetOrAbsent(api::kLabelInstanceSize, parts.size);
   l.Set(api::kLabelArch, arm64 ? "arm64" : "amd64");
   l.Set(api::kLabelOs, rules.windows ? "windows" : "linux");
-  l.Set(api::kLabelInstanceType, facts.name);
+  l.Set(api::kLabelInstanceType, d.name);
   l.SetOrAbsent(api::kLabelWindowsBuild, rules.windows_build);
   l.Set(api::kLabelRegion, options.region);
   scheduling::Requirements& r = type.requirements;
@@ -372,24 +396,77 @@ InstanceType Build(const AwsInstanceTypeFacts& facts, const AwsCatalogData& data
   std::vector<std::string> capacity_types;
   if (on_demand_available) capacity_types.emplace_back(api::kCapacityTypeOnDemand);
   if (spot_available) capacity_types.emplace_back(api::kCapacityTypeSpot);
+  for (std::string& other : other_capacity_types) capacity_types.push_back(std::move(other));
   r.Add(
       scheduling::Requirement::In(std::string(api::kLabelCapacityType), std::move(capacity_types)));
-  std::vector<std::string> zone_ids;
+  std::vector<std::string> ids;
   for (const std::string& zone : available_zones) {
-    if (std::string id = AwsZoneId(zone); !id.empty()) zone_ids.push_back(std::move(id));
+    if (auto it = zone_ids.find(zone); it != zone_ids.end() && !it->second.empty()) {
+      if (std::find(ids.begin(), ids.end(), it->second) == ids.end()) ids.push_back(it->second);
+    }
   }
-  if (!zone_ids.empty()) {
-    r.Add(scheduling::Requirement::In(std::string(api::kLabelZoneId), std::move(zone_ids)));
+  if (!ids.empty()) {
+    r.Add(scheduling::Requirement::In(std::string(api::kLabelZoneId), std::move(ids)));
   }
   r.Add(scheduling::Requirement::In(std::string(api::kLabelZone), std::move(available_zones)));
 
-  type.exotic = has_gpu || has_accelerator || accelerator.neuron_devices > 0 ||
-                (facts.flags & kAwsFactBareMetal) != 0 ||
+  type.exotic = has_gpu || has_accelerator || d.neuron_devices > 0 || d.bare_metal ||
                 parts.size.find("metal") != std::string::npos;
   return type;
 }
 
 }  // namespace
+
+struct AwsInstanceTypeBuilder::State {
+  AwsCatalogOptions options;
+  Prepared prepared;
+  LabelScratch scratch;
+};
+
+AwsInstanceTypeBuilder::AwsInstanceTypeBuilder(const AwsCatalogOptions& options)
+    : state_(std::make_unique<State>(State{options, Prepare(options, nullptr), LabelScratch()})) {}
+
+AwsInstanceTypeBuilder::~AwsInstanceTypeBuilder() = default;
+
+InstanceType AwsInstanceTypeBuilder::Build(const AwsInstanceTypeDescription& type,
+                                           std::vector<Offering> offerings,
+                                           const AwsZoneIds& zone_ids) {
+  return cloud::Build(type, std::move(offerings), zone_ids, state_->options, state_->prepared,
+                      &state_->scratch);
+}
+
+AwsInstanceTypeDescription ToAwsInstanceTypeDescription(const AwsInstanceTypeFacts& facts) {
+  const AwsCatalogData data = EmbeddedAwsCatalogData();
+  const AwsAcceleratorFacts& accelerator = data.accelerators[facts.accelerator];
+  return AwsInstanceTypeDescription{
+      .name = facts.name,
+      .vcpus = facts.vcpus,
+      .memory_mib = facts.memory_mib,
+      .arch = facts.arch,
+      .cpu_manufacturer = data.cpu_manufacturers[facts.cpu_manufacturer],
+      .hypervisor = data.hypervisors[facts.hypervisor],
+      .bare_metal = (facts.flags & kAwsFactBareMetal) != 0,
+      .encryption_in_transit = (facts.flags & kAwsFactEncryptionInTransit) != 0,
+      .on_demand = (facts.flags & kAwsFactOnDemand) != 0,
+      .spot = (facts.flags & kAwsFactSpot) != 0,
+      .nvme = (facts.flags & kAwsFactNvme) != 0,
+      .storage_gb = facts.storage_gb,
+      .network_bandwidth_mbps = facts.network_bandwidth_mbps,
+      .enis = facts.enis,
+      .ipv4_per_eni = facts.ipv4_per_eni,
+      .branch_enis = facts.branch_enis,
+      .efas = facts.efas,
+      .gpu_name = accelerator.gpu_name,
+      .gpu_manufacturer = accelerator.gpu_manufacturer,
+      .gpu_count = accelerator.gpu_count,
+      .gpu_memory_mib = accelerator.gpu_memory_mib,
+      .accelerator_name = accelerator.accelerator_name,
+      .accelerator_manufacturer = accelerator.accelerator_manufacturer,
+      .accelerator_count = accelerator.accelerator_count,
+      .neuron_devices = accelerator.neuron_devices,
+      .neuron_cores = accelerator.neuron_cores,
+  };
+}
 
 const AwsInstanceTypeFacts* FindAwsInstanceTypeFacts(std::string_view name) {
   const std::span<const AwsInstanceTypeFacts> table = EmbeddedAwsCatalogData().instance_types;
@@ -442,6 +519,12 @@ int64_t AwsEniLimitedPods(const AwsInstanceTypeFacts& facts, int reserved_enis) 
   return usable * (int64_t{facts.ipv4_per_eni} - 1) + 2;
 }
 
+int64_t AwsEniLimitedPods(const AwsInstanceTypeDescription& type, int reserved_enis) {
+  const int64_t usable = std::max<int64_t>(type.enis - reserved_enis, 0);
+  if (usable == 0) return 0;
+  return usable * (type.ipv4_per_eni - 1) + 2;
+}
+
 int64_t AwsKubeReservedMilliCpu(int64_t vcpus) {
   struct Step {
     int64_t start;
@@ -469,8 +552,12 @@ Status ValidateAwsCatalogOptions(const AwsCatalogOptions& options) {
 
 InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
                                   const AwsCatalogOptions& options, const SpotPriceModel& spot) {
+  const AwsCatalogData data = EmbeddedAwsCatalogData();
+  const Prepared prepared = Prepare(options, nullptr);
   LabelScratch scratch;
-  return Build(facts, EmbeddedAwsCatalogData(), options, Prepare(options, nullptr), spot, &scratch);
+  return Build(ToAwsInstanceTypeDescription(facts),
+               EmbeddedOfferings(facts, data, prepared.zone_mask, spot), EmbeddedZoneIds(data),
+               options, prepared, &scratch);
 }
 
 std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options) {
@@ -481,6 +568,7 @@ std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
                                           const SpotPriceModel& spot) {
   const AwsCatalogData data = EmbeddedAwsCatalogData();
   const Prepared prepared = Prepare(options, nullptr);
+  const AwsZoneIds zone_ids = EmbeddedZoneIds(data);
   std::vector<InstanceType> catalog;
   catalog.reserve(data.instance_types.size());
   LabelScratch scratch;
@@ -488,7 +576,9 @@ std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
     if (facts.arch == kAwsArchUnsupported) continue;
     if (prepared.rules.windows && facts.arch != kAwsArchAmd64) continue;
     if ((facts.zones & prepared.zone_mask) == 0) continue;
-    InstanceType type = Build(facts, data, options, prepared, spot, &scratch);
+    InstanceType type = Build(ToAwsInstanceTypeDescription(facts),
+                              EmbeddedOfferings(facts, data, prepared.zone_mask, spot), zone_ids,
+                              options, prepared, &scratch);
     const bool available = std::any_of(type.offerings.begin(), type.offerings.end(),
                                        [](const Offering& o) { return o.available; });
     if (available) catalog.push_back(std::move(type));

@@ -27,6 +27,8 @@
 //   price is unavailable. Exotic = GPUs, accelerators, or bare metal.
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -98,6 +100,40 @@ AwsCatalogData EmbeddedAwsCatalogData();
 // One row by name, or nullptr.
 const AwsInstanceTypeFacts* FindAwsInstanceTypeFacts(std::string_view name);
 
+// The same facts with owning strings, for types described at run time (DescribeInstanceTypes)
+// as well as the embedded rows. Names are lower-kebab-case as in the table ("intel", "a10g").
+struct AwsInstanceTypeDescription {
+  std::string name;
+  int64_t vcpus = 0;
+  int64_t memory_mib = 0;
+  uint8_t arch = kAwsArchUnsupported;  // kAwsArch*
+  std::string cpu_manufacturer;
+  std::string hypervisor;  // "" for bare metal
+  bool bare_metal = false;
+  bool encryption_in_transit = false;
+  bool on_demand = false;  // SupportedUsageClasses
+  bool spot = false;
+  bool nvme = false;  // the instance store is NVMe
+  int64_t storage_gb = 0;
+  int64_t network_bandwidth_mbps = 0;
+  int64_t enis = 0;  // of the default network card
+  int64_t ipv4_per_eni = 0;
+  int64_t branch_enis = 0;
+  int64_t efas = 0;
+  std::string gpu_name;  // "" when none
+  std::string gpu_manufacturer;
+  int64_t gpu_count = 0;
+  int64_t gpu_memory_mib = 0;  // per GPU
+  std::string accelerator_name;
+  std::string accelerator_manufacturer;
+  int64_t accelerator_count = 0;
+  int64_t neuron_devices = 0;
+  int64_t neuron_cores = 0;
+};
+
+// An embedded row as a description (the price and zones are not part of it).
+AwsInstanceTypeDescription ToAwsInstanceTypeDescription(const AwsInstanceTypeFacts& facts);
+
 // ---- Helpers (exposed for tests and other components) ----
 
 // "m5.xlarge" → {category "m", family "m5", generation "5", size "xlarge"}, following upstream:
@@ -119,6 +155,7 @@ std::string AwsZoneId(std::string_view zone);
 
 // ENI-limited max pods: max(enis - reserved_enis, 0) × (ipv4 - 1) + 2, or 0 with no usable ENI.
 int64_t AwsEniLimitedPods(const AwsInstanceTypeFacts& facts, int reserved_enis);
+int64_t AwsEniLimitedPods(const AwsInstanceTypeDescription& type, int reserved_enis);
 // The kube-reserved CPU ladder, in millicores, for a number of vCPUs.
 int64_t AwsKubeReservedMilliCpu(int64_t vcpus);
 
@@ -147,6 +184,31 @@ Status ValidateAwsCatalogOptions(const AwsCatalogOptions& options);
 // zones) or all unavailable (no known price).
 InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
                                   const AwsCatalogOptions& options, const SpotPriceModel& spot);
+
+// Zone → zone id, for the zone-id label; zones without an entry get no zone id.
+using AwsZoneIds = std::map<std::string, std::string, std::less<>>;
+
+// Builds types from descriptions with options resolved once (for building many types), with the
+// code BuildAwsCatalog uses; the AWS provider builds its instance types with it. Not thread-safe.
+class AwsInstanceTypeBuilder {
+ public:
+  // options.region labels the types; options.zones, spot_seed and spot_prices_file are not used
+  // (the caller makes the offerings). Invalid options are ignored as BuildAwsCatalog ignores them
+  // (validate first).
+  explicit AwsInstanceTypeBuilder(const AwsCatalogOptions& options);
+  ~AwsInstanceTypeBuilder();
+  AwsInstanceTypeBuilder(const AwsInstanceTypeBuilder&) = delete;
+  AwsInstanceTypeBuilder& operator=(const AwsInstanceTypeBuilder&) = delete;
+
+  // The type with the given offerings (zone and capacity-type requirements list the zones and
+  // capacity types of the available ones).
+  InstanceType Build(const AwsInstanceTypeDescription& type, std::vector<Offering> offerings,
+                     const AwsZoneIds& zone_ids);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Every launchable type (arch amd64/arm64; amd64 only for Windows) with at least one available
 // offering in the selected zones, sorted by name. Invalid kubelet entries are ignored (validate

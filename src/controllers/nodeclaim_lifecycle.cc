@@ -26,17 +26,6 @@ kube::Object Member(const kube::Object& object, const char* section, const char*
   return value == part->end() ? kube::Object(nullptr) : *value;
 }
 
-// The finalizers of `object` without `finalizer`.
-kube::Object FinalizersWithout(const kube::Object& object, std::string_view finalizer) {
-  kube::Object out = kube::Object::array();
-  const kube::Object finalizers = Member(object, "metadata", "finalizers");
-  if (!finalizers.is_array()) return out;
-  for (const kube::Object& f : finalizers) {
-    if (!(f.is_string() && f.get_ref<const std::string&>() == finalizer)) out.push_back(f);
-  }
-  return out;
-}
-
 }  // namespace
 
 NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client,
@@ -186,7 +175,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
                       {"uid", claim.metadata.uid},
                       {"blockOwnerDeletion", true}});
   }
-  kube::Object finalizers = FinalizersWithout(*node, api::kFinalizerTermination);
+  kube::Object finalizers = kube::FinalizersWithout(*node, api::kFinalizerTermination);
   finalizers.push_back(std::string(api::kFinalizerTermination));
   Result<kube::Object> patched =
       client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
@@ -286,8 +275,9 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       if (kube::HasFinalizer(*node, api::kFinalizerTermination)) {
         Result<kube::Object> released = client_.Patch(
             kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
-            kube::Object{{"metadata",
-                          {{"finalizers", FinalizersWithout(*node, api::kFinalizerTermination)}}}},
+            kube::Object{
+                {"metadata",
+                 {{"finalizers", kube::FinalizersWithout(*node, api::kFinalizerTermination)}}}},
             kube::Subresource::kNone);
         if (!released.ok() && released.error().status != 404) return released.error();
       }
@@ -299,7 +289,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
   Result<kube::Object> released = client_.Patch(
       kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
       kube::Object{{"metadata",
-                    {{"finalizers", FinalizersWithout(object, api::kFinalizerTermination)},
+                    {{"finalizers", kube::FinalizersWithout(object, api::kFinalizerTermination)},
                      {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
       kube::Subresource::kNone);
   if (!released.ok()) {

@@ -65,6 +65,17 @@ bool HasFinalizer(const Object& object, std::string_view finalizer) {
                      [&](const Object& f) { return StringOf(&f) == finalizer; });
 }
 
+Object FinalizersWithout(const Object& object, std::string_view finalizer) {
+  Object out = Object::array();
+  const Object* meta = Metadata(object);
+  const Object* finalizers = meta == nullptr ? nullptr : Member(*meta, "finalizers");
+  if (finalizers == nullptr || !finalizers->is_array()) return out;
+  for (const Object& f : *finalizers) {
+    if (StringOf(&f) != finalizer) out.push_back(f);
+  }
+  return out;
+}
+
 std::string_view ControllerKind(const Object& object) {
   const Object* meta = Metadata(object);
   const Object* owners = meta == nullptr ? nullptr : Member(*meta, "ownerReferences");

@@ -22,6 +22,8 @@ int64_t Generation(const Object& object);
 std::string_view Label(const Object& object, std::string_view key);
 std::string_view Annotation(const Object& object, std::string_view key);
 bool HasFinalizer(const Object& object, std::string_view finalizer);
+// metadata.finalizers without `finalizer` (an empty array when there are none).
+Object FinalizersWithout(const Object& object, std::string_view finalizer);
 // The kind of the object's controller owner reference ("ReplicaSet", "DaemonSet"); empty when
 // none.
 std::string_view ControllerKind(const Object& object);

@@ -138,6 +138,10 @@ void Manager::RecheckDisruptionMarks(std::string_view node_pool) {
   });
 }
 
+void Manager::AddPeriodic(PeriodicController controller) {
+  periodic_.push_back(ScheduledController{std::move(controller), TimePoint{}});
+}
+
 void Manager::Start() {
   disruption_.Recover();
   if (node_booter_) {
@@ -162,6 +166,15 @@ void Manager::ReconcileDue(
 
 void Manager::RunOnce() {
   TimePoint now = clock_.Now();
+  // The cloud's own controllers first: what they keep current (node classes, prices) feeds the
+  // provisioning below.
+  for (ScheduledController& scheduled : periodic_) {
+    if (now < scheduled.next) continue;
+    scheduled.next = now + scheduled.controller.period;
+    if (Status status = scheduled.controller.run(); !status.ok()) {
+      logger_.Error(scheduled.controller.name + " failed", {logkey::Err(status.error())});
+    }
+  }
   ReconcileDue(node_claims_, now, "reconciling nodeclaim failed",
                [this](std::string_view name) { return lifecycle_.Reconcile(name); });
   ReconcileDue(disruption_marks_, now, "updating nodeclaim disruption status failed",
@@ -193,6 +206,7 @@ void Manager::RunOnce() {
   }
   disruption_.Reconcile();
   now = clock_.Now();
+
   if (now >= next_garbage_collection_) {
     next_garbage_collection_ = now + options_.garbage_collection_period;
     if (Result<controllers::GarbageCollectionResult> collected = garbage_collector_.Collect();
@@ -211,6 +225,7 @@ TimePoint Manager::NextWake() const {
                                               node_pools_.NextDue(), batcher_.Deadline()}) {
     if (due) next = std::min(next, *due);
   }
+  for (const ScheduledController& scheduled : periodic_) next = std::min(next, scheduled.next);
   return std::min({next, next_garbage_collection_, next_pending_recheck_, disruption_.NextWake()});
 }
 

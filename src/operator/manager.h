@@ -15,6 +15,8 @@
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <string>
+#include <vector>
 
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
@@ -49,6 +51,14 @@ struct ManagerOptions {
   uint64_t seed = 0;
 };
 
+// A controller a cloud provider brings (the AWS EC2NodeClass controller, the interruption
+// handler): run on the controller loop every `period`, first in the first round.
+struct PeriodicController {
+  std::string name;  // in logs
+  std::chrono::milliseconds period;
+  std::function<Status()> run;
+};
+
 class Manager {
  public:
   Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
@@ -57,6 +67,9 @@ class Manager {
   controllers::ClusterCache& cluster() { return cluster_; }
   const controllers::ClusterCache& cluster() const { return cluster_; }
   const controllers::DisruptionController& disruption() const { return disruption_; }
+
+  // Adds a controller; before Run or the first RunOnce.
+  void AddPeriodic(PeriodicController controller);
 
   // Production: informers on their own threads, the controller loop on this one, until `stop`.
   void Run(std::stop_token stop);
@@ -97,6 +110,11 @@ class Manager {
   controllers::WorkQueue disruption_marks_;  // NodeClaim names
   // The generation of each NodePool last seen (touched only by the NodePool informer's handler).
   std::map<std::string, int64_t, std::less<>> node_pool_generations_;
+  struct ScheduledController {
+    PeriodicController controller;
+    TimePoint next;
+  };
+  std::vector<ScheduledController> periodic_;
   TimePoint next_garbage_collection_;
   TimePoint next_pending_recheck_;
 

@@ -5,14 +5,18 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 
+#include "aws/provider/aws_provider.h"
+#include "aws/userdata/base64.h"
 #include "cloud/catalog.h"
 #include "cloud/sim_cloud_provider.h"
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
+#include "kube/http/server_version.h"
 #include "kube/leader_election.h"
 #include "operator/health_server.h"
 #include "operator/manager.h"
@@ -40,6 +44,30 @@ Result<std::unique_ptr<cloud::SimCloudProvider>> NewSimCloudProvider(const Optio
                                                    catalog_options.region);
 }
 
+// The AWS provider for the cluster the controller runs against: its API server (endpoint, CA and
+// Kubernetes version) unless the options name them.
+Result<std::unique_ptr<aws::AwsProvider>> NewAwsProvider(const Options& options,
+                                                         const kube::http::Config& config,
+                                                         const Clock& clock) {
+  aws::AwsProviderOptions aws_options;
+  aws_options.cluster_name = options.cluster_name;
+  aws_options.region = options.aws_region;
+  aws_options.cluster_endpoint =
+      options.cluster_endpoint.empty() ? config.server : options.cluster_endpoint;
+  aws_options.certificate_authority = options.cluster_ca_bundle.empty()
+                                          ? aws::EncodeBase64(config.certificate_authority)
+                                          : options.cluster_ca_bundle;
+  aws_options.isolated_vpc = options.isolated_vpc;
+  aws_options.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
+  aws_options.reserved_enis = options.reserved_enis;
+  aws_options.interruption_queue = options.interruption_queue;
+  Result<std::string> version = kube::http::ServerVersion(config);
+  if (!version.ok())
+    return Error("the API server's Kubernetes version: " + version.error().message);
+  aws_options.kubernetes_version = std::move(*version);
+  return aws::AwsProvider::Create(aws::Environment::OfProcess(), std::move(aws_options), clock);
+}
+
 }  // namespace
 
 Status RunOperator(const Options& options, const Logger& logger, const std::stop_token& stop) {
@@ -50,21 +78,44 @@ Status RunOperator(const Options& options, const Logger& logger, const std::stop
   if (!config.ok()) return config.error();
   Result<std::unique_ptr<kube::Client>> client = kube::http::NewClient(*config);
   if (!client.ok()) return client.error();
+  std::unique_ptr<cloud::SimCloudProvider> sim;
+  std::unique_ptr<aws::AwsProvider> aws;
   if (options.cloud_provider == CloudProviderKind::kAws) {
-    return Error(
-        "--cloud-provider aws: the AWS provider is not built yet; use --cloud-provider sim");
+    Result<std::unique_ptr<aws::AwsProvider>> provider = NewAwsProvider(options, *config, clock);
+    if (!provider.ok()) return provider.error();
+    aws = std::move(*provider);
+  } else {
+    Result<std::unique_ptr<cloud::SimCloudProvider>> provider = NewSimCloudProvider(options, clock);
+    if (!provider.ok()) return provider.error();
+    sim = std::move(*provider);
   }
-  Result<std::unique_ptr<cloud::SimCloudProvider>> cloud = NewSimCloudProvider(options, clock);
-  if (!cloud.ok()) return cloud.error();
+  cloud::CloudProvider& cloud = aws ? aws->cloud() : *sim;
 
   ManagerOptions manager_options;
   manager_options.batch.idle = options.batch_idle_duration.value();
   manager_options.batch.max = options.batch_max_duration.value();
   manager_options.disruption.engine.spot_to_spot_consolidation =
       options.FeatureGate("SpotToSpotConsolidation");
-  manager_options.sim_cloud = cloud->get();
+  manager_options.sim_cloud = sim.get();
   manager_options.seed = std::random_device()();
-  Manager manager(**client, **cloud, clock, logger.Named("controller"), manager_options);
+  Manager manager(**client, cloud, clock, logger.Named("controller"), manager_options);
+  // Declared after the manager: it reads the manager's informers, so it must stop first.
+  std::optional<std::jthread> interruption;
+  if (aws) {
+    aws::NodeClassController& node_classes =
+        aws->Attach(**client, manager.cluster(), logger.Named("ec2nodeclass"));
+    manager.AddPeriodic(
+        PeriodicController{"ec2nodeclass controller", std::chrono::seconds(5),
+                           [&node_classes] { return node_classes.ReconcileAll(); }});
+    Result<std::optional<std::jthread>> handler =
+        aws->StartInterruptionHandling(**client, manager.cluster(), logger.Named("interruption"));
+    if (!handler.ok()) return handler.error();
+    interruption = std::move(*handler);
+    // Each refresh happens only when its data is older than 12 hours (or a refresh failed).
+    manager.AddPeriodic(PeriodicController{"instance type and price refresh",
+                                           std::chrono::minutes(1),
+                                           [&aws] { return aws->RefreshCatalog(); }});
+  }
 
   HealthServerConfig health;
   health.port = options.health_probe_port;

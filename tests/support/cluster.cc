@@ -54,8 +54,11 @@ Status ForceDelete(kube::Client& client, const kube::Resource& resource,
   return {};
 }
 
-bool IsSimNode(const kube::Object& node) {
-  return node.value("spec", kube::Object::object()).value("providerID", "").rfind("sim://", 0) == 0;
+// A Node of a machine our controller launched: the simulated cloud's, or EC2's (moto's).
+bool IsCloudNode(const kube::Object& node) {
+  const std::string provider_id =
+      node.value("spec", kube::Object::object()).value("providerID", "");
+  return provider_id.starts_with("sim://") || provider_id.starts_with("aws://");
 }
 
 }  // namespace
@@ -210,7 +213,7 @@ Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces)
     Result<std::vector<kube::Object>> objects = ListAll(client, *kind);
     if (!objects.ok()) return objects.error();
     for (const kube::Object& object : *objects) {
-      if (*kind == kube::resources::kNodes && !IsSimNode(object)) continue;
+      if (*kind == kube::resources::kNodes && !IsCloudNode(object)) continue;
       if (Status deleted = ForceDelete(client, *kind, object); !deleted.ok()) return deleted;
     }
   }
@@ -226,7 +229,7 @@ Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces)
           last = claims.ok() ? nodes.error() : claims.error();
           return false;
         }
-        return claims->empty() && std::none_of(nodes->begin(), nodes->end(), IsSimNode);
+        return claims->empty() && std::none_of(nodes->begin(), nodes->end(), IsCloudNode);
       },
       std::chrono::seconds(120));
   if (gone) return {};

@@ -61,7 +61,8 @@ class ControllerProcess {
 std::vector<std::string> SimControllerArgs(const std::string& kubeconfig);
 
 // Deletes NodePools, NodeClaims (releasing their finalizers), EC2NodeClasses, the Nodes of the
-// simulated cloud and the given namespaces, and waits (up to two minutes) until they are gone.
+// simulated cloud and of EC2 and the given namespaces, and waits (up to two minutes) until they are
+// gone.
 Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces);
 
 }  // namespace karpenter::support

@@ -19,8 +19,8 @@ Error Prefixed(const Error& error, const std::string& region) {
 }  // namespace
 
 AwsClients::AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
-                       ServiceClient ec2, ServiceClient ssm, ServiceClient sqs,
-                       ServiceClient iam, ServiceClient pricing)
+                       ServiceClient ec2, ServiceClient ssm, ServiceClient sqs, ServiceClient iam,
+                       ServiceClient pricing)
     : region_(std::move(region)),
       credentials_(std::move(credentials)),
       ec2_(std::move(ec2)),

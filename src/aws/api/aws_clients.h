@@ -17,9 +17,9 @@ namespace karpenter::aws {
 
 class AwsClients {
  public:
-  // Resolves the endpoints of ec2, ssm, sqs, iam and pricing (and sts, for web identity credentials) for
-  // `region` and reads AWS_MAX_ATTEMPTS; the error names what could not be resolved. `transport`
-  // and `clock` must outlive the clients.
+  // Resolves the endpoints of ec2, ssm, sqs, iam and pricing (and sts, for web identity
+  // credentials) for `region` and reads AWS_MAX_ATTEMPTS; the error names what could not be
+  // resolved. `transport` and `clock` must outlive the clients.
   static Result<AwsClients> Create(const Environment& environment, const std::string& region,
                                    HttpTransport& transport, const Clock& clock);
 

@@ -1,6 +1,8 @@
 #include "aws/api/ec2_api.h"
 
+#include <charconv>
 #include <functional>
+#include <map>
 #include <string_view>
 #include <utility>
 
@@ -56,6 +58,28 @@ LaunchTemplate ReadLaunchTemplate(const XmlElement& element) {
                         .tags = ReadTags(element)};
 }
 
+// A decimal number ("0.75", "10.0"); 0 when missing or not a number.
+double ReadDouble(const XmlElement& element, std::string_view name) {
+  const std::string text = element.Text(name);
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return 0;
+  return value;
+}
+
+std::vector<AcceleratorDeviceInfo> ReadDevices(const XmlElement& element, std::string_view list) {
+  std::vector<AcceleratorDeviceInfo> devices;
+  for (const XmlElement& item : element.Items(list)) {
+    devices.push_back(
+        AcceleratorDeviceInfo{.name = item.Text("name"),
+                              .manufacturer = item.Text("manufacturer"),
+                              .count = item.Int("count").value_or(0),
+                              .memory_mib = item.Child("memoryInfo").Int("sizeInMiB").value_or(0),
+                              .core_count = item.Child("coreInfo").Int("count").value_or(0)});
+  }
+  return devices;
+}
+
 InstanceTypeInfo ReadInstanceType(const XmlElement& element) {
   const XmlElement network = element.Child("networkInfo");
   InstanceTypeInfo info;
@@ -71,6 +95,22 @@ InstanceTypeInfo ReadInstanceType(const XmlElement& element) {
   info.hypervisor = element.Text("hypervisor");
   info.bare_metal = element.Bool("bareMetal").value_or(false);
   info.current_generation = element.Bool("currentGeneration").value_or(false);
+  info.cpu_manufacturer = element.Child("processorInfo").Text("manufacturer");
+  info.virtualization_types = ReadStrings(element, "supportedVirtualizationTypes");
+  const int64_t default_card = network.Int("defaultNetworkCardIndex").value_or(0);
+  for (const XmlElement& card : network.Items("networkCards")) {
+    const int64_t index = card.Int("networkCardIndex").value_or(0);
+    if (index == default_card) {
+      info.default_network_card_max_enis = card.Int("maximumNetworkInterfaces").value_or(0);
+    }
+    if (index == 0) info.network_bandwidth_gbps = ReadDouble(card, "baselineBandwidthInGbps");
+  }
+  info.encryption_in_transit = network.Bool("encryptionInTransitSupported").value_or(false);
+  info.nvme_support = element.Child("instanceStorageInfo").Text("nvmeSupport");
+  info.gpus = ReadDevices(element.Child("gpuInfo"), "gpus");
+  info.neuron_devices = ReadDevices(element.Child("neuronInfo"), "neuronDevices");
+  info.inference_accelerators =
+      ReadDevices(element.Child("inferenceAcceleratorInfo"), "accelerators");
   for (const XmlElement& gpu : element.Child("gpuInfo").Items("gpus")) {
     if (info.gpu_name.empty()) {
       info.gpu_name = gpu.Text("name");
@@ -180,6 +220,36 @@ Result<std::vector<InstanceTypeOffering>> Ec2Api::DescribeInstanceTypeOfferings(
       });
   if (!status.ok()) return status.error();
   return offerings;
+}
+
+Result<std::vector<SpotPrice>> Ec2Api::DescribeSpotPriceHistory(
+    TimePoint start_time, const std::vector<std::string>& product_descriptions,
+    const std::vector<std::string>& instance_types) {
+  QueryRequest request = Ec2Request("DescribeSpotPriceHistory");
+  request.Add("StartTime", FormatTime(start_time));
+  request.AddList("ProductDescription", product_descriptions);
+  request.AddList("InstanceType", instance_types);
+  std::map<std::pair<std::string, std::string>, SpotPrice> latest;
+  Status status = DescribeAll(client_, request, "spotPriceHistorySet", [&](const XmlElement& item) {
+    SpotPrice price{.instance_type = item.Text("instanceType"),
+                    .zone = item.Text("availabilityZone"),
+                    .price = ReadDouble(item, "spotPrice"),
+                    .timestamp = ParseTime(item.Text("timestamp")),
+                    .product_description = item.Text("productDescription")};
+    if (price.instance_type.empty() || price.zone.empty() || !(price.price > 0)) return;
+    auto key = std::make_pair(price.instance_type, price.zone);
+    auto it = latest.find(key);
+    if (it == latest.end()) {
+      latest.emplace(std::move(key), std::move(price));
+    } else if (price.timestamp.value_or(TimePoint()) > it->second.timestamp.value_or(TimePoint())) {
+      it->second = std::move(price);
+    }
+  });
+  if (!status.ok()) return status.error();
+  std::vector<SpotPrice> prices;
+  prices.reserve(latest.size());
+  for (auto& [key, price] : latest) prices.push_back(std::move(price));
+  return prices;
 }
 
 Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& input) {
@@ -336,6 +406,15 @@ Status Ec2Api::CreateTags(const std::vector<std::string>& resource_ids, const Ec
   Result<XmlDocument> document = CallQuery(client_, request);
   if (!document.ok()) return document.error();
   return {};
+}
+
+Result<std::string> Ec2Api::DescribeInstanceUserData(const std::string& instance_id) {
+  QueryRequest request = Ec2Request("DescribeInstanceAttribute");
+  request.Add("InstanceId", instance_id);
+  request.Add("Attribute", "userData");
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+  return document->root().Child("userData").Text("value");
 }
 
 }  // namespace karpenter::aws

@@ -52,6 +52,15 @@ struct ImageQuery {
   std::vector<QueryFilter> filters;
 };
 
+// A kind of GPU, Neuron device or inference accelerator of an instance type.
+struct AcceleratorDeviceInfo {
+  std::string name;          // "T4", "Inferentia2", as EC2 names it
+  std::string manufacturer;  // "NVIDIA", "AWS"
+  int64_t count = 0;
+  int64_t memory_mib = 0;  // per device, 0 when not reported
+  int64_t core_count = 0;  // per device (Neuron), 0 when not reported
+};
+
 struct InstanceTypeInfo {
   std::string name;  // "m5.large"
   int64_t vcpus = 0;
@@ -69,6 +78,24 @@ struct InstanceTypeInfo {
   std::string hypervisor;  // "nitro", "xen"; empty on bare metal
   bool bare_metal = false;
   bool current_generation = false;
+  std::string cpu_manufacturer;                   // "Intel", "AMD", "AWS", as EC2 names it
+  std::vector<std::string> virtualization_types;  // "hvm", "paravirtual"
+  int64_t default_network_card_max_enis = 0;      // of the default network card; 0 = unknown
+  double network_bandwidth_gbps = 0;              // baseline of network card 0
+  bool encryption_in_transit = false;
+  std::string nvme_support;  // of the instance store: "required", "supported", "unsupported"
+  std::vector<AcceleratorDeviceInfo> gpus;
+  std::vector<AcceleratorDeviceInfo> neuron_devices;
+  std::vector<AcceleratorDeviceInfo> inference_accelerators;
+};
+
+// The latest spot price of an instance type in a zone.
+struct SpotPrice {
+  std::string instance_type;
+  std::string zone;
+  double price = 0;  // USD per hour
+  std::optional<TimePoint> timestamp;
+  std::string product_description;  // "Linux/UNIX", "Linux/UNIX (Amazon VPC)"
 };
 
 struct InstanceTypeOffering {
@@ -185,6 +212,12 @@ class Ec2Api {
   Result<std::vector<InstanceTypeOffering>> DescribeInstanceTypeOfferings(
       const std::vector<QueryFilter>& filters = {});
 
+  // The spot prices in effect from `start_time` on for the given product descriptions (and
+  // types; all when empty), reduced to the latest per (instance type, zone), sorted by both.
+  Result<std::vector<SpotPrice>> DescribeSpotPriceHistory(
+      TimePoint start_time, const std::vector<std::string>& product_descriptions = {"Linux/UNIX"},
+      const std::vector<std::string>& instance_types = {});
+
   Result<LaunchTemplate> CreateLaunchTemplate(const LaunchTemplateInput& input);
   Result<std::vector<LaunchTemplate>> DescribeLaunchTemplates(
       const std::vector<QueryFilter>& filters);
@@ -199,6 +232,8 @@ class Ec2Api {
   Result<std::vector<InstanceStateChange>> TerminateInstances(
       const std::vector<std::string>& instance_ids);
   Status CreateTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags);
+  // The instance's user data as EC2 keeps it (base64); empty when it has none.
+  Result<std::string> DescribeInstanceUserData(const std::string& instance_id);
 
  private:
   ServiceClient& client_;

@@ -133,6 +133,11 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
   EXPECT_THAT(instance.tags, Contains(Pair("karpenter.sh/nodepool", nodepool)));
   EXPECT_THAT(instance.tags, Contains(Pair("kubernetes.io/cluster/" + cluster_, "owned")));
 
+  // The instance boots with the launch template's user data.
+  Result<std::string> user_data = ec2_->DescribeInstanceUserData(id);
+  ASSERT_TRUE(user_data.ok()) << user_data.error().message;
+  EXPECT_EQ(*user_data, TemplateInput(name).user_data_base64);
+
   // Karpenter lists its instances by tag.
   Result<std::vector<Instance>> by_tag = ec2_->DescribeInstances(
       {},

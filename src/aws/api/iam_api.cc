@@ -1,0 +1,116 @@
+#include "aws/api/iam_api.h"
+
+#include <string_view>
+#include <utility>
+
+#include "aws/sdk/query_protocol.h"
+#include "aws/sdk/xml_reader.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr std::string_view kIamVersion = "2010-05-08";
+constexpr std::string_view kNoSuchEntity = "NoSuchEntity";
+
+QueryRequest IamRequest(std::string action) {
+  return QueryRequest(std::move(action), std::string(kIamVersion));
+}
+
+// IAM's tag lists: Tags.member.N.Key and Tags.member.N.Value, numbered from 1.
+void AddTags(QueryRequest& request, const IamTags& tags) {
+  int index = 0;
+  for (const auto& [key, value] : tags) {
+    const std::string prefix = "Tags.member." + std::to_string(++index);
+    request.Add(prefix + ".Key", key);
+    request.Add(prefix + ".Value", value);
+  }
+}
+
+InstanceProfile ReadInstanceProfile(const XmlElement& element) {
+  InstanceProfile profile;
+  profile.name = element.Text("InstanceProfileName");
+  profile.id = element.Text("InstanceProfileId");
+  profile.arn = element.Text("Arn");
+  profile.path = element.Text("Path");
+  for (const XmlElement& role : element.Items("Roles")) {
+    profile.roles.push_back(IamRole{.name = role.Text("RoleName"),
+                                    .arn = role.Text("Arn"),
+                                    .path = role.Text("Path"),
+                                    .role_id = role.Text("RoleId")});
+  }
+  for (const XmlElement& tag : element.Items("Tags")) {
+    profile.tags[tag.Text("Key")] = tag.Text("Value");
+  }
+  return profile;
+}
+
+// The answer's <InstanceProfile>, or an error naming the action when it has none.
+Result<InstanceProfile> ProfileOf(const XmlDocument& document, std::string_view action,
+                                  const std::string& name) {
+  const XmlElement element =
+      document.root().Child(std::string(action) + "Result").Child("InstanceProfile");
+  if (!element.exists()) {
+    return Error{"iam " + std::string(action) + " " + name + ": the answer has no InstanceProfile"};
+  }
+  return ReadInstanceProfile(element);
+}
+
+Status CallForStatus(ServiceClient& client, const QueryRequest& request) {
+  Result<XmlDocument> document = CallQuery(client, request);
+  if (!document.ok()) return document.error();
+  return {};
+}
+
+}  // namespace
+
+Result<std::optional<InstanceProfile>> IamApi::GetInstanceProfile(const std::string& name) {
+  QueryRequest request = IamRequest("GetInstanceProfile");
+  request.Add("InstanceProfileName", name);
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) {
+    if (document.error().reason == kNoSuchEntity) return std::optional<InstanceProfile>();
+    return document.error();
+  }
+  Result<InstanceProfile> profile = ProfileOf(*document, "GetInstanceProfile", name);
+  if (!profile.ok()) return profile.error();
+  return std::optional<InstanceProfile>(std::move(*profile));
+}
+
+Result<InstanceProfile> IamApi::CreateInstanceProfile(const std::string& name,
+                                                      const std::string& path,
+                                                      const IamTags& tags) {
+  QueryRequest request = IamRequest("CreateInstanceProfile");
+  request.Add("InstanceProfileName", name);
+  if (!path.empty()) request.Add("Path", path);
+  AddTags(request, tags);
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) return document.error();
+  return ProfileOf(*document, "CreateInstanceProfile", name);
+}
+
+Status IamApi::AddRoleToInstanceProfile(const std::string& profile, const std::string& role) {
+  QueryRequest request = IamRequest("AddRoleToInstanceProfile");
+  request.Add("InstanceProfileName", profile).Add("RoleName", role);
+  return CallForStatus(client_, request);
+}
+
+Status IamApi::RemoveRoleFromInstanceProfile(const std::string& profile, const std::string& role) {
+  QueryRequest request = IamRequest("RemoveRoleFromInstanceProfile");
+  request.Add("InstanceProfileName", profile).Add("RoleName", role);
+  return CallForStatus(client_, request);
+}
+
+Status IamApi::DeleteInstanceProfile(const std::string& name) {
+  QueryRequest request = IamRequest("DeleteInstanceProfile");
+  request.Add("InstanceProfileName", name);
+  return CallForStatus(client_, request);
+}
+
+Status IamApi::TagInstanceProfile(const std::string& name, const IamTags& tags) {
+  QueryRequest request = IamRequest("TagInstanceProfile");
+  request.Add("InstanceProfileName", name);
+  AddTags(request, tags);
+  return CallForStatus(client_, request);
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,295 @@
+#include "aws/instancetypes/instance_type_provider.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "api/labels.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr size_t kMaxCachedLists = 32;
+
+std::string LowerKebab(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    c = c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& values, std::string_view value) {
+  return std::find(values.begin(), values.end(), value) != values.end();
+}
+
+// The architecture Karpenter would launch the type with: hvm and the first of x86_64 / arm64.
+uint8_t Architecture(const InstanceTypeInfo& info) {
+  if (!Contains(info.virtualization_types, "hvm")) return cloud::kAwsArchUnsupported;
+  for (const std::string& arch : info.architectures) {
+    if (arch == "x86_64") return cloud::kAwsArchAmd64;
+    if (arch == "arm64") return cloud::kAwsArchArm64;
+  }
+  return cloud::kAwsArchUnsupported;
+}
+
+// What DescribeInstanceTypes says, in the builder's terms (as scripts/gen-aws-catalog reads the
+// same record for the embedded table).
+cloud::AwsInstanceTypeDescription Describe(const InstanceTypeInfo& info) {
+  cloud::AwsInstanceTypeDescription d;
+  d.name = info.name;
+  d.vcpus = info.vcpus;
+  d.memory_mib = info.memory_mib;
+  d.arch = Architecture(info);
+  d.cpu_manufacturer = LowerKebab(info.cpu_manufacturer);
+  d.hypervisor = info.hypervisor;
+  d.bare_metal = info.bare_metal;
+  d.encryption_in_transit = info.encryption_in_transit;
+  d.on_demand = Contains(info.usage_classes, "on-demand");
+  d.spot = Contains(info.usage_classes, "spot");
+  d.storage_gb = info.local_storage_gb;
+  d.nvme =
+      info.local_storage_gb > 0 && !info.nvme_support.empty() && info.nvme_support != "unsupported";
+  d.network_bandwidth_mbps = std::llround(info.network_bandwidth_gbps * 1000);
+  d.enis =
+      info.default_network_card_max_enis > 0 ? info.default_network_card_max_enis : info.max_enis;
+  d.ipv4_per_eni = info.ipv4_per_eni;
+  d.efas = info.efa_max_interfaces;
+  // Trunking (pod-eni) limits are not in DescribeInstanceTypes; the embedded VPC limits have them.
+  if (const cloud::AwsInstanceTypeFacts* facts = cloud::FindAwsInstanceTypeFacts(info.name)) {
+    d.branch_enis = facts->branch_enis;
+  }
+  if (!info.gpus.empty()) {
+    const AcceleratorDeviceInfo& gpu = info.gpus.front();
+    d.gpu_name = LowerKebab(gpu.name);
+    d.gpu_manufacturer = LowerKebab(gpu.manufacturer);
+    d.gpu_count = gpu.count;
+    d.gpu_memory_mib = gpu.memory_mib;
+  }
+  if (!info.neuron_devices.empty()) {
+    for (const AcceleratorDeviceInfo& device : info.neuron_devices) {
+      d.neuron_devices += device.count;
+      d.neuron_cores += device.count * device.core_count;
+    }
+    if (info.neuron_devices.size() == 1) {
+      d.accelerator_name = LowerKebab(info.neuron_devices.front().name);
+      d.accelerator_manufacturer = "aws";
+      d.accelerator_count = info.neuron_devices.front().count;
+    }
+  } else if (info.inference_accelerators.size() == 1) {
+    const AcceleratorDeviceInfo& accelerator = info.inference_accelerators.front();
+    d.accelerator_name = LowerKebab(accelerator.name);
+    d.accelerator_manufacturer = LowerKebab(accelerator.manufacturer);
+    d.accelerator_count = accelerator.count;
+  }
+  return d;
+}
+
+bool IsWindows(std::string_view family) { return family.starts_with("Windows"); }
+
+// The device an AMI family boots from (its root volume), when the family has a fixed one.
+std::string_view RootDevice(std::string_view family) {
+  if (family == "Bottlerocket") return "/dev/xvdb";  // the data volume holds pods' storage
+  if (IsWindows(family)) return "/dev/sda1";
+  return "/dev/xvda";
+}
+
+std::optional<Quantity> RootVolumeSize(const api::EC2NodeClass& node_class,
+                                       std::string_view family) {
+  const std::vector<api::BlockDeviceMapping>& mappings = node_class.spec.block_device_mappings;
+  auto root = std::find_if(mappings.begin(), mappings.end(),
+                           [](const api::BlockDeviceMapping& m) { return m.root_volume; });
+  if (root == mappings.end()) {
+    root = std::find_if(mappings.begin(), mappings.end(), [&](const api::BlockDeviceMapping& m) {
+      return m.device_name == RootDevice(family);
+    });
+  }
+  if (root == mappings.end() || !root->ebs.has_value()) return std::nullopt;
+  return root->ebs->volume_size;
+}
+
+void AppendLabels(std::string* key, std::string_view name, const api::Labels& labels) {
+  key->append(name).append("{");
+  for (const auto& [k, v] : labels) key->append(k).append("=").append(v).append(",");
+  key->append("}");
+}
+
+// Everything of the node class that the built list depends on.
+std::string CacheKey(const cloud::AwsCatalogOptions& options, const cloud::AwsZoneIds& zones) {
+  std::string key = fmt::format(
+      "family={};raid0={};root={};", options.ami_family, options.instance_store_raid0,
+      options.root_volume_size ? options.root_volume_size->ToString() : std::string("-"));
+  if (options.kubelet.has_value()) {
+    const api::KubeletConfiguration& kubelet = *options.kubelet;
+    key += fmt::format("maxPods={};podsPerCore={};", kubelet.max_pods.value_or(-1),
+                       kubelet.pods_per_core.value_or(-1));
+    AppendLabels(&key, "systemReserved", kubelet.system_reserved);
+    AppendLabels(&key, "kubeReserved", kubelet.kube_reserved);
+    AppendLabels(&key, "evictionHard", kubelet.eviction_hard);
+  }
+  key += ";zones=";
+  for (const auto& [zone, id] : zones) key.append(zone).append("/").append(id).append(",");
+  return key;
+}
+
+}  // namespace
+
+InstanceTypeProvider::InstanceTypeProvider(Ec2Api& ec2, PricingProvider& pricing,
+                                           const UnavailableOfferings& unavailable,
+                                           const Clock& clock, InstanceTypeProviderOptions options)
+    : ec2_(ec2),
+      pricing_(pricing),
+      unavailable_(unavailable),
+      clock_(clock),
+      options_(std::move(options)) {}
+
+Status InstanceTypeProvider::Refresh(bool force) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return RefreshLocked(force);
+}
+
+Status InstanceTypeProvider::RefreshLocked(bool force) {
+  const TimePoint now = clock_.Now();
+  if (!force && described_ != nullptr && updated_.has_value() &&
+      now - *updated_ < options_.refresh_interval) {
+    return {};
+  }
+  auto fail = [&](const Error& error) -> Status {
+    last_failure_ = now;
+    return Error{"refreshing instance types (keeping the previous ones): " + error.message,
+                 error.status, error.reason};
+  };
+  Result<std::vector<InstanceTypeInfo>> infos = ec2_.DescribeInstanceTypes();
+  if (!infos.ok()) return fail(infos.error());
+  if (infos->empty()) return fail(Error{"DescribeInstanceTypes gave no instance type"});
+  Result<std::vector<InstanceTypeOffering>> offerings = ec2_.DescribeInstanceTypeOfferings();
+  if (!offerings.ok()) return fail(offerings.error());
+
+  auto described = std::make_shared<Described>();
+  for (const InstanceTypeOffering& offering : *offerings) {
+    described->zones[offering.instance_type].push_back(offering.zone);
+  }
+  for (auto& [type, zones] : described->zones) {
+    std::sort(zones.begin(), zones.end());
+    zones.erase(std::unique(zones.begin(), zones.end()), zones.end());
+  }
+  described->types.reserve(infos->size());
+  for (const InstanceTypeInfo& info : *infos) {
+    cloud::AwsInstanceTypeDescription d = Describe(info);
+    if (d.arch == cloud::kAwsArchUnsupported) continue;
+    described->types.push_back(std::move(d));
+  }
+  std::sort(described->types.begin(), described->types.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  described_ = std::move(described);
+  updated_ = now;
+  last_failure_.reset();
+  ++generation_;
+  cache_.clear();
+  return {};
+}
+
+Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& node_class) {
+  const std::string& name = node_class.metadata.name;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const TimePoint now = clock_.Now();
+  const bool stale = described_ == nullptr || !updated_.has_value() ||
+                     now - *updated_ >= options_.refresh_interval;
+  const bool backing_off =
+      last_failure_.has_value() && now - *last_failure_ < options_.retry_after_failure;
+  if (stale && (described_ == nullptr || !backing_off)) {
+    Status status = RefreshLocked(false);
+    if (!status.ok() && described_ == nullptr) {
+      return Error{
+          fmt::format("EC2NodeClass {}: no instance types: {}", name, status.error().message),
+          status.error().status, status.error().reason};
+    }
+  }
+
+  cloud::AwsCatalogOptions options;
+  options.region = options_.region;
+  options.vm_memory_overhead_percent = options_.vm_memory_overhead_percent;
+  options.reserved_enis = options_.reserved_enis;
+  options.ami_family = node_class.EffectiveAmiFamily();
+  if (options.ami_family.empty()) options.ami_family = "AL2023";
+  options.kubelet = node_class.spec.kubelet;
+  options.root_volume_size = RootVolumeSize(node_class, options.ami_family);
+  options.instance_store_raid0 = node_class.spec.instance_store_policy == "RAID0";
+  {
+    // The checks that do not depend on the region (the embedded table's region stands in).
+    cloud::AwsCatalogOptions check = options;
+    check.region = cloud::EmbeddedAwsCatalogData().region;
+    if (Status status = cloud::ValidateAwsCatalogOptions(check); !status.ok()) {
+      return Error{fmt::format("EC2NodeClass {}: {}", name, status.error().message)};
+    }
+  }
+  cloud::AwsZoneIds zones;
+  for (const api::SubnetStatus& subnet : node_class.status.subnets) {
+    if (!subnet.zone.empty()) zones.emplace(subnet.zone, subnet.zone_id);
+  }
+
+  const uint64_t seq_num = unavailable_.SeqNum();
+  const uint64_t price_generation = pricing_.Generation();
+  const std::string key = CacheKey(options, zones);
+  if (auto it = cache_.find(key); it != cache_.end() && it->second.seq_num == seq_num &&
+                                  it->second.price_generation == price_generation &&
+                                  it->second.data_generation == generation_) {
+    return it->second.list;
+  }
+
+  auto list = std::make_shared<std::vector<cloud::InstanceType>>();
+  if (!zones.empty()) {
+    const bool windows = IsWindows(options.ami_family);
+    cloud::AwsInstanceTypeBuilder builder(options);
+    list->reserve(described_->types.size());
+    for (const cloud::AwsInstanceTypeDescription& d : described_->types) {
+      if (windows && d.arch != cloud::kAwsArchAmd64) continue;
+      auto offered = described_->zones.find(d.name);
+      if (offered == described_->zones.end()) continue;
+      std::vector<cloud::Offering> offerings;
+      const std::optional<double> on_demand =
+          d.on_demand ? pricing_.OnDemandPrice(d.name) : std::nullopt;
+      for (const std::string& zone : offered->second) {
+        if (!zones.contains(zone)) continue;
+        auto add = [&](std::string_view capacity_type, std::optional<double> price) {
+          const bool available =
+              price.has_value() && !unavailable_.IsUnavailable(d.name, zone, capacity_type);
+          offerings.push_back(
+              cloud::Offering{zone, std::string(capacity_type), price.value_or(0), available});
+        };
+        if (d.on_demand) add(api::kCapacityTypeOnDemand, on_demand);
+        if (d.spot) add(api::kCapacityTypeSpot, pricing_.SpotPrice(d.name, zone));
+      }
+      if (offerings.empty()) continue;
+      list->push_back(builder.Build(d, std::move(offerings), zones));
+    }
+  }
+
+  if (cache_.size() >= kMaxCachedLists) {
+    std::erase_if(cache_, [&](const auto& entry) {
+      return entry.second.seq_num != seq_num || entry.second.price_generation != price_generation ||
+             entry.second.data_generation != generation_;
+    });
+    if (cache_.size() >= kMaxCachedLists) cache_.clear();
+  }
+  InstanceTypeList shared = std::move(list);
+  cache_[key] = CacheEntry{seq_num, price_generation, generation_, shared};
+  return shared;
+}
+
+uint64_t InstanceTypeProvider::Generation() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return generation_;
+}
+
+std::optional<TimePoint> InstanceTypeProvider::Updated() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return updated_;
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,545 @@
+#include "aws/nodeclass/node_class_resolver.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string_view>
+#include <utility>
+
+#include "api/labels.h"
+#include "aws/nodeclass/ami_alias.h"
+#include "aws/nodeclass/status_conditions.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr std::string_view kNotFound = "NotFound";
+constexpr std::string_view kNoSuchEntity = "NoSuchEntity";
+constexpr std::string_view kEntityAlreadyExists = "EntityAlreadyExists";
+
+std::string Prefix(const api::EC2NodeClass& node_class) {
+  return "EC2NodeClass " + node_class.metadata.name + ": ";
+}
+
+std::string Field(std::string_view list, size_t index) {
+  return std::string(list) + "[" + std::to_string(index) + "]";
+}
+
+// The EC2 filters for tags of a selector term: "*" matches any value of the key.
+void AddTagFilters(const api::Labels& tags, std::vector<QueryFilter>& filters) {
+  for (const auto& [key, value] : tags) {
+    if (value == "*") {
+      filters.push_back(QueryFilter{.name = "tag-key", .values = {key}});
+    } else {
+      filters.push_back(QueryFilter{.name = "tag:" + key, .values = {value}});
+    }
+  }
+}
+
+std::string DescribeTags(const api::Labels& tags) {
+  std::string text = "tags {";
+  bool first = true;
+  for (const auto& [key, value] : tags) {
+    if (!first) text += ", ";
+    first = false;
+    text += key;
+    text += ": ";
+    text += value;
+  }
+  return text + "}";
+}
+
+std::string DescribeTerms(const std::vector<api::SelectorTerm>& terms) {
+  std::string text = "[";
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (i > 0) text += "; ";
+    std::vector<std::string> parts;
+    if (!terms[i].id.empty()) parts.push_back("id " + terms[i].id);
+    if (!terms[i].name.empty()) parts.push_back("name " + terms[i].name);
+    if (!terms[i].tags.empty()) parts.push_back(DescribeTags(terms[i].tags));
+    for (size_t p = 0; p < parts.size(); ++p) text += (p > 0 ? ", " : "") + parts[p];
+  }
+  return text + "]";
+}
+
+std::string DescribeAmiTerm(const api::AmiSelectorTerm& term) {
+  std::vector<std::string> parts;
+  if (!term.alias.empty()) parts.push_back("alias " + term.alias);
+  if (!term.id.empty()) parts.push_back("id " + term.id);
+  if (!term.name.empty()) parts.push_back("name " + term.name);
+  if (!term.owner.empty()) parts.push_back("owner " + term.owner);
+  if (!term.ssm_parameter.empty()) parts.push_back("ssmParameter " + term.ssm_parameter);
+  if (!term.tags.empty()) parts.push_back(DescribeTags(term.tags));
+  std::string text;
+  for (size_t p = 0; p < parts.size(); ++p) text += (p > 0 ? ", " : "") + parts[p];
+  return text;
+}
+
+// FNV-1a, 64 bits: a stable hash for names that must survive restarts.
+uint64_t Fnv1a(std::string_view text) {
+  uint64_t hash = 14695981039346656037ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ULL;
+  }
+  return hash;
+}
+
+// "arn:aws:iam::1:role/path/Name" and "path/Name" name the role "Name".
+std::string RoleName(const std::string& role) {
+  const size_t slash = role.rfind('/');
+  return slash == std::string::npos ? role : role.substr(slash + 1);
+}
+
+// A stable text for a requirement set, to group AMIs by what they are for.
+std::string RequirementsKey(std::vector<api::NodeSelectorRequirement> requirements) {
+  std::sort(requirements.begin(), requirements.end(),
+            [](const api::NodeSelectorRequirement& a, const api::NodeSelectorRequirement& b) {
+              return a.key < b.key;
+            });
+  std::string key;
+  for (const api::NodeSelectorRequirement& requirement : requirements) {
+    key += requirement.key + " " + std::string(api::ToString(requirement.op));
+    for (const std::string& value : requirement.values) key += " " + value;
+    key += ";";
+  }
+  return key;
+}
+
+struct AmiCandidate {
+  api::AmiStatus status;
+  std::string creation_date;
+};
+
+// Keeps, per distinct requirement set, the newest image (the smaller id on a tie).
+class NewestPerRequirements {
+ public:
+  void Offer(const Image& image, std::vector<api::NodeSelectorRequirement> requirements) {
+    if (!image.state.empty() && image.state != "available") return;
+    std::string key = RequirementsKey(requirements);
+    auto found = best_.find(key);
+    if (found != best_.end()) {
+      const AmiCandidate& existing = found->second;
+      if (existing.creation_date > image.creation_date) return;
+      if (existing.creation_date == image.creation_date && existing.status.id <= image.image_id) {
+        return;
+      }
+    }
+    best_[std::move(key)] =
+        AmiCandidate{.status = api::AmiStatus{.id = image.image_id,
+                                              .name = image.name,
+                                              .requirements = std::move(requirements)},
+                     .creation_date = image.creation_date};
+  }
+
+  // Newest first, then by id, then by requirements.
+  std::vector<api::AmiStatus> Take() {
+    std::vector<std::pair<std::string, AmiCandidate>> entries(best_.begin(), best_.end());
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      if (a.second.creation_date != b.second.creation_date) {
+        return a.second.creation_date > b.second.creation_date;
+      }
+      return a.second.status.id < b.second.status.id;
+    });
+    std::vector<api::AmiStatus> amis;
+    amis.reserve(entries.size());
+    for (auto& [key, candidate] : entries) amis.push_back(std::move(candidate.status));
+    return amis;
+  }
+
+ private:
+  std::map<std::string, AmiCandidate> best_;
+};
+
+std::vector<api::NodeSelectorRequirement> WithArchitecture(
+    std::string_view architecture, const std::vector<api::NodeSelectorRequirement>& variant) {
+  std::vector<api::NodeSelectorRequirement> requirements = {ArchitectureRequirement(architecture)};
+  requirements.insert(requirements.end(), variant.begin(), variant.end());
+  return requirements;
+}
+
+// Images by id; ids EC2 does not know are left out rather than failing the call.
+Result<std::vector<Image>> ImagesById(Ec2Api& ec2, const std::vector<std::string>& ids) {
+  if (ids.empty()) return std::vector<Image>();
+  ImageQuery query;
+  query.filters = {QueryFilter{.name = "image-id", .values = ids}};
+  return ec2.DescribeImages(query);
+}
+
+}  // namespace
+
+NodeClassResolver::NodeClassResolver(Ec2Api& ec2, SsmApi& ssm, IamApi& iam, Options options,
+                                     const Clock& clock)
+    : ec2_(ec2), ssm_(ssm), iam_(iam), options_(std::move(options)), clock_(clock) {}
+
+Result<std::vector<api::SubnetStatus>> NodeClassResolver::ResolveSubnets(
+    const api::EC2NodeClass& node_class) {
+  const std::vector<api::SelectorTerm>& terms = node_class.spec.subnet_selector_terms;
+  std::map<std::string, Subnet> found;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    std::vector<QueryFilter> filters;
+    if (!terms[i].id.empty()) {
+      filters.push_back(QueryFilter{.name = "subnet-id", .values = {terms[i].id}});
+    }
+    AddTagFilters(terms[i].tags, filters);
+    if (filters.empty()) continue;  // an empty term would select every subnet
+    Result<std::vector<Subnet>> subnets = ec2_.DescribeSubnets(filters);
+    if (!subnets.ok()) {
+      return Error{Prefix(node_class) + Field("spec.subnetSelectorTerms", i) + ": " +
+                       subnets.error().message,
+                   subnets.error().status, subnets.error().reason};
+    }
+    for (Subnet& subnet : *subnets) found.emplace(subnet.subnet_id, std::move(subnet));
+  }
+  if (found.empty()) {
+    return Error{
+        Prefix(node_class) + "no subnet matches spec.subnetSelectorTerms " + DescribeTerms(terms),
+        404, std::string(kNotFound)};
+  }
+  std::vector<Subnet> subnets;
+  subnets.reserve(found.size());
+  for (auto& [id, subnet] : found) subnets.push_back(std::move(subnet));
+  std::stable_sort(subnets.begin(), subnets.end(), [](const Subnet& a, const Subnet& b) {
+    return a.available_ip_address_count > b.available_ip_address_count;
+  });
+  std::vector<api::SubnetStatus> statuses;
+  statuses.reserve(subnets.size());
+  for (const Subnet& subnet : subnets) {
+    statuses.push_back(
+        api::SubnetStatus{.id = subnet.subnet_id, .zone = subnet.zone, .zone_id = subnet.zone_id});
+  }
+  return statuses;
+}
+
+Result<std::vector<api::SecurityGroupStatus>> NodeClassResolver::ResolveSecurityGroups(
+    const api::EC2NodeClass& node_class) {
+  const std::vector<api::SelectorTerm>& terms = node_class.spec.security_group_selector_terms;
+  std::map<std::string, SecurityGroup> found;  // by id, so the status is sorted by id
+  for (size_t i = 0; i < terms.size(); ++i) {
+    std::vector<QueryFilter> filters;
+    if (!terms[i].id.empty()) {
+      filters.push_back(QueryFilter{.name = "group-id", .values = {terms[i].id}});
+    }
+    if (!terms[i].name.empty()) {
+      filters.push_back(QueryFilter{.name = "group-name", .values = {terms[i].name}});
+    }
+    AddTagFilters(terms[i].tags, filters);
+    if (filters.empty()) continue;
+    Result<std::vector<SecurityGroup>> groups = ec2_.DescribeSecurityGroups(filters);
+    if (!groups.ok()) {
+      return Error{Prefix(node_class) + Field("spec.securityGroupSelectorTerms", i) + ": " +
+                       groups.error().message,
+                   groups.error().status, groups.error().reason};
+    }
+    for (SecurityGroup& group : *groups) found.emplace(group.group_id, std::move(group));
+  }
+  if (found.empty()) {
+    return Error{Prefix(node_class) + "no security group matches spec.securityGroupSelectorTerms " +
+                     DescribeTerms(terms),
+                 404, std::string(kNotFound)};
+  }
+  std::vector<api::SecurityGroupStatus> statuses;
+  statuses.reserve(found.size());
+  for (const auto& [id, group] : found) {
+    statuses.push_back(api::SecurityGroupStatus{.id = group.group_id, .name = group.group_name});
+  }
+  return statuses;
+}
+
+Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
+    const api::EC2NodeClass& node_class) {
+  const std::vector<api::AmiSelectorTerm>& terms = node_class.spec.ami_selector_terms;
+  NewestPerRequirements newest;
+  std::vector<std::string> plain_ids;  // id and ssmParameter terms: requirements from the image
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const api::AmiSelectorTerm& term = terms[i];
+    const std::string field = Field("spec.amiSelectorTerms", i);
+    auto failed = [&](const Error& error) {
+      return Error{
+          Prefix(node_class) + field + " (" + DescribeAmiTerm(term) + "): " + error.message,
+          error.status, error.reason};
+    };
+    if (!term.alias.empty()) {
+      Result<AmiAlias> alias = ParseAmiAlias(term.alias);
+      if (!alias.ok()) {
+        return Error{Prefix(node_class) + field + ".alias: " + alias.error().message, 400,
+                     std::string(kNotFound)};
+      }
+      const std::vector<AliasParameter> parameters =
+          AliasParameters(*alias, options_.kubernetes_version);
+      if (parameters.empty()) {
+        return Error{Prefix(node_class) + field + ".alias \"" + term.alias +
+                         "\": no such alias (families al2, al2023, bottlerocket with a version "
+                         "or latest; windows2019, windows2022, windows2025 with latest)",
+                     400, std::string(kNotFound)};
+      }
+      std::vector<std::string> names;
+      names.reserve(parameters.size());
+      for (const AliasParameter& parameter : parameters) names.push_back(parameter.name);
+      Result<SsmParameters> values = ssm_.GetParameters(names);
+      if (!values.ok()) return failed(values.error());
+      // Which parameters name each image (one image may serve several variants).
+      std::map<std::string, std::vector<const AliasParameter*>> by_image;
+      for (const AliasParameter& parameter : parameters) {
+        auto value = values->values.find(parameter.name);
+        if (value != values->values.end()) by_image[value->second].push_back(&parameter);
+      }
+      if (by_image.empty()) {
+        return Error{Prefix(node_class) + field + ".alias \"" + term.alias +
+                         "\": no AMI is published for Kubernetes " + options_.kubernetes_version +
+                         " (none of the SSM parameters exists, e.g. " + names.front() + ")",
+                     404, std::string(kNotFound)};
+      }
+      std::vector<std::string> ids;
+      ids.reserve(by_image.size());
+      for (const auto& [id, named] : by_image) ids.push_back(id);
+      Result<std::vector<Image>> images = ImagesById(ec2_, ids);
+      if (!images.ok()) return failed(images.error());
+      for (const Image& image : *images) {
+        for (const AliasParameter* parameter : by_image[image.image_id]) {
+          const std::string& architecture =
+              image.architecture.empty() ? parameter->architecture : image.architecture;
+          for (const auto& variant : parameter->variants) {
+            newest.Offer(image, WithArchitecture(architecture, variant));
+          }
+        }
+      }
+      continue;
+    }
+    if (!term.ssm_parameter.empty()) {
+      Result<std::string> id = ssm_.GetParameter(term.ssm_parameter);
+      if (id.ok()) {
+        plain_ids.push_back(*id);
+      } else if (id.error().reason != "ParameterNotFound") {
+        return failed(id.error());
+      }
+    }
+    if (!term.id.empty()) plain_ids.push_back(term.id);
+    if (term.name.empty() && term.tags.empty()) continue;
+    ImageQuery query;
+    if (!term.owner.empty()) {
+      query.owners = {term.owner};
+    } else if (term.tags.empty()) {
+      query.owners = {"self", "amazon"};  // a bare name means this account's or Amazon's
+    }
+    if (!term.name.empty()) {
+      query.filters.push_back(QueryFilter{.name = "name", .values = {term.name}});
+    }
+    AddTagFilters(term.tags, query.filters);
+    Result<std::vector<Image>> images = ec2_.DescribeImages(query);
+    if (!images.ok()) return failed(images.error());
+    for (const Image& image : *images) {
+      newest.Offer(image, {ArchitectureRequirement(image.architecture)});
+    }
+  }
+  Result<std::vector<Image>> images = ImagesById(ec2_, plain_ids);
+  if (!images.ok()) {
+    return Error{Prefix(node_class) + "spec.amiSelectorTerms ids: " + images.error().message,
+                 images.error().status, images.error().reason};
+  }
+  for (const Image& image : *images) {
+    newest.Offer(image, {ArchitectureRequirement(image.architecture)});
+  }
+
+  std::vector<api::AmiStatus> amis = newest.Take();
+  if (amis.empty()) {
+    std::string described;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      described += (i > 0 ? "; " : "") + DescribeAmiTerm(terms[i]);
+    }
+    return Error{
+        Prefix(node_class) + "no available AMI matches spec.amiSelectorTerms [" + described + "]",
+        404, std::string(kNotFound)};
+  }
+  return amis;
+}
+
+std::string NodeClassResolver::InstanceProfileName(const api::EC2NodeClass& node_class) const {
+  return options_.cluster_name + "_" +
+         std::to_string(Fnv1a(options_.region + "/" + node_class.metadata.name));
+}
+
+IamTags NodeClassResolver::InstanceProfileTags(const api::EC2NodeClass& node_class) const {
+  IamTags tags(node_class.spec.tags.begin(), node_class.spec.tags.end());
+  tags["kubernetes.io/cluster/" + options_.cluster_name] = "owned";
+  tags["karpenter.sh/managed-by"] = options_.cluster_name;
+  tags[std::string(api::kLabelNodeClass)] = node_class.metadata.name;
+  tags[std::string(api::kLabelRegion)] = options_.region;
+  return tags;
+}
+
+Result<std::string> NodeClassResolver::ResolveInstanceProfile(const api::EC2NodeClass& node_class) {
+  const api::EC2NodeClassSpec& spec = node_class.spec;
+  if (!spec.instance_profile.empty()) {
+    Result<std::optional<InstanceProfile>> profile = iam_.GetInstanceProfile(spec.instance_profile);
+    if (!profile.ok()) {
+      return Error{Prefix(node_class) + "spec.instanceProfile " + spec.instance_profile + ": " +
+                       profile.error().message,
+                   profile.error().status, profile.error().reason};
+    }
+    if (!profile->has_value()) {
+      return Error{Prefix(node_class) + "spec.instanceProfile " + spec.instance_profile +
+                       ": no such instance profile",
+                   404, std::string(kNotFound)};
+    }
+    return spec.instance_profile;
+  }
+  if (spec.role.empty()) {
+    return Error{Prefix(node_class) + "neither spec.role nor spec.instanceProfile is set", 400,
+                 "Invalid"};
+  }
+  const std::string name = InstanceProfileName(node_class);
+  const std::string role = RoleName(spec.role);
+  auto failed = [&](std::string_view step, const Error& error) {
+    return Error{Prefix(node_class) + "spec.role " + spec.role + ": " + std::string(step) +
+                     " instance profile " + name + ": " + error.message,
+                 error.status, error.reason};
+  };
+  const IamTags tags = InstanceProfileTags(node_class);
+
+  Result<std::optional<InstanceProfile>> existing = iam_.GetInstanceProfile(name);
+  if (!existing.ok()) return failed("reading", existing.error());
+  InstanceProfile profile;
+  if (existing->has_value()) {
+    profile = std::move(**existing);
+  } else {
+    const std::string path = "/karpenter/" + options_.region + "/" + options_.cluster_name + "/";
+    Result<InstanceProfile> created = iam_.CreateInstanceProfile(name, path, tags);
+    if (created.ok()) {
+      profile = std::move(*created);
+    } else if (created.error().reason == kEntityAlreadyExists) {  // made meanwhile: use it
+      Result<std::optional<InstanceProfile>> again = iam_.GetInstanceProfile(name);
+      if (!again.ok()) return failed("reading", again.error());
+      if (!again->has_value()) return failed("creating", created.error());
+      profile = std::move(**again);
+    } else {
+      return failed("creating", created.error());
+    }
+  }
+
+  IamTags missing;
+  for (const auto& [key, value] : tags) {
+    auto found = profile.tags.find(key);
+    if (found == profile.tags.end() || found->second != value) missing[key] = value;
+  }
+  if (!missing.empty()) {
+    Status tagged = iam_.TagInstanceProfile(name, missing);
+    if (!tagged.ok()) return failed("tagging", tagged.error());
+  }
+
+  bool has_role = false;
+  for (const IamRole& attached : profile.roles) {
+    if (attached.name == role) {
+      has_role = true;
+      continue;
+    }
+    Status removed = iam_.RemoveRoleFromInstanceProfile(name, attached.name);
+    if (!removed.ok() && removed.error().reason != kNoSuchEntity) {
+      return failed("removing role " + attached.name + " from", removed.error());
+    }
+  }
+  if (!has_role) {
+    Status added = iam_.AddRoleToInstanceProfile(name, role);
+    if (!added.ok()) return failed("adding role " + role + " to", added.error());
+  }
+  return name;
+}
+
+Status NodeClassResolver::Finalize(const api::EC2NodeClass& node_class) {
+  if (node_class.spec.role.empty()) return {};
+  const std::string name = InstanceProfileName(node_class);
+  auto failed = [&](std::string_view step, const Error& error) {
+    return Error{
+        Prefix(node_class) + std::string(step) + " instance profile " + name + ": " + error.message,
+        error.status, error.reason};
+  };
+  Result<std::optional<InstanceProfile>> profile = iam_.GetInstanceProfile(name);
+  if (!profile.ok()) return failed("reading", profile.error());
+  if (!profile->has_value()) return {};
+  // Only a profile this cluster owns: one someone else made under this name stays.
+  const IamTags& tags = (*profile)->tags;
+  auto owner = tags.find("kubernetes.io/cluster/" + options_.cluster_name);
+  if (owner == tags.end() || owner->second != "owned") return {};
+  for (const IamRole& role : (*profile)->roles) {
+    Status removed = iam_.RemoveRoleFromInstanceProfile(name, role.name);
+    if (!removed.ok() && removed.error().reason != kNoSuchEntity) {
+      return failed("removing role " + role.name + " from", removed.error());
+    }
+  }
+  Status deleted = iam_.DeleteInstanceProfile(name);
+  if (!deleted.ok() && deleted.error().reason != kNoSuchEntity) {
+    return failed("deleting", deleted.error());
+  }
+  return {};
+}
+
+api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& node_class) {
+  api::EC2NodeClass::Status status = node_class.status;
+  const TimePoint now = clock_.Now();
+  const int64_t generation = node_class.metadata.generation;
+  // A part that matched nothing is emptied; one that failed keeps its previous value.
+  auto report = [&](std::string_view type, const Error* error, std::string_view not_found_reason,
+                    std::string_view failed_reason) {
+    if (error == nullptr) {
+      SetStatusCondition(status.conditions, type, true, type, "", now, generation);
+      return;
+    }
+    const bool not_found = error->reason == kNotFound;
+    SetStatusCondition(status.conditions, type, false, not_found ? not_found_reason : failed_reason,
+                       error->message, now, generation);
+  };
+
+  Result<std::vector<api::SubnetStatus>> subnets = ResolveSubnets(node_class);
+  if (subnets.ok()) {
+    status.subnets = std::move(*subnets);
+  } else if (subnets.error().reason == kNotFound) {
+    status.subnets.clear();
+  }
+  report(kConditionSubnetsReady, subnets.ok() ? nullptr : &subnets.error(), "SubnetsNotFound",
+         "SubnetsResolutionFailed");
+
+  Result<std::vector<api::SecurityGroupStatus>> groups = ResolveSecurityGroups(node_class);
+  if (groups.ok()) {
+    status.security_groups = std::move(*groups);
+  } else if (groups.error().reason == kNotFound) {
+    status.security_groups.clear();
+  }
+  report(kConditionSecurityGroupsReady, groups.ok() ? nullptr : &groups.error(),
+         "SecurityGroupsNotFound", "SecurityGroupsResolutionFailed");
+
+  Result<std::vector<api::AmiStatus>> amis = ResolveAmis(node_class);
+  if (amis.ok()) {
+    status.amis = std::move(*amis);
+  } else if (amis.error().reason == kNotFound) {
+    status.amis.clear();
+  }
+  report(kConditionAmisReady, amis.ok() ? nullptr : &amis.error(), "AMINotFound",
+         "AMIResolutionFailed");
+
+  Result<std::string> profile = ResolveInstanceProfile(node_class);
+  if (profile.ok()) {
+    status.instance_profile = std::move(*profile);
+  } else if (profile.error().reason == kNotFound) {
+    status.instance_profile.clear();
+  }
+  report(kConditionInstanceProfileReady, profile.ok() ? nullptr : &profile.error(),
+         "InstanceProfileNotFound", "InstanceProfileResolutionFailed");
+
+  std::string unready;
+  for (const std::string_view type : {kConditionSubnetsReady, kConditionSecurityGroupsReady,
+                                      kConditionAmisReady, kConditionInstanceProfileReady}) {
+    if (api::IsConditionTrue(status.conditions, type)) continue;
+    if (!unready.empty()) unready += ", ";
+    unready += std::string(type) + "=False";
+  }
+  if (unready.empty()) {
+    SetStatusCondition(status.conditions, kConditionReady, true, kConditionReady, "", now,
+                       generation);
+  } else {
+    SetStatusCondition(status.conditions, kConditionReady, false, "UnhealthyDependents", unready,
+                       now, generation);
+  }
+  return status;
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,399 @@
+#include "aws/provider/aws_cloud_provider.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <utility>
+
+#include "api/labels.h"
+#include "aws/provider/launch_plan.h"
+#include "aws/userdata/base64.h"
+#include "aws/userdata/user_data.h"
+#include "scheduling/requirements.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr std::string_view kTagNodePool = "karpenter.sh/nodepool";
+constexpr std::string_view kTagNodeClaim = "karpenter.sh/nodeclaim";
+constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
+constexpr std::string_view kInstanceNotFound = "InvalidInstanceID.NotFound";
+constexpr std::string_view kLaunchTemplateNotFound = "InvalidLaunchTemplateName.NotFoundException";
+// The states of an instance that still exists (or is on its way out, not yet gone).
+const std::vector<std::string> kLiveStates = {"pending", "running", "stopping", "stopped",
+                                              "shutting-down"};
+
+std::string ClusterTag(std::string_view cluster) {
+  return "kubernetes.io/cluster/" + std::string(cluster);
+}
+
+Error NotFound(std::string_view provider_id, std::string_view why) {
+  return Error(fmt::format("instance {} {}", provider_id, why), 404,
+               std::string(cloud::kReasonNotFound));
+}
+
+bool Gone(const Instance& instance) {
+  return instance.state == "terminated" || instance.state == "shutting-down";
+}
+
+// Labels a kubelet may set on its own Node (the NodeRestriction admission plugin refuses other
+// kubernetes.io and k8s.io labels; Karpenter sets those when it syncs the Node).
+bool KubeletMaySet(std::string_view key) {
+  const size_t slash = key.find('/');
+  if (slash == std::string_view::npos) return true;
+  const std::string_view domain = key.substr(0, slash);
+  const bool kubernetes = domain == "kubernetes.io" || domain.ends_with(".kubernetes.io") ||
+                          domain == "k8s.io" || domain.ends_with(".k8s.io");
+  if (!kubernetes) return true;
+  return domain == "node.kubernetes.io" || domain == "kubelet.kubernetes.io" ||
+         domain == "topology.kubernetes.io" || key == api::kLabelArch || key == api::kLabelOs;
+}
+
+// The NodeClaim's own labels and single-valued requirements.
+api::Labels NodeClaimLabels(const api::NodeClaim& node_claim) {
+  api::Labels labels =
+      scheduling::Requirements::FromNodeSelector(node_claim.spec.requirements).SingleValueLabels();
+  for (const auto& [key, value] : node_claim.metadata.labels) labels[key] = value;
+  return labels;
+}
+
+std::string NodePoolOf(const api::NodeClaim& node_claim) {
+  const auto it = node_claim.metadata.labels.find(api::kLabelNodePool);
+  return it == node_claim.metadata.labels.end() ? "" : it->second;
+}
+
+}  // namespace
+
+bool IsCapacityError(std::string_view code) {
+  static constexpr std::array<std::string_view, 7> kCodes = {"InsufficientInstanceCapacity",
+                                                             "MaxSpotInstanceCountExceeded",
+                                                             "VcpuLimitExceeded",
+                                                             "UnfulfillableCapacity",
+                                                             "InsufficientFreeAddressesInSubnet",
+                                                             "SpotMaxPriceTooLow",
+                                                             "Unsupported"};
+  return std::find(kCodes.begin(), kCodes.end(), code) != kCodes.end();
+}
+
+std::string InstanceIdOf(std::string_view provider_id) {
+  constexpr std::string_view kScheme = "aws://";
+  if (!provider_id.starts_with(kScheme)) return "";
+  const size_t slash = provider_id.rfind('/');
+  const std::string_view id = provider_id.substr(slash + 1);
+  return id.starts_with("i-") ? std::string(id) : "";
+}
+
+AwsCloudProvider::AwsCloudProvider(Ec2Api& ec2, InstanceTypeProvider& instance_types,
+                                   UnavailableOfferings& unavailable,
+                                   LaunchTemplates& launch_templates, NodeClassLookup node_classes,
+                                   AwsCloudProviderOptions options, const Clock& clock)
+    : ec2_(ec2),
+      instance_types_(instance_types),
+      unavailable_(unavailable),
+      launch_templates_(launch_templates),
+      node_classes_(std::move(node_classes)),
+      options_(std::move(options)),
+      clock_(clock) {}
+
+Result<api::EC2NodeClass> AwsCloudProvider::ReadyNodeClass(std::string_view name,
+                                                           std::string_view user) const {
+  std::optional<api::EC2NodeClass> node_class = node_classes_(name);
+  if (!node_class.has_value()) {
+    return Error(fmt::format("{}: EC2NodeClass {} not found", user, name));
+  }
+  if (!api::IsConditionTrue(node_class->status.conditions, "Ready")) {
+    const api::Condition* ready = api::FindCondition(node_class->status.conditions, "Ready");
+    return Error(fmt::format("{}: EC2NodeClass {} is not ready{}{}", user, name,
+                             ready != nullptr && !ready->message.empty() ? ": " : "",
+                             ready != nullptr ? ready->message : ""));
+  }
+  return std::move(*node_class);
+}
+
+Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> AwsCloudProvider::TypesOf(
+    const api::EC2NodeClass& node_class) {
+  return instance_types_.List(node_class);
+}
+
+Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> AwsCloudProvider::GetInstanceTypes(
+    const api::NodePool& node_pool) {
+  std::lock_guard lock(mutex_);
+  Result<api::EC2NodeClass> node_class = ReadyNodeClass(
+      node_pool.spec.template_.spec.node_class_ref.name, "NodePool " + node_pool.metadata.name);
+  if (!node_class.ok()) return node_class.error();
+  return TypesOf(*node_class);
+}
+
+Ec2Tags AwsCloudProvider::OwnershipTags(const api::NodeClaim& node_claim,
+                                        const api::EC2NodeClass& node_class) const {
+  Ec2Tags tags(node_class.spec.tags.begin(), node_class.spec.tags.end());
+  tags[ClusterTag(options_.cluster_name)] = "owned";
+  tags[std::string(kTagEksClusterName)] = options_.cluster_name;
+  tags[std::string(kTagNodePool)] = NodePoolOf(node_claim);
+  tags[std::string(kTagNodeClass)] = node_class.metadata.name;
+  tags[std::string(kTagNodeClaim)] = node_claim.metadata.name;
+  return tags;
+}
+
+bool AwsCloudProvider::Owned(const Instance& instance) const {
+  const auto cluster = instance.tags.find(ClusterTag(options_.cluster_name));
+  return cluster != instance.tags.end() && cluster->second == "owned" &&
+         instance.tags.contains(std::string(kTagNodePool));
+}
+
+cloud::Instance AwsCloudProvider::ToCloudInstance(const Instance& instance,
+                                                  const cloud::InstanceType* type,
+                                                  const api::NodeClaim* node_claim,
+                                                  double price) const {
+  cloud::Instance out;
+  out.provider_id = fmt::format("aws:///{}/{}", instance.zone, instance.instance_id);
+  if (const auto it = instance.tags.find(std::string(kTagNodeClaim)); it != instance.tags.end()) {
+    out.node_claim = it->second;
+  }
+  if (const auto it = instance.tags.find(std::string(kTagNodePool)); it != instance.tags.end()) {
+    out.node_pool = it->second;
+  }
+  out.instance_type = instance.instance_type;
+  out.zone = instance.zone;
+  out.capacity_type = instance.lifecycle.empty() ? "on-demand" : instance.lifecycle;
+  out.image_id = instance.image_id;
+  out.node_name = instance.private_dns_name;
+  out.price = price;
+  out.launch_time = instance.launch_time.value_or(clock_.Now());
+  if (node_claim != nullptr) out.labels = NodeClaimLabels(*node_claim);
+  if (type != nullptr) {
+    for (const auto& [key, value] : type->requirements.SingleValueLabels()) out.labels[key] = value;
+    out.capacity = type->capacity;
+    out.allocatable = type->Allocatable();
+  }
+  out.labels[std::string(api::kLabelInstanceType)] = instance.instance_type;
+  out.labels[std::string(api::kLabelZone)] = instance.zone;
+  out.labels[std::string(api::kLabelRegion)] = options_.region;
+  out.labels[std::string(api::kLabelCapacityType)] = out.capacity_type;
+  if (!out.node_name.empty()) out.labels[std::string(api::kLabelHostname)] = out.node_name;
+  return out;
+}
+
+Result<std::vector<Instance>> AwsCloudProvider::DescribeOwned(
+    const std::vector<QueryFilter>& filters) {
+  std::vector<QueryFilter> all = filters;
+  all.push_back({"tag:" + ClusterTag(options_.cluster_name), {"owned"}});
+  all.push_back({"tag-key", {std::string(kTagNodePool)}});
+  all.push_back({"instance-state-name", kLiveStates});
+  Result<std::vector<Instance>> instances = ec2_.DescribeInstances({}, all);
+  if (!instances.ok()) return instances.error();
+  std::erase_if(*instances, [&](const Instance& instance) { return !Owned(instance); });
+  std::sort(instances->begin(), instances->end(),
+            [](const Instance& a, const Instance& b) { return a.instance_id < b.instance_id; });
+  return instances;
+}
+
+Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
+  std::lock_guard lock(mutex_);
+  const std::string user = "NodeClaim " + node_claim.metadata.name;
+  Result<api::EC2NodeClass> node_class = ReadyNodeClass(node_claim.spec.node_class_ref.name, user);
+  if (!node_class.ok()) return node_class.error();
+  Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> types = TypesOf(*node_class);
+  if (!types.ok()) return types.error();
+  const auto find_type = [&](std::string_view name) -> const cloud::InstanceType* {
+    for (const cloud::InstanceType& type : **types) {
+      if (type.name == name) return &type;
+    }
+    return nullptr;
+  };
+
+  // Idempotent: an instance already launched for this NodeClaim is the answer.
+  Result<std::vector<Instance>> existing =
+      DescribeOwned({{"tag:" + std::string(kTagNodeClaim), {node_claim.metadata.name}}});
+  if (!existing.ok()) return existing.error();
+  if (!existing->empty()) {
+    const Instance& found = existing->front();
+    return ToCloudInstance(found, find_type(found.instance_type), &node_claim, 0);
+  }
+
+  Result<LaunchPlan> plan = PlanLaunch(node_claim, *node_class, **types);
+  if (!plan.ok()) return plan.error();
+
+  NodeBootstrap bootstrap;
+  bootstrap.node_class = node_class->metadata.name;
+  bootstrap.cluster_name = options_.cluster_name;
+  bootstrap.cluster_endpoint = options_.cluster_endpoint;
+  bootstrap.certificate_authority = options_.certificate_authority;
+  bootstrap.service_cidr = options_.service_cidr;
+  bootstrap.ami_family = node_class->EffectiveAmiFamily();
+  for (const auto& [key, value] : NodeClaimLabels(node_claim)) {
+    if (KubeletMaySet(key)) bootstrap.labels[key] = value;
+  }
+  bootstrap.taints = node_claim.spec.taints;
+  bootstrap.taints.insert(bootstrap.taints.end(), node_claim.spec.startup_taints.begin(),
+                          node_claim.spec.startup_taints.end());
+  bootstrap.kubelet = node_class->spec.kubelet;
+  bootstrap.instance_store_raid0 = node_class->spec.instance_store_policy == "RAID0";
+  bootstrap.custom_user_data = node_class->spec.user_data;
+  Result<std::string> user_data = RenderUserData(bootstrap);
+  if (!user_data.ok()) return Error(user + ": " + user_data.error().message);
+  const std::string user_data_base64 = EncodeBase64(*user_data);
+
+  // One launch template per AMI; each candidate is an override of its AMI's template.
+  std::vector<std::string> security_groups;
+  for (const api::SecurityGroupStatus& group : node_class->status.security_groups) {
+    security_groups.push_back(group.id);
+  }
+  FleetInput fleet;
+  std::map<std::string, size_t> template_of_image;
+  for (const LaunchCandidate& candidate : plan->candidates) {
+    auto [it, inserted] =
+        template_of_image.emplace(candidate.image_id, fleet.launch_templates.size());
+    if (inserted) {
+      LaunchTemplateInput input;
+      input.image_id = candidate.image_id;
+      input.instance_profile = node_class->status.instance_profile;
+      input.security_group_ids = security_groups;
+      input.user_data_base64 = user_data_base64;
+      input.tags = Ec2Tags(node_class->spec.tags.begin(), node_class->spec.tags.end());
+      input.tags[ClusterTag(options_.cluster_name)] = "owned";
+      input.metadata = node_class->spec.metadata_options;
+      Result<std::string> name =
+          launch_templates_.Ensure(std::move(input), node_class->metadata.name);
+      if (!name.ok()) return Error(user + ": " + name.error().message);
+      fleet.launch_templates.push_back(FleetLaunchTemplateConfig{*name, {}});
+    }
+    fleet.launch_templates[it->second].overrides.push_back(FleetOverride{
+        candidate.instance_type->name, candidate.subnet_id, candidate.zone, std::nullopt});
+  }
+  fleet.target_capacity = 1;
+  const bool spot = plan->capacity_type == "spot";
+  fleet.capacity_type = spot ? CapacityType::kSpot : CapacityType::kOnDemand;
+  fleet.allocation_strategy = spot ? "price-capacity-optimized" : "lowest-price";
+  fleet.tags = OwnershipTags(node_claim, *node_class);
+
+  Result<FleetResult> launched = ec2_.CreateFleet(fleet);
+  if (!launched.ok()) {
+    if (launched.error().reason == kLaunchTemplateNotFound) {
+      for (const FleetLaunchTemplateConfig& config : fleet.launch_templates) {
+        launch_templates_.Forget(config.launch_template_name);
+      }
+    }
+    return Error(user + ": " + launched.error().message, launched.error().status,
+                 launched.error().reason);
+  }
+  std::map<std::string, std::string, std::less<>> zone_of_subnet;
+  for (const api::SubnetStatus& subnet : node_class->status.subnets) {
+    zone_of_subnet.emplace(subnet.id, subnet.zone);
+  }
+  std::vector<std::string> failures;
+  for (const FleetError& error : launched->errors) {
+    failures.push_back(
+        fmt::format("{} {} {}: {}", error.instance_type, error.zone, error.code, error.message));
+    if (!IsCapacityError(error.code)) continue;
+    std::string zone = error.zone;
+    if (zone.empty()) {
+      if (const auto it = zone_of_subnet.find(error.subnet_id); it != zone_of_subnet.end()) {
+        zone = it->second;
+      }
+    }
+    unavailable_.MarkUnavailable(error.instance_type, zone,
+                                 error.lifecycle.empty() ? plan->capacity_type : error.lifecycle,
+                                 error.code);
+  }
+  if (launched->instances.empty()) {
+    return Error(fmt::format("{}: EC2 launched no {} instance of {} candidates{}{}", user,
+                             plan->capacity_type, plan->candidates.size(),
+                             failures.empty() ? "" : ": ", fmt::join(failures, "; ")),
+                 0, std::string(cloud::kReasonInsufficientCapacity));
+  }
+
+  const FleetInstance& first = launched->instances.front();
+  Instance instance;
+  instance.instance_id = first.instance_id;
+  instance.instance_type = first.instance_type;
+  instance.zone = first.zone;
+  instance.subnet_id = first.subnet_id;
+  instance.lifecycle = first.lifecycle.empty() ? plan->capacity_type : first.lifecycle;
+  instance.tags = fleet.tags;
+  double price = 0;
+  for (const LaunchCandidate& candidate : plan->candidates) {
+    if (candidate.instance_type->name == first.instance_type &&
+        (first.zone.empty() || candidate.zone == first.zone)) {
+      price = candidate.price;
+      if (instance.zone.empty()) instance.zone = candidate.zone;
+      if (instance.image_id.empty()) instance.image_id = candidate.image_id;
+      break;
+    }
+  }
+  // The private DNS name (the Node's name) and launch time come from EC2.
+  if (Result<std::vector<Instance>> described = ec2_.DescribeInstances({first.instance_id});
+      described.ok() && !described->empty()) {
+    const Instance& found = described->front();
+    instance.private_dns_name = found.private_dns_name;
+    instance.launch_time = found.launch_time;
+    if (!found.image_id.empty()) instance.image_id = found.image_id;
+    if (!found.zone.empty()) instance.zone = found.zone;
+  }
+  cloud::Instance out =
+      ToCloudInstance(instance, find_type(instance.instance_type), &node_claim, price);
+  out.taints = RegistrationTaints(bootstrap);
+  return out;
+}
+
+Result<Instance> AwsCloudProvider::DescribeLive(std::string_view provider_id) {
+  const std::string id = InstanceIdOf(provider_id);
+  if (id.empty()) return Error(fmt::format("{} is not an AWS provider ID", provider_id));
+  Result<std::vector<Instance>> described = ec2_.DescribeInstances({id});
+  if (!described.ok()) {
+    if (described.error().reason == kInstanceNotFound) return NotFound(provider_id, "not found");
+    return described.error();
+  }
+  if (described->empty() || Gone(described->front())) {
+    return NotFound(provider_id, "is terminated");
+  }
+  return std::move(described->front());
+}
+
+Status AwsCloudProvider::Delete(std::string_view provider_id) {
+  std::lock_guard lock(mutex_);
+  Result<Instance> instance = DescribeLive(provider_id);
+  if (!instance.ok()) return instance.error();
+  if (!Owned(*instance)) {
+    return Error(
+        fmt::format("instance {} is not owned by cluster {} (no {}=owned and {} tags): "
+                    "refusing to terminate it",
+                    instance->instance_id, options_.cluster_name, ClusterTag(options_.cluster_name),
+                    kTagNodePool));
+  }
+  Result<std::vector<InstanceStateChange>> changes =
+      ec2_.TerminateInstances({instance->instance_id});
+  if (!changes.ok()) {
+    if (changes.error().reason == kInstanceNotFound) return NotFound(provider_id, "not found");
+    return changes.error();
+  }
+  return {};
+}
+
+Result<cloud::Instance> AwsCloudProvider::Get(std::string_view provider_id) {
+  std::lock_guard lock(mutex_);
+  Result<Instance> instance = DescribeLive(provider_id);
+  if (!instance.ok()) return instance.error();
+  if (!Owned(*instance)) {
+    return NotFound(provider_id, "is not owned by cluster " + options_.cluster_name);
+  }
+  return ToCloudInstance(*instance, nullptr, nullptr, 0);
+}
+
+Result<std::vector<cloud::Instance>> AwsCloudProvider::List() {
+  std::lock_guard lock(mutex_);
+  Result<std::vector<Instance>> instances = DescribeOwned({});
+  if (!instances.ok()) return instances.error();
+  std::vector<cloud::Instance> out;
+  out.reserve(instances->size());
+  for (const Instance& instance : *instances) {
+    if (Gone(instance)) continue;
+    out.push_back(ToCloudInstance(instance, nullptr, nullptr, 0));
+  }
+  return out;
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,86 @@
+#pragma once
+// The AWS cloud provider (reference §3, §6): instance types from EC2 for each NodePool's
+// EC2NodeClass, launches through launch templates and instant CreateFleet requests, and the
+// lifecycle of the instances this cluster owns. It terminates only instances tagged
+// kubernetes.io/cluster/<cluster>=owned and karpenter.sh/nodepool; anything else is refused.
+// Offerings EC2 has no capacity for are marked unavailable for a while, so the next plan avoids
+// them. Thread-safe: one call at a time reaches EC2.
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/ec2nodeclass.h"
+#include "aws/api/ec2_api.h"
+#include "aws/instancetypes/instance_type_provider.h"
+#include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/provider/launch_templates.h"
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+
+namespace karpenter::aws {
+
+// The EC2NodeClass of that name as the cluster has it now, or nullopt.
+using NodeClassLookup = std::function<std::optional<api::EC2NodeClass>(std::string_view name)>;
+
+struct AwsCloudProviderOptions {
+  std::string cluster_name;
+  std::string region;
+  // For the nodes' user data: the API server they join and its CA (base64 of the PEM).
+  std::string cluster_endpoint;
+  std::string certificate_authority;
+  std::string service_cidr;  // "" when unknown: the node's bootstrap discovers it
+};
+
+// EC2 error codes after which an offering is marked unavailable (reference §6).
+bool IsCapacityError(std::string_view code);
+
+// "aws:///us-west-2a/i-0123" → "i-0123"; empty when it is not an AWS provider ID.
+std::string InstanceIdOf(std::string_view provider_id);
+
+class AwsCloudProvider final : public cloud::CloudProvider {
+ public:
+  // The references must outlive the provider.
+  AwsCloudProvider(Ec2Api& ec2, InstanceTypeProvider& instance_types,
+                   UnavailableOfferings& unavailable, LaunchTemplates& launch_templates,
+                   NodeClassLookup node_classes, AwsCloudProviderOptions options,
+                   const Clock& clock);
+
+  Result<cloud::Instance> Create(const api::NodeClaim& node_claim) override;
+  Status Delete(std::string_view provider_id) override;
+  Result<cloud::Instance> Get(std::string_view provider_id) override;
+  Result<std::vector<cloud::Instance>> List() override;
+  Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> GetInstanceTypes(
+      const api::NodePool& node_pool) override;
+  std::string_view Name() const override { return "aws"; }
+
+ private:
+  Result<api::EC2NodeClass> ReadyNodeClass(std::string_view name, std::string_view user) const;
+  Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> TypesOf(
+      const api::EC2NodeClass& node_class);
+  // The tags every launched resource carries, from which ownership is read back.
+  Ec2Tags OwnershipTags(const api::NodeClaim& node_claim,
+                        const api::EC2NodeClass& node_class) const;
+  bool Owned(const Instance& instance) const;
+  // The instance as controllers see it; type facts (capacity, labels) when the type is known.
+  cloud::Instance ToCloudInstance(const Instance& instance, const cloud::InstanceType* type,
+                                  const api::NodeClaim* node_claim, double price) const;
+  Result<std::vector<Instance>> DescribeOwned(const std::vector<QueryFilter>& filters);
+  // The instance of an AWS provider ID that has not terminated (else reason NotFound).
+  Result<Instance> DescribeLive(std::string_view provider_id);
+
+  Ec2Api& ec2_;
+  InstanceTypeProvider& instance_types_;
+  UnavailableOfferings& unavailable_;
+  LaunchTemplates& launch_templates_;
+  NodeClassLookup node_classes_;
+  const AwsCloudProviderOptions options_;
+  const Clock& clock_;
+  std::mutex mutex_;
+};
+
+}  // namespace karpenter::aws

@@ -1,0 +1,116 @@
+#include "aws/provider/aws_provider.h"
+
+#include <utility>
+
+namespace karpenter::aws {
+namespace {
+
+PricingProviderOptions PricingOptions(const AwsProviderOptions& options) {
+  PricingProviderOptions out;
+  out.region = options.region;
+  out.isolated_vpc = options.isolated_vpc;
+  return out;
+}
+
+InstanceTypeProviderOptions InstanceTypeOptions(const AwsProviderOptions& options) {
+  InstanceTypeProviderOptions out;
+  out.region = options.region;
+  out.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
+  out.reserved_enis = options.reserved_enis;
+  return out;
+}
+
+NodeClassResolverOptions ResolverOptions(const AwsProviderOptions& options) {
+  NodeClassResolverOptions out;
+  out.cluster_name = options.cluster_name;
+  out.region = options.region;
+  out.kubernetes_version = options.kubernetes_version;
+  return out;
+}
+
+AwsCloudProviderOptions CloudOptions(const AwsProviderOptions& options) {
+  AwsCloudProviderOptions out;
+  out.cluster_name = options.cluster_name;
+  out.region = options.region;
+  out.cluster_endpoint = options.cluster_endpoint;
+  out.certificate_authority = options.certificate_authority;
+  return out;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AwsProvider>> AwsProvider::Create(const Environment& environment,
+                                                         AwsProviderOptions options,
+                                                         const Clock& clock) {
+  if (options.cluster_name.empty()) return Error("AWS provider: no cluster name given");
+  if (options.region.empty()) options.region = std::string(environment.Get("AWS_REGION"));
+  if (options.region.empty()) options.region = std::string(environment.Get("AWS_DEFAULT_REGION"));
+  if (options.region.empty()) {
+    return Error("AWS provider: no region: set AWS_REGION (or --aws-region)");
+  }
+  auto transport = std::make_unique<CurlTransport>();
+  Result<AwsClients> clients = AwsClients::Create(environment, options.region, *transport, clock);
+  if (!clients.ok()) return clients.error();
+  return std::unique_ptr<AwsProvider>(new AwsProvider(environment, std::move(options), clock,
+                                                      std::move(transport), std::move(*clients)));
+}
+
+AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, const Clock& clock,
+                         std::unique_ptr<CurlTransport> transport, AwsClients clients)
+    : environment_(std::move(environment)),
+      options_(std::move(options)),
+      clock_(clock),
+      transport_(std::move(transport)),
+      clients_(std::move(clients)),
+      ec2_(clients_.ec2()),
+      ssm_(clients_.ssm()),
+      iam_(clients_.iam()),
+      pricing_api_(clients_.pricing()),
+      unavailable_(clock),
+      pricing_(ec2_, options_.isolated_vpc ? nullptr : &pricing_api_, clock,
+               PricingOptions(options_)),
+      instance_types_(ec2_, pricing_, unavailable_, clock, InstanceTypeOptions(options_)),
+      launch_templates_(ec2_, options_.cluster_name),
+      resolver_(ec2_, ssm_, iam_, ResolverOptions(options_), clock) {
+  NodeClassLookup lookup = [this](std::string_view name) -> std::optional<api::EC2NodeClass> {
+    if (cluster_ == nullptr) return std::nullopt;
+    std::optional<kube::Object> object = cluster_->node_classes().Get(name);
+    if (!object.has_value()) return std::nullopt;
+    return controllers::DecodeEC2NodeClass(*object);
+  };
+  cloud_ =
+      std::make_unique<AwsCloudProvider>(ec2_, instance_types_, unavailable_, launch_templates_,
+                                         std::move(lookup), CloudOptions(options_), clock);
+}
+
+NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::ClusterCache& cluster,
+                                         Logger logger) {
+  cluster_ = &cluster;
+  node_class_controller_ = std::make_unique<NodeClassController>(
+      client, cluster, resolver_, launch_templates_, clock_, std::move(logger));
+  return *node_class_controller_;
+}
+
+Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
+    kube::Client& client, controllers::ClusterCache& cluster, Logger logger) {
+  if (options_.interruption_queue.empty()) return std::optional<std::jthread>();
+  interruption_transport_ = std::make_unique<CurlTransport>();
+  Result<AwsClients> clients =
+      AwsClients::Create(environment_, options_.region, *interruption_transport_, clock_);
+  if (!clients.ok()) return clients.error();
+  interruption_clients_.emplace(std::move(*clients));
+  sqs_.emplace(interruption_clients_->sqs());
+  interruption_controller_ = std::make_unique<InterruptionController>(
+      *sqs_, options_.interruption_queue, client, cluster, unavailable_, std::move(logger));
+  return std::optional<std::jthread>(
+      std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
+}
+
+Status AwsProvider::RefreshCatalog() {
+  Status prices = pricing_.Refresh();
+  Status types = instance_types_.Refresh();
+  if (!types.ok()) return types;
+  return prices;
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,137 @@
+#include "aws/provider/interruption_controller.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "api/labels.h"
+#include "kube/object.h"
+
+namespace karpenter::aws {
+namespace {
+
+// The NodeClaims whose instance is `instance_id` (status.providerID "aws:///<zone>/<id>").
+std::vector<kube::Object> NodeClaimsOf(const controllers::ClusterCache& cluster,
+                                       std::string_view instance_id) {
+  std::vector<kube::Object> out;
+  cluster.node_claims().ForEach([&](const kube::Object& claim) {
+    const std::string_view provider_id = kube::StringAt(claim, {"status", "providerID"});
+    if (provider_id.starts_with("aws://") && provider_id.ends_with(instance_id) &&
+        provider_id.size() > instance_id.size() &&
+        provider_id[provider_id.size() - instance_id.size() - 1] == '/') {
+      out.push_back(claim);
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+InterruptionController::InterruptionController(SqsApi& sqs, std::string queue_name,
+                                               kube::Client& client,
+                                               controllers::ClusterCache& cluster,
+                                               UnavailableOfferings& unavailable, Logger logger)
+    : sqs_(sqs),
+      queue_name_(std::move(queue_name)),
+      client_(client),
+      cluster_(cluster),
+      unavailable_(unavailable),
+      logger_(std::move(logger)) {}
+
+InterruptionCounts InterruptionController::counts() const {
+  InterruptionCounts out;
+  out.received = received_.load();
+  out.malformed = malformed_.load();
+  out.ignored = ignored_.load();
+  out.node_claims_deleted = node_claims_deleted_.load();
+  return out;
+}
+
+Status InterruptionController::Handle(const InterruptionMessage& message) {
+  if (!Actionable(message)) {
+    ++ignored_;
+    if (message.kind == InterruptionKind::kRebalanceRecommendation) {
+      logger_.Info("rebalance recommendation", {{"instances", message.instance_ids}});
+    }
+    return {};
+  }
+  bool ours = false;
+  for (const std::string& instance_id : message.instance_ids) {
+    for (const kube::Object& claim : NodeClaimsOf(cluster_, instance_id)) {
+      ours = true;
+      const std::string name(kube::Name(claim));
+      if (message.kind == InterruptionKind::kSpotInterruption) {
+        unavailable_.MarkUnavailable(kube::Label(claim, api::kLabelInstanceType),
+                                     kube::Label(claim, api::kLabelZone), "spot",
+                                     "SpotInterruption");
+      }
+      if (!kube::DeletionTimestamp(claim).empty()) continue;
+      Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
+      if (!deleted.ok() && deleted.error().status != 404) {
+        return Error("deleting NodeClaim " + name + " of interrupted instance " + instance_id +
+                     ": " + deleted.error().message);
+      }
+      ++node_claims_deleted_;
+      logger_.Info("deleting interrupted nodeclaim", {{"nodeclaim", name},
+                                                      {"instance", instance_id},
+                                                      {"reason", KindName(message.kind)},
+                                                      {"detailType", message.detail_type}});
+    }
+  }
+  if (!ours) ++ignored_;
+  return {};
+}
+
+Result<size_t> InterruptionController::ProcessOnce(const ReceiveOptions& options) {
+  if (queue_url_.empty()) {
+    Result<std::string> url = sqs_.GetQueueUrl(queue_name_);
+    if (!url.ok()) return Error("interruption queue " + queue_name_ + ": " + url.error().message);
+    queue_url_ = std::move(*url);
+  }
+  Result<std::vector<SqsMessage>> messages = sqs_.ReceiveMessage(queue_url_, options);
+  if (!messages.ok()) return messages.error();
+  received_ += messages->size();
+  Status first;
+  for (const SqsMessage& message : *messages) {
+    Result<InterruptionMessage> parsed = ParseInterruptionMessage(message.body);
+    if (!parsed.ok()) {
+      ++malformed_;
+      logger_.Warn("deleting malformed interruption message",
+                   {{"messageId", message.message_id}, logkey::Err(parsed.error())});
+    } else if (Status handled = Handle(*parsed); !handled.ok()) {
+      if (first.ok()) first = handled;
+      continue;  // stays on the queue: received again after its visibility timeout
+    }
+    if (Status deleted = sqs_.DeleteMessage(queue_url_, message.receipt_handle);
+        !deleted.ok() && first.ok()) {
+      first = deleted;
+    }
+  }
+  if (!first.ok()) return first.error();
+  return messages->size();
+}
+
+void InterruptionController::Run(const std::stop_token& stop) {
+  // A message about a NodeClaim the informer has not listed yet would be dropped as not ours.
+  while (!stop.stop_requested() && !cluster_.node_claims().synced()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::chrono::seconds backoff(1);
+  while (!stop.stop_requested()) {
+    Result<size_t> processed = ProcessOnce();
+    if (processed.ok()) {
+      backoff = std::chrono::seconds(1);
+      continue;
+    }
+    logger_.Error("handling interruption messages failed", {logkey::Err(processed.error())});
+    for (auto slept = std::chrono::seconds(0); slept < backoff && !stop.stop_requested();
+         slept += std::chrono::seconds(1)) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    backoff = std::min(backoff * 2, std::chrono::seconds(60));
+  }
+}
+
+}  // namespace karpenter::aws

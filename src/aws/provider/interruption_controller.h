@@ -1,0 +1,65 @@
+#pragma once
+// The interruption controller (reference §7): long-polls the SQS queue EventBridge feeds and, for
+// each message about an instance of a NodeClaim, acts before EC2 does: a spot interruption warning
+// marks that spot offering unavailable and deletes the NodeClaim (so its node is cordoned and
+// drained and its pods re-planned), as do scheduled maintenance and an instance stopping or
+// terminating; a rebalance recommendation is only logged. Every message is deleted once handled;
+// malformed ones are deleted and counted, never retried. Runs on its own thread with its own SQS
+// client; the kube client, the informers and the unavailable offerings are thread-safe.
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "aws/api/sqs_api.h"
+#include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/provider/interruption_message.h"
+#include "common/log.h"
+#include "common/result.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+
+namespace karpenter::aws {
+
+struct InterruptionCounts {
+  uint64_t received = 0;
+  uint64_t malformed = 0;  // deleted unread
+  uint64_t ignored = 0;    // well formed, nothing to do (rebalance, other events, not ours)
+  uint64_t node_claims_deleted = 0;
+};
+
+class InterruptionController {
+ public:
+  // The references must outlive the controller.
+  InterruptionController(SqsApi& sqs, std::string queue_name, kube::Client& client,
+                         controllers::ClusterCache& cluster, UnavailableOfferings& unavailable,
+                         Logger logger);
+
+  // One receive (waiting up to options.wait_seconds): handles the messages it got and deletes
+  // those handled. Returns how many it received.
+  Result<size_t> ProcessOnce(const ReceiveOptions& options = {});
+  // Once the NodeClaim informer has synced, ProcessOnce until `stop`, backing off after failures.
+  void Run(const std::stop_token& stop);
+
+  InterruptionCounts counts() const;
+
+ private:
+  // Acts on one parsed message; an Error leaves the message on the queue for another try.
+  Status Handle(const InterruptionMessage& message);
+
+  SqsApi& sqs_;
+  const std::string queue_name_;
+  kube::Client& client_;
+  controllers::ClusterCache& cluster_;
+  UnavailableOfferings& unavailable_;
+  Logger logger_;
+  std::string queue_url_;  // looked up on first use
+  std::atomic<uint64_t> received_{0};
+  std::atomic<uint64_t> malformed_{0};
+  std::atomic<uint64_t> ignored_{0};
+  std::atomic<uint64_t> node_claims_deleted_{0};
+};
+
+}  // namespace karpenter::aws

@@ -1,0 +1,135 @@
+#include "aws/provider/launch_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <utility>
+
+#include "api/labels.h"
+#include "cloud/cloud_provider.h"
+#include "scheduling/requirements.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr std::string_view kSpot = "spot";
+constexpr std::string_view kOnDemand = "on-demand";
+
+bool Allows(const scheduling::Requirements& requirements, std::string_view key,
+            std::string_view value) {
+  const scheduling::Requirement* requirement = requirements.Get(key);
+  return requirement == nullptr || requirement->Has(value);
+}
+
+// The image for a type: the first of the node class's AMIs (newest first) whose requirements
+// the type meets; empty when none does.
+std::string ImageFor(const cloud::InstanceType& type,
+                     const std::vector<std::pair<std::string, scheduling::Requirements>>& amis) {
+  for (const auto& [id, requirements] : amis) {
+    if (type.requirements.Intersects(requirements)) return id;
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2NodeClass& node_class,
+                              const std::vector<cloud::InstanceType>& instance_types) {
+  const std::string& claim = node_claim.metadata.name;
+  if (node_class.status.subnets.empty()) {
+    return Error(fmt::format("NodeClaim {}: EC2NodeClass {} has no resolved subnets", claim,
+                             node_class.metadata.name));
+  }
+  if (node_class.status.amis.empty()) {
+    return Error(fmt::format("NodeClaim {}: EC2NodeClass {} has no resolved AMIs", claim,
+                             node_class.metadata.name));
+  }
+  // The subnet of each zone with the most free addresses (status lists them most free first).
+  std::map<std::string, std::string, std::less<>> subnet_of_zone;
+  for (const api::SubnetStatus& subnet : node_class.status.subnets) {
+    subnet_of_zone.emplace(subnet.zone, subnet.id);
+  }
+  std::vector<std::pair<std::string, scheduling::Requirements>> amis;
+  for (const api::AmiStatus& ami : node_class.status.amis) {
+    amis.emplace_back(ami.id, scheduling::Requirements::FromNodeSelector(ami.requirements));
+  }
+
+  const scheduling::Requirements wanted =
+      scheduling::Requirements::FromNodeSelector(node_claim.spec.requirements);
+  struct Fitting {
+    const cloud::InstanceType* type;
+    std::string image_id;
+  };
+  std::vector<Fitting> fitting;
+  bool spot_available = false;
+  for (const cloud::InstanceType& type : instance_types) {
+    if (!type.requirements.Intersects(wanted)) continue;
+    if (!node_claim.spec.resource_requests.FitsIn(type.Allocatable())) continue;
+    std::string image_id = ImageFor(type, amis);
+    if (image_id.empty()) continue;
+    for (const cloud::Offering& offering : type.offerings) {
+      if (offering.available && offering.capacity_type == kSpot &&
+          subnet_of_zone.contains(offering.zone) &&
+          Allows(wanted, api::kLabelZone, offering.zone)) {
+        spot_available = true;
+      }
+    }
+    fitting.push_back(Fitting{&type, std::move(image_id)});
+  }
+
+  LaunchPlan plan;
+  plan.capacity_type =
+      spot_available && Allows(wanted, api::kLabelCapacityType, kSpot) ? kSpot : kOnDemand;
+  if (!Allows(wanted, api::kLabelCapacityType, plan.capacity_type)) {
+    return Error(fmt::format("NodeClaim {}: allows neither spot nor on-demand capacity", claim), 0,
+                 std::string(cloud::kReasonInsufficientCapacity));
+  }
+  struct TypeCandidates {
+    double cheapest = std::numeric_limits<double>::infinity();
+    std::vector<LaunchCandidate> candidates;
+  };
+  std::vector<TypeCandidates> by_type;
+  for (const Fitting& fit : fitting) {
+    TypeCandidates entry;
+    for (const cloud::Offering& offering : fit.type->offerings) {
+      if (!offering.available || offering.capacity_type != plan.capacity_type ||
+          !Allows(wanted, api::kLabelZone, offering.zone)) {
+        continue;
+      }
+      const auto subnet = subnet_of_zone.find(offering.zone);
+      if (subnet == subnet_of_zone.end()) continue;
+      entry.cheapest = std::min(entry.cheapest, offering.price);
+      entry.candidates.push_back(
+          LaunchCandidate{fit.type, offering.zone, subnet->second, fit.image_id, offering.price});
+    }
+    if (!entry.candidates.empty()) by_type.push_back(std::move(entry));
+  }
+  if (by_type.empty()) {
+    return Error(
+        fmt::format("NodeClaim {}: no available {} offering of a compatible instance "
+                    "type that fits {} cpu / {} memory in a zone with a subnet of "
+                    "EC2NodeClass {}",
+                    claim, plan.capacity_type, node_claim.spec.resource_requests.cpu().ToString(),
+                    node_claim.spec.resource_requests.memory().ToString(),
+                    node_class.metadata.name),
+        0, std::string(cloud::kReasonInsufficientCapacity));
+  }
+  // Cheapest first; ties keep the catalog's order, so plans are deterministic.
+  std::stable_sort(
+      by_type.begin(), by_type.end(),
+      [](const TypeCandidates& a, const TypeCandidates& b) { return a.cheapest < b.cheapest; });
+  if (by_type.size() > kMaxLaunchInstanceTypes) by_type.resize(kMaxLaunchInstanceTypes);
+  for (TypeCandidates& entry : by_type) {
+    std::stable_sort(
+        entry.candidates.begin(), entry.candidates.end(),
+        [](const LaunchCandidate& a, const LaunchCandidate& b) { return a.price < b.price; });
+    for (LaunchCandidate& candidate : entry.candidates) {
+      plan.candidates.push_back(std::move(candidate));
+    }
+  }
+  return plan;
+}
+
+}  // namespace karpenter::aws

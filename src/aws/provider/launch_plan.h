@@ -1,0 +1,40 @@
+#pragma once
+// What to ask EC2 for when launching a NodeClaim (reference §6): the capacity type (spot when the
+// NodeClaim allows it and a spot offering is available, else on-demand) and the candidates — each
+// compatible instance type that fits the NodeClaim's requests, in each allowed zone where its
+// offering is available and the EC2NodeClass has a subnet (the one with the most free addresses),
+// with the newest AMI whose requirements the type meets. Cheapest types first, at most
+// kMaxLaunchInstanceTypes of them. Pure: no AWS calls.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "api/ec2nodeclass.h"
+#include "api/nodeclaim.h"
+#include "cloud/instance_type.h"
+#include "common/result.h"
+
+namespace karpenter::aws {
+
+inline constexpr size_t kMaxLaunchInstanceTypes = 60;
+
+struct LaunchCandidate {
+  const cloud::InstanceType* instance_type = nullptr;  // into the list given to PlanLaunch
+  std::string zone;
+  std::string subnet_id;
+  std::string image_id;
+  double price = 0;  // USD/hour of the offering
+};
+
+struct LaunchPlan {
+  std::string capacity_type;                // "spot" or "on-demand"
+  std::vector<LaunchCandidate> candidates;  // cheapest first
+};
+
+// Fails when the EC2NodeClass has not resolved subnets or AMIs yet, and with reason
+// cloud::kReasonInsufficientCapacity when no available offering fits the NodeClaim.
+Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2NodeClass& node_class,
+                              const std::vector<cloud::InstanceType>& instance_types);
+
+}  // namespace karpenter::aws

@@ -1,0 +1,81 @@
+#include "aws/provider/launch_templates.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "aws/sdk/sigv4.h"
+
+namespace karpenter::aws {
+namespace {
+
+constexpr std::string_view kAlreadyExists = "InvalidLaunchTemplateName.AlreadyExistsException";
+constexpr size_t kHashLength = 20;  // hex digits of SHA-256: collisions are not a concern
+
+// Appends `field` length-prefixed, so no two contents serialize alike.
+void AppendField(std::string& out, std::string_view field) {
+  out += std::to_string(field.size());
+  out += ':';
+  out += field;
+}
+
+}  // namespace
+
+std::string LaunchTemplateName(const LaunchTemplateInput& input) {
+  std::string content;
+  AppendField(content, input.image_id);
+  AppendField(content, input.instance_profile);
+  std::vector<std::string> groups = input.security_group_ids;
+  std::sort(groups.begin(), groups.end());
+  for (const std::string& group : groups) AppendField(content, group);
+  AppendField(content, "|");
+  AppendField(content, input.user_data_base64);
+  for (const auto& [key, value] : input.tags) {  // a std::map: sorted
+    AppendField(content, key);
+    AppendField(content, value);
+  }
+  AppendField(content, "|");
+  const api::MetadataOptions& metadata = input.metadata;
+  AppendField(content, metadata.http_endpoint);
+  AppendField(content, metadata.http_protocol_ipv6);
+  AppendField(content, std::to_string(metadata.http_put_response_hop_limit));
+  AppendField(content, metadata.http_tokens);
+  return std::string(kLaunchTemplateNamePrefix) + Sha256Hex(content).substr(0, kHashLength);
+}
+
+LaunchTemplates::LaunchTemplates(Ec2Api& ec2, std::string cluster_name)
+    : ec2_(ec2), cluster_name_(std::move(cluster_name)) {}
+
+Result<std::string> LaunchTemplates::Ensure(LaunchTemplateInput input,
+                                            std::string_view node_class) {
+  input.tags[std::string(kTagCluster)] = cluster_name_;
+  input.tags[std::string(kTagNodeClass)] = std::string(node_class);
+  input.name = LaunchTemplateName(input);
+  if (known_.contains(input.name)) return input.name;
+  Result<LaunchTemplate> created = ec2_.CreateLaunchTemplate(input);
+  if (!created.ok() && created.error().reason != kAlreadyExists) return created.error();
+  known_.insert(input.name);
+  return input.name;
+}
+
+void LaunchTemplates::Forget(std::string_view name) {
+  if (const auto it = known_.find(name); it != known_.end()) known_.erase(it);
+}
+
+Result<int> LaunchTemplates::DeleteForNodeClass(std::string_view node_class) {
+  Result<std::vector<LaunchTemplate>> templates = ec2_.DescribeLaunchTemplates(
+      {{"tag:" + std::string(kTagCluster), {cluster_name_}},
+       {"tag:" + std::string(kTagNodeClass), {std::string(node_class)}}});
+  if (!templates.ok()) return templates.error();
+  int deleted = 0;
+  for (const LaunchTemplate& found : *templates) {
+    if (!found.name.starts_with(kLaunchTemplateNamePrefix)) continue;
+    Status status = ec2_.DeleteLaunchTemplate(found.name);
+    if (!status.ok()) return status.error();
+    Forget(found.name);
+    ++deleted;
+  }
+  return deleted;
+}
+
+}  // namespace karpenter::aws

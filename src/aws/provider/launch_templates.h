@@ -1,0 +1,44 @@
+#pragma once
+// The launch templates instances are launched from (reference §6): one per distinct content
+// (image, user data, security groups, instance profile, metadata options, tags), named
+// `karpenter.k8s.aws/<hash of the content>` and tagged with the cluster and the EC2NodeClass, so
+// the same content always finds the same template — after a restart too. Created on first use,
+// remembered, and deleted with their EC2NodeClass.
+
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "aws/api/ec2_api.h"
+#include "common/result.h"
+
+namespace karpenter::aws {
+
+inline constexpr std::string_view kLaunchTemplateNamePrefix = "karpenter.k8s.aws/";
+inline constexpr std::string_view kTagCluster = "karpenter.k8s.aws/cluster";
+inline constexpr std::string_view kTagNodeClass = "karpenter.k8s.aws/ec2nodeclass";
+
+// The template name for `input`'s content (input.name is not part of it).
+std::string LaunchTemplateName(const LaunchTemplateInput& input);
+
+// Not thread-safe, as Ec2Api is not.
+class LaunchTemplates {
+ public:
+  // `ec2` must outlive this.
+  LaunchTemplates(Ec2Api& ec2, std::string cluster_name);
+
+  // The name of a template with `input`'s content made for `node_class`, created the first time
+  // (a template another replica created meanwhile is used as is).
+  Result<std::string> Ensure(LaunchTemplateInput input, std::string_view node_class);
+  // EC2 no longer has the template (someone deleted it): the next Ensure creates it again.
+  void Forget(std::string_view name);
+  // Deletes this cluster's templates made for `node_class`; returns how many.
+  Result<int> DeleteForNodeClass(std::string_view node_class);
+
+ private:
+  Ec2Api& ec2_;
+  const std::string cluster_name_;
+  std::set<std::string, std::less<>> known_;
+};
+
+}  // namespace karpenter::aws

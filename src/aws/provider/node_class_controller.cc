@@ -1,0 +1,123 @@
+#include "aws/provider/node_class_controller.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "api/encode.h"
+#include "controllers/conditions.h"
+#include "kube/object.h"
+
+namespace karpenter::aws {
+
+NodeClassController::NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
+                                         NodeClassResolver& resolver,
+                                         LaunchTemplates& launch_templates, const Clock& clock,
+                                         Logger logger, std::chrono::milliseconds resync)
+    : client_(client),
+      cluster_(cluster),
+      resolver_(resolver),
+      launch_templates_(launch_templates),
+      clock_(clock),
+      logger_(std::move(logger)),
+      resync_(resync) {}
+
+Status NodeClassController::ReconcileAll() {
+  std::vector<kube::Object> due;
+  const TimePoint now = clock_.Now();
+  cluster_.node_classes().ForEach([&](const kube::Object& object) {
+    const auto seen = resolved_.find(kube::Name(object));
+    if (seen == resolved_.end() || seen->second.generation != kube::Generation(object) ||
+        !kube::DeletionTimestamp(object).empty() || now - seen->second.at >= resync_) {
+      due.push_back(object);
+    }
+  });
+  Status first;
+  for (const kube::Object& object : due) {
+    Status status = Reconcile(object);
+    if (!status.ok() && first.ok()) first = status;
+  }
+  return first;
+}
+
+Status NodeClassController::Reconcile(const kube::Object& object) {
+  const std::string name(kube::Name(object));
+  if (!kube::DeletionTimestamp(object).empty()) return Finalize(object);
+  std::string error;
+  const std::optional<api::EC2NodeClass> node_class =
+      controllers::DecodeEC2NodeClass(object, &error);
+  if (!node_class.has_value()) {
+    // Remembered, so a bad object is reported once per change, not every round.
+    resolved_[name] = Resolved{kube::Generation(object), clock_.Now()};
+    return Error(fmt::format("EC2NodeClass {}: {}", name, error));
+  }
+  if (!kube::HasFinalizer(object, kFinalizerNodeClassTermination)) {
+    kube::Object finalizers = kube::FinalizersWithout(object, kFinalizerNodeClassTermination);
+    finalizers.push_back(std::string(kFinalizerNodeClassTermination));
+    Result<kube::Object> patched = client_.Patch(
+        kube::resources::kEC2NodeClasses, "", name, kube::PatchType::kMerge,
+        kube::Object{{"metadata",
+                      {{"finalizers", finalizers},
+                       {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
+        kube::Subresource::kNone);
+    // The patch moved the object on: its status is written after the informer sees it.
+    if (!patched.ok()) return Error("EC2NodeClass " + name + ": " + patched.error().message);
+    return {};
+  }
+  const api::EC2NodeClass::Status status = resolver_.Resolve(*node_class);
+  const kube::Object encoded = api::Encode(status);
+  const kube::Object current = object.value("status", kube::Object::object());
+  bool changed = false;
+  for (const auto& [key, value] : encoded.items()) {
+    if (current.value(key, kube::Object()) != value) changed = true;
+  }
+  if (changed) {
+    if (Status patched =
+            controllers::PatchStatus(client_, kube::resources::kEC2NodeClasses, object, encoded);
+        !patched.ok()) {
+      return Error("EC2NodeClass " + name + ": " + patched.error().message);
+    }
+    const bool ready = api::IsConditionTrue(status.conditions, kConditionReady);
+    logger_.Info("resolved ec2nodeclass", {{"ec2nodeclass", name},
+                                           {"ready", ready},
+                                           {"subnets", status.subnets.size()},
+                                           {"securityGroups", status.security_groups.size()},
+                                           {"amis", status.amis.size()}});
+  }
+  resolved_[name] = Resolved{kube::Generation(object), clock_.Now()};
+  return {};
+}
+
+Status NodeClassController::Finalize(const kube::Object& object) {
+  const std::string name(kube::Name(object));
+  if (!kube::HasFinalizer(object, kFinalizerNodeClassTermination)) return {};
+  size_t users = 0;
+  cluster_.node_claims().ForEach([&](const kube::Object& claim) {
+    if (kube::StringAt(claim, {"spec", "nodeClassRef", "name"}) == name) ++users;
+  });
+  if (users > 0) return {};  // their termination comes first; looked at again next round
+  std::string error;
+  const std::optional<api::EC2NodeClass> node_class =
+      controllers::DecodeEC2NodeClass(object, &error);
+  Result<int> deleted = launch_templates_.DeleteForNodeClass(name);
+  if (!deleted.ok()) return Error("EC2NodeClass " + name + ": " + deleted.error().message);
+  if (node_class.has_value()) {
+    if (Status cleaned = resolver_.Finalize(*node_class); !cleaned.ok()) {
+      return Error("EC2NodeClass " + name + ": " + cleaned.error().message);
+    }
+  }
+  Result<kube::Object> patched = client_.Patch(
+      kube::resources::kEC2NodeClasses, "", name, kube::PatchType::kMerge,
+      kube::Object{
+          {"metadata",
+           {{"finalizers", kube::FinalizersWithout(object, kFinalizerNodeClassTermination)},
+            {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
+      kube::Subresource::kNone);
+  if (!patched.ok()) return Error("EC2NodeClass " + name + ": " + patched.error().message);
+  resolved_.erase(name);
+  logger_.Info("finalized ec2nodeclass", {{"ec2nodeclass", name}, {"launchTemplates", *deleted}});
+  return {};
+}
+
+}  // namespace karpenter::aws

@@ -1,0 +1,54 @@
+#pragma once
+// The EC2NodeClass controller: keeps each node class's status resolved (reference §1) — when its
+// spec changes, and every few minutes besides, since subnets fill up and AMIs are released without
+// the object changing — and holds the karpenter.k8s.aws/termination finalizer: a node class being
+// deleted keeps it until no NodeClaim uses the class, then its launch templates and instance
+// profile are deleted and the finalizer removed. Runs on the controller loop, the thread the AWS
+// cloud provider runs on too (they share the launch templates).
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "aws/nodeclass/node_class_resolver.h"
+#include "aws/provider/launch_templates.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/result.h"
+#include "controllers/cluster_cache.h"
+#include "kube/client.h"
+
+namespace karpenter::aws {
+
+class NodeClassController {
+ public:
+  // The references must outlive the controller.
+  NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
+                      NodeClassResolver& resolver, LaunchTemplates& launch_templates,
+                      const Clock& clock, Logger logger,
+                      std::chrono::milliseconds resync = std::chrono::minutes(5));
+
+  // Reconciles every node class that changed, is being deleted, or was resolved longer than the
+  // resync period ago. Tries them all; returns the first failure.
+  Status ReconcileAll();
+  // Reconciles one EC2NodeClass object as the informer has it.
+  Status Reconcile(const kube::Object& object);
+
+ private:
+  Status Finalize(const kube::Object& object);
+
+  kube::Client& client_;
+  controllers::ClusterCache& cluster_;
+  NodeClassResolver& resolver_;
+  LaunchTemplates& launch_templates_;
+  const Clock& clock_;
+  Logger logger_;
+  const std::chrono::milliseconds resync_;
+  struct Resolved {
+    int64_t generation = 0;
+    TimePoint at;
+  };
+  std::map<std::string, Resolved, std::less<>> resolved_;  // by name
+};
+
+}  // namespace karpenter::aws

@@ -1,0 +1,55 @@
+#include "kube/http/server_version.h"
+
+#include <cctype>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "kube/http/transport.h"
+
+namespace karpenter::kube::http {
+namespace {
+
+// The leading digits of `text` ("31+" → "31").
+std::string Digits(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c)) == 0) break;
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> ParseServerVersion(std::string_view body) {
+  const nlohmann::json version = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!version.is_object()) return Error("GET /version: the answer is not a JSON object");
+  const auto text = [&](const char* key) {
+    const auto it = version.find(key);
+    return it != version.end() && it->is_string() ? Digits(it->get_ref<const std::string&>())
+                                                  : std::string();
+  };
+  const std::string major = text("major");
+  const std::string minor = text("minor");
+  if (major.empty() || minor.empty()) {
+    return Error("GET /version: no numeric major and minor version in " + std::string(body));
+  }
+  return major + "." + minor;
+}
+
+Result<std::string> ServerVersion(const Config& config) {
+  Result<std::shared_ptr<Transport>> transport = Transport::New(config);
+  if (!transport.ok()) return transport.error();
+  Request request;
+  request.path = "/version";
+  Result<Response> response = (*transport)->Do(request);
+  if (!response.ok()) return response.error();
+  if (response->status != 200) {
+    return Error(
+        "GET " + (*transport)->server() + "/version: HTTP " + std::to_string(response->status),
+        response->status, "");
+  }
+  return ParseServerVersion(response->body);
+}
+
+}  // namespace karpenter::kube::http

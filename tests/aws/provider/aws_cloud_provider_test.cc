@@ -1,0 +1,276 @@
+// The AWS cloud provider against moto: launches through launch templates and CreateFleet with the
+// ownership tags, finds, lists and terminates only what it owns.
+
+#include "aws/provider/aws_cloud_provider.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/labels.h"
+#include "aws/api/iam_api.h"
+#include "aws/api/moto_fixture.h"
+#include "aws/api/ssm_api.h"
+#include "aws/instancetypes/pricing_provider.h"
+#include "aws/nodeclass/node_class_resolver.h"
+#include "aws/provider/launch_templates.h"
+
+namespace karpenter::aws {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+class AwsCloudProviderTest : public testing::MotoTest {
+ protected:
+  void SetUp() override {
+    MotoTest::SetUp();
+    if (HasFatalFailure()) return;
+    region_ = seed_["region"].get<std::string>();
+    cluster_name_ = testing::UniqueName("cluster");
+    ec2_.emplace(clients_->ec2());
+    ssm_.emplace(clients_->ssm());
+    iam_.emplace(clients_->iam());
+    PricingProviderOptions pricing_options;
+    pricing_options.region = region_;
+    pricing_.emplace(*ec2_, nullptr, clock_, pricing_options);
+    // Spot prices from EC2; moto has no Pricing API, so the region's on-demand prices stay unknown
+    // and every launch here is a spot launch.
+    Status priced = pricing_->Refresh();
+    ASSERT_TRUE(priced.ok()) << priced.error().message;
+    ASSERT_GT(pricing_->spot_count(), 0U);
+    unavailable_.emplace(clock_);
+    InstanceTypeProviderOptions type_options;
+    type_options.region = region_;
+    instance_types_.emplace(*ec2_, *pricing_, *unavailable_, clock_, type_options);
+    launch_templates_.emplace(*ec2_, cluster_name_);
+
+    node_class_.metadata.name = testing::UniqueName("nodeclass");
+    node_class_.metadata.uid = node_class_.metadata.name + "-uid";
+    node_class_.metadata.generation = 1;
+    node_class_.spec.subnet_selector_terms = {{{{"karpenter.sh/discovery", cluster_}}, "", ""}};
+    node_class_.spec.security_group_selector_terms = {
+        {{{"karpenter.sh/discovery", cluster_}}, "", ""}};
+    api::AmiSelectorTerm alias;
+    alias.alias = "al2023@latest";
+    node_class_.spec.ami_selector_terms = {alias};
+    node_class_.spec.role = seed_["node_role"].get<std::string>();
+    node_class_.spec.tags = {{"team", "platform"}};
+    NodeClassResolverOptions resolver_options;
+    resolver_options.cluster_name = cluster_name_;
+    resolver_options.region = region_;
+    resolver_options.kubernetes_version = seed_["kubernetes_version"].get<std::string>();
+    NodeClassResolver resolver(*ec2_, *ssm_, *iam_, resolver_options, clock_);
+    node_class_.status = resolver.Resolve(node_class_);
+    ASSERT_TRUE(api::IsConditionTrue(node_class_.status.conditions, "Ready"))
+        << "the seeded account must resolve the node class";
+    finalize_ = [this, resolver_options] {
+      NodeClassResolver cleanup(*ec2_, *ssm_, *iam_, resolver_options, clock_);
+      (void)cleanup.Finalize(node_class_);
+      (void)launch_templates_->DeleteForNodeClass(node_class_.metadata.name);
+    };
+
+    AwsCloudProviderOptions options;
+    options.cluster_name = cluster_name_;
+    options.region = region_;
+    options.cluster_endpoint = "https://cluster.example";
+    options.certificate_authority = "Q0E=";
+    provider_.emplace(
+        *ec2_, *instance_types_, *unavailable_, *launch_templates_,
+        [this](std::string_view name) -> std::optional<api::EC2NodeClass> {
+          if (name != node_class_.metadata.name) return std::nullopt;
+          return node_class_;
+        },
+        options, clock_);
+  }
+
+  void TearDown() override {
+    if (provider_) {
+      Result<std::vector<cloud::Instance>> left = provider_->List();
+      if (left.ok()) {
+        for (const cloud::Instance& instance : *left) (void)provider_->Delete(instance.provider_id);
+      }
+    }
+    if (finalize_) finalize_();
+  }
+
+  api::NodeClaim Claim(const std::string& name, std::vector<std::string> types) const {
+    api::NodeClaim claim;
+    claim.metadata.name = name;
+    claim.metadata.labels = {{std::string(api::kLabelNodePool), "default"}, {"team", "platform"}};
+    claim.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", node_class_.metadata.name};
+    claim.spec.requirements = {{std::string(api::kLabelInstanceType),
+                                api::NodeSelectorOperator::kIn,
+                                std::move(types),
+                                {}},
+                               {std::string(api::kLabelCapacityType),
+                                api::NodeSelectorOperator::kIn,
+                                {"spot", "on-demand"},
+                                {}}};
+    claim.spec.resource_requests.Set(api::kResourceCpu, *Quantity::Parse("1"));
+    claim.spec.startup_taints = {{"example.com/starting", "", api::TaintEffect::kNoSchedule}};
+    return claim;
+  }
+
+  std::string region_;
+  std::string cluster_name_;
+  std::optional<Ec2Api> ec2_;
+  std::optional<SsmApi> ssm_;
+  std::optional<IamApi> iam_;
+  std::optional<PricingProvider> pricing_;
+  std::optional<UnavailableOfferings> unavailable_;
+  std::optional<InstanceTypeProvider> instance_types_;
+  std::optional<LaunchTemplates> launch_templates_;
+  api::EC2NodeClass node_class_;
+  std::function<void()> finalize_;
+  std::optional<AwsCloudProvider> provider_;
+};
+
+TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
+  const api::NodeClaim claim = Claim(testing::UniqueName("claim"), {"m5.large", "m5.xlarge"});
+  Result<cloud::Instance> created = provider_->Create(claim);
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  const std::string id = InstanceIdOf(created->provider_id);
+  ASSERT_TRUE(id.starts_with("i-")) << created->provider_id;
+  EXPECT_EQ(created->provider_id, "aws:///" + created->zone + "/" + id);
+  EXPECT_TRUE(created->zone.starts_with(region_)) << created->zone;
+  EXPECT_THAT(created->instance_type, ::testing::AnyOf("m5.large", "m5.xlarge"));
+  EXPECT_EQ(created->node_claim, claim.metadata.name);
+  EXPECT_EQ(created->node_pool, "default");
+  EXPECT_FALSE(created->node_name.empty());
+  EXPECT_GT(created->price, 0);
+  EXPECT_EQ(created->capacity.cpu(),
+            *Quantity::Parse(created->instance_type == "m5.large" ? "2" : "4"));
+  EXPECT_THAT(created->labels,
+              Contains(Pair(std::string(api::kLabelInstanceType), created->instance_type)));
+  EXPECT_THAT(created->labels, Contains(Pair(std::string(api::kLabelZone), created->zone)));
+  EXPECT_THAT(created->labels, Contains(Pair("team", "platform")));
+  bool unregistered = false;
+  bool starting = false;
+  for (const api::Taint& taint : created->taints) {
+    unregistered = unregistered || taint.key == "karpenter.sh/unregistered";
+    starting = starting || taint.key == "example.com/starting";
+  }
+  EXPECT_TRUE(unregistered);
+  EXPECT_TRUE(starting);
+
+  Result<std::vector<Instance>> described = ec2_->DescribeInstances({id});
+  ASSERT_TRUE(described.ok()) << described.error().message;
+  ASSERT_EQ(described->size(), 1U);
+  const Ec2Tags& tags = described->front().tags;
+  EXPECT_THAT(tags, Contains(Pair("kubernetes.io/cluster/" + cluster_name_, "owned")));
+  EXPECT_THAT(tags, Contains(Pair("eks:eks-cluster-name", cluster_name_)));
+  EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodepool", "default")));
+  EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodeclaim", claim.metadata.name)));
+  EXPECT_THAT(tags, Contains(Pair("karpenter.k8s.aws/ec2nodeclass", node_class_.metadata.name)));
+  EXPECT_THAT(tags, Contains(Pair("team", "platform")));
+  // It runs the node class's AMI for its architecture, from a launch template of the class.
+  bool known_image = false;
+  for (const api::AmiStatus& ami : node_class_.status.amis) {
+    known_image = known_image || ami.id == described->front().image_id;
+  }
+  EXPECT_TRUE(known_image) << described->front().image_id;
+  Result<std::vector<LaunchTemplate>> templates = ec2_->DescribeLaunchTemplates(
+      {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
+  ASSERT_TRUE(templates.ok()) << templates.error().message;
+  ASSERT_EQ(templates->size(), 1U);
+  EXPECT_TRUE(templates->front().name.starts_with(kLaunchTemplateNamePrefix));
+
+  // A second Create for the same NodeClaim finds the same instance.
+  Result<cloud::Instance> again = provider_->Create(claim);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->provider_id, created->provider_id);
+
+  Result<std::vector<cloud::Instance>> listed = provider_->List();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_EQ(listed->size(), 1U);
+  EXPECT_EQ(listed->front().provider_id, created->provider_id);
+  EXPECT_EQ(listed->front().node_claim, claim.metadata.name);
+  Result<cloud::Instance> got = provider_->Get(created->provider_id);
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got->instance_type, created->instance_type);
+
+  ASSERT_TRUE(provider_->Delete(created->provider_id).ok());
+  Result<cloud::Instance> gone = provider_->Get(created->provider_id);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().reason, cloud::kReasonNotFound);
+  Status twice = provider_->Delete(created->provider_id);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().reason, cloud::kReasonNotFound);
+  listed = provider_->List();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST_F(AwsCloudProviderTest, NeverTerminatesAnInstanceItDoesNotOwn) {
+  const std::string unmanaged = seed_["unmanaged_instance"].get<std::string>();
+  Result<std::vector<Instance>> before = ec2_->DescribeInstances({unmanaged});
+  ASSERT_TRUE(before.ok()) << before.error().message;
+  ASSERT_EQ(before->size(), 1U);
+  const std::string provider_id = "aws:///" + before->front().zone + "/" + unmanaged;
+
+  Status deleted = provider_->Delete(provider_id);
+  ASSERT_FALSE(deleted.ok());
+  EXPECT_NE(deleted.error().reason, cloud::kReasonNotFound);
+  EXPECT_THAT(deleted.error().message, HasSubstr("refusing to terminate"));
+  Result<cloud::Instance> got = provider_->Get(provider_id);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().reason, cloud::kReasonNotFound);
+
+  Result<std::vector<Instance>> after = ec2_->DescribeInstances({unmanaged});
+  ASSERT_TRUE(after.ok()) << after.error().message;
+  ASSERT_EQ(after->size(), 1U);
+  EXPECT_EQ(after->front().state, "running");
+}
+
+TEST_F(AwsCloudProviderTest, UnavailableOfferingsAreNotLaunched) {
+  unavailable_->MarkUnavailable("m5.large", "", "", "InsufficientInstanceCapacity");
+  Result<cloud::Instance> created =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().reason, cloud::kReasonInsufficientCapacity);
+  Result<std::vector<cloud::Instance>> listed = provider_->List();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_TRUE(listed->empty());
+
+  // Another type is still launched.
+  Result<cloud::Instance> other =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  EXPECT_EQ(other->instance_type, "c5.large");
+}
+
+TEST_F(AwsCloudProviderTest, ANodeClassThatIsNotReadyCannotLaunch) {
+  for (api::Condition& condition : node_class_.status.conditions) {
+    if (condition.type == "Ready") {
+      condition.status = "False";
+      condition.message = "SubnetsReady=False";
+    }
+  }
+  Result<cloud::Instance> created =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
+  ASSERT_FALSE(created.ok());
+  EXPECT_THAT(created.error().message, HasSubstr("is not ready: SubnetsReady=False"));
+
+  api::NodeClaim elsewhere = Claim(testing::UniqueName("claim"), {"m5.large"});
+  elsewhere.spec.node_class_ref.name = "missing";
+  created = provider_->Create(elsewhere);
+  ASSERT_FALSE(created.ok());
+  EXPECT_THAT(created.error().message, HasSubstr("EC2NodeClass missing not found"));
+}
+
+TEST_F(AwsCloudProviderTest, ProviderIdsOfOtherCloudsAreRejected) {
+  EXPECT_EQ(InstanceIdOf("aws:///us-west-2a/i-0123"), "i-0123");
+  EXPECT_EQ(InstanceIdOf("sim:///us-west-2a/sim-0001"), "");
+  EXPECT_EQ(InstanceIdOf("aws:///us-west-2a/"), "");
+  Status deleted = provider_->Delete("sim:///us-west-2a/sim-0001");
+  ASSERT_FALSE(deleted.ok());
+  EXPECT_THAT(deleted.error().message, HasSubstr("not an AWS provider ID"));
+}
+
+}  // namespace
+}  // namespace karpenter::aws

@@ -1,0 +1,156 @@
+// The interruption controller against moto's SQS and the in-memory API server: each kind of
+// message leads to its action, every message leaves the queue, malformed ones are counted.
+
+#include "aws/provider/interruption_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+#include "api/labels.h"
+#include "aws/api/moto_fixture.h"
+#include "kube/memory/memory_client.h"
+#include "kube/object.h"
+
+namespace karpenter::aws {
+namespace {
+
+class InterruptionControllerTest : public testing::MotoTest {
+ protected:
+  void SetUp() override {
+    MotoTest::SetUp();
+    if (HasFatalFailure()) return;
+    sqs_.emplace(clients_->sqs());
+    queue_url_ = seed_["queue_url"].get<std::string>();
+    Drain();
+    kube_.emplace(clock_);
+    cluster_cache_.emplace(*kube_);
+    unavailable_.emplace(clock_);
+    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *unavailable_, Logger());
+  }
+
+  void Drain() {
+    for (;;) {
+      ReceiveOptions options;
+      options.wait_seconds = 0;
+      Result<std::vector<SqsMessage>> messages = sqs_->ReceiveMessage(queue_url_, options);
+      ASSERT_TRUE(messages.ok()) << messages.error().message;
+      if (messages->empty()) return;
+      for (const SqsMessage& message : *messages) {
+        ASSERT_TRUE(sqs_->DeleteMessage(queue_url_, message.receipt_handle).ok());
+      }
+    }
+  }
+
+  // A launched NodeClaim of instance `id` (an m5.large in us-west-2a).
+  void AddNodeClaim(const std::string& name, const std::string& id) {
+    kube::Object claim = {
+        {"apiVersion", "karpenter.sh/v1"},
+        {"kind", "NodeClaim"},
+        {"metadata",
+         {{"name", name},
+          {"labels",
+           {{std::string(api::kLabelInstanceType), "m5.large"},
+            {std::string(api::kLabelZone), "us-west-2a"},
+            {std::string(api::kLabelNodePool), "default"}}}}},
+        {"spec",
+         {{"nodeClassRef",
+           {{"group", "karpenter.k8s.aws"}, {"kind", "EC2NodeClass"}, {"name", "default"}}},
+          {"requirements", kube::Object::array()}}}};
+    Result<kube::Object> created = kube_->Create(kube::resources::kNodeClaims, claim, {});
+    ASSERT_TRUE(created.ok()) << created.error().message;
+    Result<kube::Object> patched = kube_->Patch(
+        kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+        {{"status", {{"providerID", "aws:///us-west-2a/" + id}}}}, kube::Subresource::kStatus);
+    ASSERT_TRUE(patched.ok()) << patched.error().message;
+  }
+
+  void Send(const std::string& body) {
+    Result<std::string> sent = sqs_->SendMessage(queue_url_, body);
+    ASSERT_TRUE(sent.ok()) << sent.error().message;
+  }
+
+  static std::string Event(const std::string& detail_type, const std::string& detail,
+                           const std::string& source = "aws.ec2") {
+    return R"({"version":"0","detail-type":")" + detail_type + R"(","source":")" + source +
+           R"(","detail":)" + detail + "}";
+  }
+
+  bool Exists(const std::string& name) {
+    return kube_->Get(kube::resources::kNodeClaims, "", name).ok();
+  }
+
+  std::optional<SqsApi> sqs_;
+  std::string queue_url_;
+  std::optional<kube::memory::MemoryClient> kube_;
+  std::optional<controllers::ClusterCache> cluster_cache_;
+  std::optional<UnavailableOfferings> unavailable_;
+  std::optional<InterruptionController> controller_;
+};
+
+TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
+  AddNodeClaim("spot-claim", "i-0000000000000spot");
+  AddNodeClaim("rebalanced-claim", "i-00000000rebalance");
+  AddNodeClaim("retired-claim", "i-0000000000retired");
+  AddNodeClaim("stopped-claim", "i-0000000000stopped");
+  AddNodeClaim("running-claim", "i-0000000000running");
+  ASSERT_TRUE(cluster_cache_->node_claims().Sync().ok());
+
+  Send(Event("EC2 Spot Instance Interruption Warning",
+             R"({"instance-id":"i-0000000000000spot","instance-action":"terminate"})"));
+  Send(Event("EC2 Instance Rebalance Recommendation", R"({"instance-id":"i-00000000rebalance"})"));
+  Send(Event("AWS Health Event",
+             R"({"service":"EC2","eventTypeCategory":"scheduledChange",)"
+             R"("affectedEntities":[{"entityValue":"i-0000000000retired"}]})",
+             "aws.health"));
+  Send(Event("EC2 Instance State-change Notification",
+             R"({"instance-id":"i-0000000000stopped","state":"stopping"})"));
+  Send(Event("EC2 Instance State-change Notification",
+             R"({"instance-id":"i-0000000000running","state":"running"})"));
+  Send(Event("EC2 Spot Instance Interruption Warning",
+             R"({"instance-id":"i-0000000notourinst","instance-action":"terminate"})"));
+  Send("{ this is not an event");
+
+  ReceiveOptions options;
+  options.wait_seconds = 0;
+  size_t received = 0;
+  for (int round = 0; round < 10 && received < 7; ++round) {
+    Result<size_t> processed = controller_->ProcessOnce(options);
+    ASSERT_TRUE(processed.ok()) << processed.error().message;
+    received += *processed;
+  }
+  EXPECT_EQ(received, 7U);
+
+  EXPECT_FALSE(Exists("spot-claim"));
+  EXPECT_TRUE(Exists("rebalanced-claim"));
+  EXPECT_FALSE(Exists("retired-claim"));
+  EXPECT_FALSE(Exists("stopped-claim"));
+  EXPECT_TRUE(Exists("running-claim"));
+  // The interrupted spot offering is avoided for a while; on-demand is not.
+  EXPECT_TRUE(unavailable_->IsUnavailable("m5.large", "us-west-2a", "spot"));
+  EXPECT_FALSE(unavailable_->IsUnavailable("m5.large", "us-west-2a", "on-demand"));
+
+  const InterruptionCounts counts = controller_->counts();
+  EXPECT_EQ(counts.received, 7U);
+  EXPECT_EQ(counts.malformed, 1U);
+  EXPECT_EQ(counts.node_claims_deleted, 3U);
+  EXPECT_EQ(counts.ignored, 3U);  // the rebalance, the running instance, the stranger
+
+  // Nothing is left on the queue.
+  Result<std::vector<SqsMessage>> left = sqs_->ReceiveMessage(queue_url_, options);
+  ASSERT_TRUE(left.ok()) << left.error().message;
+  EXPECT_TRUE(left->empty());
+}
+
+TEST_F(InterruptionControllerTest, AnUnknownQueueIsAnErrorNamingIt) {
+  InterruptionController missing(*sqs_, "no-such-queue", *kube_, *cluster_cache_, *unavailable_,
+                                 Logger());
+  Result<size_t> processed = missing.ProcessOnce();
+  ASSERT_FALSE(processed.ok());
+  EXPECT_NE(processed.error().message.find("no-such-queue"), std::string::npos)
+      << processed.error().message;
+}
+
+}  // namespace
+}  // namespace karpenter::aws

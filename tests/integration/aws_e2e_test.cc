@@ -1,0 +1,310 @@
+// `karpenter controller --cloud-provider aws` against the test cluster and the moto AWS server: a
+// node registrar plays the booting machines (for each running instance of the cluster it creates
+// the kwok Node its kubelet would register, with the labels and taints of its user data), the
+// kube-scheduler binds the pods, kwok runs them. EC2 and Kubernetes must agree at the end: every
+// instance of the cluster has a NodeClaim and every NodeClaim an instance, a leaked instance is
+// garbage-collected, and the instance Karpenter does not own is never touched.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "api/encode.h"
+#include "api/labels.h"
+#include "aws/api/aws_clients.h"
+#include "aws/api/ec2_api.h"
+#include "aws/api/sqs_api.h"
+#include "aws/sdk/curl_transport.h"
+#include "aws/userdata/base64.h"
+#include "aws/userdata/user_data.h"
+#include "integration/end_to_end.h"
+#include "kube/object.h"
+
+namespace karpenter::integration {
+namespace {
+
+using std::chrono::seconds;
+
+std::string ReadMotoFile(const std::string& name) {
+  std::ifstream in(std::string(KARPENTER_MOTO_DIR) + "/" + name);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string out = text.str();
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+// Plays the machines: a Node for every running instance of the cluster that has none.
+class NodeRegistrar {
+ public:
+  NodeRegistrar(kube::Client& client, aws::Ec2Api& ec2, std::string cluster)
+      : client_(client), ec2_(ec2), cluster_(std::move(cluster)) {}
+
+  // Registers the instances that booted since the last call; returns an error to fail the test.
+  Status Register() {
+    Result<std::vector<aws::Instance>> instances =
+        ec2_.DescribeInstances({}, {{"tag:kubernetes.io/cluster/" + cluster_, {"owned"}},
+                                    {"instance-state-name", {"running"}}});
+    if (!instances.ok()) return instances.error();
+    for (const aws::Instance& instance : *instances) {
+      if (registered_.contains(instance.instance_id)) continue;
+      Status status = RegisterOne(instance);
+      if (!status.ok()) return status;
+      registered_.insert(instance.instance_id);
+    }
+    return {};
+  }
+
+ private:
+  Status RegisterOne(const aws::Instance& instance) {
+    Result<std::string> encoded = ec2_.DescribeInstanceUserData(instance.instance_id);
+    if (!encoded.ok()) return encoded.error();
+    Result<std::string> user_data = aws::DecodeBase64(*encoded);
+    if (!user_data.ok()) return user_data.error();
+    Result<aws::NodeRegistration> registration = aws::ParseNodeRegistration(*user_data);
+    if (!registration.ok()) return registration.error();
+    Result<std::vector<aws::InstanceTypeInfo>> types =
+        ec2_.DescribeInstanceTypes({instance.instance_type});
+    if (!types.ok()) return types.error();
+    if (types->empty()) return Error("no instance type " + instance.instance_type);
+    const aws::InstanceTypeInfo& type = types->front();
+
+    api::Labels labels = registration->labels;
+    labels[std::string(api::kLabelHostname)] = instance.private_dns_name;
+    labels[std::string(api::kLabelInstanceType)] = instance.instance_type;
+    labels[std::string(api::kLabelZone)] = instance.zone;
+    labels[std::string(api::kLabelArch)] = "amd64";
+    labels[std::string(api::kLabelOs)] = "linux";
+    const int64_t pods = registration->max_pods.value_or(110);
+    const kube::Object resources = {{"cpu", std::to_string(type.vcpus)},
+                                    {"memory", std::to_string(type.memory_mib) + "Mi"},
+                                    {"pods", std::to_string(pods)}};
+    const kube::Object node = {
+        {"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata",
+         {{"name", instance.private_dns_name},
+          {"labels", api::Encode(labels)},
+          {"annotations", {{"kwok.x-k8s.io/node", "fake"}}}}},
+        {"spec",
+         {{"providerID", "aws:///" + instance.zone + "/" + instance.instance_id},
+          {"taints", api::Encode(registration->taints)}}},
+        {"status", {{"capacity", resources}, {"allocatable", resources}}}};
+    Result<kube::Object> created = client_.Create(kube::resources::kNodes, node, {});
+    if (!created.ok() && created.error().status != 409) return created.error();
+    return {};
+  }
+
+  kube::Client& client_;
+  aws::Ec2Api& ec2_;
+  const std::string cluster_;
+  std::set<std::string> registered_;
+};
+
+class AwsE2E : public ControllerEndToEnd {
+ protected:
+  AwsE2E() : ControllerEndToEnd({"aws-e2e"}) {}
+
+  void SetUp() override {
+    ControllerEndToEnd::SetUp();
+    if (HasFatalFailure()) return;
+    const std::string endpoint = ReadMotoFile("endpoint");
+    ASSERT_FALSE(endpoint.empty()) << "no moto endpoint in " << KARPENTER_MOTO_DIR;
+    seed_ = kube::Object::parse(ReadMotoFile("seed.json"));
+    cluster_ = seed_["cluster"].get<std::string>();
+    const std::string region = seed_["region"].get<std::string>();
+    environment_ = {
+        {"AWS_ENDPOINT_URL", endpoint},
+        {"AWS_ACCESS_KEY_ID", seed_["credentials"]["access_key_id"].get<std::string>()},
+        {"AWS_SECRET_ACCESS_KEY", seed_["credentials"]["secret_access_key"].get<std::string>()},
+        {"AWS_REGION", region},
+        {"AWS_EC2_METADATA_DISABLED", "true"}};
+    Result<aws::AwsClients> clients =
+        aws::AwsClients::Create(aws::Environment(environment_), region, transport_, clock_);
+    ASSERT_TRUE(clients.ok()) << clients.error().message;
+    clients_.emplace(std::move(*clients));
+    ec2_.emplace(clients_->ec2());
+    sqs_.emplace(clients_->sqs());
+    registrar_.emplace(*client_, *ec2_, cluster_);
+    ASSERT_OK(TerminateLeftovers());
+  }
+
+  void TearDown() override {
+    ControllerEndToEnd::TearDown();
+    if (ec2_) {
+      Status terminated = TerminateLeftovers();
+      EXPECT_TRUE(terminated.ok()) << terminated.error().message;
+    }
+  }
+
+  // Instances an earlier run of this test left (none when it passed).
+  Status TerminateLeftovers() {
+    Result<std::vector<aws::Instance>> left = OwnedInstances();
+    if (!left.ok()) return left.error();
+    std::vector<std::string> ids;
+    for (const aws::Instance& instance : *left) ids.push_back(instance.instance_id);
+    if (ids.empty()) return {};
+    Result<std::vector<aws::InstanceStateChange>> changes = ec2_->TerminateInstances(ids);
+    if (!changes.ok()) return changes.error();
+    return {};
+  }
+
+  Result<std::vector<aws::Instance>> OwnedInstances() {
+    return ec2_->DescribeInstances({}, {{"tag:kubernetes.io/cluster/" + cluster_, {"owned"}},
+                                        {"instance-state-name", {"pending", "running"}}});
+  }
+
+  void StartAwsController() {
+    for (const auto& [name, value] : environment_) setenv(name.c_str(), value.c_str(), 1);
+    const std::string log = ::testing::TempDir() + "aws-controller-" +
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                            ".log";
+    std::remove(log.c_str());
+    controller_ = std::make_unique<support::ControllerProcess>(
+        KARPENTER_BINARY,
+        std::vector<std::string>{"--kubeconfig", KARPENTER_TESTENV_KUBECONFIG, "--cloud-provider",
+                                 "aws", "--cluster-name", cluster_, "--interruption-queue",
+                                 cluster_, "--leader-elect=false", "--health-probe-port", "0"},
+        log);
+  }
+
+  // Waits for `done`, registering the machines that boot meanwhile.
+  bool WaitRegistering(const std::function<bool()>& done, seconds timeout) {
+    return support::WaitFor(
+        [&] {
+          Status registered = registrar_->Register();
+          EXPECT_TRUE(registered.ok()) << registered.error().message;
+          return done();
+        },
+        timeout);
+  }
+
+  // The instance ids EC2 has for the cluster and the ones the NodeClaims name.
+  std::pair<std::set<std::string>, std::set<std::string>> InstancesAndClaims() {
+    std::set<std::string> instances;
+    if (Result<std::vector<aws::Instance>> owned = OwnedInstances(); owned.ok()) {
+      for (const aws::Instance& instance : *owned) instances.insert(instance.instance_id);
+    }
+    std::set<std::string> claimed;
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      const std::string provider_id(kube::StringAt(claim, {"status", "providerID"}));
+      claimed.insert(provider_id.substr(provider_id.rfind('/') + 1));
+    }
+    return {instances, claimed};
+  }
+
+  kube::Object seed_;
+  std::string cluster_;
+  std::map<std::string, std::string, std::less<>> environment_;
+  aws::CurlTransport transport_;
+  RealClock clock_;
+  std::optional<aws::AwsClients> clients_;
+  std::optional<aws::Ec2Api> ec2_;
+  std::optional<aws::SqsApi> sqs_;
+  std::optional<NodeRegistrar> registrar_;
+};
+
+TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
+  StartAwsController();
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws.yaml"));
+  constexpr size_t kPods = 8;
+  ASSERT_TRUE(
+      WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == kPods; }, seconds(240)))
+      << CountRunning(*client_, "aws-e2e") << " of " << kPods << " pods Running";
+
+  // The EC2NodeClass resolved from the seeded account.
+  Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+  ASSERT_TRUE(node_class.ok()) << node_class.error().message;
+  EXPECT_EQ(Part(Part(*node_class, "status"), "subnets").size(), 3U);
+  EXPECT_FALSE(std::string(kube::StringAt(*node_class, {"status", "instanceProfile"})).empty());
+
+  // Every pod runs on a node of an instance launched for a NodeClaim, and vice versa.
+  auto [instances, claimed] = InstancesAndClaims();
+  EXPECT_FALSE(instances.empty());
+  EXPECT_EQ(instances, claimed);
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    EXPECT_EQ(kube::Label(claim, api::kLabelCapacityType), "spot") << kube::Name(claim);
+  }
+
+  // A spot interruption warning for one instance: its NodeClaim goes, its pods move to a new one.
+  const std::string interrupted = *instances.begin();
+  Result<std::string> queue = sqs_->GetQueueUrl(cluster_);
+  ASSERT_TRUE(queue.ok()) << queue.error().message;
+  Result<std::string> sent = sqs_->SendMessage(
+      *queue, R"({"version":"0","detail-type":"EC2 Spot Instance Interruption Warning",)"
+              R"("source":"aws.ec2","detail":{"instance-id":")" +
+                  interrupted + R"(","instance-action":"terminate"}})");
+  ASSERT_TRUE(sent.ok()) << sent.error().message;
+  ASSERT_TRUE(WaitRegistering(
+      [&] {
+        auto [now, claims] = InstancesAndClaims();
+        return !now.contains(interrupted) && !claims.contains(interrupted) &&
+               CountRunning(*client_, "aws-e2e") == kPods;
+      },
+      seconds(240)))
+      << "the interrupted instance's pods did not move";
+
+  // Scale down: consolidation removes what is no longer needed, in EC2 too.
+  kube::Object scaled = kube::Object::parse(R"({
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"name": "web", "namespace": "aws-e2e"},
+    "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+      "template": {"metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "web", "image": "registry.k8s.io/pause:3.10",
+          "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}}})");
+  ASSERT_OK(support::Apply(*client_, scaled));
+  ASSERT_TRUE(WaitRegistering(
+      [&] {
+        auto [now, claims] = InstancesAndClaims();
+        return now.size() == 1 && now == claims && CountRunning(*client_, "aws-e2e") == 1;
+      },
+      seconds(300)))
+      << "consolidation did not bring the cluster down to one instance";
+
+  // An instance tagged for the cluster and a NodePool but with no NodeClaim (a launch whose
+  // NodeClaim was lost) is garbage-collected.
+  Result<std::vector<aws::LaunchTemplate>> templates =
+      ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/cluster", {cluster_}}});
+  ASSERT_TRUE(templates.ok()) << templates.error().message;
+  ASSERT_FALSE(templates->empty());
+  const kube::Object& subnet = seed_["subnets"][0];
+  aws::FleetInput leak;
+  leak.launch_templates = {{templates->front().name,
+                            {{"m5.large", subnet["id"].get<std::string>(),
+                              subnet["zone"].get<std::string>(), std::nullopt}}}};
+  leak.allocation_strategy = "lowest-price";
+  leak.tags = {{"kubernetes.io/cluster/" + cluster_, "owned"},
+               {"karpenter.sh/nodepool", "default"}};
+  Result<aws::FleetResult> leaked = ec2_->CreateFleet(leak);
+  ASSERT_TRUE(leaked.ok()) << leaked.error().message;
+  ASSERT_EQ(leaked->instances.size(), 1U);
+  const std::string leaked_id = leaked->instances.front().instance_id;
+  ASSERT_TRUE(support::WaitFor(
+      [&] {
+        auto [now, claims] = InstancesAndClaims();
+        return !now.contains(leaked_id) && now == claims;
+      },
+      seconds(180)))
+      << "the leaked instance " << leaked_id << " was not garbage-collected";
+
+  // The instance Karpenter does not own was never touched.
+  Result<std::vector<aws::Instance>> unmanaged =
+      ec2_->DescribeInstances({seed_["unmanaged_instance"].get<std::string>()});
+  ASSERT_TRUE(unmanaged.ok()) << unmanaged.error().message;
+  ASSERT_EQ(unmanaged->size(), 1U);
+  EXPECT_EQ(unmanaged->front().state, "running");
+}
+
+}  // namespace
+}  // namespace karpenter::integration
