@@ -1,7 +1,8 @@
 // `karpenter controller --cloud-provider aws` against the test cluster and the moto AWS server: a
 // node registrar plays the booting machines (for each running instance of the cluster it creates
 // the kwok Node its kubelet would register, with the labels and taints of its user data), the
-// kube-scheduler binds the pods, kwok runs them. EC2 and Kubernetes must agree at the end: every
+// kube-scheduler binds the pods, kwok runs them. The controller reaches EC2 through the fault
+// proxy, which first refuses a zone's capacity and throttles. EC2 and Kubernetes must agree: every
 // instance of the cluster has a NodeClaim and every NodeClaim an instance, a leaked instance is
 // garbage-collected, and the instance Karpenter does not own is never touched.
 
@@ -10,13 +11,11 @@
 #include <stdlib.h>
 
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +23,7 @@
 #include "api/labels.h"
 #include "aws/api/aws_clients.h"
 #include "aws/api/ec2_api.h"
+#include "aws/api/moto_fixture.h"
 #include "aws/api/sqs_api.h"
 #include "aws/sdk/curl_transport.h"
 #include "aws/userdata/base64.h"
@@ -35,15 +35,6 @@ namespace karpenter::integration {
 namespace {
 
 using std::chrono::seconds;
-
-std::string ReadMotoFile(const std::string& name) {
-  std::ifstream in(std::string(KARPENTER_MOTO_DIR) + "/" + name);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string out = text.str();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
 
 // Plays the machines: a Node for every running instance of the cluster that has none.
 class NodeRegistrar {
@@ -119,9 +110,9 @@ class AwsE2E : public ControllerEndToEnd {
   void SetUp() override {
     ControllerEndToEnd::SetUp();
     if (HasFatalFailure()) return;
-    const std::string endpoint = ReadMotoFile("endpoint");
+    const std::string endpoint = aws::testing::ReadMotoEndpoint("endpoint");
     ASSERT_FALSE(endpoint.empty()) << "no moto endpoint in " << KARPENTER_MOTO_DIR;
-    seed_ = kube::Object::parse(ReadMotoFile("seed.json"));
+    seed_ = kube::Object::parse(aws::testing::ReadMotoFile("seed.json"));
     cluster_ = seed_["cluster"].get<std::string>();
     const std::string region = seed_["region"].get<std::string>();
     environment_ = {
@@ -141,6 +132,7 @@ class AwsE2E : public ControllerEndToEnd {
   }
 
   void TearDown() override {
+    if (ec2_) aws::testing::SetFaults(kube::Object::object());
     ControllerEndToEnd::TearDown();
     if (ec2_) {
       Status terminated = TerminateLeftovers();
@@ -165,8 +157,10 @@ class AwsE2E : public ControllerEndToEnd {
                                         {"instance-state-name", {"pending", "running"}}});
   }
 
+  // The controller talks to EC2 through the fault proxy; this test's own clients do not.
   void StartAwsController() {
     for (const auto& [name, value] : environment_) setenv(name.c_str(), value.c_str(), 1);
+    setenv("AWS_ENDPOINT_URL", aws::testing::ReadMotoEndpoint("fault_endpoint").c_str(), 1);
     const std::string log = ::testing::TempDir() + "aws-controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
@@ -216,12 +210,23 @@ class AwsE2E : public ControllerEndToEnd {
 };
 
 TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
+  // EC2 has no capacity at all in the first zone and throttles the first requests.
+  const std::string full_zone = seed_["subnets"][0]["zone"].get<std::string>();
+  aws::testing::SetFaults(
+      {{"insufficient_capacity", {{{"instance_type", ""}, {"zone", full_zone}}}}, {"throttle", 3}});
   StartAwsController();
   ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws.yaml"));
   constexpr size_t kPods = 8;
   ASSERT_TRUE(
       WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == kPods; }, seconds(240)))
       << CountRunning(*client_, "aws-e2e") << " of " << kPods << " pods Running";
+  // The controller met both faults and fell back to the other zones.
+  EXPECT_EQ(aws::testing::InjectedFaults("throttled"), 3);
+  EXPECT_GT(aws::testing::InjectedFaults("insufficient_capacity"), 0);
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    EXPECT_NE(kube::Label(claim, api::kLabelZone), full_zone) << kube::Name(claim);
+  }
+  aws::testing::SetFaults(kube::Object::object());
 
   // The EC2NodeClass resolved from the seeded account.
   Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");

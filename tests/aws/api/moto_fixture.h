@@ -1,8 +1,10 @@
 #pragma once
 // The moto server the CTest fixture `moto` started (scripts/testenv/moto-up): its endpoint and
-// what it seeded, and AwsClients pointed at it with the seeded dummy credentials.
+// what it seeded, and AwsClients pointed at it (or at the fault proxy in front of it) with the
+// seeded dummy credentials.
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -28,6 +30,34 @@ inline std::string ReadMotoFile(const std::string& name) {
   return text.str();
 }
 
+// A URL moto-up wrote ("endpoint", "fault_endpoint"), without its line break.
+inline std::string ReadMotoEndpoint(const std::string& name) {
+  std::string endpoint = ReadMotoFile(name);
+  while (!endpoint.empty() && (endpoint.back() == '\n' || endpoint.back() == '\r')) {
+    endpoint.pop_back();
+  }
+  return endpoint;
+}
+
+// Sets the faults the proxy in front of moto injects (scripts/testenv/fault_proxy.py says which)
+// and zeroes its counts of injected faults; an empty object clears them.
+inline void SetFaults(const nlohmann::json& faults) {
+  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
+  httplib::Result answer = proxy.Post("/_faults", faults.dump(), "application/json");
+  EXPECT_TRUE(answer && answer->status == 200) << "setting faults " << faults.dump();
+}
+
+// How many faults of a kind ("insufficient_capacity", "throttled", "delayed") the proxy injected
+// since they were set.
+inline int InjectedFaults(const std::string& kind) {
+  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
+  httplib::Result answer = proxy.Get("/_faults");
+  EXPECT_TRUE(answer && answer->status == 200) << "reading faults";
+  if (!answer || answer->status != 200) return -1;
+  const nlohmann::json state = nlohmann::json::parse(answer->body, nullptr, false);
+  return state.is_object() ? state["injected"].value(kind, -1) : -1;
+}
+
 // A name no other test, run or process uses, so tests can run against a long-lived moto.
 inline std::string UniqueName(const std::string& prefix) {
   static std::atomic<int> counter{0};
@@ -40,10 +70,8 @@ inline std::string UniqueName(const std::string& prefix) {
 class MotoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string endpoint = ReadMotoFile("endpoint");
-    while (!endpoint.empty() && (endpoint.back() == '\n' || endpoint.back() == '\r')) {
-      endpoint.pop_back();
-    }
+    const std::string endpoint =
+        ReadMotoEndpoint(through_fault_proxy_ ? "fault_endpoint" : "endpoint");
     ASSERT_FALSE(endpoint.empty())
         << "no moto endpoint in " << KARPENTER_MOTO_DIR << "; run through ctest, which starts moto";
     seed_ = nlohmann::json::parse(ReadMotoFile("seed.json"));
@@ -61,6 +89,8 @@ class MotoTest : public ::testing::Test {
     clients_.emplace(std::move(*clients));
   }
 
+  // Set in a derived constructor to talk to moto through the fault proxy.
+  bool through_fault_proxy_ = false;
   nlohmann::json seed_;
   std::string cluster_;
   Environment environment_;

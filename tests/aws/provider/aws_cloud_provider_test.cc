@@ -25,8 +25,11 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
+// Through the fault proxy, which passes everything on until a test sets faults.
 class AwsCloudProviderTest : public testing::MotoTest {
  protected:
+  AwsCloudProviderTest() { through_fault_proxy_ = true; }
+
   void SetUp() override {
     MotoTest::SetUp();
     if (HasFatalFailure()) return;
@@ -89,6 +92,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
   }
 
   void TearDown() override {
+    if (clients_) testing::SetFaults(nlohmann::json::object());
     if (provider_) {
       Result<std::vector<cloud::Instance>> left = provider_->List();
       if (left.ok()) {
@@ -242,6 +246,56 @@ TEST_F(AwsCloudProviderTest, UnavailableOfferingsAreNotLaunched) {
       provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
   ASSERT_TRUE(other.ok()) << other.error().message;
   EXPECT_EQ(other->instance_type, "c5.large");
+}
+
+TEST_F(AwsCloudProviderTest, InsufficientCapacityFallsBackToAnotherTypeAndIsRemembered) {
+  // Which of the two types EC2 picks when both have capacity...
+  Result<cloud::Instance> first =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const std::string picked = first->instance_type;
+  const std::string other = picked == "m5.large" ? "c5.large" : "m5.large";
+  ASSERT_TRUE(provider_->Delete(first->provider_id).ok());
+
+  // ... has none in any zone now: the same fleet request launches the other type, and the
+  // offerings EC2 refused are avoided from now on.
+  testing::SetFaults({{"insufficient_capacity", {{{"instance_type", picked}, {"zone", ""}}}}});
+  Result<cloud::Instance> second =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
+  ASSERT_TRUE(second.ok()) << second.error().message;
+  EXPECT_EQ(second->instance_type, other);
+  for (const api::SubnetStatus& subnet : node_class_.status.subnets) {
+    EXPECT_TRUE(unavailable_->IsUnavailable(picked, subnet.zone, "spot")) << subnet.zone;
+    EXPECT_FALSE(unavailable_->IsUnavailable(other, subnet.zone, "spot")) << subnet.zone;
+  }
+}
+
+TEST_F(AwsCloudProviderTest, NoCapacityAnywhereIsInsufficientCapacityAndIsNotAskedAgain) {
+  testing::SetFaults({{"insufficient_capacity", {{{"instance_type", "m5.large"}, {"zone", ""}}}}});
+  Result<cloud::Instance> created =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().reason, cloud::kReasonInsufficientCapacity);
+  EXPECT_THAT(created.error().message, HasSubstr("InsufficientInstanceCapacity"));
+  const int refused = testing::InjectedFaults("insufficient_capacity");
+  EXPECT_EQ(refused, static_cast<int>(node_class_.status.subnets.size()));
+
+  // The next launch does not ask EC2 for what it just refused.
+  created = provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
+  ASSERT_FALSE(created.ok());
+  EXPECT_EQ(created.error().reason, cloud::kReasonInsufficientCapacity);
+  EXPECT_EQ(testing::InjectedFaults("insufficient_capacity"), refused);
+  Result<std::vector<cloud::Instance>> listed = provider_->List();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST_F(AwsCloudProviderTest, ThrottledRequestsAreRetried) {
+  testing::SetFaults({{"throttle", 2}});
+  Result<cloud::Instance> created =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
+  ASSERT_TRUE(created.ok()) << created.error().message;
+  EXPECT_EQ(testing::InjectedFaults("throttled"), 2);
 }
 
 TEST_F(AwsCloudProviderTest, ANodeClassThatIsNotReadyCannotLaunch) {
