@@ -62,8 +62,9 @@ Result<std::unique_ptr<aws::AwsProvider>> NewAwsProvider(const Options& options,
   aws_options.reserved_enis = options.reserved_enis;
   aws_options.interruption_queue = options.interruption_queue;
   Result<std::string> version = kube::http::ServerVersion(config);
-  if (!version.ok())
+  if (!version.ok()) {
     return Error("the API server's Kubernetes version: " + version.error().message);
+  }
   aws_options.kubernetes_version = std::move(*version);
   return aws::AwsProvider::Create(aws::Environment::OfProcess(), std::move(aws_options), clock);
 }

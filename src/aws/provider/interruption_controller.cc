@@ -1,5 +1,7 @@
 #include "aws/provider/interruption_controller.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -70,8 +72,8 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
       if (!kube::DeletionTimestamp(claim).empty()) continue;
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) {
-        return Error("deleting NodeClaim " + name + " of interrupted instance " + instance_id +
-                     ": " + deleted.error().message);
+        return Error(fmt::format("deleting NodeClaim {} of interrupted instance {}: {}", name,
+                                 instance_id, deleted.error().message));
       }
       ++node_claims_deleted_;
       logger_.Info("deleting interrupted nodeclaim", {{"nodeclaim", name},
