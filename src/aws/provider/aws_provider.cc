@@ -70,7 +70,7 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
       pricing_(ec2_, options_.isolated_vpc ? nullptr : &pricing_api_, clock,
                PricingOptions(options_)),
       instance_types_(ec2_, pricing_, unavailable_, clock, InstanceTypeOptions(options_)),
-      launch_templates_(ec2_, options_.cluster_name),
+      launch_templates_(ec2_, options_.cluster_name, clock),
       resolver_(ec2_, ssm_, iam_, ResolverOptions(options_), clock) {
   NodeClassLookup lookup = [this](std::string_view name) -> std::optional<api::EC2NodeClass> {
     if (cluster_ == nullptr) return std::nullopt;

@@ -43,33 +43,50 @@ std::string LaunchTemplateName(const LaunchTemplateInput& input) {
   return std::string(kLaunchTemplateNamePrefix) + Sha256Hex(content).substr(0, kHashLength);
 }
 
-LaunchTemplates::LaunchTemplates(Ec2Api& ec2, std::string cluster_name)
-    : ec2_(ec2), cluster_name_(std::move(cluster_name)) {}
+LaunchTemplates::LaunchTemplates(Ec2Api& ec2, std::string cluster_name, const Clock& clock)
+    : ec2_(ec2), cluster_name_(std::move(cluster_name)), clock_(clock), started_(clock.Now()) {}
 
 Result<std::string> LaunchTemplates::Ensure(LaunchTemplateInput input,
                                             std::string_view node_class) {
   input.tags[std::string(kTagCluster)] = cluster_name_;
   input.tags[std::string(kTagNodeClass)] = std::string(node_class);
   input.name = LaunchTemplateName(input);
-  if (known_.contains(input.name)) return input.name;
+  if (const auto known = last_used_.find(input.name); known != last_used_.end()) {
+    known->second = clock_.Now();
+    return input.name;
+  }
   Result<LaunchTemplate> created = ec2_.CreateLaunchTemplate(input);
   if (!created.ok() && created.error().reason != kAlreadyExists) return created.error();
-  known_.insert(input.name);
+  last_used_[input.name] = clock_.Now();
   return input.name;
 }
 
 void LaunchTemplates::Forget(std::string_view name) {
-  if (const auto it = known_.find(name); it != known_.end()) known_.erase(it);
+  if (const auto it = last_used_.find(name); it != last_used_.end()) last_used_.erase(it);
 }
 
 Result<int> LaunchTemplates::DeleteForNodeClass(std::string_view node_class) {
+  return DeleteIf(node_class, [](const std::string&) { return true; });
+}
+
+Result<int> LaunchTemplates::DeleteUnused(std::string_view node_class,
+                                          std::chrono::milliseconds idle) {
+  const TimePoint cutoff = clock_.Now() - idle;
+  return DeleteIf(node_class, [&](const std::string& name) {
+    const auto used = last_used_.find(name);
+    return (used == last_used_.end() ? started_ : used->second) <= cutoff;
+  });
+}
+
+Result<int> LaunchTemplates::DeleteIf(std::string_view node_class,
+                                      const std::function<bool(const std::string& name)>& unused) {
   Result<std::vector<LaunchTemplate>> templates = ec2_.DescribeLaunchTemplates(
       {{"tag:" + std::string(kTagCluster), {cluster_name_}},
        {"tag:" + std::string(kTagNodeClass), {std::string(node_class)}}});
   if (!templates.ok()) return templates.error();
   int deleted = 0;
   for (const LaunchTemplate& found : *templates) {
-    if (!found.name.starts_with(kLaunchTemplateNamePrefix)) continue;
+    if (!found.name.starts_with(kLaunchTemplateNamePrefix) || !unused(found.name)) continue;
     Status status = ec2_.DeleteLaunchTemplate(found.name);
     if (!status.ok()) return status.error();
     Forget(found.name);

@@ -3,13 +3,18 @@
 // (image, user data, security groups, instance profile, metadata options, tags), named
 // `karpenter.k8s.aws/<hash of the content>` and tagged with the cluster and the EC2NodeClass, so
 // the same content always finds the same template — after a restart too. Created on first use,
-// remembered, and deleted with their EC2NodeClass.
+// remembered, deleted when no launch has used them for a while (instances do not need the template
+// they were launched from; a launch that needs it again creates it again) and with their
+// EC2NodeClass.
 
-#include <set>
+#include <chrono>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
 #include "aws/api/ec2_api.h"
+#include "common/clock.h"
 #include "common/result.h"
 
 namespace karpenter::aws {
@@ -24,8 +29,8 @@ std::string LaunchTemplateName(const LaunchTemplateInput& input);
 // Not thread-safe, as Ec2Api is not.
 class LaunchTemplates {
  public:
-  // `ec2` must outlive this.
-  LaunchTemplates(Ec2Api& ec2, std::string cluster_name);
+  // `ec2` and `clock` must outlive this.
+  LaunchTemplates(Ec2Api& ec2, std::string cluster_name, const Clock& clock);
 
   // The name of a template with `input`'s content made for `node_class`, created the first time
   // (a template another replica created meanwhile is used as is).
@@ -34,11 +39,20 @@ class LaunchTemplates {
   void Forget(std::string_view name);
   // Deletes this cluster's templates made for `node_class`; returns how many.
   Result<int> DeleteForNodeClass(std::string_view node_class);
+  // Deletes this cluster's templates of `node_class` that no launch has used for `idle` (those
+  // this process has not used count from when it started); returns how many.
+  Result<int> DeleteUnused(std::string_view node_class, std::chrono::milliseconds idle);
 
  private:
+  // Deletes the templates of `node_class` for which `unused` holds.
+  Result<int> DeleteIf(std::string_view node_class,
+                       const std::function<bool(const std::string& name)>& unused);
+
   Ec2Api& ec2_;
   const std::string cluster_name_;
-  std::set<std::string, std::less<>> known_;
+  const Clock& clock_;
+  const TimePoint started_;
+  std::map<std::string, TimePoint, std::less<>> last_used_;  // the templates known to exist
 };
 
 }  // namespace karpenter::aws

@@ -86,6 +86,11 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
                                            {"amis", status.amis.size()}});
   }
   resolved_[name] = Resolved{kube::Generation(object), clock_.Now()};
+  Result<int> deleted = launch_templates_.DeleteUnused(name, resync_);
+  if (!deleted.ok()) return Error("EC2NodeClass " + name + ": " + deleted.error().message);
+  if (*deleted > 0) {
+    logger_.Info("deleted unused launch templates", {{"ec2nodeclass", name}, {"count", *deleted}});
+  }
   return {};
 }
 

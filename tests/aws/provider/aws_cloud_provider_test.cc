@@ -50,7 +50,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
     InstanceTypeProviderOptions type_options;
     type_options.region = region_;
     instance_types_.emplace(*ec2_, *pricing_, *unavailable_, clock_, type_options);
-    launch_templates_.emplace(*ec2_, cluster_name_);
+    launch_templates_.emplace(*ec2_, cluster_name_, clock_);
 
     node_class_.metadata.name = testing::UniqueName("nodeclass");
     node_class_.metadata.uid = node_class_.metadata.name + "-uid";

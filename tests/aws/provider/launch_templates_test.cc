@@ -19,7 +19,7 @@ class LaunchTemplatesTest : public testing::MotoTest {
     if (HasFatalFailure()) return;
     ec2_.emplace(clients_->ec2());
     cluster_name_ = testing::UniqueName("cluster");
-    templates_.emplace(*ec2_, cluster_name_);
+    templates_.emplace(*ec2_, cluster_name_, clock_);
     node_class_ = testing::UniqueName("nodeclass");
   }
 
@@ -82,7 +82,7 @@ TEST_F(LaunchTemplatesTest, CreatedOnceTaggedAndDeletedWithTheNodeClass) {
   EXPECT_EQ(Count(), 1U);
 
   // Another replica (or this one after a restart) finds the template EC2 already has.
-  LaunchTemplates restarted(*ec2_, cluster_name_);
+  LaunchTemplates restarted(*ec2_, cluster_name_, clock_);
   Result<std::string> found = restarted.Ensure(Input(image), node_class_);
   ASSERT_TRUE(found.ok()) << found.error().message;
   EXPECT_EQ(*found, *first);
@@ -113,6 +113,44 @@ TEST_F(LaunchTemplatesTest, CreatedOnceTaggedAndDeletedWithTheNodeClass) {
   // Forgotten templates are created again on the next use.
   Result<std::string> recreated = templates_->Ensure(Input(image), node_class_);
   ASSERT_TRUE(recreated.ok()) << recreated.error().message;
+  EXPECT_EQ(Count(), 1U);
+}
+
+TEST_F(LaunchTemplatesTest, TemplatesNoLaunchUsedForAWhileAreDeleted) {
+  VirtualClock clock(std::chrono::system_clock::now());
+  LaunchTemplates templates(*ec2_, cluster_name_, clock);
+  const std::string image = seed_["images"]["al2023_x86_64"]["id"].get<std::string>();
+  const std::string arm_image = seed_["images"]["al2023_arm64"]["id"].get<std::string>();
+  Result<std::string> old_one = templates.Ensure(Input(image), node_class_);
+  ASSERT_TRUE(old_one.ok()) << old_one.error().message;
+  clock.Advance(std::chrono::minutes(10));
+  Result<std::string> recent = templates.Ensure(Input(arm_image), node_class_);
+  ASSERT_TRUE(recent.ok()) << recent.error().message;
+
+  Result<int> deleted = templates.DeleteUnused(node_class_, std::chrono::minutes(5));
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  EXPECT_EQ(*deleted, 1);
+  Result<std::vector<LaunchTemplate>> left =
+      ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_}}});
+  ASSERT_TRUE(left.ok()) << left.error().message;
+  ASSERT_EQ(left->size(), 1U);
+  EXPECT_EQ(left->front().name, *recent);
+
+  // A restarted controller counts the templates it finds from its start, not as unused.
+  LaunchTemplates restarted(*ec2_, cluster_name_, clock);
+  deleted = restarted.DeleteUnused(node_class_, std::chrono::minutes(5));
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  EXPECT_EQ(*deleted, 0);
+  clock.Advance(std::chrono::minutes(6));
+  deleted = restarted.DeleteUnused(node_class_, std::chrono::minutes(5));
+  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  EXPECT_EQ(*deleted, 1);
+  EXPECT_EQ(Count(), 0U);
+
+  // The deleted template is made again when a launch needs it.
+  Result<std::string> again = templates.Ensure(Input(image), node_class_);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(*again, *old_one);
   EXPECT_EQ(Count(), 1U);
 }
 
