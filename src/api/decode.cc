@@ -24,12 +24,6 @@ namespace karpenter::api {
 namespace decode_internal {
 namespace {
 
-constexpr std::pair<std::string_view, TaintEffect> kTaintEffects[] = {
-    {"NoSchedule", TaintEffect::kNoSchedule},
-    {"PreferNoSchedule", TaintEffect::kPreferNoSchedule},
-    {"NoExecute", TaintEffect::kNoExecute},
-};
-
 constexpr std::pair<std::string_view, SelectorOperator> kSelectorOperators[] = {
     {"In", SelectorOperator::kIn},
     {"NotIn", SelectorOperator::kNotIn},
@@ -79,7 +73,7 @@ ObjectMeta DecodeObjectMeta(const Reader& meta) {
 }
 
 std::optional<TaintEffect> DecodeTaintEffect(const Reader& effect) {
-  return effect.Enum("effect", kTaintEffects);
+  return effect.Enum("effect", kTaintEffectNames);
 }
 
 Taint DecodeTaint(const Reader& taint) {

@@ -3,21 +3,7 @@
 #include <string>
 
 namespace karpenter::api {
-namespace {
-
-const char* EffectName(TaintEffect effect) {
-  switch (effect) {
-    case TaintEffect::kNoSchedule:
-      return "NoSchedule";
-    case TaintEffect::kPreferNoSchedule:
-      return "PreferNoSchedule";
-    case TaintEffect::kNoExecute:
-      return "NoExecute";
-  }
-  return "NoSchedule";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 nlohmann::json Encode(const NodeSelectorRequirement& requirement) {
   nlohmann::json out = {{"key", requirement.key},
@@ -36,7 +22,7 @@ nlohmann::json Encode(const std::vector<NodeSelectorRequirement>& requirements) 
 }
 
 nlohmann::json Encode(const Taint& taint) {
-  nlohmann::json out = {{"key", taint.key}, {"effect", EffectName(taint.effect)}};
+  nlohmann::json out = {{"key", taint.key}, {"effect", std::string(ToString(taint.effect))}};
   if (!taint.value.empty()) out["value"] = taint.value;
   return out;
 }

@@ -4,6 +4,20 @@
 
 namespace karpenter::api {
 
+std::string_view ToString(TaintEffect effect) {
+  for (const auto& [name, value] : kTaintEffectNames) {
+    if (value == effect) return name;
+  }
+  return "NoSchedule";
+}
+
+std::optional<TaintEffect> ParseTaintEffect(std::string_view name) {
+  for (const auto& [text, value] : kTaintEffectNames) {
+    if (text == name) return value;
+  }
+  return std::nullopt;
+}
+
 // The Kubernetes rule: the effect must match unless the toleration names none; the key must match
 // unless the toleration names none; then Exists tolerates any value and Equal needs the same value.
 // (The API server rejects an empty key with Equal; were one to get through, it matches on value.)

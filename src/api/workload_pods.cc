@@ -3,19 +3,13 @@
 #include <cstdint>
 #include <string>
 
+#include "common/hash.h"
+
 namespace karpenter::api {
 namespace {
 
 // Kubernetes' alphabet for generated names: no vowels, no confusable characters.
 constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
-
-uint64_t Fnv1a(std::string_view text, uint64_t hash = 14695981039346656037ull) {
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
 
 std::string Encode(uint64_t value, size_t length) {
   std::string out;
@@ -23,7 +17,7 @@ std::string Encode(uint64_t value, size_t length) {
   for (size_t i = 0; i < length; ++i) {
     out += kAlphabet[value % kAlphabet.size()];
     value /= kAlphabet.size();
-    if (value == 0) value = Fnv1a(out);
+    if (value == 0) value = Fnv1a64(out);
   }
   return out;
 }
@@ -47,14 +41,14 @@ std::string_view KindName(WorkloadKind kind) {
 }  // namespace
 
 std::string PodTemplateHash(std::string_view namespace_, std::string_view name) {
-  return Encode(Fnv1a("template", Fnv1a(name, Fnv1a(namespace_))), 10);
+  return Encode(Fnv1a64("template", Fnv1a64(name, Fnv1a64(namespace_))), 10);
 }
 
 std::vector<Pod> ExpandWorkload(const Workload& workload) {
   std::vector<Pod> pods;
   if (workload.kind == WorkloadKind::kDaemonSet || workload.replicas <= 0) return pods;
   const std::string& name = workload.metadata.name;
-  const uint64_t seed = Fnv1a(name, Fnv1a(workload.metadata.namespace_));
+  const uint64_t seed = Fnv1a64(name, Fnv1a64(workload.metadata.namespace_));
   std::string prefix = name + '-';
   std::string owner_kind(KindName(workload.kind));
   std::string owner_name = name;
@@ -71,7 +65,7 @@ std::vector<Pod> ExpandWorkload(const Workload& workload) {
     pod.metadata.namespace_ = workload.metadata.namespace_;
     pod.metadata.name = workload.kind == WorkloadKind::kStatefulSet
                             ? prefix + std::to_string(i)
-                            : prefix + Encode(Fnv1a(std::to_string(i), seed), 5);
+                            : prefix + Encode(Fnv1a64(std::to_string(i), seed), 5);
     pod.metadata.uid = NamespacedName(pod.metadata);
     pod.metadata.owner_references = {{workload.kind == WorkloadKind::kJob ? "batch/v1" : "apps/v1",
                                       owner_kind, owner_name, workload.metadata.uid, true}};

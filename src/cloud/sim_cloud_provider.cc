@@ -18,12 +18,6 @@ struct Choice {
   const Offering* offering = nullptr;
 };
 
-bool Allows(const scheduling::Requirements& requirements, std::string_view key,
-            std::string_view value) {
-  const scheduling::Requirement* requirement = requirements.Get(key);
-  return requirement == nullptr || requirement->Has(value);
-}
-
 // The cheapest available offering of a type compatible with the NodeClaim; ties go to the
 // earlier type in the catalog, so the choice is deterministic.
 Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& node_claim) {
@@ -34,8 +28,8 @@ Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& 
     if (!type.requirements.Intersects(wanted)) continue;
     if (!node_claim.spec.resource_requests.FitsIn(type.Allocatable())) continue;
     for (const Offering& offering : type.offerings) {
-      if (!offering.available || !Allows(wanted, api::kLabelZone, offering.zone) ||
-          !Allows(wanted, api::kLabelCapacityType, offering.capacity_type)) {
+      if (!offering.available || !wanted.Allows(api::kLabelZone, offering.zone) ||
+          !wanted.Allows(api::kLabelCapacityType, offering.capacity_type)) {
         continue;
       }
       if (best.offering == nullptr || offering.price < best.offering->price) {

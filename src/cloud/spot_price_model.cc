@@ -13,20 +13,10 @@
 
 #include "cloud/aws_catalog.h"
 #include "common/document.h"
+#include "common/hash.h"
 
 namespace karpenter::cloud {
 namespace {
-
-constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-constexpr uint64_t kFnvPrime = 0x100000001b3ULL;
-
-uint64_t Fnv1a(uint64_t hash, std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= kFnvPrime;
-  }
-  return hash;
-}
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -37,14 +27,14 @@ uint64_t SplitMix64(uint64_t x) {
 
 // A uniform number in [0, 1) from (seed, family, zone), the same on every platform.
 double Uniform(uint64_t seed, std::string_view family, std::string_view zone) {
-  uint64_t hash = kFnvOffset;
+  uint64_t hash = kFnv1a64Offset;
   for (int i = 0; i < 8; ++i) {
     const char byte = static_cast<char>((seed >> (8 * i)) & 0xff);
-    hash = Fnv1a(hash, std::string_view(&byte, 1));
+    hash = Fnv1a64(std::string_view(&byte, 1), hash);
   }
-  hash = Fnv1a(hash, family);
-  hash = Fnv1a(hash, std::string_view("\0", 1));
-  hash = Fnv1a(hash, zone);
+  hash = Fnv1a64(family, hash);
+  hash = Fnv1a64(std::string_view("\0", 1), hash);
+  hash = Fnv1a64(zone, hash);
   return static_cast<double>(SplitMix64(hash) >> 11) * 0x1.0p-53;
 }
 

@@ -1,6 +1,6 @@
 #include "controllers/nodeclass_hash.h"
 
-#include "controllers/nodepool_hash.h"
+#include "common/hash.h"
 
 namespace karpenter::controllers {
 

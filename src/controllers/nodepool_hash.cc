@@ -2,16 +2,9 @@
 
 #include <string>
 
-namespace karpenter::controllers {
+#include "common/hash.h"
 
-uint64_t Fnv1a64(std::string_view bytes) {
-  uint64_t hash = 14695981039346656037ULL;
-  for (const unsigned char byte : bytes) {
-    hash ^= byte;
-    hash *= 1099511628211ULL;
-  }
-  return hash;
-}
+namespace karpenter::controllers {
 
 std::string NodePoolHash(const kube::Object& node_pool) {
   kube::Object hashed = kube::Object::object();

@@ -21,7 +21,4 @@ inline constexpr std::string_view kNodePoolHashVersion = "v4";
 // The hash of a NodePool object's spec.template, as a decimal string.
 std::string NodePoolHash(const kube::Object& node_pool);
 
-// FNV-1a, 64 bits: stable across runs and builds, unlike std::hash.
-uint64_t Fnv1a64(std::string_view bytes);
-
 }  // namespace karpenter::controllers

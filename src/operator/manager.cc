@@ -206,7 +206,6 @@ void Manager::RunOnce() {
   }
   disruption_.Reconcile();
   now = clock_.Now();
-
   if (now >= next_garbage_collection_) {
     next_garbage_collection_ = now + options_.garbage_collection_period;
     if (Result<controllers::GarbageCollectionResult> collected = garbage_collector_.Collect();

@@ -51,8 +51,8 @@ struct ManagerOptions {
   uint64_t seed = 0;
 };
 
-// A controller a cloud provider brings (the AWS EC2NodeClass controller, the interruption
-// handler): run on the controller loop every `period`, first in the first round.
+// A controller a cloud provider brings (the AWS EC2NodeClass controller, the instance type and
+// price refresh): run on the controller loop every `period`, first in the first round.
 struct PeriodicController {
   std::string name;  // in logs
   std::chrono::milliseconds period;

@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "aws/provider/aws_provider.h"
-#include "aws/userdata/base64.h"
 #include "cloud/catalog.h"
 #include "cloud/sim_cloud_provider.h"
+#include "common/base64.h"
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "kube/http/server_version.h"
@@ -55,7 +55,7 @@ Result<std::unique_ptr<aws::AwsProvider>> NewAwsProvider(const Options& options,
   aws_options.cluster_endpoint =
       options.cluster_endpoint.empty() ? config.server : options.cluster_endpoint;
   aws_options.certificate_authority = options.cluster_ca_bundle.empty()
-                                          ? aws::EncodeBase64(config.certificate_authority)
+                                          ? EncodeBase64(config.certificate_authority)
                                           : options.cluster_ca_bundle;
   aws_options.isolated_vpc = options.isolated_vpc;
   aws_options.vm_memory_overhead_percent = options.vm_memory_overhead_percent;

@@ -87,6 +87,11 @@ class Requirements {
   void Add(const Requirements& other);
   const Requirement* Get(std::string_view key) const;
   bool Has(std::string_view key) const { return Get(key) != nullptr; }
+  // Whether a node labelled key=value would do: no requirement on the key, or one that allows it.
+  bool Allows(std::string_view key, std::string_view value) const {
+    const Requirement* requirement = Get(key);
+    return requirement == nullptr || requirement->Has(value);
+  }
   const std::vector<Requirement>& items() const { return items_; }
   bool empty() const { return items_.empty(); }
 

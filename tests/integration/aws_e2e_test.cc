@@ -26,8 +26,8 @@
 #include "aws/api/moto_fixture.h"
 #include "aws/api/sqs_api.h"
 #include "aws/sdk/curl_transport.h"
-#include "aws/userdata/base64.h"
 #include "aws/userdata/user_data.h"
+#include "common/base64.h"
 #include "integration/end_to_end.h"
 #include "kube/object.h"
 
@@ -61,7 +61,7 @@ class NodeRegistrar {
   Status RegisterOne(const aws::Instance& instance) {
     Result<std::string> encoded = ec2_.DescribeInstanceUserData(instance.instance_id);
     if (!encoded.ok()) return encoded.error();
-    Result<std::string> user_data = aws::DecodeBase64(*encoded);
+    Result<std::string> user_data = DecodeBase64(*encoded);
     if (!user_data.ok()) return user_data.error();
     Result<aws::NodeRegistration> registration = aws::ParseNodeRegistration(*user_data);
     if (!registration.ok()) return registration.error();

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/base64.h"
 #include "kube/http/api_error.h"
 #include "kube/http/bearer_token.h"
 #include "kube/http/config.h"
@@ -66,28 +67,6 @@ class TempDir {
  private:
   std::string path_;
 };
-
-std::string Base64(std::string_view data) {
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    const uint32_t v = (static_cast<uint8_t>(data[i]) << 16) |
-                       (static_cast<uint8_t>(data[i + 1]) << 8) | static_cast<uint8_t>(data[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) out.push_back(kAlphabet[(v >> shift) & 63]);
-  }
-  if (data.size() - i == 1) {
-    const uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    out.append({kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='});
-  } else if (data.size() - i == 2) {
-    const uint32_t v =
-        (static_cast<uint8_t>(data[i]) << 16) | (static_cast<uint8_t>(data[i + 1]) << 8);
-    out.append(
-        {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='});
-  }
-  return out;
-}
 
 struct KeyPair {
   std::string certificate;  // PEM
@@ -203,15 +182,15 @@ clusters:
   cluster:
     server: https://k:6443
     certificate-authority-data: )" +
-                           Base64("-----CA-----\n") +
+                           EncodeBase64("-----CA-----\n") +
                            R"(
 users:
 - name: u
   user:
     client-certificate-data: )" +
-                           Base64("cert!") +
+                           EncodeBase64("cert!") +
                            R"(
-    client-key-data: ")" + Base64("key") +
+    client-key-data: ")" + EncodeBase64("key") +
                            R"("
 contexts:
 - name: c

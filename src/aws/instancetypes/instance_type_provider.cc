@@ -220,14 +220,6 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
   options.kubelet = node_class.spec.kubelet;
   options.root_volume_size = RootVolumeSize(node_class, options.ami_family);
   options.instance_store_raid0 = node_class.spec.instance_store_policy == "RAID0";
-  {
-    // The checks that do not depend on the region (the embedded table's region stands in).
-    cloud::AwsCatalogOptions check = options;
-    check.region = cloud::EmbeddedAwsCatalogData().region;
-    if (Status status = cloud::ValidateAwsCatalogOptions(check); !status.ok()) {
-      return Error{fmt::format("EC2NodeClass {}: {}", name, status.error().message)};
-    }
-  }
   cloud::AwsZoneIds zones;
   for (const api::SubnetStatus& subnet : node_class.status.subnets) {
     if (!subnet.zone.empty()) zones.emplace(subnet.zone, subnet.zone_id);
@@ -240,6 +232,15 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
                                   it->second.price_generation == price_generation &&
                                   it->second.data_generation == generation_) {
     return it->second.list;
+  }
+  // Only on a miss: options that fail are never cached, so a hit was valid.
+  {
+    // The checks that do not depend on the region (the embedded table's region stands in).
+    cloud::AwsCatalogOptions check = options;
+    check.region = cloud::EmbeddedAwsCatalogData().region;
+    if (Status status = cloud::ValidateAwsCatalogOptions(check); !status.ok()) {
+      return Error{fmt::format("EC2NodeClass {}: {}", name, status.error().message)};
+    }
   }
 
   auto list = std::make_shared<std::vector<cloud::InstanceType>>();
@@ -285,11 +286,6 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
 uint64_t InstanceTypeProvider::Generation() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return generation_;
-}
-
-std::optional<TimePoint> InstanceTypeProvider::Updated() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return updated_;
 }
 
 }  // namespace karpenter::aws

@@ -74,7 +74,6 @@ class InstanceTypeProvider {
 
   // Changes whenever the described data changes.
   uint64_t Generation() const;
-  std::optional<TimePoint> Updated() const;
 
  private:
   struct Described {

@@ -175,7 +175,6 @@ std::vector<AliasParameter> AliasParameters(const AmiAlias& alias,
 api::NodeSelectorRequirement ArchitectureRequirement(std::string_view ec2_architecture) {
   std::string value(ec2_architecture);
   if (ec2_architecture == "x86_64") value = "amd64";
-  if (ec2_architecture == "arm64") value = "arm64";
   return In(api::kLabelArch, std::move(value));
 }
 

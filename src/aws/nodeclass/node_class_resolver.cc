@@ -9,6 +9,7 @@
 #include "api/labels.h"
 #include "aws/nodeclass/ami_alias.h"
 #include "aws/nodeclass/status_conditions.h"
+#include "common/hash.h"
 
 namespace karpenter::aws {
 namespace {
@@ -73,16 +74,6 @@ std::string DescribeAmiTerm(const api::AmiSelectorTerm& term) {
   std::string text;
   for (size_t p = 0; p < parts.size(); ++p) text += (p > 0 ? ", " : "") + parts[p];
   return text;
-}
-
-// FNV-1a, 64 bits: a stable hash for names that must survive restarts.
-uint64_t Fnv1a(std::string_view text) {
-  uint64_t hash = 14695981039346656037ULL;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ULL;
-  }
-  return hash;
 }
 
 // "arn:aws:iam::1:role/path/Name" and "path/Name" name the role "Name".
@@ -356,7 +347,7 @@ Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
 
 std::string NodeClassResolver::InstanceProfileName(const api::EC2NodeClass& node_class) const {
   return options_.cluster_name + "_" +
-         std::to_string(Fnv1a(options_.region + "/" + node_class.metadata.name));
+         std::to_string(Fnv1a64(options_.region + "/" + node_class.metadata.name));
 }
 
 IamTags NodeClassResolver::InstanceProfileTags(const api::EC2NodeClass& node_class) const {

@@ -10,8 +10,8 @@
 
 #include "api/labels.h"
 #include "aws/provider/launch_plan.h"
-#include "aws/userdata/base64.h"
 #include "aws/userdata/user_data.h"
+#include "common/base64.h"
 #include "scheduling/requirements.h"
 
 namespace karpenter::aws {
@@ -22,9 +22,6 @@ constexpr std::string_view kTagNodeClaim = "karpenter.sh/nodeclaim";
 constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
 constexpr std::string_view kInstanceNotFound = "InvalidInstanceID.NotFound";
 constexpr std::string_view kLaunchTemplateNotFound = "InvalidLaunchTemplateName.NotFoundException";
-// The states of an instance that still exists (or is on its way out, not yet gone).
-const std::vector<std::string> kLiveStates = {"pending", "running", "stopping", "stopped",
-                                              "shutting-down"};
 
 std::string ClusterTag(std::string_view cluster) {
   return "kubernetes.io/cluster/" + std::string(cluster);
@@ -113,18 +110,13 @@ Result<api::EC2NodeClass> AwsCloudProvider::ReadyNodeClass(std::string_view name
   return std::move(*node_class);
 }
 
-Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> AwsCloudProvider::TypesOf(
-    const api::EC2NodeClass& node_class) {
-  return instance_types_.List(node_class);
-}
-
 Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> AwsCloudProvider::GetInstanceTypes(
     const api::NodePool& node_pool) {
   std::lock_guard lock(mutex_);
   Result<api::EC2NodeClass> node_class = ReadyNodeClass(
       node_pool.spec.template_.spec.node_class_ref.name, "NodePool " + node_pool.metadata.name);
   if (!node_class.ok()) return node_class.error();
-  return TypesOf(*node_class);
+  return instance_types_.List(*node_class);
 }
 
 Ec2Tags AwsCloudProvider::OwnershipTags(const api::NodeClaim& node_claim,
@@ -182,7 +174,7 @@ Result<std::vector<Instance>> AwsCloudProvider::DescribeOwned(
   std::vector<QueryFilter> all = filters;
   all.push_back({"tag:" + ClusterTag(options_.cluster_name), {"owned"}});
   all.push_back({"tag-key", {std::string(kTagNodePool)}});
-  all.push_back({"instance-state-name", kLiveStates});
+  all.push_back({"instance-state-name", {"pending", "running", "stopping", "stopped"}});
   Result<std::vector<Instance>> instances = ec2_.DescribeInstances({}, all);
   if (!instances.ok()) return instances.error();
   std::erase_if(*instances, [&](const Instance& instance) { return !Owned(instance); });
@@ -196,7 +188,7 @@ Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_clai
   const std::string user = "NodeClaim " + node_claim.metadata.name;
   Result<api::EC2NodeClass> node_class = ReadyNodeClass(node_claim.spec.node_class_ref.name, user);
   if (!node_class.ok()) return node_class.error();
-  Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> types = TypesOf(*node_class);
+  Result<InstanceTypeList> types = instance_types_.List(*node_class);
   if (!types.ok()) return types.error();
   const auto find_type = [&](std::string_view name) -> const cloud::InstanceType* {
     for (const cloud::InstanceType& type : **types) {
@@ -390,7 +382,6 @@ Result<std::vector<cloud::Instance>> AwsCloudProvider::List() {
   std::vector<cloud::Instance> out;
   out.reserve(instances->size());
   for (const Instance& instance : *instances) {
-    if (Gone(instance)) continue;
     out.push_back(ToCloudInstance(instance, nullptr, nullptr, 0));
   }
   return out;

@@ -60,8 +60,6 @@ class AwsCloudProvider final : public cloud::CloudProvider {
 
  private:
   Result<api::EC2NodeClass> ReadyNodeClass(std::string_view name, std::string_view user) const;
-  Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> TypesOf(
-      const api::EC2NodeClass& node_class);
   // The tags every launched resource carries, from which ownership is read back.
   Ec2Tags OwnershipTags(const api::NodeClaim& node_claim,
                         const api::EC2NodeClass& node_class) const;
@@ -69,6 +67,7 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // The instance as controllers see it; type facts (capacity, labels) when the type is known.
   cloud::Instance ToCloudInstance(const Instance& instance, const cloud::InstanceType* type,
                                   const api::NodeClaim* node_claim, double price) const;
+  // The instances this cluster owns that have not begun terminating, matching `filters` too.
   Result<std::vector<Instance>> DescribeOwned(const std::vector<QueryFilter>& filters);
   // The instance of an AWS provider ID that has not terminated (else reason NotFound).
   Result<Instance> DescribeLive(std::string_view provider_id);

@@ -17,12 +17,6 @@ namespace {
 constexpr std::string_view kSpot = "spot";
 constexpr std::string_view kOnDemand = "on-demand";
 
-bool Allows(const scheduling::Requirements& requirements, std::string_view key,
-            std::string_view value) {
-  const scheduling::Requirement* requirement = requirements.Get(key);
-  return requirement == nullptr || requirement->Has(value);
-}
-
 // The image for a type: the first of the node class's AMIs (newest first) whose requirements
 // the type meets; empty when none does.
 std::string ImageFor(const cloud::InstanceType& type,
@@ -71,8 +65,7 @@ Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2No
     if (image_id.empty()) continue;
     for (const cloud::Offering& offering : type.offerings) {
       if (offering.available && offering.capacity_type == kSpot &&
-          subnet_of_zone.contains(offering.zone) &&
-          Allows(wanted, api::kLabelZone, offering.zone)) {
+          subnet_of_zone.contains(offering.zone) && wanted.Allows(api::kLabelZone, offering.zone)) {
         spot_available = true;
       }
     }
@@ -81,8 +74,8 @@ Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2No
 
   LaunchPlan plan;
   plan.capacity_type =
-      spot_available && Allows(wanted, api::kLabelCapacityType, kSpot) ? kSpot : kOnDemand;
-  if (!Allows(wanted, api::kLabelCapacityType, plan.capacity_type)) {
+      spot_available && wanted.Allows(api::kLabelCapacityType, kSpot) ? kSpot : kOnDemand;
+  if (!wanted.Allows(api::kLabelCapacityType, plan.capacity_type)) {
     return Error(fmt::format("NodeClaim {}: allows neither spot nor on-demand capacity", claim), 0,
                  std::string(cloud::kReasonInsufficientCapacity));
   }
@@ -95,7 +88,7 @@ Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2No
     TypeCandidates entry;
     for (const cloud::Offering& offering : fit.type->offerings) {
       if (!offering.available || offering.capacity_type != plan.capacity_type ||
-          !Allows(wanted, api::kLabelZone, offering.zone)) {
+          !wanted.Allows(api::kLabelZone, offering.zone)) {
         continue;
       }
       const auto subnet = subnet_of_zone.find(offering.zone);

@@ -1,7 +1,5 @@
 // AL2: a shell script part that runs the EKS AMI's /etc/eks/bootstrap.sh.
 
-#include <charconv>
-
 #include "aws/userdata/families.h"
 #include "aws/userdata/mime.h"
 #include "fmt/format.h"

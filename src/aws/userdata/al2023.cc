@@ -87,7 +87,7 @@ void EmitKubeletConfig(YAML::Emitter& out, const NodeBootstrap& bootstrap) {
         out << YAML::Key << "value" << YAML::Value;
         EmitString(out, taint.value);
       }
-      out << YAML::Key << "effect" << YAML::Value << std::string(TaintEffectName(taint.effect))
+      out << YAML::Key << "effect" << YAML::Value << std::string(api::ToString(taint.effect))
           << YAML::EndMap;
     }
     out << YAML::EndSeq;
@@ -138,7 +138,7 @@ Result<api::Taint> ReadTaint(const YAML::Node& node) {
   taint.key = node["key"].as<std::string>();
   if (node["value"]) taint.value = node["value"].as<std::string>();
   const std::string effect = node["effect"].as<std::string>();
-  const auto parsed = ParseTaintEffect(effect);
+  const auto parsed = api::ParseTaintEffect(effect);
   if (!parsed) return Error{fmt::format("registerWithTaints: unknown effect \"{}\"", effect)};
   taint.effect = *parsed;
   return taint;

@@ -25,7 +25,7 @@ Result<api::Taint> ReadTaintValue(const std::string& key, const TomlValue& value
   }
   const size_t colon = text->rfind(':');
   const auto effect =
-      colon == std::string::npos ? std::nullopt : ParseTaintEffect(text->substr(colon + 1));
+      colon == std::string::npos ? std::nullopt : api::ParseTaintEffect(text->substr(colon + 1));
   if (!effect) {
     return Error{fmt::format("settings.kubernetes.node-taints.\"{}\": \"{}\" is not value:Effect",
                              key, *text)};
@@ -68,7 +68,7 @@ Result<std::string> RenderBottlerocket(const NodeBootstrap& bootstrap) {
   std::map<std::string, TomlArray> taints;  // ours replace the user's of the same key
   for (const api::Taint& taint : RegistrationTaints(bootstrap)) {
     taints[taint.key].push_back(
-        TomlValue{fmt::format("{}:{}", taint.value, TaintEffectName(taint.effect))});
+        TomlValue{fmt::format("{}:{}", taint.value, api::ToString(taint.effect))});
   }
   if (!taints.empty()) {
     TomlTable& table = TomlSubtable(kubernetes, {"node-taints"});

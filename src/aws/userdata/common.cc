@@ -13,12 +13,6 @@
 namespace karpenter::aws::userdata {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, api::TaintEffect>, 3> kEffects = {{
-    {"NoSchedule", api::TaintEffect::kNoSchedule},
-    {"PreferNoSchedule", api::TaintEffect::kPreferNoSchedule},
-    {"NoExecute", api::TaintEffect::kNoExecute},
-}};
-
 std::optional<uint32_t> ParseIpv4(std::string_view text) {
   uint32_t address = 0;
   for (int octet = 0; octet < 4; ++octet) {
@@ -88,25 +82,11 @@ std::string ClusterDnsIp(const NodeBootstrap& bootstrap) {
   return "";
 }
 
-std::string_view TaintEffectName(api::TaintEffect effect) {
-  for (const auto& [name, value] : kEffects) {
-    if (value == effect) return name;
-  }
-  return "NoSchedule";
-}
-
-std::optional<api::TaintEffect> ParseTaintEffect(std::string_view name) {
-  for (const auto& [effect_name, value] : kEffects) {
-    if (effect_name == name) return value;
-  }
-  return std::nullopt;
-}
-
 std::string TaintSpec(const api::Taint& taint) {
   std::string out = taint.key;
   if (!taint.value.empty()) out += "=" + taint.value;
   out += ':';
-  out += TaintEffectName(taint.effect);
+  out += api::ToString(taint.effect);
   return out;
 }
 
@@ -115,7 +95,7 @@ Result<api::Taint> ParseTaintSpec(std::string_view spec) {
   if (colon == std::string_view::npos) {
     return Error{fmt::format("taint \"{}\": no effect (key=value:Effect)", spec)};
   }
-  const auto effect = ParseTaintEffect(spec.substr(colon + 1));
+  const auto effect = api::ParseTaintEffect(spec.substr(colon + 1));
   if (!effect) {
     return Error{fmt::format("taint \"{}\": unknown effect \"{}\"", spec, spec.substr(colon + 1))};
   }

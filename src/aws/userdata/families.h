@@ -22,8 +22,6 @@ std::optional<int32_t> MaxPods(const NodeBootstrap& bootstrap);
 // (10.100.0.0/16 -> 10.100.0.10; fd00::/108 -> fd00::a), else "".
 std::string ClusterDnsIp(const NodeBootstrap& bootstrap);
 
-std::string_view TaintEffectName(api::TaintEffect effect);
-std::optional<api::TaintEffect> ParseTaintEffect(std::string_view name);
 // key=value:Effect, or key:Effect without a value.
 std::string TaintSpec(const api::Taint& taint);
 Result<api::Taint> ParseTaintSpec(std::string_view spec);

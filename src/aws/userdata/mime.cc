@@ -4,7 +4,7 @@
 #include <cctype>
 #include <optional>
 
-#include "aws/userdata/base64.h"
+#include "common/base64.h"
 #include "fmt/format.h"
 
 namespace karpenter::aws {

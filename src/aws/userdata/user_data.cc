@@ -1,7 +1,6 @@
 #include "aws/userdata/user_data.h"
 
 #include <algorithm>
-#include <tuple>
 
 #include "api/labels.h"
 #include "aws/userdata/families.h"
@@ -13,16 +12,10 @@ namespace karpenter::aws {
 std::vector<api::Taint> RegistrationTaints(const NodeBootstrap& bootstrap) {
   std::vector<api::Taint> taints = bootstrap.taints;
   if (bootstrap.ami_family != "Custom") {
-    api::Taint unregistered;
-    unregistered.key = std::string(api::kTaintUnregistered);
-    unregistered.effect = api::TaintEffect::kNoExecute;
-    taints.push_back(std::move(unregistered));
+    taints.push_back(
+        api::Taint{std::string(api::kTaintUnregistered), "", api::TaintEffect::kNoExecute});
   }
-  const auto order = [](const api::Taint& taint) {
-    return std::tie(taint.key, taint.value, taint.effect);
-  };
-  std::sort(taints.begin(), taints.end(),
-            [&](const api::Taint& a, const api::Taint& b) { return order(a) < order(b); });
+  std::sort(taints.begin(), taints.end());
   taints.erase(std::unique(taints.begin(), taints.end()), taints.end());
   return taints;
 }

@@ -9,47 +9,12 @@
 #include <string_view>
 #include <utility>
 
+#include "common/base64.h"
 #include "common/read_file.h"
 #include "kube/http/bearer_token.h"
 
 namespace karpenter::kube::http {
 namespace {
-
-// RFC 4648 base64 as kubeconfig's *-data fields hold it; whitespace (line breaks in hand-edited
-// files) is skipped, padding is optional. nullopt when the text is not base64.
-std::optional<std::string> DecodeBase64(std::string_view text) {
-  constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  uint32_t bits = 0;
-  int count = 0;  // sextets held in `bits`
-  size_t padding = 0;
-  for (const char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      ++padding;
-      continue;
-    }
-    const size_t value = kAlphabet.find(c);
-    if (value == std::string_view::npos || padding > 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<uint32_t>(value);
-    if (++count == 4) {
-      out.push_back(static_cast<char>((bits >> 16) & 0xff));
-      out.push_back(static_cast<char>((bits >> 8) & 0xff));
-      out.push_back(static_cast<char>(bits & 0xff));
-      bits = 0;
-      count = 0;
-    }
-  }
-  if (count == 1 || padding > 2) return std::nullopt;
-  if (count == 2) out.push_back(static_cast<char>((bits >> 4) & 0xff));
-  if (count == 3) {
-    out.push_back(static_cast<char>((bits >> 10) & 0xff));
-    out.push_back(static_cast<char>((bits >> 2) & 0xff));
-  }
-  return out;
-}
 
 // yaml-cpp's type tests throw on a node that is absent (a "zombie"); this one does not.
 bool IsMap(const YAML::Node& node) { return node.IsDefined() && node.IsMap(); }
@@ -120,9 +85,9 @@ class Kubeconfig {
       return Fail(section_field, name + " and " + name + "-data are both set; keep one");
     }
     if (data->has_value()) {
-      std::optional<std::string> decoded = DecodeBase64(**data);
+      Result<std::string> decoded = DecodeBase64(**data);
       // Neither the text nor its position in it: the field may hold a private key.
-      if (!decoded.has_value()) return Fail(data_field, "not valid base64");
+      if (!decoded.ok()) return Fail(data_field, "not valid base64");
       return std::move(*decoded);
     }
     if (file->has_value()) return ReadReferenced(**file, file_field);

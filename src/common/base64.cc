@@ -1,9 +1,9 @@
-#include "aws/userdata/base64.h"
+#include "common/base64.h"
 
 #include <array>
 #include <cstdint>
 
-namespace karpenter::aws {
+namespace karpenter {
 namespace {
 
 constexpr std::string_view kAlphabet =
@@ -77,4 +77,4 @@ Result<std::string> DecodeBase64(std::string_view text) {
   return out;
 }
 
-}  // namespace karpenter::aws
+}  // namespace karpenter

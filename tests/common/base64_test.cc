@@ -1,8 +1,8 @@
-#include "aws/userdata/base64.h"
+#include "common/base64.h"
 
 #include <gtest/gtest.h>
 
-namespace karpenter::aws {
+namespace karpenter {
 namespace {
 
 TEST(Base64Test, EncodesTheRfc4648Vectors) {
@@ -37,4 +37,4 @@ TEST(Base64Test, IgnoresLineBreaksAndRejectsGarbage) {
 }
 
 }  // namespace
-}  // namespace karpenter::aws
+}  // namespace karpenter
