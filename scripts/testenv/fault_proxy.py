@@ -9,8 +9,9 @@ through its control endpoint:
   (or not at all);
 - the next N EC2 requests are refused with RequestLimitExceeded (throttling);
 - the next N requests are held for S seconds before they are forwarded (slow answers, timeouts).
-Control: GET /_faults (the faults and how many of each were injected since they were set),
-POST /_faults with a JSON object {"insufficient_capacity": [{"instance_type": "m5.large",
+Control: GET /_faults (the faults, how many of each were injected since they were set, and
+"forwarded": how many requests of each query Action, e.g. {"CreateFleet": 1}, went on to moto since
+then), POST /_faults with a JSON object {"insufficient_capacity": [{"instance_type": "m5.large",
 "zone": ""}], "throttle": 2, "delay": {"count": 1, "seconds": 5}} (fields left out are cleared,
 the counts start again), DELETE /_faults (none).
 Writes DIR/fault_endpoint once it listens and serves until SIGTERM.
@@ -43,6 +44,7 @@ class Faults:
         self.delay_count = 0
         self.delay_seconds = 0.0
         self.injected = {"insufficient_capacity": 0, "throttled": 0, "delayed": 0}
+        self.forwarded = {}  # query Action -> requests passed on to moto
 
     def set(self, spec):
         with self.lock:
@@ -52,13 +54,19 @@ class Faults:
             self.delay_count = int(delay.get("count", 0))
             self.delay_seconds = float(delay.get("seconds", 0))
             self.injected = {"insufficient_capacity": 0, "throttled": 0, "delayed": 0}
+            self.forwarded = {}
 
     def describe(self):
         with self.lock:
             return {"insufficient_capacity": self.insufficient_capacity,
                     "throttle": self.throttle,
                     "delay": {"count": self.delay_count, "seconds": self.delay_seconds},
-                    "injected": dict(self.injected)}
+                    "injected": dict(self.injected),
+                    "forwarded": dict(self.forwarded)}
+
+    def count_forwarded(self, action):
+        with self.lock:
+            self.forwarded[action] = self.forwarded.get(action, 0) + 1
 
     def take_throttle(self):
         with self.lock:
@@ -213,6 +221,8 @@ def make_handler(upstream, faults):
                                     "<fleetInstanceSet/></CreateFleetResponse>")
                     return
                 body = urllib.parse.urlencode(params).encode()
+            if action:
+                faults.count_forwarded(action)
             status, answer, content_type = self.forward(body)
             text = answer.decode("utf-8", "replace")
             if errors and status == 200:

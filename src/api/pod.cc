@@ -47,4 +47,11 @@ bool IsDaemonSetPod(const Pod& pod) {
   return owner != nullptr && owner->kind == "DaemonSet";
 }
 
+bool IsMirrorPod(const Pod& pod) { return pod.metadata.annotations.contains(kAnnotationMirrorPod); }
+
+bool IsReschedulable(const Pod& pod) {
+  return !IsTerminal(pod) && pod.metadata.deletion_timestamp.empty() && !IsDaemonSetPod(pod) &&
+         !IsMirrorPod(pod);
+}
+
 }  // namespace karpenter::api

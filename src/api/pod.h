@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/label_selector.h"
@@ -133,5 +134,14 @@ bool MarkedUnschedulable(const Pod& pod);
 
 // Whether a DaemonSet controls the pod (its controller places it; nothing provisions for it).
 bool IsDaemonSetPod(const Pod& pod);
+
+// The annotation that marks the kubelet's copy of a static pod: the API can neither evict nor move
+// what the kubelet runs from its manifests.
+inline constexpr std::string_view kAnnotationMirrorPod = "kubernetes.io/config.mirror";
+bool IsMirrorPod(const Pod& pod);
+
+// Whether the bound pod would need a place on another node if its node went: not finished, not
+// already terminating, neither a DaemonSet's nor a mirror pod.
+bool IsReschedulable(const Pod& pod);
 
 }  // namespace karpenter::api

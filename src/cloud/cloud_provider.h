@@ -1,9 +1,11 @@
 #pragma once
-// What controllers ask of a cloud (reference §2, §9): launch a machine for a NodeClaim, find it
-// again, list the machines this cluster owns, and delete them. Implemented by the simulated EC2
+// What controllers ask of a cloud (reference §2, §9): launch a machine for a NodeClaim (or for
+// several at once, so a provider can merge identical launches), find it again, list the machines
+// this cluster owns, and delete them. Implemented by the simulated EC2
 // (cloud/sim_cloud_provider.h) and the AWS provider.
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +54,16 @@ class CloudProvider {
   // Launches the cheapest available offering that satisfies the NodeClaim's requirements and
   // resource requests. Idempotent per NodeClaim: a second call returns the same instance.
   virtual Result<Instance> Create(const api::NodeClaim& node_claim) = 0;
+  // Create for each NodeClaim; the results are parallel to the input. A provider may launch
+  // NodeClaims with identical launch requests together (the AWS provider sends one CreateFleet
+  // for them); this default launches them one at a time.
+  virtual std::vector<Result<Instance>> CreateAll(
+      std::span<const api::NodeClaim* const> node_claims) {
+    std::vector<Result<Instance>> instances;
+    instances.reserve(node_claims.size());
+    for (const api::NodeClaim* node_claim : node_claims) instances.push_back(Create(*node_claim));
+    return instances;
+  }
   // Terminates the instance. Fails with reason NotFound when it no longer exists.
   virtual Status Delete(std::string_view provider_id) = 0;
   virtual Result<Instance> Get(std::string_view provider_id) = 0;

@@ -9,12 +9,22 @@
 
 namespace karpenter::controllers {
 
-ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
-                             const Logger& logger,
-                             std::vector<std::shared_ptr<const api::Pod>> pods) {
+ClusterSnapshot TakeCapacitySnapshot(const ClusterCache& cluster,
+                                     std::vector<std::shared_ptr<const api::Pod>> pods) {
   ClusterSnapshot snapshot;
   snapshot.pods = std::move(pods);
   snapshot.node_claims = cluster.decoded_node_claims().All();
+  snapshot.nodes = cluster.decoded_nodes().All();
+  std::erase_if(snapshot.nodes, [](const std::shared_ptr<const api::Node>& node) {
+    return !node->metadata.deletion_timestamp.empty();
+  });
+  return snapshot;
+}
+
+ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
+                             const Logger& logger,
+                             std::vector<std::shared_ptr<const api::Pod>> pods) {
+  ClusterSnapshot snapshot = TakeCapacitySnapshot(cluster, std::move(pods));
   cluster.node_pools().ForEach([&](const kube::Object& object) {
     std::string error;
     std::optional<api::NodePool> pool = DecodeNodePool(object, &error);
@@ -38,10 +48,6 @@ ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& 
     if (std::optional<api::Workload> ds = DecodeDaemonSet(object)) {
       snapshot.daemon_sets.push_back(std::move(*ds));
     }
-  });
-  snapshot.nodes = cluster.decoded_nodes().All();
-  std::erase_if(snapshot.nodes, [](const std::shared_ptr<const api::Node>& node) {
-    return !node->metadata.deletion_timestamp.empty();
   });
   return snapshot;
 }

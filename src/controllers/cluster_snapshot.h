@@ -41,6 +41,10 @@ struct ClusterSnapshot {
 ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
                              const Logger& logger,
                              std::vector<std::shared_ptr<const api::Pod>> pods);
+// Only the capacity that exists or is on its way: `pods`, Nodes and NodeClaims; no NodePools (so
+// nothing new can be planned) and no DaemonSets.
+ClusterSnapshot TakeCapacitySnapshot(const ClusterCache& cluster,
+                                     std::vector<std::shared_ptr<const api::Pod>> pods);
 
 // Where a scheduler node came from.
 struct CapacitySource {

@@ -19,6 +19,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/conditions.h"
 #include "controllers/disruption_view.h"
 #include "controllers/provisioner.h"
 #include "disruption/methods.h"
@@ -26,8 +27,6 @@
 #include "kube/event_recorder.h"
 
 namespace karpenter::controllers {
-
-inline constexpr std::string_view kConditionDisruptionReason = "DisruptionReason";
 
 struct DisruptionOptions {
   std::chrono::milliseconds poll_period{std::chrono::seconds(10)};

@@ -15,8 +15,6 @@
 namespace karpenter::controllers {
 namespace {
 
-constexpr std::string_view kAnnotationMirrorPod = "kubernetes.io/config.mirror";
-
 bool DoNotDisrupt(const api::ObjectMeta& meta) {
   const auto it = meta.annotations.find(api::kAnnotationDoNotDisrupt);
   return it != meta.annotations.end() && it->second == "true";
@@ -138,7 +136,7 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     candidate.price_per_hour = NodePrice(node, *pool->second);
     bool blocked = false;
     for (const api::Pod* pod : out.capacity.existing_nodes[i].pods) {
-      if (api::IsDaemonSetPod(*pod) || pod->metadata.annotations.contains(kAnnotationMirrorPod)) {
+      if (api::IsDaemonSetPod(*pod) || api::IsMirrorPod(*pod)) {
         continue;
       }
       if (DoNotDisrupt(pod->metadata) ||

@@ -9,6 +9,7 @@
 #include "api/encode.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
+#include "controllers/interruption.h"
 #include "controllers/node_taints.h"
 
 namespace karpenter::controllers {
@@ -18,6 +19,11 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kRetry(10000);
 constexpr milliseconds kConflictRetry(200);
+
+// Its machine is still to launch.
+bool ToLaunch(const api::NodeClaim& claim) {
+  return claim.metadata.deletion_timestamp.empty() && claim.status.provider_id.empty();
+}
 
 kube::Object Member(const kube::Object& object, const char* section, const char* field) {
   const auto part = object.find(section);
@@ -40,26 +46,55 @@ NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& clie
       options_(options),
       drainer_(cluster, client, events, clock, logger_.Named("termination")) {}
 
-Result<std::optional<milliseconds>> NodeClaimLifecycle::Reconcile(std::string_view name) {
-  const std::optional<kube::Object> object = cluster_.node_claims().Get(name);
-  if (!object) return std::optional<milliseconds>();
-  std::string error;
-  const std::optional<api::NodeClaim> claim = DecodeNodeClaim(*object, &error);
-  if (!claim) {
-    logger_.Error("invalid nodeclaim", {logkey::NodeClaim(name), {"error", error}});
-    (void)events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
-    return std::optional<milliseconds>();
+std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
+    std::span<const std::string> names) {
+  // The NodeClaims as the cache has them (nullopt: gone or invalid, nothing to do).
+  std::vector<std::optional<std::pair<kube::Object, api::NodeClaim>>> claims;
+  claims.reserve(names.size());
+  for (const std::string& name : names) {
+    std::optional<kube::Object> object = cluster_.node_claims().Get(name);
+    std::string error;
+    std::optional<api::NodeClaim> claim =
+        object ? DecodeNodeClaim(*object, &error) : std::optional<api::NodeClaim>();
+    if (object && !claim) {
+      logger_.Error("invalid nodeclaim", {logkey::NodeClaim(name), {"error", error}});
+      (void)events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
+    }
+    if (!claim) {
+      claims.emplace_back();
+      continue;
+    }
+    claims.emplace_back(std::in_place, std::move(*object), std::move(*claim));
   }
-  Requeue next = Step(*object, *claim);
-  // A write based on a cache that was behind: look again once the cache has caught up.
-  if (!next.ok() && next.error().status == 409) return std::optional<milliseconds>(kConflictRetry);
-  return next;
+  std::vector<const api::NodeClaim*> to_launch;
+  for (const std::optional<std::pair<kube::Object, api::NodeClaim>>& entry : claims) {
+    if (entry && ToLaunch(entry->second)) to_launch.push_back(&entry->second);
+  }
+  const std::vector<Result<cloud::Instance>> instances = cloud_.CreateAll(to_launch);
+
+  std::vector<Requeue> requeues;
+  requeues.reserve(names.size());
+  size_t launched = 0;
+  for (const std::optional<std::pair<kube::Object, api::NodeClaim>>& entry : claims) {
+    if (!entry) {
+      requeues.emplace_back(std::optional<milliseconds>());
+      continue;
+    }
+    const auto& [object, claim] = *entry;
+    Requeue next =
+        ToLaunch(claim) ? RecordLaunch(object, claim, instances[launched++]) : Step(object, claim);
+    // A write based on a cache that was behind: look again once the cache has caught up.
+    if (!next.ok() && next.error().status == 409) {
+      next = std::optional<milliseconds>(kConflictRetry);
+    }
+    requeues.push_back(std::move(next));
+  }
+  return requeues;
 }
 
 NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
                                                      const api::NodeClaim& claim) {
   if (!claim.metadata.deletion_timestamp.empty()) return Finalize(object, claim);
-  if (claim.status.provider_id.empty()) return Launch(object, claim);
   // `kubectl delete node`: our finalizer holds the Node; deleting its NodeClaim drains it and
   // terminates its machine the usual way.
   if (const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
@@ -79,10 +114,10 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
   return std::optional<milliseconds>();
 }
 
-NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& object,
-                                                       const api::NodeClaim& claim) {
+NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
+    const kube::Object& object, const api::NodeClaim& claim,
+    const Result<cloud::Instance>& instance) {
   const std::string& name = claim.metadata.name;
-  Result<cloud::Instance> instance = cloud_.Create(claim);
   const TimePoint now = clock_.Now();
   if (!instance.ok()) {
     if (instance.error().reason == cloud::kReasonInsufficientCapacity) {
@@ -113,7 +148,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Launch(const kube::Object& objec
   if (!labelled.ok()) return labelled.error();
   kube::Object conditions = ConditionsOf(object);
   SetCondition(conditions, "Launched", true, "Launched", "", now, claim.metadata.generation);
-  Status patched = PatchStatus(client_, kube::resources::kNodeClaims, object,
+  // At the resourceVersion the label patch left (the cached object is older by that write).
+  Status patched = PatchStatus(client_, kube::resources::kNodeClaims, *labelled,
                                {{"providerID", instance->provider_id},
                                 {"imageID", instance->image_id},
                                 {"capacity", api::Encode(instance->capacity)},
@@ -260,6 +296,11 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       if (Status tainted = AddTaint(client_, *node, DisruptedTaint());
           !tainted.ok() && tainted.error().status != 404) {
         return tainted.error();
+      }
+      // An interrupted instance's pods wait for their new capacity (provisioning launches it).
+      if (std::optional<milliseconds> wait =
+              InterruptedDrainWait(cluster_, claim, kube::Name(*node), clock_.Now())) {
+        return wait;
       }
       const DrainOutcome drain = drainer_.Drain(*node, claim);
       if (!drain.drained) return std::optional<milliseconds>(drain.requeue);

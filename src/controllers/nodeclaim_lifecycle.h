@@ -1,15 +1,20 @@
 #pragma once
-// The life of a NodeClaim (reference §9): launch its machine through the CloudProvider, register
+// The life of a NodeClaim (reference §9): launch its machine through the CloudProvider (those due
+// together in one CreateAll call, so the cloud can launch equal ones with one request), register
 // the Node that machine's kubelet creates (matched by providerID: sync labels and taints, drop
 // karpenter.sh/unregistered, own it), mark it initialized once the Node is Ready with its startup
-// taints gone, and on deletion taint the Node karpenter.sh/disrupted and drain it (termination.h),
-// then terminate the machine and remove the Node before releasing the finalizer. A NodeClaim whose
-// machine never registers is deleted after the registration TTL; one whose Node is being deleted
+// taints gone, and on deletion taint the Node karpenter.sh/disrupted and drain it (termination.h;
+// an interrupted one once its pods have somewhere to go, interruption.h), then terminate the
+// machine and remove the Node before releasing the finalizer. A NodeClaim whose machine never
+// registers is deleted after the registration TTL; one whose Node is being deleted
 // (`kubectl delete node`) is deleted too, so that the Node is drained and its machine terminated.
 
 #include <chrono>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
@@ -32,14 +37,21 @@ class NodeClaimLifecycle {
                      kube::EventRecorder& events, const Clock& clock, Logger logger,
                      LifecycleOptions options);
 
-  // Moves the NodeClaim `name` one or more steps forward. Returns when to look again without a
-  // change to watch for (nullopt: only when the NodeClaim or its Node changes).
-  Result<std::optional<std::chrono::milliseconds>> Reconcile(std::string_view name);
+  // When to look at a NodeClaim again without a change to watch for (nullopt: only when the
+  // NodeClaim or its Node changes).
+  using Requeue = Result<std::optional<std::chrono::milliseconds>>;
+
+  // Moves each NodeClaim of `names` one or more steps forward: first launches the machines of all
+  // those not launched yet (and not being deleted) with one CloudProvider::CreateAll call, then
+  // steps the others one at a time. Returns when to look at each again, parallel to `names`.
+  std::vector<Requeue> Reconcile(std::span<const std::string> names);
 
  private:
-  using Requeue = Result<std::optional<std::chrono::milliseconds>>;
+  // Every step but the launch.
   Requeue Step(const kube::Object& object, const api::NodeClaim& claim);
-  Requeue Launch(const kube::Object& object, const api::NodeClaim& claim);
+  // Records the launched machine on the NodeClaim, or what launching it met.
+  Requeue RecordLaunch(const kube::Object& object, const api::NodeClaim& claim,
+                       const Result<cloud::Instance>& instance);
   Requeue Register(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Initialize(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Finalize(const kube::Object& object, const api::NodeClaim& claim);

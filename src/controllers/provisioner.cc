@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 #include <set>
@@ -74,8 +75,14 @@ Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::Clo
 Result<ProvisioningResult> Provisioner::Provision() {
   std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
   ProvisioningResult result;
+  const auto deleting = [](const auto& claim) {
+    return !claim->metadata.deletion_timestamp.empty();
+  };
+  const std::vector<std::shared_ptr<const api::NodeClaim>> claims =
+      cluster_.decoded_node_claims().All();
   if (std::none_of(pods.begin(), pods.end(),
-                   [](const auto& pod) { return IsProvisionable(*pod); })) {
+                   [](const auto& pod) { return IsProvisionable(*pod); }) &&
+      std::none_of(claims.begin(), claims.end(), deleting)) {
     return result;
   }
   const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
@@ -84,6 +91,23 @@ Result<ProvisioningResult> Provisioner::Provision() {
   for (const auto& pod : snapshot.pods) {
     if (IsProvisionable(*pod)) input.pods.push_back(pod.get());
   }
+  // The pods of a Node whose NodeClaim is being deleted need a new home before they are evicted:
+  // planned as if pending (unbound copies), so that their capacity launches while the Node drains.
+  std::deque<api::Pod> displaced;
+  for (size_t i = 0; i < view.sources.size(); ++i) {
+    const CapacitySource& source = view.sources[i];
+    if (source.node == nullptr || source.node_claim == nullptr ||
+        source.node_claim->metadata.deletion_timestamp.empty()) {
+      continue;
+    }
+    for (const api::Pod* pod : input.existing_nodes[i].pods) {
+      if (!api::IsReschedulable(*pod)) continue;
+      api::Pod& unbound = displaced.emplace_back(*pod);
+      unbound.spec.node_name.clear();
+      input.pods.push_back(&unbound);
+    }
+  }
+  result.pods_displaced = displaced.size();
   std::set<std::string_view> in_flight_claims;
   for (const scheduling::ExistingNode& node : input.existing_nodes) {
     if (node.in_flight) in_flight_claims.insert(node.name);

@@ -3,6 +3,8 @@
 // closes after BATCH_IDLE_DURATION without new pods, or BATCH_MAX_DURATION after the first), then
 // one scheduling pass over the cluster as the informers see it — existing nodes and their pods,
 // in-flight NodeClaims, daemonset overhead, NodePool limits — decides the NodeClaims to create.
+// The pods a Node being deleted still runs count as pending too (as upstream does), so that their
+// new capacity is on its way before they are evicted.
 // Each pending pod gets an Event: where it should land, or why nothing fits.
 
 #include <chrono>
@@ -55,6 +57,7 @@ bool IsProvisionable(const api::Pod& pod);
 struct ProvisioningResult {
   std::vector<std::string> node_claims;  // names created
   size_t pods_nominated = 0;             // to new NodeClaims or existing capacity
+  size_t pods_displaced = 0;             // of Nodes being deleted, planned for as if pending
   size_t pods_unschedulable = 0;
 };
 

@@ -17,8 +17,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// The kubelet's copy of a static pod: the API cannot evict or delete what the kubelet runs.
-constexpr std::string_view kAnnotationMirrorPod = "kubernetes.io/config.mirror";
 constexpr std::string_view kCriticalPriorityClasses[] = {"system-cluster-critical",
                                                          "system-node-critical"};
 // What the API server sets when a pod names no terminationGracePeriodSeconds.
@@ -50,7 +48,7 @@ bool Terminating(const api::Pod& pod) { return !pod.metadata.deletion_timestamp.
 
 // Whether the Node has to wait for `pod` before it goes.
 bool HoldsNode(const api::Pod& pod, TimePoint now) {
-  if (api::IsTerminal(pod) || pod.metadata.annotations.contains(kAnnotationMirrorPod)) {
+  if (api::IsTerminal(pod) || api::IsMirrorPod(pod)) {
     return false;
   }
   const api::Taint disrupted = DisruptedTaint();

@@ -78,8 +78,10 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     if (std::string_view pool = kube::Label(claim, api::kLabelNodePool); !pool.empty()) {
       node_pools_.Add(std::string(pool), now);
     }
-    if (type == kube::WatchEventType::kDeleted) {
-      batcher_.Trigger(now);  // its pods, if any are still pending, need a new home
+    // A NodeClaim being deleted: its pods need a new home (planned while its Node drains); one
+    // gone: those of them still pending do.
+    if (type == kube::WatchEventType::kDeleted || !kube::DeletionTimestamp(claim).empty()) {
+      batcher_.Trigger(now);
     }
     Wake();
   });
@@ -152,9 +154,12 @@ void Manager::Start() {
 
 void Manager::ReconcileDue(
     controllers::WorkQueue& queue, TimePoint now, std::string_view failure,
-    const std::function<Result<std::optional<milliseconds>>(std::string_view)>& reconcile) {
-  for (const std::string& name : queue.TakeDue(now)) {
-    Result<std::optional<milliseconds>> requeue = reconcile(name);
+    const std::function<std::vector<Requeue>(std::span<const std::string>)>& reconcile) {
+  const std::vector<std::string> due = queue.TakeDue(now);
+  const std::vector<Requeue> requeues = reconcile(due);
+  for (size_t i = 0; i < due.size(); ++i) {
+    const std::string& name = due[i];
+    const Requeue& requeue = requeues[i];
     if (!requeue.ok()) {
       logger_.Error(failure, {logkey::NodeClaim(name), logkey::Err(requeue.error())});
       queue.Add(name, now + kErrorRetry);
@@ -176,9 +181,16 @@ void Manager::RunOnce() {
     }
   }
   ReconcileDue(node_claims_, now, "reconciling nodeclaim failed",
-               [this](std::string_view name) { return lifecycle_.Reconcile(name); });
+               [this](std::span<const std::string> names) { return lifecycle_.Reconcile(names); });
   ReconcileDue(disruption_marks_, now, "updating nodeclaim disruption status failed",
-               [this](std::string_view name) { return node_claim_disruption_.Reconcile(name); });
+               [this](std::span<const std::string> names) {
+                 std::vector<Requeue> requeues;
+                 requeues.reserve(names.size());
+                 for (const std::string& name : names) {
+                   requeues.push_back(node_claim_disruption_.Reconcile(name));
+                 }
+                 return requeues;
+               });
   for (const std::string& name : node_pools_.TakeDue(now)) {
     if (Status status = node_pool_status_.Reconcile(name); !status.ok()) {
       logger_.Error("updating nodepool status failed",
@@ -196,6 +208,9 @@ void Manager::RunOnce() {
     bool pending = false;
     cluster_.pods().ForEach(
         [&](const kube::Object& pod) { pending = pending || LooksProvisionable(pod); });
+    cluster_.node_claims().ForEach([&](const kube::Object& claim) {
+      pending = pending || !kube::DeletionTimestamp(claim).empty();
+    });
     if (pending) batcher_.Trigger(now);
   }
   if (batcher_.Ready(now)) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -81,13 +82,15 @@ class Manager {
   TimePoint NextWake() const;
 
  private:
+  using Requeue = Result<std::optional<std::chrono::milliseconds>>;  // when to look again
+
   void Wake();
-  // Runs `reconcile` for every NodeClaim of `queue` that is due, queueing it again when it asks
-  // to be or fails (logged with `failure`).
+  // Runs `reconcile` on the NodeClaims of `queue` that are due, all in one call (its results
+  // parallel to the names), queueing each again when it asks to be or failed (logged with
+  // `failure`).
   void ReconcileDue(
       controllers::WorkQueue& queue, TimePoint now, std::string_view failure,
-      const std::function<Result<std::optional<std::chrono::milliseconds>>(std::string_view)>&
-          reconcile);
+      const std::function<std::vector<Requeue>(std::span<const std::string>)>& reconcile);
   // Queues the disruption marks of every NodeClaim (of `node_pool` only, when given).
   void RecheckDisruptionMarks(std::string_view node_pool);
 

@@ -7,6 +7,7 @@
 
 #include "api/encode.h"
 #include "api/labels.h"
+#include "api/pod.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -30,7 +31,7 @@ bool Drained(const Object& pod) {
   if (!kube::DeletionTimestamp(pod).empty()) return false;
   const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
   if (phase == "Succeeded" || phase == "Failed") return false;
-  if (!kube::Annotation(pod, "kubernetes.io/config.mirror").empty()) return false;
+  if (!kube::Annotation(pod, api::kAnnotationMirrorPod).empty()) return false;
   return kube::ControllerKind(pod) != "DaemonSet";
 }
 

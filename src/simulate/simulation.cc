@@ -16,6 +16,7 @@
 #include "cloud/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/interruption.h"
 #include "disruption/command.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
@@ -408,9 +409,10 @@ Status World::Apply(const Action& action) {
   return std::visit(Visitor{*this}, action.kind);
 }
 
-// The interruption warning: Karpenter's interruption controller deletes the NodeClaim (so its
-// node is drained and replaced) and keeps the spot offering out of its choices for a while; the
-// instance itself is terminated by EC2 two minutes after the warning, drained or not.
+// The interruption warning: Karpenter's interruption controller deletes the NodeClaim as
+// interrupted (its pods' new capacity launches, then its node is drained) and keeps the spot
+// offering out of its choices for a while; the instance itself is terminated by EC2 two minutes
+// after the warning, drained or not.
 Status World::InterruptSpot(const struct InterruptSpot& interrupt) {
   const TimePoint now = clock_.Now();
   for (const auto& node : manager_.cluster().decoded_nodes().All()) {
@@ -425,8 +427,9 @@ Status World::InterruptSpot(const struct InterruptSpot& interrupt) {
     Record("SpotInterrupted", node->metadata.name, type + " in " + interrupt.zone);
     for (const Object& claim : manager_.cluster().node_claims().ByIndex(
              controllers::kIndexNodeClaimsByProviderId, node->spec.provider_id)) {
-      Status deleted = store_.Delete(resources::kNodeClaims, "", kube::Name(claim), {});
-      if (!deleted.ok() && deleted.error().status != 404) return deleted;
+      Status deleted = controllers::DeleteInterruptedNodeClaim(
+          store_, claim, "EC2 Spot Instance Interruption Warning", now);
+      if (!deleted.ok()) return deleted;
     }
   }
   return {};

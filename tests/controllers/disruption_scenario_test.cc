@@ -295,15 +295,6 @@ TEST(DisruptionScenarioTest, DoNotDisruptNodeIsKept) {
   EXPECT_EQ(NodeCount(world), 4u);
 }
 
-Object Pdb(int max_unavailable) {
-  return {
-      {"apiVersion", "policy/v1"},
-      {"kind", "PodDisruptionBudget"},
-      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
-      {"spec",
-       {{"maxUnavailable", max_unavailable}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}};
-}
-
 TEST(DisruptionScenarioTest, PodDisruptionBudgetThatAllowsNothingBlocksTheNode) {
   World world(7, kThreeSizes);
   StartWith(world, Pool(kAllAtOnce));

@@ -117,6 +117,16 @@ inline Object Pod(std::string_view name, std::string_view cpu) {
                {"resources", {{"requests", {{"cpu", cpu}, {"memory", "256Mi"}}}}}}}}}}};
 }
 
+// A PodDisruptionBudget "web" over the pods labelled app=web.
+inline Object Pdb(int max_unavailable) {
+  return {
+      {"apiVersion", "policy/v1"},
+      {"kind", "PodDisruptionBudget"},
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec",
+       {{"maxUnavailable", max_unavailable}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}};
+}
+
 // ---- the world ----------------------------------------------------------------------------------
 
 inline bool Blocks(const api::Taint& taint) {
@@ -195,6 +205,7 @@ class World {
     std::stable_sort(found.begin(), found.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<std::string> messages;
+    messages.reserve(found.size());
     for (auto& [time, message] : found) messages.push_back(std::move(message));
     return messages;
   }
@@ -388,6 +399,7 @@ class World {
 
 inline std::vector<std::string> Names(const std::vector<Object>& objects) {
   std::vector<std::string> names;
+  names.reserve(objects.size());
   for (const Object& object : objects) names.emplace_back(kube::Name(object));
   return names;
 }

@@ -244,6 +244,15 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
 
   // A spot interruption warning for one instance: its NodeClaim goes, its pods move to a new one.
   const std::string interrupted = *instances.begin();
+  std::string interrupted_node;
+  std::set<std::string> claims_before;
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    claims_before.emplace(kube::Name(claim));
+    if (kube::StringAt(claim, {"status", "providerID"}).ends_with("/" + interrupted)) {
+      interrupted_node = kube::StringAt(claim, {"status", "nodeName"});
+    }
+  }
+  ASSERT_FALSE(interrupted_node.empty());
   Result<std::string> queue = sqs_->GetQueueUrl(cluster_);
   ASSERT_TRUE(queue.ok()) << queue.error().message;
   Result<std::string> sent = sqs_->SendMessage(
@@ -259,6 +268,28 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
       },
       seconds(240)))
       << "the interrupted instance's pods did not move";
+  // A replacement came up first: the NodeClaims launched for the interrupted node's pods were
+  // initialized before the first of those pods was evicted.
+  std::string first_eviction;
+  for (const kube::Object& event : List(*client_, kube::resources::kEvents)) {
+    if (kube::StringAt(event, {"involvedObject", "name"}) == interrupted_node &&
+        kube::StringAt(event, {"reason"}) == "Evicted") {
+      const std::string at(kube::StringAt(event, {"firstTimestamp"}));
+      if (first_eviction.empty() || at < first_eviction) first_eviction = at;
+    }
+  }
+  ASSERT_FALSE(first_eviction.empty()) << "no pod was evicted from " << interrupted_node;
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    if (claims_before.contains(std::string(kube::Name(claim)))) continue;
+    std::string initialized;
+    for (const kube::Object& condition : Part(Part(claim, "status"), "conditions")) {
+      if (kube::StringAt(condition, {"type"}) == "Initialized") {
+        initialized = kube::StringAt(condition, {"lastTransitionTime"});
+      }
+    }
+    EXPECT_FALSE(initialized.empty()) << kube::Name(claim);
+    EXPECT_LE(initialized, first_eviction) << kube::Name(claim) << " came up after the drain began";
+  }
 
   // Scale down: consolidation removes what is no longer needed, in EC2 too.
   kube::Object scaled = kube::Object::parse(R"({

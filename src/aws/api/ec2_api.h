@@ -132,11 +132,15 @@ struct FleetOverride {
   std::string subnet_id;
   std::string zone;
   std::optional<double> priority;  // for the "prioritized" allocation strategy
+
+  bool operator==(const FleetOverride&) const = default;
 };
 
 struct FleetLaunchTemplateConfig {
   std::string launch_template_name;  // at its $Latest version
   std::vector<FleetOverride> overrides;
+
+  bool operator==(const FleetLaunchTemplateConfig&) const = default;
 };
 
 struct FleetInput {
@@ -148,6 +152,9 @@ struct FleetInput {
   Ec2Tags tags;
   // The resources that get `tags`: the instances, their volumes and the fleet request.
   std::vector<std::string> tagged_resource_types = {"instance", "volume", "fleet"};
+
+  // Equal requests launch interchangeable instances: one request can launch them together.
+  bool operator==(const FleetInput&) const = default;
 };
 
 // The zone and subnet are those of the override that launched the instance, as the request named
@@ -187,6 +194,7 @@ struct Instance {
   Ec2Tags tags;
   std::string lifecycle;  // "on-demand" or "spot" (EC2 omits it for on-demand)
   std::string private_dns_name;
+  std::vector<std::string> volume_ids;  // of its EBS volumes
 };
 
 struct InstanceStateChange {

@@ -22,6 +22,8 @@ constexpr std::string_view kTagNodeClaim = "karpenter.sh/nodeclaim";
 constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
 constexpr std::string_view kInstanceNotFound = "InvalidInstanceID.NotFound";
 constexpr std::string_view kLaunchTemplateNotFound = "InvalidLaunchTemplateName.NotFoundException";
+// The most values EC2 takes in one filter.
+constexpr size_t kMaxFilterValues = 200;
 
 std::string ClusterTag(std::string_view cluster) {
   return "kubernetes.io/cluster/" + std::string(cluster);
@@ -126,7 +128,6 @@ Ec2Tags AwsCloudProvider::OwnershipTags(const api::NodeClaim& node_claim,
   tags[std::string(kTagEksClusterName)] = options_.cluster_name;
   tags[std::string(kTagNodePool)] = NodePoolOf(node_claim);
   tags[std::string(kTagNodeClass)] = node_class.metadata.name;
-  tags[std::string(kTagNodeClaim)] = node_claim.metadata.name;
   return tags;
 }
 
@@ -183,85 +184,170 @@ Result<std::vector<Instance>> AwsCloudProvider::DescribeOwned(
   return instances;
 }
 
-Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
-  std::lock_guard lock(mutex_);
-  const std::string user = "NodeClaim " + node_claim.metadata.name;
-  Result<api::EC2NodeClass> node_class = ReadyNodeClass(node_claim.spec.node_class_ref.name, user);
-  if (!node_class.ok()) return node_class.error();
-  Result<InstanceTypeList> types = instance_types_.List(*node_class);
-  if (!types.ok()) return types.error();
-  const auto find_type = [&](std::string_view name) -> const cloud::InstanceType* {
-    for (const cloud::InstanceType& type : **types) {
+// A NodeClaim's launch, planned before its CreateFleet request is sent.
+struct AwsCloudProvider::PlannedLaunch {
+  size_t index = 0;  // of the NodeClaim in CreateAll's input and output
+  const api::NodeClaim* node_claim = nullptr;
+  std::string user;  // how errors name the NodeClaim
+  api::EC2NodeClass node_class;
+  InstanceTypeList types;  // the plan's candidates point into it
+  LaunchPlan plan;
+  std::vector<api::Taint> registration_taints;
+  // Without the NodeClaim's own tag: NodeClaims with equal requests are launched by one.
+  FleetInput fleet;
+
+  const cloud::InstanceType* FindType(std::string_view name) const {
+    for (const cloud::InstanceType& type : *types) {
       if (type.name == name) return &type;
     }
     return nullptr;
-  };
+  }
+};
 
-  // Idempotent: an instance already launched for this NodeClaim is the answer.
-  Result<std::vector<Instance>> existing =
-      DescribeOwned({{"tag:" + std::string(kTagNodeClaim), {node_claim.metadata.name}}});
-  if (!existing.ok()) return existing.error();
-  if (!existing->empty()) {
-    const Instance& found = existing->front();
-    return ToCloudInstance(found, find_type(found.instance_type), &node_claim, 0);
+Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_claim) {
+  const api::NodeClaim* const only = &node_claim;
+  return std::move(CreateAll({&only, 1}).front());
+}
+
+std::vector<Result<cloud::Instance>> AwsCloudProvider::CreateAll(
+    std::span<const api::NodeClaim* const> node_claims) {
+  std::lock_guard lock(mutex_);
+  // Every entry is replaced by the NodeClaim's instance or error below.
+  std::vector<Result<cloud::Instance>> instances(node_claims.size(), Error("not launched"));
+  std::vector<PlannedLaunch> launches;
+  for (size_t i = 0; i < node_claims.size(); ++i) {
+    std::string user = "NodeClaim " + node_claims[i]->metadata.name;
+    Result<api::EC2NodeClass> node_class =
+        ReadyNodeClass(node_claims[i]->spec.node_class_ref.name, user);
+    if (!node_class.ok()) {
+      instances[i] = node_class.error();
+      continue;
+    }
+    Result<InstanceTypeList> types = instance_types_.List(*node_class);
+    if (!types.ok()) {
+      instances[i] = types.error();
+      continue;
+    }
+    PlannedLaunch& launch = launches.emplace_back();
+    launch.index = i;
+    launch.node_claim = node_claims[i];
+    launch.user = std::move(user);
+    launch.node_class = std::move(*node_class);
+    launch.types = std::move(*types);
   }
 
-  Result<LaunchPlan> plan = PlanLaunch(node_claim, *node_class, **types);
+  // Idempotent: an instance already launched for a NodeClaim is its answer.
+  std::map<std::string, Instance, std::less<>> existing;  // by NodeClaim
+  for (size_t first = 0; first < launches.size(); first += kMaxFilterValues) {
+    QueryFilter by_node_claim{"tag:" + std::string(kTagNodeClaim), {}};
+    for (size_t i = first; i < std::min(launches.size(), first + kMaxFilterValues); ++i) {
+      by_node_claim.values.push_back(launches[i].node_claim->metadata.name);
+    }
+    Result<std::vector<Instance>> found = DescribeOwned({by_node_claim});
+    if (!found.ok()) {
+      for (const PlannedLaunch& launch : launches) instances[launch.index] = found.error();
+      return instances;
+    }
+    for (Instance& instance : *found) {
+      const std::string node_claim = instance.tags[std::string(kTagNodeClaim)];
+      existing.try_emplace(node_claim, std::move(instance));
+    }
+  }
+
+  // The launches whose requests are equal, in the order of their first NodeClaim.
+  std::vector<std::vector<const PlannedLaunch*>> groups;
+  for (PlannedLaunch& launch : launches) {
+    if (const auto found = existing.find(launch.node_claim->metadata.name);
+        found != existing.end()) {
+      instances[launch.index] = ToCloudInstance(
+          found->second, launch.FindType(found->second.instance_type), launch.node_claim, 0);
+      continue;
+    }
+    if (Status planned = PlanFleet(launch); !planned.ok()) {
+      instances[launch.index] = planned.error();
+      continue;
+    }
+    const auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& members) {
+      return members.front()->fleet == launch.fleet;
+    });
+    if (group == groups.end()) {
+      groups.push_back({&launch});
+    } else {
+      group->push_back(&launch);
+    }
+  }
+  for (const std::vector<const PlannedLaunch*>& group : groups) LaunchFleet(group, instances);
+  return instances;
+}
+
+Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
+  const api::NodeClaim& node_claim = *launch.node_claim;
+  const api::EC2NodeClass& node_class = launch.node_class;
+  Result<LaunchPlan> plan = PlanLaunch(node_claim, node_class, *launch.types);
   if (!plan.ok()) return plan.error();
+  launch.plan = std::move(*plan);
 
   NodeBootstrap bootstrap;
-  bootstrap.node_class = node_class->metadata.name;
+  bootstrap.node_class = node_class.metadata.name;
   bootstrap.cluster_name = options_.cluster_name;
   bootstrap.cluster_endpoint = options_.cluster_endpoint;
   bootstrap.certificate_authority = options_.certificate_authority;
   bootstrap.service_cidr = options_.service_cidr;
-  bootstrap.ami_family = node_class->EffectiveAmiFamily();
+  bootstrap.ami_family = node_class.EffectiveAmiFamily();
   for (const auto& [key, value] : NodeClaimLabels(node_claim)) {
     if (KubeletMaySet(key)) bootstrap.labels[key] = value;
   }
   bootstrap.taints = node_claim.spec.taints;
   bootstrap.taints.insert(bootstrap.taints.end(), node_claim.spec.startup_taints.begin(),
                           node_claim.spec.startup_taints.end());
-  bootstrap.kubelet = node_class->spec.kubelet;
-  bootstrap.instance_store_raid0 = node_class->spec.instance_store_policy == "RAID0";
-  bootstrap.custom_user_data = node_class->spec.user_data;
+  bootstrap.kubelet = node_class.spec.kubelet;
+  bootstrap.instance_store_raid0 = node_class.spec.instance_store_policy == "RAID0";
+  bootstrap.custom_user_data = node_class.spec.user_data;
   Result<std::string> user_data = RenderUserData(bootstrap);
-  if (!user_data.ok()) return Error(user + ": " + user_data.error().message);
+  if (!user_data.ok()) return Error(launch.user + ": " + user_data.error().message);
   const std::string user_data_base64 = EncodeBase64(*user_data);
+  launch.registration_taints = RegistrationTaints(bootstrap);
 
   // One launch template per AMI; each candidate is an override of its AMI's template.
   std::vector<std::string> security_groups;
-  for (const api::SecurityGroupStatus& group : node_class->status.security_groups) {
+  for (const api::SecurityGroupStatus& group : node_class.status.security_groups) {
     security_groups.push_back(group.id);
   }
-  FleetInput fleet;
+  FleetInput& fleet = launch.fleet;
   std::map<std::string, size_t> template_of_image;
-  for (const LaunchCandidate& candidate : plan->candidates) {
+  for (const LaunchCandidate& candidate : launch.plan.candidates) {
     auto [it, inserted] =
         template_of_image.emplace(candidate.image_id, fleet.launch_templates.size());
     if (inserted) {
       LaunchTemplateInput input;
       input.image_id = candidate.image_id;
-      input.instance_profile = node_class->status.instance_profile;
+      input.instance_profile = node_class.status.instance_profile;
       input.security_group_ids = security_groups;
       input.user_data_base64 = user_data_base64;
-      input.tags = Ec2Tags(node_class->spec.tags.begin(), node_class->spec.tags.end());
+      input.tags = Ec2Tags(node_class.spec.tags.begin(), node_class.spec.tags.end());
       input.tags[ClusterTag(options_.cluster_name)] = "owned";
-      input.metadata = node_class->spec.metadata_options;
+      input.metadata = node_class.spec.metadata_options;
       Result<std::string> name =
-          launch_templates_.Ensure(std::move(input), node_class->metadata.name);
-      if (!name.ok()) return Error(user + ": " + name.error().message);
+          launch_templates_.Ensure(std::move(input), node_class.metadata.name);
+      if (!name.ok()) return Error(launch.user + ": " + name.error().message);
       fleet.launch_templates.push_back(FleetLaunchTemplateConfig{*name, {}});
     }
     fleet.launch_templates[it->second].overrides.push_back(FleetOverride{
         candidate.instance_type->name, candidate.subnet_id, candidate.zone, std::nullopt});
   }
-  fleet.target_capacity = 1;
-  const bool spot = plan->capacity_type == "spot";
+  const bool spot = launch.plan.capacity_type == "spot";
   fleet.capacity_type = spot ? CapacityType::kSpot : CapacityType::kOnDemand;
   fleet.allocation_strategy = spot ? "price-capacity-optimized" : "lowest-price";
-  fleet.tags = OwnershipTags(node_claim, *node_class);
+  fleet.tags = OwnershipTags(node_claim, node_class);
+  return {};
+}
 
+void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,
+                                   std::vector<Result<cloud::Instance>>& instances) {
+  // The group's launches differ only in their NodeClaims: the first speaks for all.
+  const PlannedLaunch& first = *group.front();
+  FleetInput fleet = first.fleet;
+  fleet.target_capacity = static_cast<int>(group.size());
   Result<FleetResult> launched = ec2_.CreateFleet(fleet);
   if (!launched.ok()) {
     if (launched.error().reason == kLaunchTemplateNotFound) {
@@ -269,11 +355,14 @@ Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_clai
         launch_templates_.Forget(config.launch_template_name);
       }
     }
-    return Error(user + ": " + launched.error().message, launched.error().status,
-                 launched.error().reason);
+    for (const PlannedLaunch* launch : group) {
+      instances[launch->index] = Error(launch->user + ": " + launched.error().message,
+                                       launched.error().status, launched.error().reason);
+    }
+    return;
   }
   std::map<std::string, std::string, std::less<>> zone_of_subnet;
-  for (const api::SubnetStatus& subnet : node_class->status.subnets) {
+  for (const api::SubnetStatus& subnet : first.node_class.status.subnets) {
     zone_of_subnet.emplace(subnet.id, subnet.zone);
   }
   std::vector<std::string> failures;
@@ -287,48 +376,80 @@ Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_clai
         zone = it->second;
       }
     }
-    unavailable_.MarkUnavailable(error.instance_type, zone,
-                                 error.lifecycle.empty() ? plan->capacity_type : error.lifecycle,
-                                 error.code);
-  }
-  if (launched->instances.empty()) {
-    return Error(fmt::format("{}: EC2 launched no {} instance of {} candidates{}{}", user,
-                             plan->capacity_type, plan->candidates.size(),
-                             failures.empty() ? "" : ": ", fmt::join(failures, "; ")),
-                 0, std::string(cloud::kReasonInsufficientCapacity));
+    unavailable_.MarkUnavailable(
+        error.instance_type, zone,
+        error.lifecycle.empty() ? first.plan.capacity_type : error.lifecycle, error.code);
   }
 
-  const FleetInstance& first = launched->instances.front();
-  Instance instance;
-  instance.instance_id = first.instance_id;
-  instance.instance_type = first.instance_type;
-  instance.zone = first.zone;
-  instance.subnet_id = first.subnet_id;
-  instance.lifecycle = first.lifecycle.empty() ? plan->capacity_type : first.lifecycle;
-  instance.tags = fleet.tags;
-  double price = 0;
-  for (const LaunchCandidate& candidate : plan->candidates) {
-    if (candidate.instance_type->name == first.instance_type &&
-        (first.zone.empty() || candidate.zone == first.zone)) {
-      price = candidate.price;
-      if (instance.zone.empty()) instance.zone = candidate.zone;
-      if (instance.image_id.empty()) instance.image_id = candidate.image_id;
-      break;
+  // The private DNS names (the Nodes' names), launch times and volumes come from EC2.
+  const size_t filled = std::min(group.size(), launched->instances.size());
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < filled; ++i) ids.push_back(launched->instances[i].instance_id);
+  std::map<std::string, Instance, std::less<>> described;
+  if (!ids.empty()) {  // (no IDs would describe every instance)
+    if (Result<std::vector<Instance>> found = ec2_.DescribeInstances(ids); found.ok()) {
+      for (Instance& instance : *found) {
+        described.emplace(instance.instance_id, std::move(instance));
+      }
     }
   }
-  // The private DNS name (the Node's name) and launch time come from EC2.
-  if (Result<std::vector<Instance>> described = ec2_.DescribeInstances({first.instance_id});
-      described.ok() && !described->empty()) {
-    const Instance& found = described->front();
-    instance.private_dns_name = found.private_dns_name;
-    instance.launch_time = found.launch_time;
-    if (!found.image_id.empty()) instance.image_id = found.image_id;
-    if (!found.zone.empty()) instance.zone = found.zone;
+
+  // The instances go to the NodeClaims in order; those left without one lack capacity.
+  for (size_t i = 0; i < group.size(); ++i) {
+    const PlannedLaunch& launch = *group[i];
+    if (i >= filled) {
+      instances[launch.index] =
+          Error(fmt::format("{}: EC2 launched {} of {} {} instances requested from {} "
+                            "candidates{}{}",
+                            launch.user, launched->instances.size(), group.size(),
+                            launch.plan.capacity_type, launch.plan.candidates.size(),
+                            failures.empty() ? "" : ": ", fmt::join(failures, "; ")),
+                0, std::string(cloud::kReasonInsufficientCapacity));
+      continue;
+    }
+    const FleetInstance& fleet_instance = launched->instances[i];
+    Instance instance;
+    instance.instance_id = fleet_instance.instance_id;
+    instance.instance_type = fleet_instance.instance_type;
+    instance.zone = fleet_instance.zone;
+    instance.subnet_id = fleet_instance.subnet_id;
+    instance.lifecycle =
+        fleet_instance.lifecycle.empty() ? launch.plan.capacity_type : fleet_instance.lifecycle;
+    instance.tags = fleet.tags;
+    instance.tags[std::string(kTagNodeClaim)] = launch.node_claim->metadata.name;
+    double price = 0;
+    for (const LaunchCandidate& candidate : launch.plan.candidates) {
+      if (candidate.instance_type->name == fleet_instance.instance_type &&
+          (fleet_instance.zone.empty() || candidate.zone == fleet_instance.zone)) {
+        price = candidate.price;
+        if (instance.zone.empty()) instance.zone = candidate.zone;
+        if (instance.image_id.empty()) instance.image_id = candidate.image_id;
+        break;
+      }
+    }
+    std::vector<std::string> tagged = {instance.instance_id};
+    if (const auto found = described.find(instance.instance_id); found != described.end()) {
+      instance.private_dns_name = found->second.private_dns_name;
+      instance.launch_time = found->second.launch_time;
+      if (!found->second.image_id.empty()) instance.image_id = found->second.image_id;
+      if (!found->second.zone.empty()) instance.zone = found->second.zone;
+      tagged.insert(tagged.end(), found->second.volume_ids.begin(), found->second.volume_ids.end());
+    }
+    // The instance is its NodeClaim's once tagged so. Left untagged, no NodeClaim claims it and
+    // garbage collection terminates it.
+    if (Status status = ec2_.CreateTags(
+            tagged, {{std::string(kTagNodeClaim), launch.node_claim->metadata.name}});
+        !status.ok()) {
+      instances[launch.index] = Error(fmt::format("{}: tagging instance {}: {}", launch.user,
+                                                  instance.instance_id, status.error().message),
+                                      status.error().status, status.error().reason);
+      continue;
+    }
+    cloud::Instance out = ToCloudInstance(instance, launch.FindType(instance.instance_type),
+                                          launch.node_claim, price);
+    out.taints = launch.registration_taints;
+    instances[launch.index] = std::move(out);
   }
-  cloud::Instance out =
-      ToCloudInstance(instance, find_type(instance.instance_type), &node_claim, price);
-  out.taints = RegistrationTaints(bootstrap);
-  return out;
 }
 
 Result<Instance> AwsCloudProvider::DescribeLive(std::string_view provider_id) {

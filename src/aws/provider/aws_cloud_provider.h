@@ -1,7 +1,9 @@
 #pragma once
 // The AWS cloud provider (reference §3, §6): instance types from EC2 for each NodePool's
 // EC2NodeClass, launches through launch templates and instant CreateFleet requests, and the
-// lifecycle of the instances this cluster owns. It terminates only instances tagged
+// lifecycle of the instances this cluster owns. NodeClaims launched together whose requests are
+// equal share one CreateFleet request for as many instances; each instance is then tagged
+// karpenter.sh/nodeclaim with its own NodeClaim. It terminates only instances tagged
 // kubernetes.io/cluster/<cluster>=owned and karpenter.sh/nodepool; anything else is refused.
 // Offerings EC2 has no capacity for are marked unavailable for a while, so the next plan avoids
 // them. Thread-safe: one call at a time reaches EC2.
@@ -10,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +54,8 @@ class AwsCloudProvider final : public cloud::CloudProvider {
                    const Clock& clock);
 
   Result<cloud::Instance> Create(const api::NodeClaim& node_claim) override;
+  std::vector<Result<cloud::Instance>> CreateAll(
+      std::span<const api::NodeClaim* const> node_claims) override;
   Status Delete(std::string_view provider_id) override;
   Result<cloud::Instance> Get(std::string_view provider_id) override;
   Result<std::vector<cloud::Instance>> List() override;
@@ -59,8 +64,17 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   std::string_view Name() const override { return "aws"; }
 
  private:
+  struct PlannedLaunch;
+  // Plans the launch of `launch`'s NodeClaim: its offerings, user data, launch templates and
+  // CreateFleet request.
+  Status PlanFleet(PlannedLaunch& launch);
+  // Sends the CreateFleet request the launches of `group` share, for one instance each, and
+  // records what each got in `instances` (at its index).
+  void LaunchFleet(std::span<const PlannedLaunch* const> group,
+                   std::vector<Result<cloud::Instance>>& instances);
   Result<api::EC2NodeClass> ReadyNodeClass(std::string_view name, std::string_view user) const;
-  // The tags every launched resource carries, from which ownership is read back.
+  // The tags every launched resource carries, from which ownership is read back; the NodeClaim's
+  // own tag (karpenter.sh/nodeclaim) is added once the instance is launched.
   Ec2Tags OwnershipTags(const api::NodeClaim& node_claim,
                         const api::EC2NodeClass& node_class) const;
   bool Owned(const Instance& instance) const;

@@ -101,7 +101,7 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
   interruption_clients_.emplace(std::move(*clients));
   sqs_.emplace(interruption_clients_->sqs());
   interruption_controller_ = std::make_unique<InterruptionController>(
-      *sqs_, options_.interruption_queue, client, cluster, unavailable_, std::move(logger));
+      *sqs_, options_.interruption_queue, client, cluster, unavailable_, clock_, std::move(logger));
   return std::optional<std::jthread>(
       std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
 }

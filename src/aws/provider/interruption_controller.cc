@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "controllers/interruption.h"
 #include "kube/object.h"
 
 namespace karpenter::aws {
@@ -34,12 +35,14 @@ std::vector<kube::Object> NodeClaimsOf(const controllers::ClusterCache& cluster,
 InterruptionController::InterruptionController(SqsApi& sqs, std::string queue_name,
                                                kube::Client& client,
                                                controllers::ClusterCache& cluster,
-                                               UnavailableOfferings& unavailable, Logger logger)
+                                               UnavailableOfferings& unavailable,
+                                               const Clock& clock, Logger logger)
     : sqs_(sqs),
       queue_name_(std::move(queue_name)),
       client_(client),
       cluster_(cluster),
       unavailable_(unavailable),
+      clock_(clock),
       logger_(std::move(logger)) {}
 
 InterruptionCounts InterruptionController::counts() const {
@@ -70,8 +73,10 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
                                      "SpotInterruption");
       }
       if (!kube::DeletionTimestamp(claim).empty()) continue;
-      Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
-      if (!deleted.ok() && deleted.error().status != 404) {
+      Status deleted = controllers::DeleteInterruptedNodeClaim(
+          client_, claim, fmt::format("{} of instance {}", message.detail_type, instance_id),
+          clock_.Now());
+      if (!deleted.ok()) {
         return Error(fmt::format("deleting NodeClaim {} of interrupted instance {}: {}", name,
                                  instance_id, deleted.error().message));
       }

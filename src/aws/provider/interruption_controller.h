@@ -1,11 +1,12 @@
 #pragma once
 // The interruption controller (reference §7): long-polls the SQS queue EventBridge feeds and, for
 // each message about an instance of a NodeClaim, acts before EC2 does: a spot interruption warning
-// marks that spot offering unavailable and deletes the NodeClaim (so its node is cordoned and
-// drained and its pods re-planned), as do scheduled maintenance and an instance stopping or
-// terminating; a rebalance recommendation is only logged. Every message is deleted once handled;
-// malformed ones are deleted and counted, never retried. Runs on its own thread with its own SQS
-// client; the kube client, the informers and the unavailable offerings are thread-safe.
+// marks that spot offering unavailable and deletes the NodeClaim as interrupted (its node is
+// cordoned, its pods' new capacity launched, then it is drained: controllers/interruption.h), as
+// do scheduled maintenance and an instance stopping or terminating; a rebalance recommendation is
+// only logged. Every message is deleted once handled; malformed ones are deleted and counted, never
+// retried. Runs on its own thread with its own SQS client; the kube client, the informers and the
+// unavailable offerings are thread-safe.
 
 #include <atomic>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "aws/api/sqs_api.h"
 #include "aws/instancetypes/unavailable_offerings.h"
 #include "aws/provider/interruption_message.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
@@ -35,7 +37,7 @@ class InterruptionController {
   // The references must outlive the controller.
   InterruptionController(SqsApi& sqs, std::string queue_name, kube::Client& client,
                          controllers::ClusterCache& cluster, UnavailableOfferings& unavailable,
-                         Logger logger);
+                         const Clock& clock, Logger logger);
 
   // One receive (waiting up to options.wait_seconds): handles the messages it got and deletes
   // those handled. Returns how many it received.
@@ -54,6 +56,7 @@ class InterruptionController {
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
   UnavailableOfferings& unavailable_;
+  const Clock& clock_;
   Logger logger_;
   std::string queue_url_;  // looked up on first use
   std::atomic<uint64_t> received_{0};

@@ -47,15 +47,28 @@ inline void SetFaults(const nlohmann::json& faults) {
   EXPECT_TRUE(answer && answer->status == 200) << "setting faults " << faults.dump();
 }
 
-// How many faults of a kind ("insufficient_capacity", "throttled", "delayed") the proxy injected
-// since they were set.
-inline int InjectedFaults(const std::string& kind) {
+// What the proxy reports of its faults and counts (GET /_faults); discarded JSON when unreadable.
+inline nlohmann::json FaultProxyState() {
   httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
   httplib::Result answer = proxy.Get("/_faults");
   EXPECT_TRUE(answer && answer->status == 200) << "reading faults";
-  if (!answer || answer->status != 200) return -1;
-  const nlohmann::json state = nlohmann::json::parse(answer->body, nullptr, false);
+  if (!answer || answer->status != 200) return nlohmann::json::value_t::discarded;
+  return nlohmann::json::parse(answer->body, nullptr, false);
+}
+
+// How many faults of a kind ("insufficient_capacity", "throttled", "delayed") the proxy injected
+// since they were set.
+inline int InjectedFaults(const std::string& kind) {
+  const nlohmann::json state = FaultProxyState();
   return state.is_object() ? state["injected"].value(kind, -1) : -1;
+}
+
+// How many requests of an action ("CreateFleet", "CreateTags", …) the proxy passed on to moto
+// since the faults were set.
+inline int ForwardedRequests(const std::string& action) {
+  const nlohmann::json state = FaultProxyState();
+  return state.is_object() ? state.value("forwarded", nlohmann::json::object()).value(action, 0)
+                           : -1;
 }
 
 // A name no other test, run or process uses, so tests can run against a long-lived moto.

@@ -1,5 +1,6 @@
 // The AWS cloud provider against moto: launches through launch templates and CreateFleet with the
-// ownership tags, finds, lists and terminates only what it owns.
+// ownership tags (one request for equal launches, a karpenter.sh/nodeclaim tag for each
+// instance), finds, lists and terminates only what it owns.
 
 #include "aws/provider/aws_cloud_provider.h"
 
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@ namespace {
 using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::Pair;
+using ::testing::SizeIs;
 
 // Through the fault proxy, which passes everything on until a test sets faults.
 class AwsCloudProviderTest : public testing::MotoTest {
@@ -206,6 +209,80 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(twice.error().reason, cloud::kReasonNotFound);
   listed = provider_->List();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_TRUE(listed->empty());
+}
+
+TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTaggedItsOwn) {
+  const api::NodeClaim first = Claim(testing::UniqueName("claim"), {"m5.large"});
+  const api::NodeClaim second = Claim(testing::UniqueName("claim"), {"m5.large"});
+  const api::NodeClaim third = Claim(testing::UniqueName("claim"), {"m5.large"});
+  const api::NodeClaim other = Claim(testing::UniqueName("claim"), {"c5.large"});
+  const std::vector<const api::NodeClaim*> batch = {&first, &other, &second, &third};
+  testing::SetFaults(nlohmann::json::object());  // counts from here
+
+  const std::vector<Result<cloud::Instance>> created = provider_->CreateAll(batch);
+  ASSERT_THAT(created, SizeIs(4));
+  std::set<std::string> ids;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    ASSERT_TRUE(created[i].ok()) << created[i].error().message;
+    EXPECT_EQ(created[i]->node_claim, batch[i]->metadata.name);
+    EXPECT_EQ(created[i]->instance_type, i == 1 ? "c5.large" : "m5.large");
+    EXPECT_FALSE(created[i]->node_name.empty());
+    EXPECT_GT(created[i]->price, 0);
+    ids.insert(InstanceIdOf(created[i]->provider_id));
+  }
+  EXPECT_THAT(ids, SizeIs(4)) << "an instance each";
+  // One request for the three m5.large NodeClaims, one for the c5.large one; then a tag each.
+  EXPECT_EQ(testing::ForwardedRequests("CreateFleet"), 2);
+  EXPECT_EQ(testing::ForwardedRequests("CreateTags"), 4);
+
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const std::string id = InstanceIdOf(created[i]->provider_id);
+    Result<std::vector<Instance>> described = ec2_->DescribeInstances({id});
+    ASSERT_TRUE(described.ok()) << described.error().message;
+    ASSERT_THAT(*described, SizeIs(1));
+    const Ec2Tags& tags = described->front().tags;
+    EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodeclaim", batch[i]->metadata.name))) << id;
+    EXPECT_THAT(tags, Contains(Pair("kubernetes.io/cluster/" + cluster_name_, "owned"))) << id;
+    EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodepool", "default"))) << id;
+    EXPECT_FALSE(described->front().volume_ids.empty()) << id;
+  }
+
+  // Launched already: the same instances, no new request.
+  const std::vector<Result<cloud::Instance>> again = provider_->CreateAll(batch);
+  ASSERT_THAT(again, SizeIs(4));
+  for (size_t i = 0; i < batch.size(); ++i) {
+    ASSERT_TRUE(again[i].ok()) << again[i].error().message;
+    EXPECT_EQ(again[i]->provider_id, created[i]->provider_id);
+  }
+  EXPECT_EQ(testing::ForwardedRequests("CreateFleet"), 2);
+  Result<std::vector<cloud::Instance>> listed = provider_->List();
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_THAT(*listed, SizeIs(4));
+}
+
+TEST_F(AwsCloudProviderTest, EqualLaunchesWithoutCapacityAreEachInsufficientCapacity) {
+  testing::SetFaults({{"insufficient_capacity", {{{"instance_type", "m5.large"}, {"zone", ""}}}}});
+  const api::NodeClaim first = Claim(testing::UniqueName("claim"), {"m5.large"});
+  const api::NodeClaim second = Claim(testing::UniqueName("claim"), {"m5.large"});
+  const api::NodeClaim third = Claim(testing::UniqueName("claim"), {"m5.large"});
+
+  const std::vector<Result<cloud::Instance>> created =
+      provider_->CreateAll(std::vector<const api::NodeClaim*>{&first, &second, &third});
+  ASSERT_THAT(created, SizeIs(3));
+  for (const Result<cloud::Instance>& instance : created) {
+    ASSERT_FALSE(instance.ok());
+    EXPECT_EQ(instance.error().reason, cloud::kReasonInsufficientCapacity);
+    EXPECT_THAT(instance.error().message, HasSubstr("InsufficientInstanceCapacity"));
+  }
+  // One request's overrides were refused, not three requests'.
+  EXPECT_EQ(testing::InjectedFaults("insufficient_capacity"),
+            static_cast<int>(node_class_.status.subnets.size()));
+  for (const api::SubnetStatus& subnet : node_class_.status.subnets) {
+    EXPECT_TRUE(unavailable_->IsUnavailable("m5.large", subnet.zone, "spot")) << subnet.zone;
+  }
+  Result<std::vector<cloud::Instance>> listed = provider_->List();
   ASSERT_TRUE(listed.ok()) << listed.error().message;
   EXPECT_TRUE(listed->empty());
 }

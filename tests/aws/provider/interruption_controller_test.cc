@@ -27,7 +27,7 @@ class InterruptionControllerTest : public testing::MotoTest {
     kube_.emplace(clock_);
     cluster_cache_.emplace(*kube_);
     unavailable_.emplace(clock_);
-    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *unavailable_, Logger());
+    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *unavailable_, clock_, Logger());
   }
 
   void Drain() {
@@ -145,7 +145,7 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
 
 TEST_F(InterruptionControllerTest, AnUnknownQueueIsAnErrorNamingIt) {
   InterruptionController missing(*sqs_, "no-such-queue", *kube_, *cluster_cache_, *unavailable_,
-                                 Logger());
+                                 clock_, Logger());
   Result<size_t> processed = missing.ProcessOnce();
   ASSERT_FALSE(processed.ok());
   EXPECT_NE(processed.error().message.find("no-such-queue"), std::string::npos)
