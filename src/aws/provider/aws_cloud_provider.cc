@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "api/labels.h"
@@ -184,6 +185,32 @@ Result<std::vector<Instance>> AwsCloudProvider::DescribeOwned(
   return instances;
 }
 
+namespace {
+
+// CreateFleet takes at most this many launch template configurations.
+constexpr size_t kMaxFleetLaunchTemplates = 50;
+
+// What the kubelet of an instance type is told, so that its Node's allocatable is the one the
+// scheduler planned with: the type's max pods and kube-reserved (as the EC2NodeClass's kubelet
+// settings and the type's ENIs and size make them). Types that agree share a launch template.
+struct KubeletSizing {
+  int32_t max_pods = 0;
+  api::Labels kube_reserved;
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads a defaulted <=>.
+  auto operator<=>(const KubeletSizing&) const = default;
+};
+
+KubeletSizing SizingOf(const cloud::InstanceType& type) {
+  KubeletSizing sizing;
+  sizing.max_pods = static_cast<int32_t>(type.capacity.pods().units_ceil());
+  type.kube_reserved.ForEach([&](std::string_view name, Quantity quantity) {
+    sizing.kube_reserved.emplace(name, quantity.ToString());
+  });
+  return sizing;
+}
+
+}  // namespace
+
 // A NodeClaim's launch, planned before its CreateFleet request is sent.
 struct AwsCloudProvider::PlannedLaunch {
   size_t index = 0;  // of the NodeClaim in CreateAll's input and output
@@ -300,30 +327,35 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   bootstrap.taints = node_claim.spec.taints;
   bootstrap.taints.insert(bootstrap.taints.end(), node_claim.spec.startup_taints.begin(),
                           node_claim.spec.startup_taints.end());
-  bootstrap.kubelet = node_class.spec.kubelet;
+  bootstrap.kubelet = node_class.spec.kubelet.value_or(api::KubeletConfiguration{});
   bootstrap.instance_store_raid0 = node_class.spec.instance_store_policy == "RAID0";
   bootstrap.custom_user_data = node_class.spec.user_data;
-  Result<std::string> user_data = RenderUserData(bootstrap);
-  if (!user_data.ok()) return Error(launch.user + ": " + user_data.error().message);
-  const std::string user_data_base64 = EncodeBase64(*user_data);
   launch.registration_taints = RegistrationTaints(bootstrap);
 
-  // One launch template per AMI; each candidate is an override of its AMI's template.
   std::vector<std::string> security_groups;
   for (const api::SecurityGroupStatus& group : node_class.status.security_groups) {
     security_groups.push_back(group.id);
   }
+  // One launch template per AMI and kubelet sizing; each candidate is an override of its own.
   FleetInput& fleet = launch.fleet;
-  std::map<std::string, size_t> template_of_image;
+  std::map<std::tuple<std::string, KubeletSizing>, size_t> template_of;
   for (const LaunchCandidate& candidate : launch.plan.candidates) {
-    auto [it, inserted] =
-        template_of_image.emplace(candidate.image_id, fleet.launch_templates.size());
-    if (inserted) {
+    KubeletSizing sizing = SizingOf(*candidate.instance_type);
+    auto key = std::tuple(candidate.image_id, sizing);
+    auto it = template_of.find(key);
+    if (it == template_of.end()) {
+      // The dearer candidates that would need a template beyond CreateFleet's limit wait.
+      if (fleet.launch_templates.size() == kMaxFleetLaunchTemplates) continue;
+      it = template_of.emplace(std::move(key), fleet.launch_templates.size()).first;
+      bootstrap.max_pods = sizing.max_pods;
+      bootstrap.kubelet->kube_reserved = std::move(sizing.kube_reserved);
+      Result<std::string> user_data = RenderUserData(bootstrap);
+      if (!user_data.ok()) return Error(launch.user + ": " + user_data.error().message);
       LaunchTemplateInput input;
       input.image_id = candidate.image_id;
       input.instance_profile = node_class.status.instance_profile;
       input.security_group_ids = security_groups;
-      input.user_data_base64 = user_data_base64;
+      input.user_data_base64 = EncodeBase64(*user_data);
       input.tags = Ec2Tags(node_class.spec.tags.begin(), node_class.spec.tags.end());
       input.tags[ClusterTag(options_.cluster_name)] = "owned";
       input.metadata = node_class.spec.metadata_options;

@@ -19,6 +19,8 @@
 #include "aws/instancetypes/pricing_provider.h"
 #include "aws/nodeclass/node_class_resolver.h"
 #include "aws/provider/launch_templates.h"
+#include "aws/userdata/user_data.h"
+#include "common/base64.h"
 
 namespace karpenter::aws {
 namespace {
@@ -175,7 +177,8 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodeclaim", claim.metadata.name)));
   EXPECT_THAT(tags, Contains(Pair("karpenter.k8s.aws/ec2nodeclass", node_class_.metadata.name)));
   EXPECT_THAT(tags, Contains(Pair("team", "platform")));
-  // It runs the node class's AMI for its architecture, from a launch template of the class.
+  // It runs the node class's AMI for its architecture, from a launch template of the class: one
+  // per AMI and kubelet sizing (m5.large and m5.xlarge differ in max pods and kube-reserved).
   bool known_image = false;
   for (const api::AmiStatus& ami : node_class_.status.amis) {
     known_image = known_image || ami.id == described->front().image_id;
@@ -184,8 +187,19 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   Result<std::vector<LaunchTemplate>> templates = ec2_->DescribeLaunchTemplates(
       {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
   ASSERT_TRUE(templates.ok()) << templates.error().message;
-  ASSERT_EQ(templates->size(), 1U);
-  EXPECT_TRUE(templates->front().name.starts_with(kLaunchTemplateNamePrefix));
+  ASSERT_EQ(templates->size(), 2U);
+  for (const LaunchTemplate& launch_template : *templates) {
+    EXPECT_TRUE(launch_template.name.starts_with(kLaunchTemplateNamePrefix));
+  }
+  // Its kubelet is told the max pods the scheduler planned with.
+  Result<std::string> user_data = ec2_->DescribeInstanceUserData(id);
+  ASSERT_TRUE(user_data.ok()) << user_data.error().message;
+  Result<std::string> decoded = DecodeBase64(*user_data);
+  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  Result<NodeRegistration> registration = ParseNodeRegistration(*decoded);
+  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  EXPECT_EQ(registration->max_pods, created->capacity.pods().units_ceil());
+  EXPECT_EQ(registration->max_pods, created->instance_type == "m5.large" ? 29 : 58);
 
   // A second Create for the same NodeClaim finds the same instance.
   Result<cloud::Instance> again = provider_->Create(claim);
