@@ -23,6 +23,7 @@ import sys
 import threading
 
 ACCOUNT_ID = "123456789012"
+SERVICE_CIDR = "10.100.0.0/16"  # the seeded EKS cluster's services
 ACCESS_KEY_ID = "AKIAKARPENTERTEST"
 SECRET_ACCESS_KEY = "karpenter-test-secret-access-key"
 # The account EKS publishes its optimized AMIs from (their OwnerId in DescribeImages).
@@ -216,8 +217,10 @@ def seed(endpoint, args, specs, extra_specs):
     cluster = eks.create_cluster(
         name=args.cluster, version=args.kubernetes_version, roleArn=out["node_role_arn"],
         resourcesVpcConfig={"subnetIds": [s["id"] for s in out["subnets"]],
-                            "securityGroupIds": [group]})["cluster"]
+                            "securityGroupIds": [group]},
+        kubernetesNetworkConfig={"serviceIpv4Cidr": SERVICE_CIDR})["cluster"]
     out["cluster_arn"] = cluster["arn"]
+    out["service_cidr"] = SERVICE_CIDR
 
     # An instance Karpenter must never touch: no karpenter.sh/* tags, in the untagged subnet.
     instance = ec2.run_instances(

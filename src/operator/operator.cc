@@ -44,16 +44,19 @@ Result<std::unique_ptr<cloud::SimCloudProvider>> NewSimCloudProvider(const Optio
                                                    catalog_options.region);
 }
 
-// The AWS provider for the cluster the controller runs against: its API server (endpoint, CA and
-// Kubernetes version) unless the options name them.
+// The AWS provider for the cluster the controller runs against: the endpoint from the options or
+// EKS, the CA bundle from the options or the API server's, the Kubernetes version from the API
+// server.
 Result<std::unique_ptr<aws::AwsProvider>> NewAwsProvider(const Options& options,
                                                          const kube::http::Config& config,
                                                          const Clock& clock) {
   aws::AwsProviderOptions aws_options;
   aws_options.cluster_name = options.cluster_name;
   aws_options.region = options.aws_region;
-  aws_options.cluster_endpoint =
-      options.cluster_endpoint.empty() ? config.server : options.cluster_endpoint;
+  aws_options.cluster_endpoint = options.cluster_endpoint;
+  // Out of the cluster, the kubeconfig's server is one nodes can reach too; in it, the service
+  // address is not.
+  if (!options.kubeconfig.empty()) aws_options.fallback_endpoint = config.server;
   aws_options.certificate_authority = options.cluster_ca_bundle.empty()
                                           ? EncodeBase64(config.certificate_authority)
                                           : options.cluster_ca_bundle;

@@ -20,14 +20,15 @@ Error Prefixed(const Error& error, const std::string& region) {
 
 AwsClients::AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
                        ServiceClient ec2, ServiceClient ssm, ServiceClient sqs, ServiceClient iam,
-                       ServiceClient pricing)
+                       ServiceClient pricing, ServiceClient eks)
     : region_(std::move(region)),
       credentials_(std::move(credentials)),
       ec2_(std::move(ec2)),
       ssm_(std::move(ssm)),
       sqs_(std::move(sqs)),
       iam_(std::move(iam)),
-      pricing_(std::move(pricing)) {}
+      pricing_(std::move(pricing)),
+      eks_(std::move(eks)) {}
 
 Result<AwsClients> AwsClients::Create(const Environment& environment, const std::string& region,
                                       HttpTransport& transport, const Clock& clock) {
@@ -57,8 +58,10 @@ Result<AwsClients> AwsClients::Create(const Environment& environment, const std:
   if (!iam.ok()) return iam.error();
   Result<ServiceClient> pricing = make("pricing", ParseJsonError);
   if (!pricing.ok()) return pricing.error();
+  Result<ServiceClient> eks = make("eks", ParseJsonError);
+  if (!eks.ok()) return eks.error();
   return AwsClients(region, std::move(credentials), std::move(*ec2), std::move(*ssm),
-                    std::move(*sqs), std::move(*iam), std::move(*pricing));
+                    std::move(*sqs), std::move(*iam), std::move(*pricing), std::move(*eks));
 }
 
 }  // namespace karpenter::aws

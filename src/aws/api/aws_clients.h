@@ -17,7 +17,7 @@ namespace karpenter::aws {
 
 class AwsClients {
  public:
-  // Resolves the endpoints of ec2, ssm, sqs, iam and pricing (and sts, for web identity
+  // Resolves the endpoints of ec2, ssm, sqs, iam, pricing and eks (and sts, for web identity
   // credentials) for `region` and reads AWS_MAX_ATTEMPTS; the error names what could not be
   // resolved. `transport` and `clock` must outlive the clients.
   static Result<AwsClients> Create(const Environment& environment, const std::string& region,
@@ -29,11 +29,12 @@ class AwsClients {
   ServiceClient& sqs() { return sqs_; }
   ServiceClient& iam() { return iam_; }
   ServiceClient& pricing() { return pricing_; }
+  ServiceClient& eks() { return eks_; }
 
  private:
   AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
              ServiceClient ec2, ServiceClient ssm, ServiceClient sqs, ServiceClient iam,
-             ServiceClient pricing);
+             ServiceClient pricing, ServiceClient eks);
 
   std::string region_;
   // On the heap so the clients' references to it survive moving the bundle.
@@ -43,6 +44,7 @@ class AwsClients {
   ServiceClient sqs_;
   ServiceClient iam_;
   ServiceClient pricing_;
+  ServiceClient eks_;
 };
 
 }  // namespace karpenter::aws

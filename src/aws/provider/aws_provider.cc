@@ -34,10 +34,39 @@ AwsCloudProviderOptions CloudOptions(const AwsProviderOptions& options) {
   out.region = options.region;
   out.cluster_endpoint = options.cluster_endpoint;
   out.certificate_authority = options.certificate_authority;
+  out.service_cidr = options.service_cidr;
   return out;
 }
 
 }  // namespace
+
+Status ResolveClusterJoin(EksApi& eks, AwsProviderOptions& options) {
+  if (!options.cluster_endpoint.empty() && !options.certificate_authority.empty() &&
+      !options.service_cidr.empty()) {
+    return {};
+  }
+  Result<EksCluster> cluster = eks.DescribeCluster(options.cluster_name);
+  if (!cluster.ok()) {
+    if (!options.cluster_endpoint.empty()) return {};  // the rest is optional
+    if (options.fallback_endpoint.empty()) {
+      return Error(
+          "AWS provider: the cluster endpoint is not set (--cluster-endpoint) and EKS "
+          "could not say: " +
+          cluster.error().message);
+    }
+    options.cluster_endpoint = options.fallback_endpoint;
+    return {};
+  }
+  if (options.cluster_endpoint.empty()) options.cluster_endpoint = cluster->endpoint;
+  if (options.certificate_authority.empty()) {
+    options.certificate_authority = cluster->certificate_authority;
+  }
+  if (options.service_cidr.empty()) {
+    options.service_cidr = !cluster->service_ipv4_cidr.empty() ? cluster->service_ipv4_cidr
+                                                               : cluster->service_ipv6_cidr;
+  }
+  return {};
+}
 
 Result<std::unique_ptr<AwsProvider>> AwsProvider::Create(const Environment& environment,
                                                          AwsProviderOptions options,
@@ -51,6 +80,10 @@ Result<std::unique_ptr<AwsProvider>> AwsProvider::Create(const Environment& envi
   auto transport = std::make_unique<CurlTransport>();
   Result<AwsClients> clients = AwsClients::Create(environment, options.region, *transport, clock);
   if (!clients.ok()) return clients.error();
+  EksApi eks(clients->eks());
+  if (Status joined = ResolveClusterJoin(eks, options); !joined.ok()) {
+    return joined.error();
+  }
   return std::unique_ptr<AwsProvider>(new AwsProvider(environment, std::move(options), clock,
                                                       std::move(transport), std::move(*clients)));
 }

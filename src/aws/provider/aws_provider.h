@@ -11,6 +11,7 @@
 
 #include "aws/api/aws_clients.h"
 #include "aws/api/ec2_api.h"
+#include "aws/api/eks_api.h"
 #include "aws/api/iam_api.h"
 #include "aws/api/pricing_api.h"
 #include "aws/api/sqs_api.h"
@@ -35,19 +36,29 @@ namespace karpenter::aws {
 struct AwsProviderOptions {
   std::string cluster_name;
   std::string region;  // empty: AWS_REGION, then AWS_DEFAULT_REGION
+  // What nodes join: the API server's endpoint, its CA bundle (base64 of the PEM) and the service
+  // CIDR. Those left empty come from EKS DescribeCluster; when EKS does not know the cluster, the
+  // endpoint is `fallback_endpoint` (the API server the controller itself talks to, when that is
+  // one nodes can reach: not the in-cluster service address).
   std::string cluster_endpoint;
-  std::string certificate_authority;  // base64 of the PEM
-  std::string kubernetes_version;     // "1.31": which EKS-optimized AMIs aliases resolve to
+  std::string certificate_authority;
+  std::string service_cidr;
+  std::string fallback_endpoint;
+  std::string kubernetes_version;  // "1.31": which EKS-optimized AMIs aliases resolve to
   bool isolated_vpc = false;
   double vm_memory_overhead_percent = 0.075;
   int reserved_enis = 0;
   std::string interruption_queue;  // the SQS queue's name; empty: interruption handling off
 };
 
+// Fills in from EKS DescribeCluster what `options` leave out of how nodes join the cluster (see
+// AwsProviderOptions); an error when the endpoint stays unknown.
+Status ResolveClusterJoin(EksApi& eks, AwsProviderOptions& options);
+
 class AwsProvider {
  public:
-  // Resolves the region and the services' endpoints; contacts no AWS service. `clock` must
-  // outlive the provider.
+  // Resolves the region, the services' endpoints and what the options leave out of how nodes
+  // join the cluster (asking EKS). `clock` must outlive the provider.
   static Result<std::unique_ptr<AwsProvider>> Create(const Environment& environment,
                                                      AwsProviderOptions options,
                                                      const Clock& clock);

@@ -1,0 +1,51 @@
+#include "aws/api/eks_api.h"
+
+#include <nlohmann/json.hpp>
+
+namespace karpenter::aws {
+namespace {
+
+std::string StringAt(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const nlohmann::json& ObjectAt(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  const auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : kEmpty;
+}
+
+}  // namespace
+
+Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
+  // Cluster names are letters, digits, '-' and '_': nothing to escape in the path.
+  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789-_") != std::string::npos) {
+    return Error("eks DescribeCluster: \"" + name + "\" is not an EKS cluster name");
+  }
+  HttpRequest request;
+  request.method = "GET";
+  request.path = "/clusters/" + name;
+  Result<HttpResponse> response = client_.Call("DescribeCluster", request);
+  if (!response.ok()) return response.error();
+  const nlohmann::json body =
+      nlohmann::json::parse(response->body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
+  if (!cluster.is_object() || cluster.empty()) {
+    return Error("eks DescribeCluster " + name + ": the response has no cluster object");
+  }
+  EksCluster out;
+  out.name = StringAt(cluster, "name");
+  out.arn = StringAt(cluster, "arn");
+  out.status = StringAt(cluster, "status");
+  out.version = StringAt(cluster, "version");
+  out.endpoint = StringAt(cluster, "endpoint");
+  out.certificate_authority = StringAt(ObjectAt(cluster, "certificateAuthority"), "data");
+  const nlohmann::json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
+  out.service_ipv4_cidr = StringAt(network, "serviceIpv4Cidr");
+  out.service_ipv6_cidr = StringAt(network, "serviceIpv6Cidr");
+  return out;
+}
+
+}  // namespace karpenter::aws
