@@ -233,6 +233,14 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   ASSERT_TRUE(node_class.ok()) << node_class.error().message;
   EXPECT_EQ(Part(Part(*node_class, "status"), "subnets").size(), 3U);
   EXPECT_FALSE(std::string(kube::StringAt(*node_class, {"status", "instanceProfile"})).empty());
+  // It carries the hash of its spec, which every NodeClaim launched from it carries too (drift).
+  const std::string class_hash(
+      kube::Annotation(*node_class, "karpenter.k8s.aws/ec2nodeclass-hash"));
+  EXPECT_FALSE(class_hash.empty());
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    EXPECT_EQ(kube::Annotation(claim, "karpenter.k8s.aws/ec2nodeclass-hash"), class_hash)
+        << kube::Name(claim);
+  }
 
   // Every pod runs on a node of an instance launched for a NodeClaim, and vice versa.
   auto [instances, claimed] = InstancesAndClaims();

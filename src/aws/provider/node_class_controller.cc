@@ -7,6 +7,7 @@
 
 #include "api/encode.h"
 #include "controllers/conditions.h"
+#include "controllers/nodeclass_hash.h"
 #include "kube/object.h"
 
 namespace karpenter::aws {
@@ -52,13 +53,22 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
     resolved_[name] = Resolved{kube::Generation(object), clock_.Now()};
     return Error(fmt::format("EC2NodeClass {}: {}", name, error));
   }
-  if (!kube::HasFinalizer(object, kFinalizerNodeClassTermination)) {
+  // The finalizer, and the hash of the spec that NodeClaims launched from it carry (drift).
+  const std::string hash = controllers::NodeClassHash(object);
+  if (!kube::HasFinalizer(object, kFinalizerNodeClassTermination) ||
+      kube::Annotation(object, controllers::kAnnotationNodeClassHash) != hash ||
+      kube::Annotation(object, controllers::kAnnotationNodeClassHashVersion) !=
+          controllers::kNodeClassHashVersion) {
     kube::Object finalizers = kube::FinalizersWithout(object, kFinalizerNodeClassTermination);
     finalizers.push_back(std::string(kFinalizerNodeClassTermination));
     Result<kube::Object> patched = client_.Patch(
         kube::resources::kEC2NodeClasses, "", name, kube::PatchType::kMerge,
         kube::Object{{"metadata",
                       {{"finalizers", finalizers},
+                       {"annotations",
+                        {{std::string(controllers::kAnnotationNodeClassHash), hash},
+                         {std::string(controllers::kAnnotationNodeClassHashVersion),
+                          std::string(controllers::kNodeClassHashVersion)}}},
                        {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
         kube::Subresource::kNone);
     // The patch moved the object on: its status is written after the informer sees it.
