@@ -30,6 +30,13 @@ std::vector<kube::Object> NodeClaimsOf(const controllers::ClusterCache& cluster,
   return out;
 }
 
+// The Event reason upstream gives each kind of message.
+std::string_view EventReason(const InterruptionMessage& message) {
+  if (message.kind != InterruptionKind::kStateChange) return KindName(message.kind);
+  return message.state == "stopping" || message.state == "stopped" ? "InstanceStopping"
+                                                                   : "InstanceTerminating";
+}
+
 }  // namespace
 
 InterruptionController::InterruptionController(SqsApi& sqs, std::string queue_name,
@@ -43,6 +50,7 @@ InterruptionController::InterruptionController(SqsApi& sqs, std::string queue_na
       cluster_(cluster),
       unavailable_(unavailable),
       clock_(clock),
+      events_(client, clock, "karpenter"),
       logger_(std::move(logger)) {}
 
 InterruptionCounts InterruptionController::counts() const {
@@ -55,18 +63,24 @@ InterruptionCounts InterruptionController::counts() const {
 }
 
 Status InterruptionController::Handle(const InterruptionMessage& message) {
-  if (!Actionable(message)) {
-    ++ignored_;
-    if (message.kind == InterruptionKind::kRebalanceRecommendation) {
-      logger_.Info("rebalance recommendation", {{"instances", message.instance_ids}});
-    }
-    return {};
+  const bool actionable = Actionable(message);
+  if (message.kind == InterruptionKind::kRebalanceRecommendation) {
+    logger_.Info("rebalance recommendation", {{"instances", message.instance_ids}});
   }
   bool ours = false;
   for (const std::string& instance_id : message.instance_ids) {
     for (const kube::Object& claim : NodeClaimsOf(cluster_, instance_id)) {
-      ours = true;
       const std::string name(kube::Name(claim));
+      if (message.kind == InterruptionKind::kRebalanceRecommendation) {
+        (void)events_.Record(claim, kube::EventType::kNormal, EventReason(message),
+                             fmt::format("{} for instance {}: spot capacity there is at risk",
+                                         message.detail_type, instance_id));
+      }
+      if (!actionable) continue;
+      ours = true;
+      (void)events_.Record(claim, kube::EventType::kWarning, EventReason(message),
+                           fmt::format("{} for instance {}: replacing and draining its node",
+                                       message.detail_type, instance_id));
       if (message.kind == InterruptionKind::kSpotInterruption) {
         unavailable_.MarkUnavailable(kube::Label(claim, api::kLabelInstanceType),
                                      kube::Label(claim, api::kLabelZone), "spot",

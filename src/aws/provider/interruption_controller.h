@@ -4,9 +4,10 @@
 // marks that spot offering unavailable and deletes the NodeClaim as interrupted (its node is
 // cordoned, its pods' new capacity launched, then it is drained: controllers/interruption.h), as
 // do scheduled maintenance and an instance stopping or terminating; a rebalance recommendation is
-// only logged. Every message is deleted once handled; malformed ones are deleted and counted, never
-// retried. Runs on its own thread with its own SQS client; the kube client, the informers and the
-// unavailable offerings are thread-safe.
+// only logged. Each gets an Event on the NodeClaim (SpotInterrupted, RebalanceRecommendation,
+// ScheduledChange, InstanceStopping, InstanceTerminating). Every message is deleted once handled;
+// malformed ones are deleted and counted, never retried. Runs on its own thread with its own SQS
+// client; the kube client, the informers and the unavailable offerings are thread-safe.
 
 #include <atomic>
 #include <cstdint>
@@ -22,6 +23,7 @@
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "kube/client.h"
+#include "kube/event_recorder.h"
 
 namespace karpenter::aws {
 
@@ -57,6 +59,7 @@ class InterruptionController {
   controllers::ClusterCache& cluster_;
   UnavailableOfferings& unavailable_;
   const Clock& clock_;
+  kube::EventRecorder events_;  // this thread's own
   Logger logger_;
   std::string queue_url_;  // looked up on first use
   std::atomic<uint64_t> received_{0};

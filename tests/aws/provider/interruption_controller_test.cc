@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -136,6 +137,19 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   EXPECT_EQ(counts.malformed, 1U);
   EXPECT_EQ(counts.node_claims_deleted, 3U);
   EXPECT_EQ(counts.ignored, 3U);  // the rebalance, the running instance, the stranger
+
+  // Each NodeClaim of ours got an Event saying what happened to its instance.
+  std::map<std::string, std::string> reasons;  // by NodeClaim
+  Result<kube::ObjectList> events = kube_->List(kube::resources::kEvents, kube::ListOptions{});
+  ASSERT_TRUE(events.ok()) << events.error().message;
+  for (const kube::Object& event : events->items) {
+    reasons[event["involvedObject"].value("name", "")] = event.value("reason", "");
+  }
+  EXPECT_EQ(reasons,
+            (std::map<std::string, std::string>{{"spot-claim", "SpotInterrupted"},
+                                                {"rebalanced-claim", "RebalanceRecommendation"},
+                                                {"retired-claim", "ScheduledChange"},
+                                                {"stopped-claim", "InstanceStopping"}}));
 
   // Nothing is left on the queue.
   Result<std::vector<SqsMessage>> left = sqs_->ReceiveMessage(queue_url_, options);
