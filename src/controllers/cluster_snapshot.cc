@@ -163,4 +163,14 @@ SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
   return view;
 }
 
+void AddDisplacedPods(const scheduling::ExistingNode& node, std::deque<api::Pod>& copies,
+                      std::vector<const api::Pod*>& pods) {
+  for (const api::Pod* pod : node.pods) {
+    if (!api::IsReschedulable(*pod)) continue;
+    api::Pod& unbound = copies.emplace_back(*pod);
+    unbound.spec.node_name.clear();
+    pods.push_back(&unbound);
+  }
+}
+
 }  // namespace karpenter::controllers

@@ -5,6 +5,7 @@
 // Pods, Nodes and NodeClaims come decoded from the cache; other objects that do not decode are
 // skipped (and logged); the pass goes on with the rest.
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,5 +62,10 @@ struct SchedulingView {
   std::vector<CapacitySource> sources;  // parallel to input.existing_nodes
 };
 SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot);
+
+// Adds to `pods` unbound copies (kept in `copies`) of the reschedulable pods bound to `node`: the
+// pods that need a new home when that Node goes.
+void AddDisplacedPods(const scheduling::ExistingNode& node, std::deque<api::Pod>& copies,
+                      std::vector<const api::Pod*>& pods);
 
 }  // namespace karpenter::controllers

@@ -5,7 +5,6 @@
 #include <string>
 #include <utility>
 
-#include "api/labels.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
 #include "scheduling/scheduler.h"
@@ -31,12 +30,7 @@ bool PodsFitOnReadyNodes(const ClusterCache& cluster, std::string_view node_name
     scheduling::ExistingNode& node = view.input.existing_nodes[i];
     const CapacitySource& source = view.sources[i];
     if (node.name == node_name) {
-      for (const api::Pod* pod : node.pods) {
-        if (!api::IsReschedulable(*pod)) continue;
-        api::Pod& unbound = displaced.emplace_back(*pod);
-        unbound.spec.node_name.clear();
-        input.pods.push_back(&unbound);
-      }
+      AddDisplacedPods(node, displaced, input.pods);
       continue;
     }
     if (source.node == nullptr || !source.node->Ready() ||

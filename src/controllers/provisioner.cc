@@ -100,14 +100,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
         source.node_claim->metadata.deletion_timestamp.empty()) {
       continue;
     }
-    for (const api::Pod* pod : input.existing_nodes[i].pods) {
-      if (!api::IsReschedulable(*pod)) continue;
-      api::Pod& unbound = displaced.emplace_back(*pod);
-      unbound.spec.node_name.clear();
-      input.pods.push_back(&unbound);
-    }
+    AddDisplacedPods(input.existing_nodes[i], displaced, input.pods);
   }
-  result.pods_displaced = displaced.size();
   std::set<std::string_view> in_flight_claims;
   for (const scheduling::ExistingNode& node : input.existing_nodes) {
     if (node.in_flight) in_flight_claims.insert(node.name);

@@ -57,7 +57,6 @@ bool IsProvisionable(const api::Pod& pod);
 struct ProvisioningResult {
   std::vector<std::string> node_claims;  // names created
   size_t pods_nominated = 0;             // to new NodeClaims or existing capacity
-  size_t pods_displaced = 0;             // of Nodes being deleted, planned for as if pending
   size_t pods_unschedulable = 0;
 };
 

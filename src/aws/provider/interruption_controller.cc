@@ -67,17 +67,19 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
   if (message.kind == InterruptionKind::kRebalanceRecommendation) {
     logger_.Info("rebalance recommendation", {{"instances", message.instance_ids}});
   }
-  bool ours = false;
+  bool acted = false;
   for (const std::string& instance_id : message.instance_ids) {
     for (const kube::Object& claim : NodeClaimsOf(cluster_, instance_id)) {
-      const std::string name(kube::Name(claim));
-      if (message.kind == InterruptionKind::kRebalanceRecommendation) {
-        (void)events_.Record(claim, kube::EventType::kNormal, EventReason(message),
-                             fmt::format("{} for instance {}: spot capacity there is at risk",
-                                         message.detail_type, instance_id));
+      if (!actionable) {
+        if (message.kind == InterruptionKind::kRebalanceRecommendation) {
+          (void)events_.Record(claim, kube::EventType::kNormal, EventReason(message),
+                               fmt::format("{} for instance {}: spot capacity there is at risk",
+                                           message.detail_type, instance_id));
+        }
+        continue;
       }
-      if (!actionable) continue;
-      ours = true;
+      acted = true;
+      const std::string name(kube::Name(claim));
       (void)events_.Record(claim, kube::EventType::kWarning, EventReason(message),
                            fmt::format("{} for instance {}: replacing and draining its node",
                                        message.detail_type, instance_id));
@@ -101,7 +103,7 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
                                                       {"detailType", message.detail_type}});
     }
   }
-  if (!ours) ++ignored_;
+  if (!acted) ++ignored_;
   return {};
 }
 
