@@ -11,9 +11,9 @@
 #include "api/encode.h"
 #include "api/labels.h"
 #include "api/manifest.h"
+#include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
-#include "cloud/catalog.h"
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 #include "common/document.h"
 #include "controllers/disruption_view.h"
 #include "disruption/budgets.h"
@@ -41,10 +41,9 @@ struct GeneratedCluster {
 
 Result<std::unique_ptr<GeneratedCluster>> Generate(const ConsolidationArgs& args) {
   auto out = std::make_unique<GeneratedCluster>();
-  Result<std::vector<cloud::InstanceType>> catalog =
-      cloud::LoadCatalog(args.catalog, cloud::AwsCatalogOptions{});
-  if (!catalog.ok()) return catalog.error();
-  out->catalog = std::move(*catalog);
+  ASSIGN_OR_RETURN(std::vector<cloud::InstanceType> catalog,
+                   aws::LoadCatalog(args.catalog, aws::AwsCatalogOptions{}));
+  out->catalog = std::move(catalog);
   api::DecodeOutcome pools = api::DecodeManifest(cli::BuiltinPlanExample(), "<built-in>");
   if (!pools.errors.empty() || pools.manifest.node_pools.empty()) {
     return Error("the built-in NodePool does not decode");
@@ -66,7 +65,7 @@ Result<std::unique_ptr<GeneratedCluster>> Generate(const ConsolidationArgs& args
   const size_t per_node = static_cast<size_t>(std::max(0, args.pods_per_node));
   out->pods.reserve(nodes * per_node);
   disruption::Cluster& cluster = out->cluster;
-  scheduling::NodePoolOffer offer;
+  provisioning::NodePoolOffer offer;
   offer.node_pool = &out->node_pool;
   for (const cloud::InstanceType& type : out->catalog) offer.instance_types.push_back(&type);
   cluster.capacity.node_pools.push_back(std::move(offer));
@@ -77,7 +76,7 @@ Result<std::unique_ptr<GeneratedCluster>> Generate(const ConsolidationArgs& args
     const bool spot = random() % 10 < 3;
     const std::string_view capacity_type =
         spot ? api::kCapacityTypeSpot : api::kCapacityTypeOnDemand;
-    scheduling::ExistingNode node;
+    provisioning::ExistingNode node;
     node.name = "node-" + std::to_string(n);
     node.labels = type.requirements.SingleValueLabels();
     node.labels[std::string(api::kLabelZone)] = zone;
@@ -138,23 +137,22 @@ Result<std::unique_ptr<GeneratedCluster>> Generate(const ConsolidationArgs& args
   for (api::DisruptionReason reason :
        {api::DisruptionReason::kUnderutilized, api::DisruptionReason::kEmpty,
         api::DisruptionReason::kDrifted}) {
-    Result<int> remaining = disruption::RemainingDisruptions(
-        out->node_pool, reason, std::chrono::system_clock::now(), static_cast<int>(nodes), 0);
-    if (!remaining.ok()) return remaining.error();
-    cluster.budgets[out->node_pool.metadata.name][static_cast<size_t>(reason)] = *remaining;
+    ASSIGN_OR_RETURN(int remaining, disruption::RemainingDisruptions(
+                                        out->node_pool, reason, std::chrono::system_clock::now(),
+                                        static_cast<int>(nodes), 0));
+    cluster.budgets[out->node_pool.metadata.name][static_cast<size_t>(reason)] = remaining;
   }
   return out;
 }
 
 Status Store(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
              const kube::Object& status = nullptr) {
-  Result<kube::Object> created = client.Create(resource, object, kube::WriteOptions{});
-  if (!created.ok()) return created.error();
+  ASSIGN_OR_RETURN(kube::Object created, client.Create(resource, object, kube::WriteOptions{}));
   if (status.is_null()) return {};
-  Result<kube::Object> patched =
-      client.Patch(resource, kube::Namespace(*created), kube::Name(*created),
-                   kube::PatchType::kMerge, {{"status", status}}, kube::Subresource::kStatus);
-  if (!patched.ok()) return patched.error();
+  ASSIGN_OR_RETURN(
+      kube::Object patched,
+      client.Patch(resource, kube::Namespace(created), kube::Name(created), kube::PatchType::kMerge,
+                   {{"status", status}}, kube::Subresource::kStatus));
   return {};
 }
 
@@ -162,9 +160,9 @@ Status Store(kube::Client& client, const kube::Resource& resource, const kube::O
 // a Node and an initialized, consolidatable NodeClaim per node, and the pods bound to them.
 Status StoreCluster(const GeneratedCluster& generated, const ConsolidationArgs& args,
                     kube::Client& client) {
-  Result<std::vector<Document>> documents = ParseDocuments(cli::BuiltinPlanExample(), "<built-in>");
-  if (!documents.ok()) return documents.error();
-  for (Document& document : *documents) {
+  ASSIGN_OR_RETURN(std::vector<Document> documents,
+                   ParseDocuments(cli::BuiltinPlanExample(), "<built-in>"));
+  for (Document& document : documents) {
     const std::string kind = document.value.value("kind", "");
     if (kind == "NodePool") {
       document.value["spec"].erase("limits");
@@ -188,7 +186,7 @@ Status StoreCluster(const GeneratedCluster& generated, const ConsolidationArgs& 
                                        {"lastTransitionTime", "2026-01-01T00:00:00Z"}};
   const disruption::Cluster& cluster = generated.cluster;
   for (size_t n = 0; n < cluster.candidates.size(); ++n) {
-    const scheduling::ExistingNode& node = cluster.capacity.existing_nodes[n];
+    const provisioning::ExistingNode& node = cluster.capacity.existing_nodes[n];
     const disruption::Candidate& candidate = cluster.candidates[n];
     const std::string provider_id = "sim:///" + candidate.zone + "/i-" + std::to_string(n);
     if (Status s = Store(client, kube::resources::kNodes,

@@ -78,9 +78,8 @@ Result<size_t> CountRunning(kube::Client& client) {
   kube::ListOptions options;
   options.namespace_ = kNamespace;
   options.field_selector = "status.phase=Running";
-  Result<kube::ObjectList> pods = client.List(kube::resources::kPods, options);
-  if (!pods.ok()) return pods.error();
-  return pods->items.size();
+  ASSIGN_OR_RETURN(kube::ObjectList pods, client.List(kube::resources::kPods, options));
+  return pods.items.size();
 }
 
 std::string BesideThisExecutable(const std::string& name) {

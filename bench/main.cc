@@ -8,13 +8,13 @@
 
 #include "api/labels.h"
 #include "api/manifest.h"
+#include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
-#include "cloud/catalog.h"
 #include "consolidation.h"
 #include "e2e.h"
 #include "lower_bound.h"
 #include "peak_rss.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 #include "simulate.h"
 #include "workloads.h"
 
@@ -31,7 +31,7 @@ struct SchedulingArgs {
 };
 
 int RunScheduling(const SchedulingArgs& args) {
-  auto catalog = cloud::LoadCatalog(args.catalog, cloud::AwsCatalogOptions{});
+  auto catalog = aws::LoadCatalog(args.catalog, aws::AwsCatalogOptions{});
   if (!catalog.ok()) {
     std::cerr << "error: " << catalog.error().message << '\n';
     return 1;
@@ -54,19 +54,19 @@ int RunScheduling(const SchedulingArgs& args) {
   const api::NodePool& node_pool = pools.manifest.node_pools.front();
 
   std::vector<double> seconds;
-  scheduling::SchedulerResult result;
+  provisioning::SchedulerResult result;
   std::vector<api::Pod> pods;
   for (int i = 0; i < std::max(1, args.iterations); ++i) {
     pods = args.workload == "generic" ? MakeGenericPods(args.pods, args.seed)
                                       : MakeDiversePods(args.pods, args.seed);
-    scheduling::SchedulerInput input;
-    scheduling::NodePoolOffer offer;
+    provisioning::SchedulerInput input;
+    provisioning::NodePoolOffer offer;
     offer.node_pool = &node_pool;
     for (const auto& it : *catalog) offer.instance_types.push_back(&it);
     input.node_pools.push_back(std::move(offer));
     for (const auto& pod : pods) input.pods.push_back(&pod);
     auto start = std::chrono::steady_clock::now();
-    result = scheduling::Schedule(input);
+    result = provisioning::Schedule(input);
     seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }

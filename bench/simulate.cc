@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "api/encode.h"
+#include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
-#include "cloud/catalog.h"
 #include "common/document.h"
 #include "common/duration.h"
 #include "peak_rss.h"
@@ -131,7 +131,7 @@ int RunSimulate(const SimulateArgs& args) {
     std::cerr << "error: --duration: \"" << args.duration << "\" is not a positive duration\n";
     return 1;
   }
-  Result<std::vector<cloud::InstanceType>> catalog = cloud::LoadCatalog("aws");
+  Result<std::vector<cloud::InstanceType>> catalog = aws::LoadCatalog("aws");
   if (!catalog.ok()) {
     std::cerr << "error: " << catalog.error().message << '\n';
     return 1;

@@ -9,9 +9,41 @@
 
 namespace karpenter::api {
 
+// Condition statuses.
+inline constexpr std::string_view kConditionTrue = "True";
+inline constexpr std::string_view kConditionFalse = "False";
+
+// The conditions Karpenter keeps on its objects (upstream-reference §9, §10) and, where a condition
+// is True for one reason only, that reason (the same word).
+// NodeClaim: its life, in order, then what makes it a disruption candidate.
+inline constexpr std::string_view kConditionLaunched = "Launched";
+inline constexpr std::string_view kConditionRegistered = "Registered";
+inline constexpr std::string_view kConditionInitialized = "Initialized";
+inline constexpr std::string_view kConditionReady = "Ready";  // also Nodes, NodePools, classes
+inline constexpr std::string_view kConditionConsolidatable = "Consolidatable";
+inline constexpr std::string_view kConditionDrifted = "Drifted";
+// Why Karpenter is taking a NodeClaim's Node away (Underutilized, Empty, Drifted, Interrupted),
+// set before it taints the Node.
+inline constexpr std::string_view kConditionDisruptionReason = "DisruptionReason";
+// NodePool.
+inline constexpr std::string_view kConditionValidationSucceeded = "ValidationSucceeded";
+inline constexpr std::string_view kConditionNodeClassReady = "NodeClassReady";
+// EC2NodeClass.
+inline constexpr std::string_view kConditionSubnetsReady = "SubnetsReady";
+inline constexpr std::string_view kConditionSecurityGroupsReady = "SecurityGroupsReady";
+inline constexpr std::string_view kConditionAmisReady = "AMIsReady";
+inline constexpr std::string_view kConditionInstanceProfileReady = "InstanceProfileReady";
+
+// Reasons of a NodeClaim's Drifted condition.
+inline constexpr std::string_view kDriftNodePool = "NodePoolDrifted";
+inline constexpr std::string_view kDriftRequirements = "RequirementsDrifted";
+inline constexpr std::string_view kDriftInstanceTypeNotFound = "InstanceTypeNotFound";
+// The DisruptionReason of a NodeClaim whose instance the cloud is taking away.
+inline constexpr std::string_view kDisruptionReasonInterrupted = "Interrupted";
+
 struct Condition {
   std::string type;
-  std::string status;  // "True", "False", "Unknown"
+  std::string status;  // kConditionTrue, kConditionFalse, "Unknown"
   std::string reason;
   std::string message;
   std::string last_transition_time;
@@ -28,7 +60,7 @@ inline const Condition* FindCondition(const std::vector<Condition>& conditions,
 
 inline bool IsConditionTrue(const std::vector<Condition>& conditions, std::string_view type) {
   const Condition* condition = FindCondition(conditions, type);
-  return condition != nullptr && condition->status == "True";
+  return condition != nullptr && condition->status == kConditionTrue;
 }
 
 }  // namespace karpenter::api

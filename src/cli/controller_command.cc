@@ -10,10 +10,13 @@
 #include <stop_token>
 #include <thread>
 
+#include "cli/command_line.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "operator/aws_backend.h"
 #include "operator/operator.h"
 #include "operator/options.h"
+#include "simulate/sim_backend.h"
 
 namespace karpenter::cli {
 namespace {
@@ -29,8 +32,9 @@ std::optional<std::string> Getenv(std::string_view name) {
 int RunController(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Result<op::Options> options = op::ParseOptions(args, Getenv);
   if (!options.ok()) {
-    err << "karpenter controller: " << options.error().message << "\n";
-    return 1;
+    err << "karpenter controller: " << options.error().message << "\n"
+        << "Run 'karpenter controller --help' for usage.\n";
+    return kExitUsage;
   }
   if (options->show_help) {
     out << op::OptionsHelp();
@@ -57,11 +61,15 @@ int RunController(const std::vector<std::string>& args, std::ostream& out, std::
   const RealClock clock;
   auto sink = std::make_shared<LogSink>(stdout, clock, options->log_level);
   const Logger logger(sink);
-  Status outcome = op::RunOperator(*options, logger, stop.get_token());
+  const op::CloudBackendFactory new_backend =
+      options->cloud_provider == op::CloudProviderKind::kAws
+          ? op::CloudBackendFactory(op::NewAwsBackend)
+          : op::CloudBackendFactory(simulate::NewSimBackend);
+  Status outcome = op::RunOperator(*options, logger, stop.get_token(), new_backend);
   signal_waiter.request_stop();
   if (!outcome.ok()) {
     logger.Error("controller failed", {logkey::Err(outcome.error())});
-    return 1;
+    return kExitFailure;
   }
   return 0;
 }

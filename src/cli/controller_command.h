@@ -8,7 +8,8 @@
 namespace karpenter::cli {
 
 // `args` are the arguments after "controller". Returns the process exit code: 0 after a clean
-// stop, 1 on bad options or a fatal error (lost leadership, unusable kubeconfig).
+// stop, 2 on bad options (a usage error), 1 on a fatal error (lost leadership, unusable
+// kubeconfig).
 int RunController(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace karpenter::cli

@@ -10,9 +10,9 @@
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "api/workload_pods.h"
+#include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
-#include "cloud/catalog.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::cli {
 namespace {
@@ -24,7 +24,7 @@ struct Cluster {
   api::Manifest manifest;
   std::vector<api::Pod> workload_pods;
   std::map<std::string, std::vector<cloud::InstanceType>> catalogs;  // by EC2NodeClass
-  scheduling::SchedulerInput input;
+  provisioning::SchedulerInput input;
 };
 
 Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& err) {
@@ -40,7 +40,7 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
   for (const auto& pool : m.node_pools) {
     const std::string& class_name = pool.spec.template_.spec.node_class_ref.name;
     if (!cluster.catalogs.contains(class_name)) {
-      cloud::AwsCatalogOptions catalog_options;
+      aws::AwsCatalogOptions catalog_options;
       catalog_options.region = options.region;
       catalog_options.zones = options.zones;
       auto node_class =
@@ -52,13 +52,13 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
         err << "warning: NodePool " << pool.metadata.name << ": EC2NodeClass " << class_name
             << " is not in the inputs; planning with its defaults\n";
       }
-      auto catalog = cloud::LoadCatalog(options.catalog, catalog_options);
+      auto catalog = aws::LoadCatalog(options.catalog, catalog_options);
       if (!catalog.ok()) return catalog.error();
       cluster.catalogs.emplace(class_name, std::move(*catalog));
     }
   }
   for (const auto& pool : m.node_pools) {
-    scheduling::NodePoolOffer offer;
+    provisioning::NodePoolOffer offer;
     offer.node_pool = &pool;
     for (const auto& it : cluster.catalogs.at(pool.spec.template_.spec.node_class_ref.name)) {
       offer.instance_types.push_back(&it);
@@ -69,7 +69,7 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
 
   std::map<std::string, size_t> node_index;
   for (const auto& node : m.nodes) {
-    scheduling::ExistingNode existing;
+    provisioning::ExistingNode existing;
     existing.name = node.metadata.name;
     existing.labels = node.metadata.labels;
     existing.labels.emplace(api::kLabelHostname, node.metadata.name);
@@ -115,7 +115,7 @@ std::vector<std::string> PodNames(const std::vector<const api::Pod*>& pods) {
   return names;
 }
 
-ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count) {
+ordered_json ToJson(const provisioning::SchedulerResult& result, size_t pod_count) {
   ordered_json out;
   out["nodeclaims"] = ordered_json::array();
   for (const auto& nc : result.node_claims) {
@@ -149,7 +149,7 @@ ordered_json ToJson(const scheduling::SchedulerResult& result, size_t pod_count)
   return out;
 }
 
-void PrintTable(const scheduling::SchedulerResult& result, size_t pod_count, std::ostream& out) {
+void PrintTable(const provisioning::SchedulerResult& result, size_t pod_count, std::ostream& out) {
   out << fmt::format("{:<4} {:<12} {:<22} {:>6} {:<10} {:<11} {:>8} {:>10} {:>5} {:>9}\n", "#",
                      "NODEPOOL", "INSTANCE TYPE", "OPTIONS", "CAPACITY", "ZONE", "CPU", "MEMORY",
                      "PODS", "$/HOUR");
@@ -205,7 +205,7 @@ int RunPlan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: " << built.error().message << '\n';
     return 1;
   }
-  scheduling::SchedulerResult result = scheduling::Schedule(cluster.input);
+  provisioning::SchedulerResult result = provisioning::Schedule(cluster.input);
   if (options.output == "json") {
     out << ToJson(result, cluster.input.pods.size()).dump(2) << '\n';
   } else {

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "aws/catalog/load_catalog.h"
 #include "cli/builtin_scenario.h"
-#include "cloud/catalog.h"
 #include "common/duration.h"
 #include "simulate/html_report.h"
 #include "simulate/inputs.h"
@@ -122,11 +122,11 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     return 1;
   }
 
-  cloud::AwsCatalogOptions catalog_options;
+  aws::AwsCatalogOptions catalog_options;
   catalog_options.region = options.region;
   catalog_options.spot_prices_file = options.spot_prices;
   Result<std::vector<cloud::InstanceType>> catalog =
-      cloud::LoadCatalog(options.catalog, catalog_options);
+      aws::LoadCatalog(options.catalog, catalog_options);
   if (!catalog.ok()) {
     err << "simulate: --catalog: " << catalog.error().message << '\n';
     return 1;

@@ -89,9 +89,8 @@ class Parser {
     for (const auto& [name, amount] : value.items()) {
       const std::string amount_field = fmt::format("{}.{}", field, name);
       if (name.empty()) return Fail(field, "empty resource name");
-      Result<Quantity> quantity = ParseQuantity(amount, amount_field);
-      if (!quantity.ok()) return quantity.error();
-      resources.Set(name, *quantity);
+      ASSIGN_OR_RETURN(Quantity quantity, ParseQuantity(amount, amount_field));
+      resources.Set(name, quantity);
     }
     return resources;
   }
@@ -183,9 +182,8 @@ class Parser {
     // Capacity.
     auto capacity = value.find("capacity");
     if (capacity == value.end()) return Fail(field + ".capacity", "required");
-    Result<api::ResourceList> resources = ParseResources(*capacity, field + ".capacity");
-    if (!resources.ok()) return resources.error();
-    type.capacity = std::move(*resources);
+    ASSIGN_OR_RETURN(api::ResourceList resources, ParseResources(*capacity, field + ".capacity"));
+    type.capacity = std::move(resources);
     for (std::string_view required : {api::kResourceCpu, api::kResourceMemory}) {
       if (!capacity->contains(std::string(required))) {
         return Fail(fmt::format("{}.capacity.{}", field, required), "required");
@@ -213,10 +211,9 @@ class Parser {
                                Part{"evictionThreshold", &type.eviction_threshold}}) {
         auto found = overhead->find(part.key);
         if (found == overhead->end()) continue;
-        Result<api::ResourceList> parsed =
-            ParseResources(*found, fmt::format("{}.{}", overhead_field, part.key));
-        if (!parsed.ok()) return parsed.error();
-        *part.target = std::move(*parsed);
+        ASSIGN_OR_RETURN(api::ResourceList parsed,
+                         ParseResources(*found, fmt::format("{}.{}", overhead_field, part.key)));
+        *part.target = std::move(parsed);
       }
     }
 
@@ -228,13 +225,12 @@ class Parser {
     std::set<std::pair<std::string, std::string>> seen;
     for (size_t i = 0; i < offerings->size(); ++i) {
       const std::string offering_field = fmt::format("{}.offerings[{}]", field, i);
-      Result<Offering> offering = ParseOffering((*offerings)[i], offering_field);
-      if (!offering.ok()) return offering.error();
-      if (!seen.emplace(offering->zone, offering->capacity_type).second) {
+      ASSIGN_OR_RETURN(Offering offering, ParseOffering((*offerings)[i], offering_field));
+      if (!seen.emplace(offering.zone, offering.capacity_type).second) {
         return Fail(offering_field, fmt::format("duplicate offering for zone {} and {}",
-                                                Quote(offering->zone), offering->capacity_type));
+                                                Quote(offering.zone), offering.capacity_type));
       }
-      type.offerings.push_back(std::move(*offering));
+      type.offerings.push_back(std::move(offering));
     }
 
     if (auto exotic = value.find("exotic"); exotic != value.end()) {
@@ -289,9 +285,7 @@ Result<std::vector<InstanceType>> ParseCatalogJson(std::string_view text, std::s
   if (documents->size() == 1 && (*documents)[0].value.is_object() &&
       !(*documents)[0].value.contains("name")) {
     const json& root = (*documents)[0].value;
-    if (Status s = parser.CheckFields(root, "top level", {"instanceTypes"}); !s.ok()) {
-      return s.error();
-    }
+    RETURN_IF_ERROR(parser.CheckFields(root, "top level", {"instanceTypes"}));
     auto found = root.find("instanceTypes");
     if (found == root.end()) return parser.Fail("instanceTypes", "required");
     if (!found->is_array()) {
@@ -317,18 +311,7 @@ Result<std::vector<InstanceType>> ParseCatalogJson(std::string_view text, std::s
   return catalog;
 }
 
-Result<std::vector<InstanceType>> LoadCatalog(std::string_view name_or_path,
-                                              const AwsCatalogOptions& options) {
-  if (name_or_path == "aws") {
-    if (Status s = ValidateAwsCatalogOptions(options); !s.ok()) {
-      return Error{"aws catalog: " + s.error().message};
-    }
-    SpotPriceModel spot(options.spot_seed);
-    if (!options.spot_prices_file.empty()) {
-      if (Status s = spot.LoadSpotPrices(options.spot_prices_file); !s.ok()) return s.error();
-    }
-    return BuildAwsCatalog(options, spot);
-  }
+Result<std::vector<InstanceType>> LoadCatalog(std::string_view name_or_path) {
   if (const int size = FakeCatalogSize(name_or_path); size > 0) {
     if (size > kMaxFakeCatalogSize) {
       return Error{fmt::format("catalog {}: at most {} fake instance types", Quote(name_or_path),
@@ -346,9 +329,8 @@ Result<std::vector<InstanceType>> LoadCatalog(std::string_view name_or_path,
     return Error{fmt::format("catalog {}: unknown catalog (want aws, fake400 or a JSON file path)",
                              Quote(name_or_path))};
   }
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.error();
-  return ParseCatalogJson(*text, path);
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseCatalogJson(text, path);
 }
 
 }  // namespace karpenter::cloud

@@ -1,8 +1,7 @@
 #pragma once
-// Where the scheduler's instance types come from, by name or path:
+// Provider-neutral catalogs of instance types, by name or path (aws/catalog/load_catalog.h adds
+// the embedded EC2 catalog, "aws"):
 //
-// - "aws": the embedded EC2 catalog (us-east-1; see aws_catalog.h), built with the given options;
-//   options.spot_prices_file, when set, overrides modelled spot prices (see spot_price_model.h).
 // - "fake400" (or "fake<N>", 1 ≤ N ≤ 100000): the upstream benchmark's synthetic catalog.
 // - anything else: a JSON file of instance types:
 //
@@ -27,14 +26,12 @@
 #include <string_view>
 #include <vector>
 
-#include "cloud/aws_catalog.h"
 #include "cloud/instance_type.h"
 #include "common/result.h"
 
 namespace karpenter::cloud {
 
-Result<std::vector<InstanceType>> LoadCatalog(std::string_view name_or_path,
-                                              const AwsCatalogOptions& options = {});
+Result<std::vector<InstanceType>> LoadCatalog(std::string_view name_or_path);
 
 // Parses the JSON format above; `source` names the text in errors.
 Result<std::vector<InstanceType>> ParseCatalogJson(std::string_view text, std::string_view source);

@@ -122,19 +122,16 @@ Status AddItem(std::string_view item, const FieldSpec& field, FieldValues& out) 
     high = field.wildcard_max;
     out.wildcard = out.wildcard || step == 1;
   } else if (const size_t dash = item.find('-'); dash != std::string_view::npos) {
-    const Result<int> first = ParseValue(item.substr(0, dash), field);
-    if (!first.ok()) return first.error();
-    const Result<int> last = ParseValue(item.substr(dash + 1), field);
-    if (!last.ok()) return last.error();
-    if (*first > *last) {
+    ASSIGN_OR_RETURN(const int first, ParseValue(item.substr(0, dash), field));
+    ASSIGN_OR_RETURN(const int last, ParseValue(item.substr(dash + 1), field));
+    if (first > last) {
       return Error{fmt::format("{} range \"{}\" runs backwards", field.name, item)};
     }
-    low = *first;
-    high = *last;
+    low = first;
+    high = last;
   } else {
-    const Result<int> value = ParseValue(item, field);
-    if (!value.ok()) return value.error();
-    low = *value;
+    ASSIGN_OR_RETURN(const int value, ParseValue(item, field));
+    low = value;
     high = stepped ? std::max(low, field.wildcard_max) : low;
   }
   for (int value = low; value <= high; value += step) out.bits |= uint64_t{1} << value;
@@ -148,7 +145,7 @@ Result<FieldValues> ParseField(std::string_view text, const FieldSpec& field) {
     const size_t comma = rest.find(',');
     const std::string_view item = rest.substr(0, comma);
     if (item.empty()) return Error{fmt::format("{} \"{}\" has an empty item", field.name, text)};
-    if (Status added = AddItem(item, field, values); !added.ok()) return added.error();
+    RETURN_IF_ERROR(AddItem(item, field, values));
     if (comma == std::string_view::npos) return values;
     rest.remove_prefix(comma + 1);
   }

@@ -23,12 +23,11 @@ Result<std::string> ReadFile(const std::string& path) {
 }
 
 Result<std::string> ReadTokenFile(const std::string& path) {
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.error();
-  const size_t begin = text->find_first_not_of(" \t\r\n");
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  const size_t begin = text.find_first_not_of(" \t\r\n");
   if (begin == std::string::npos) return Error{"token file " + path + " is empty"};
-  const size_t end = text->find_last_not_of(" \t\r\n");
-  return text->substr(begin, end - begin + 1);
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
 }
 
 }  // namespace karpenter

@@ -68,3 +68,29 @@ class [[nodiscard]] Result<void> {
 using Status = Result<void>;
 
 }  // namespace karpenter
+
+// Propagation helpers, after abseil's status macros: the common "if it failed, return its error"
+// in one line, so that the lines left say what the function does.
+//
+//   RETURN_IF_ERROR(Validate(object));             // a Status or any Result
+//   ASSIGN_OR_RETURN(Config config, LoadConfig(path));  // declares (or assigns) the value
+//
+// Both return the error unchanged; where the caller should add context (which file, which field),
+// write the `if` by hand.
+#define KARPENTER_RESULT_CONCAT_INNER(a, b) a##b
+#define KARPENTER_RESULT_CONCAT(a, b) KARPENTER_RESULT_CONCAT_INNER(a, b)
+
+#define RETURN_IF_ERROR(expr)                                       \
+  do {                                                              \
+    if (auto karpenter_status_ = (expr); !karpenter_status_.ok()) { \
+      return karpenter_status_.error();                             \
+    }                                                               \
+  } while (false)
+
+#define ASSIGN_OR_RETURN(lhs, expr) \
+  KARPENTER_ASSIGN_OR_RETURN_IMPL(KARPENTER_RESULT_CONCAT(karpenter_result_, __LINE__), lhs, expr)
+
+#define KARPENTER_ASSIGN_OR_RETURN_IMPL(result, lhs, expr) \
+  auto result = (expr);                                    \
+  if (!result.ok()) return result.error();                 \
+  lhs = std::move(result).value()

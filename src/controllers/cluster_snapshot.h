@@ -18,7 +18,7 @@
 #include "cloud/cloud_provider.h"
 #include "common/log.h"
 #include "controllers/cluster_cache.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::controllers {
 
@@ -58,14 +58,14 @@ struct CapacitySource {
 // DaemonSets. Nodes whose NodeClaim is being deleted carry karpenter.sh/disrupted:NoSchedule, so
 // nothing is planned onto them. Points into `snapshot`, which must outlive it.
 struct SchedulingView {
-  scheduling::SchedulerInput input;
+  provisioning::SchedulerInput input;
   std::vector<CapacitySource> sources;  // parallel to input.existing_nodes
 };
 SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot);
 
 // Adds to `pods` unbound copies (kept in `copies`) of the reschedulable pods bound to `node`: the
 // pods that need a new home when that Node goes.
-void AddDisplacedPods(const scheduling::ExistingNode& node, std::deque<api::Pod>& copies,
+void AddDisplacedPods(const provisioning::ExistingNode& node, std::deque<api::Pod>& copies,
                       std::vector<const api::Pod*>& pods);
 
 }  // namespace karpenter::controllers

@@ -3,13 +3,15 @@
 #include <string>
 #include <utility>
 
+#include "api/condition.h"
+
 namespace karpenter::controllers {
 
 bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
                   std::string_view reason, std::string_view message, TimePoint now,
                   int64_t observed_generation) {
   if (!conditions.is_array()) conditions = kube::Object::array();
-  const char* status_text = status ? "True" : "False";
+  const std::string_view status_text = status ? api::kConditionTrue : api::kConditionFalse;
   for (kube::Object& condition : conditions) {
     if (!condition.is_object() || kube::StringAt(condition, {"type"}) != type) continue;
     const kube::Object* generation = kube::Find(condition, {"observedGeneration"});
@@ -22,7 +24,7 @@ bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
     if (kube::StringAt(condition, {"status"}) != status_text) {
       condition["lastTransitionTime"] = FormatTime(now);
     }
-    condition["status"] = status_text;
+    condition["status"] = std::string(status_text);
     condition["reason"] = std::string(reason);
     condition["message"] = std::string(message);
     condition["observedGeneration"] = observed_generation;
@@ -65,12 +67,13 @@ std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object,
 
 Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
                    kube::Object status) {
-  Result<kube::Object> patched = client.Patch(
-      resource, "", kube::Name(object), kube::PatchType::kMerge,
-      kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
-                   {"status", std::move(status)}},
-      kube::Subresource::kStatus);
-  if (!patched.ok()) return patched.error();
+  ASSIGN_OR_RETURN(
+      kube::Object patched,
+      client.Patch(resource, "", kube::Name(object), kube::PatchType::kMerge,
+                   kube::Object{{"metadata",
+                                 {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
+                                {"status", std::move(status)}},
+                   kube::Subresource::kStatus));
   return {};
 }
 

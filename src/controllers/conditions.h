@@ -12,10 +12,6 @@
 
 namespace karpenter::controllers {
 
-// Why Karpenter is taking a NodeClaim's Node away (Underutilized, Empty, Drifted, Interrupted),
-// set before it taints the Node.
-inline constexpr std::string_view kConditionDisruptionReason = "DisruptionReason";
-
 // Sets condition `type` in `conditions` (a JSON array, created when null). Returns whether
 // anything changed.
 bool SetCondition(kube::Object& conditions, std::string_view type, bool status,

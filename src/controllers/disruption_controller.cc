@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
 #include "controllers/node_taints.h"
@@ -166,7 +167,7 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
                                   : Status(Error("node or nodeclaim is gone"));
     if (marked.ok()) {
       kube::Object conditions = ConditionsOf(*claim);
-      SetCondition(conditions, kConditionDisruptionReason, true, reason, description, now,
+      SetCondition(conditions, api::kConditionDisruptionReason, true, reason, description, now,
                    kube::Generation(*claim));
       marked = PatchStatus(client_, kube::resources::kNodeClaims, *claim,
                            {{"conditions", std::move(conditions)}});
@@ -180,7 +181,7 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
       return;
     }
   }
-  for (const scheduling::PlannedNodeClaim& planned : command.replacements) {
+  for (const provisioning::PlannedNodeClaim& planned : command.replacements) {
     const auto pool = std::find_if(
         view.snapshot.node_pools.begin(), view.snapshot.node_pools.end(),
         [&](const NodePoolView& p) { return p.pool.metadata.name == planned.node_pool; });
@@ -228,7 +229,8 @@ bool DisruptionController::Progress(const InFlight& command, TimePoint now) {
       RollBack(command, fmt::format("replacement {} failed", name));
       return true;
     }
-    initialized = initialized && ConditionStatus(*claim, "Initialized") == "True";
+    initialized =
+        initialized && ConditionStatus(*claim, api::kConditionInitialized) == api::kConditionTrue;
   }
   if (initialized) {
     DeleteCandidates(command);
@@ -269,7 +271,8 @@ void DisruptionController::RollBack(const InFlight& command, std::string_view wh
   }
   for (const std::string& name : command.replacements) {
     const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
-    if (!claim || ConditionStatus(*claim, "Initialized") == "True") continue;
+    if (!claim || ConditionStatus(*claim, api::kConditionInitialized) == api::kConditionTrue)
+      continue;
     Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
     if (!deleted.ok() && deleted.error().status != 404) {
       logger_.Error("deleting a replacement failed",
@@ -288,7 +291,7 @@ void DisruptionController::Unmark(std::string_view node_claim, std::string_view 
   if (Result<kube::Object> claim = client_.Get(kube::resources::kNodeClaims, "", node_claim);
       claim.ok()) {
     kube::Object conditions = ConditionsOf(*claim);
-    if (!RemoveCondition(conditions, kConditionDisruptionReason)) return;
+    if (!RemoveCondition(conditions, api::kConditionDisruptionReason)) return;
     Status status = PatchStatus(client_, kube::resources::kNodeClaims, *claim,
                                 {{"conditions", std::move(conditions)}});
     if (!status.ok()) {

@@ -1,7 +1,7 @@
 #pragma once
-// Disruption (reference §10): every poll period, one pass of the engine over the cluster decides
-// at most one command (emptiness, drift, multi-node then single-node consolidation). The command
-// waits the validation delay and is checked again on a fresh view; then the candidates are
+// Disruption (upstream-reference §10): every poll period, one pass of the engine over the cluster
+// decides at most one command (emptiness, drift, multi-node then single-node consolidation). The
+// command waits the validation delay and is checked again on a fresh view; then the candidates are
 // tainted karpenter.sh/disrupted:NoSchedule and marked with a DisruptionReason condition, the
 // replacements are launched, and once every replacement is initialized the candidates' NodeClaims
 // are deleted (termination drains them). A replacement that fails, or does not initialize within

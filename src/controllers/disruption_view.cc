@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "controllers/node_taints.h"
 #include "controllers/nodeclaim_disruption.h"
@@ -108,8 +109,8 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     const api::NodeClaim* claim = source.node_claim;
     const bool marked = std::find(node.spec.taints.begin(), node.spec.taints.end(), disrupted) !=
                         node.spec.taints.end();
-    const bool initialized =
-        claim == nullptr || api::IsConditionTrue(claim->status.conditions, "Initialized");
+    const bool initialized = claim == nullptr || api::IsConditionTrue(claim->status.conditions,
+                                                                      api::kConditionInitialized);
     const bool deleting = claim != nullptr && !claim->metadata.deletion_timestamp.empty();
     out.accepts_pods[i] = initialized && !deleting && !marked && !node.spec.unschedulable;
     if (claim == nullptr) continue;  // not ours to disrupt
@@ -149,10 +150,10 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     }
     if (blocked) continue;
     candidate.consolidatable =
-        api::IsConditionTrue(claim->status.conditions, kConditionConsolidatable);
+        api::IsConditionTrue(claim->status.conditions, api::kConditionConsolidatable);
     if (const api::Condition* drifted =
-            api::FindCondition(claim->status.conditions, kConditionDrifted);
-        drifted != nullptr && drifted->status == "True") {
+            api::FindCondition(claim->status.conditions, api::kConditionDrifted);
+        drifted != nullptr && drifted->status == api::kConditionTrue) {
       candidate.drifted = drifted->reason;
     }
     out.candidates.push_back(std::move(candidate));

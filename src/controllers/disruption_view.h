@@ -1,6 +1,6 @@
 #pragma once
-// The disruption engine's input built from the informers (reference §10): a snapshot of the
-// cluster, the scheduler's view of it, and the candidates — managed, initialized nodes that are
+// The disruption engine's input built from the informers (upstream-reference §10): a snapshot of
+// the cluster, the scheduler's view of it, and the candidates — managed, initialized nodes that are
 // not already disrupting, carry no karpenter.sh/do-not-disrupt (on the Node, the NodeClaim or
 // any of their pods) and host no pod a PodDisruptionBudget protects right now — with their
 // price, the pods that must move, and each NodePool's remaining budget per reason. Nodes

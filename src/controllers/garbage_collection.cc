@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "api/condition.h"
 #include "controllers/conditions.h"
 
 namespace karpenter::controllers {
@@ -19,8 +20,7 @@ GarbageCollector::GarbageCollector(ClusterCache& cluster, kube::Client& client,
       grace_(grace) {}
 
 Result<GarbageCollectionResult> GarbageCollector::Collect() {
-  Result<std::vector<cloud::Instance>> instances = cloud_.List();
-  if (!instances.ok()) return instances.error();
+  ASSIGN_OR_RETURN(std::vector<cloud::Instance> instances, cloud_.List());
   GarbageCollectionResult result;
   const TimePoint now = clock_.Now();
 
@@ -32,13 +32,14 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
     const std::string provider_id(kube::StringAt(claim, {"status", "providerID"}));
     if (provider_id.empty()) return;
     claimed_ids.insert(provider_id);
-    if (kube::DeletionTimestamp(claim).empty() && ConditionStatus(claim, "Launched") == "True") {
+    if (kube::DeletionTimestamp(claim).empty() &&
+        ConditionStatus(claim, api::kConditionLaunched) == api::kConditionTrue) {
       launched.emplace_back(std::string(kube::Name(claim)), provider_id);
     }
   });
 
   std::set<std::string, std::less<>> live_ids;
-  for (const cloud::Instance& instance : *instances) {
+  for (const cloud::Instance& instance : instances) {
     live_ids.insert(instance.provider_id);
     if (claimed_ids.contains(instance.provider_id) || claim_names.contains(instance.node_claim) ||
         now - instance.launch_time < grace_) {

@@ -1,9 +1,9 @@
 #pragma once
-// Garbage collection between the cloud and the cluster (reference §9): an instance this cluster
-// owns whose NodeClaim is gone (a crash between launch and recording it, a NodeClaim deleted by
-// hand with its finalizer removed) is terminated once older than a grace period; a NodeClaim
-// whose instance has disappeared is deleted so its pods get capacity again. Only instances the
-// CloudProvider lists as ours are ever touched.
+// Garbage collection between the cloud and the cluster (upstream-reference §9): an instance this
+// cluster owns whose NodeClaim is gone (a crash between launch and recording it, a NodeClaim
+// deleted by hand with its finalizer removed) is terminated once older than a grace period; a
+// NodeClaim whose instance has disappeared is deleted so its pods get capacity again. Only
+// instances the CloudProvider lists as ours are ever touched.
 
 #include <chrono>
 

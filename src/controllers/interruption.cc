@@ -5,9 +5,10 @@
 #include <string>
 #include <utility>
 
+#include "api/condition.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -24,10 +25,10 @@ constexpr int kMarkAttempts = 3;
 bool PodsFitOnReadyNodes(const ClusterCache& cluster, std::string_view node_name) {
   const ClusterSnapshot snapshot = TakeCapacitySnapshot(cluster, cluster.decoded_pods().All());
   SchedulingView view = BuildSchedulingView(snapshot);
-  scheduling::SchedulerInput input;
+  provisioning::SchedulerInput input;
   std::deque<api::Pod> displaced;
   for (size_t i = 0; i < view.sources.size(); ++i) {
-    scheduling::ExistingNode& node = view.input.existing_nodes[i];
+    provisioning::ExistingNode& node = view.input.existing_nodes[i];
     const CapacitySource& source = view.sources[i];
     if (node.name == node_name) {
       AddDisplacedPods(node, displaced, input.pods);
@@ -35,13 +36,13 @@ bool PodsFitOnReadyNodes(const ClusterCache& cluster, std::string_view node_name
     }
     if (source.node == nullptr || !source.node->Ready() ||
         (source.node_claim != nullptr &&
-         !api::IsConditionTrue(source.node_claim->status.conditions, "Initialized"))) {
+         !api::IsConditionTrue(source.node_claim->status.conditions, api::kConditionInitialized))) {
       continue;
     }
     input.existing_nodes.push_back(std::move(node));
   }
   if (input.pods.empty()) return true;
-  const scheduling::SchedulerResult result = scheduling::Schedule(input);
+  const provisioning::SchedulerResult result = provisioning::Schedule(input);
   return result.unschedulable.empty() && result.node_claims.empty();
 }
 
@@ -54,8 +55,8 @@ Status DeleteInterruptedNodeClaim(kube::Client& client, const kube::Object& clai
   kube::Object current = claim;
   for (int attempt = 1;; ++attempt) {
     kube::Object conditions = ConditionsOf(current);
-    SetCondition(conditions, kConditionDisruptionReason, true, kDisruptionReasonInterrupted,
-                 message, now, kube::Generation(current));
+    SetCondition(conditions, api::kConditionDisruptionReason, true,
+                 api::kDisruptionReasonInterrupted, message, now, kube::Generation(current));
     Status marked = PatchStatus(client, kube::resources::kNodeClaims, current,
                                 {{"conditions", std::move(conditions)}});
     if (marked.ok()) break;
@@ -74,9 +75,9 @@ std::optional<milliseconds> InterruptedDrainWait(const ClusterCache& cluster,
                                                  const api::NodeClaim& claim,
                                                  std::string_view node_name, TimePoint now) {
   const api::Condition* reason =
-      api::FindCondition(claim.status.conditions, kConditionDisruptionReason);
-  if (reason == nullptr || reason->status != "True" ||
-      reason->reason != kDisruptionReasonInterrupted) {
+      api::FindCondition(claim.status.conditions, api::kConditionDisruptionReason);
+  if (reason == nullptr || reason->status != api::kConditionTrue ||
+      reason->reason != api::kDisruptionReasonInterrupted) {
     return std::nullopt;
   }
   const std::optional<TimePoint> since = ParseTime(reason->last_transition_time);

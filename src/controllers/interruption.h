@@ -1,6 +1,6 @@
 #pragma once
-// Interrupted NodeClaims (reference §7): when the cloud warns that an instance is going (a spot
-// interruption, scheduled maintenance, the instance stopping), its NodeClaim is marked
+// Interrupted NodeClaims (upstream-reference §7): when the cloud warns that an instance is going (a
+// spot interruption, scheduled maintenance, the instance stopping), its NodeClaim is marked
 // DisruptionReason=Interrupted and deleted. Its Node is cordoned at once, but the drain holds
 // back for a while: provisioning plans the pods of a Node being deleted as pending, and the drain
 // starts once those pods fit on Nodes that are ready — a replacement comes up first — or once
@@ -18,8 +18,6 @@
 #include "kube/object.h"
 
 namespace karpenter::controllers {
-
-inline constexpr std::string_view kDisruptionReasonInterrupted = "Interrupted";
 
 // Half of a spot instance's two-minute warning.
 inline constexpr std::chrono::seconds kInterruptionDrainHold(60);

@@ -21,12 +21,13 @@ kube::Object Taints(const kube::Object& node) {
 }
 
 Status PatchTaints(kube::Client& client, const kube::Object& node, kube::Object taints) {
-  Result<kube::Object> patched = client.Patch(
-      kube::resources::kNodes, "", kube::Name(node), kube::PatchType::kMerge,
-      kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(node))}}},
-                   {"spec", {{"taints", std::move(taints)}}}},
-      kube::Subresource::kNone);
-  if (!patched.ok()) return patched.error();
+  ASSIGN_OR_RETURN(
+      kube::Object patched,
+      client.Patch(kube::resources::kNodes, "", kube::Name(node), kube::PatchType::kMerge,
+                   kube::Object{{"metadata",
+                                 {{"resourceVersion", std::string(kube::ResourceVersion(node))}}},
+                                {"spec", {{"taints", std::move(taints)}}}},
+                   kube::Subresource::kNone));
   return {};
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
 #include "controllers/nodeclass_hash.h"
@@ -96,7 +97,7 @@ std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
                                              const kube::Object* node) const {
   if (HashDrifted(claim_object, kAnnotationNodePoolHash, kAnnotationNodePoolHashVersion,
                   kNodePoolHashVersion, NodePoolHash(node_pool_object))) {
-    return "NodePoolDrifted";
+    return std::string(api::kDriftNodePool);
   }
   const std::string_view class_name =
       kube::StringAt(claim_object, {"spec", "nodeClassRef", "name"});
@@ -114,7 +115,7 @@ std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
       scheduling::Requirements::FromLabels(pool->spec.template_.metadata.labels);
   requirements.Add(
       scheduling::Requirements::FromNodeSelector(pool->spec.template_.spec.requirements));
-  if (!requirements.Matches(decoded->metadata.labels)) return "RequirementsDrifted";
+  if (!requirements.Matches(decoded->metadata.labels)) return std::string(api::kDriftRequirements);
   const auto type = decoded->metadata.labels.find(api::kLabelInstanceType);
   if (type != decoded->metadata.labels.end()) {
     Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> types =
@@ -122,7 +123,7 @@ std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
     if (types.ok() &&
         std::none_of((*types)->begin(), (*types)->end(),
                      [&](const cloud::InstanceType& it) { return it.name == type->second; })) {
-      return "InstanceTypeNotFound";
+      return std::string(api::kDriftInstanceTypeNotFound);
     }
   }
   return "";
@@ -158,7 +159,7 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
       requeue_at(expires);
     }
   }
-  if (ConditionStatus(*object, "Initialized") != "True") return requeue;
+  if (ConditionStatus(*object, api::kConditionInitialized) != api::kConditionTrue) return requeue;
   const std::string_view pool_name = kube::Label(*object, api::kLabelNodePool);
   const std::optional<kube::Object> pool_object = cluster_.node_pools().Get(pool_name);
   const std::optional<api::NodePool> pool =
@@ -168,14 +169,16 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
   // A NodeClaim stamped by an older hash version gets today's hash: a new way of hashing is not
   // a change of template.
   if (kube::Annotation(*object, kAnnotationNodePoolHashVersion) != kNodePoolHashVersion) {
-    Result<kube::Object> restamped = client_.Patch(
-        kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
-        kube::Object{{"metadata",
-                      {{"annotations",
-                        {{std::string(kAnnotationNodePoolHash), NodePoolHash(*pool_object)},
-                         {std::string(kAnnotationNodePoolHashVersion), kNodePoolHashVersion}}}}}},
-        kube::Subresource::kNone);
-    if (!restamped.ok()) return restamped.error();
+    ASSIGN_OR_RETURN(
+        kube::Object restamped,
+        client_.Patch(
+            kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+            kube::Object{
+                {"metadata",
+                 {{"annotations",
+                   {{std::string(kAnnotationNodePoolHash), NodePoolHash(*pool_object)},
+                    {std::string(kAnnotationNodePoolHashVersion), kNodePoolHashVersion}}}}}},
+            kube::Subresource::kNone));
     return std::optional<milliseconds>(kConflictRetry);  // look again at the stamped object
   }
 
@@ -194,18 +197,19 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
   const Duration& after = pool->spec.disruption.consolidate_after;
   const int64_t generation = claim->metadata.generation;
   if (after.never()) {
-    changed |= SetCondition(conditions, kConditionConsolidatable, false, "ConsolidateAfterNever",
-                            "the NodePool's consolidateAfter is Never", now, generation);
+    changed |=
+        SetCondition(conditions, api::kConditionConsolidatable, false, "ConsolidateAfterNever",
+                     "the NodePool's consolidateAfter is Never", now, generation);
   } else {
-    TimePoint since = ConditionTransitionTime(*object, "Initialized").value_or(now);
+    TimePoint since = ConditionTransitionTime(*object, api::kConditionInitialized).value_or(now);
     if (last_event) since = std::max(since, *last_event);
     const TimePoint at = since + after.value();
     if (now >= at) {
-      changed |= SetCondition(conditions, kConditionConsolidatable, true, "Consolidatable", "", now,
-                              generation);
+      changed |= SetCondition(conditions, api::kConditionConsolidatable, true,
+                              api::kConditionConsolidatable, "", now, generation);
     } else {
       changed |= SetCondition(
-          conditions, kConditionConsolidatable, false, "PodEventWithin",
+          conditions, api::kConditionConsolidatable, false, "PodEventWithin",
           fmt::format("a pod arrived or left within consolidateAfter ({})", after.ToString()), now,
           generation);
       requeue_at(at);
@@ -213,10 +217,10 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
   }
   const std::string drift = DriftReason(*object, *pool_object, node ? &*node : nullptr);
   if (drift.empty()) {
-    changed |= RemoveCondition(conditions, kConditionDrifted);
-  } else if (SetCondition(conditions, kConditionDrifted, true, drift, "", now, generation)) {
+    changed |= RemoveCondition(conditions, api::kConditionDrifted);
+  } else if (SetCondition(conditions, api::kConditionDrifted, true, drift, "", now, generation)) {
     changed = true;
-    (void)events_.Record(*object, kube::EventType::kNormal, "Drifted",
+    (void)events_.Record(*object, kube::EventType::kNormal, api::kConditionDrifted,
                          fmt::format("NodeClaim drifted: {}", drift));
   }
   if (!changed) return requeue;

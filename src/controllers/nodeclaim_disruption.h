@@ -1,5 +1,5 @@
 #pragma once
-// What makes a NodeClaim disruptable, kept on it as status (reference §9–§10):
+// What makes a NodeClaim disruptable, kept on it as status (upstream-reference §9–§10):
 // - expiration: a NodeClaim older than its spec.expireAfter is deleted (not budgeted);
 // - status.lastPodEventTime: when a pod last arrived on or left its Node;
 // - Consolidatable: True once the NodePool's consolidateAfter has passed since that time (or
@@ -24,9 +24,6 @@
 #include "kube/event_recorder.h"
 
 namespace karpenter::controllers {
-
-inline constexpr std::string_view kConditionConsolidatable = "Consolidatable";
-inline constexpr std::string_view kConditionDrifted = "Drifted";
 
 class NodeClaimDisruption {
  public:

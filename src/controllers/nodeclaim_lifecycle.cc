@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/encode.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
@@ -109,8 +110,10 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
     if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
     return std::optional<milliseconds>();
   }
-  if (ConditionStatus(object, "Registered") != "True") return Register(object, claim);
-  if (ConditionStatus(object, "Initialized") != "True") return Initialize(object, claim);
+  if (ConditionStatus(object, api::kConditionRegistered) != api::kConditionTrue)
+    return Register(object, claim);
+  if (ConditionStatus(object, api::kConditionInitialized) != api::kConditionTrue)
+    return Initialize(object, claim);
   return std::optional<milliseconds>();
 }
 
@@ -132,8 +135,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
       return std::optional<milliseconds>();
     }
     kube::Object conditions = ConditionsOf(object);
-    SetCondition(conditions, "Launched", false, "LaunchFailed", instance.error().message, now,
-                 claim.metadata.generation);
+    SetCondition(conditions, api::kConditionLaunched, false, "LaunchFailed",
+                 instance.error().message, now, claim.metadata.generation);
     (void)PatchStatus(client_, kube::resources::kNodeClaims, object, {{"conditions", conditions}});
     logger_.Error("launching nodeclaim failed",
                   {logkey::NodeClaim(name), logkey::Err(instance.error())});
@@ -142,14 +145,15 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
   // Labels first, so the Node that registers finds them on its NodeClaim.
   kube::Object labels = api::Encode(instance->labels);
   labels.erase(std::string(api::kLabelHostname));
-  Result<kube::Object> labelled =
+  ASSIGN_OR_RETURN(
+      kube::Object labelled,
       client_.Patch(kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
-                    kube::Object{{"metadata", {{"labels", labels}}}}, kube::Subresource::kNone);
-  if (!labelled.ok()) return labelled.error();
+                    kube::Object{{"metadata", {{"labels", labels}}}}, kube::Subresource::kNone));
   kube::Object conditions = ConditionsOf(object);
-  SetCondition(conditions, "Launched", true, "Launched", "", now, claim.metadata.generation);
+  SetCondition(conditions, api::kConditionLaunched, true, api::kConditionLaunched, "", now,
+               claim.metadata.generation);
   // At the resourceVersion the label patch left (the cached object is older by that write).
-  Status patched = PatchStatus(client_, kube::resources::kNodeClaims, *labelled,
+  Status patched = PatchStatus(client_, kube::resources::kNodeClaims, labelled,
                                {{"providerID", instance->provider_id},
                                 {"imageID", instance->image_id},
                                 {"capacity", api::Encode(instance->capacity)},
@@ -172,7 +176,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
   const TimePoint now = clock_.Now();
   if (!node) {
-    const std::optional<TimePoint> launched = ConditionTransitionTime(object, "Launched");
+    const std::optional<TimePoint> launched =
+        ConditionTransitionTime(object, api::kConditionLaunched);
     if (launched && now - *launched > options_.registration_ttl) {
       const std::string message = fmt::format(
           "its node did not register within {}s",
@@ -213,7 +218,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   }
   kube::Object finalizers = kube::FinalizersWithout(*node, api::kFinalizerTermination);
   finalizers.push_back(std::string(api::kFinalizerTermination));
-  Result<kube::Object> patched =
+  ASSIGN_OR_RETURN(
+      kube::Object patched,
       client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
                     kube::Object{{"metadata",
                                   {{"labels", labels},
@@ -221,10 +227,10 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
                                    {"finalizers", finalizers},
                                    {"resourceVersion", std::string(kube::ResourceVersion(*node))}}},
                                  {"spec", {{"taints", api::Encode(taints)}}}},
-                    kube::Subresource::kNone);
-  if (!patched.ok()) return patched.error();
+                    kube::Subresource::kNone));
   kube::Object conditions = ConditionsOf(object);
-  SetCondition(conditions, "Registered", true, "Registered", "", now, claim.metadata.generation);
+  SetCondition(conditions, api::kConditionRegistered, true, api::kConditionRegistered, "", now,
+               claim.metadata.generation);
   if (Status status = PatchStatus(client_, kube::resources::kNodeClaims, object,
                                   {{"nodeName", node_name}, {"conditions", conditions}});
       !status.ok()) {
@@ -253,15 +259,18 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& o
     if (node->status.allocatable.Get(resource).is_zero()) resources_ready = false;
   });
   if (!resources_ready) return std::optional<milliseconds>();
-  Result<kube::Object> labelled = client_.Patch(
-      kube::resources::kNodes, "", node->metadata.name, kube::PatchType::kMerge,
-      kube::Object{{"metadata", {{"labels", {{std::string(api::kLabelInitialized), "true"}}}}}},
-      kube::Subresource::kNone);
-  if (!labelled.ok()) return labelled.error();
+  ASSIGN_OR_RETURN(
+      kube::Object labelled,
+      client_.Patch(
+          kube::resources::kNodes, "", node->metadata.name, kube::PatchType::kMerge,
+          kube::Object{{"metadata", {{"labels", {{std::string(api::kLabelInitialized), "true"}}}}}},
+          kube::Subresource::kNone));
   const TimePoint now = clock_.Now();
   kube::Object conditions = ConditionsOf(object);
-  SetCondition(conditions, "Initialized", true, "Initialized", "", now, claim.metadata.generation);
-  SetCondition(conditions, "Ready", true, "Ready", "", now, claim.metadata.generation);
+  SetCondition(conditions, api::kConditionInitialized, true, api::kConditionInitialized, "", now,
+               claim.metadata.generation);
+  SetCondition(conditions, api::kConditionReady, true, api::kConditionReady, "", now,
+               claim.metadata.generation);
   if (Status status =
           PatchStatus(client_, kube::resources::kNodeClaims, object, {{"conditions", conditions}});
       !status.ok()) {
@@ -275,7 +284,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& o
 
 // A Node that is not Ready and whose machine the cloud no longer has: nothing runs there to drain.
 bool NodeClaimLifecycle::InstanceGone(const kube::Object& node, std::string_view provider_id) {
-  if (ConditionStatus(node, "Ready") == "True") return false;
+  if (ConditionStatus(node, api::kConditionReady) == api::kConditionTrue) return false;
   Result<cloud::Instance> instance = cloud_.Get(provider_id);
   return !instance.ok() && instance.error().reason == cloud::kReasonNotFound;
 }

@@ -1,12 +1,12 @@
 #pragma once
-// The life of a NodeClaim (reference §9): launch its machine through the CloudProvider (those due
-// together in one CreateAll call, so the cloud can launch equal ones with one request), register
-// the Node that machine's kubelet creates (matched by providerID: sync labels and taints, drop
-// karpenter.sh/unregistered, own it), mark it initialized once the Node is Ready with its startup
-// taints gone, and on deletion taint the Node karpenter.sh/disrupted and drain it (termination.h;
-// an interrupted one once its pods have somewhere to go, interruption.h), then terminate the
-// machine and remove the Node before releasing the finalizer. A NodeClaim whose machine never
-// registers is deleted after the registration TTL; one whose Node is being deleted
+// The life of a NodeClaim (upstream-reference §9): launch its machine through the CloudProvider
+// (those due together in one CreateAll call, so the cloud can launch equal ones with one request),
+// register the Node that machine's kubelet creates (matched by providerID: sync labels and taints,
+// drop karpenter.sh/unregistered, own it), mark it initialized once the Node is Ready with its
+// startup taints gone, and on deletion taint the Node karpenter.sh/disrupted and drain it
+// (termination.h; an interrupted one once its pods have somewhere to go, interruption.h), then
+// terminate the machine and remove the Node before releasing the finalizer. A NodeClaim whose
+// machine never registers is deleted after the registration TTL; one whose Node is being deleted
 // (`kubectl delete node`) is deleted too, so that the Node is drained and its machine terminated.
 
 #include <chrono>

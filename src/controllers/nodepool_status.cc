@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/encode.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
@@ -27,14 +28,14 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   const std::string hash = NodePoolHash(*object);
   if (kube::Annotation(*object, kAnnotationNodePoolHash) != hash ||
       kube::Annotation(*object, kAnnotationNodePoolHashVersion) != kNodePoolHashVersion) {
-    Result<kube::Object> annotated = client_.Patch(
-        kube::resources::kNodePools, "", name, kube::PatchType::kMerge,
-        kube::Object{{"metadata",
-                      {{"annotations",
-                        {{std::string(kAnnotationNodePoolHash), hash},
-                         {std::string(kAnnotationNodePoolHashVersion), kNodePoolHashVersion}}}}}},
-        kube::Subresource::kNone);
-    if (!annotated.ok()) return annotated.error();
+    ASSIGN_OR_RETURN(kube::Object annotated,
+                     client_.Patch(kube::resources::kNodePools, "", name, kube::PatchType::kMerge,
+                                   kube::Object{{"metadata",
+                                                 {{"annotations",
+                                                   {{std::string(kAnnotationNodePoolHash), hash},
+                                                    {std::string(kAnnotationNodePoolHashVersion),
+                                                     kNodePoolHashVersion}}}}}},
+                                   kube::Subresource::kNone));
   }
 
   api::ResourceList resources;
@@ -61,18 +62,19 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
     class_ready = cluster_.node_classes().Get(ref.name).has_value();
     if (!class_ready) class_message = fmt::format("{} \"{}\" not found", ref.kind, ref.name);
   }
-  SetCondition(conditions, "ValidationSucceeded", pool.has_value(),
+  SetCondition(conditions, api::kConditionValidationSucceeded, pool.has_value(),
                pool ? "ValidationSucceeded" : "ValidationFailed", error, now, generation);
   if (pool) {  // an invalid NodePool's reference is not looked at
-    SetCondition(conditions, "NodeClassReady", class_ready,
+    SetCondition(conditions, api::kConditionNodeClassReady, class_ready,
                  class_ready ? "NodeClassReady" : "NodeClassNotFound", class_message, now,
                  generation);
   }
   const bool ready = pool.has_value() && class_ready;
   const std::string ready_message = !pool ? error : class_message;
-  const bool became_unready = ConditionStatus(*object, "Ready") != (ready ? "True" : "False");
-  SetCondition(conditions, "Ready", ready, ready ? "Ready" : "NotReady", ready_message, now,
-               generation);
+  const bool became_unready = ConditionStatus(*object, api::kConditionReady) !=
+                              (ready ? api::kConditionTrue : api::kConditionFalse);
+  SetCondition(conditions, api::kConditionReady, ready, ready ? "Ready" : "NotReady", ready_message,
+               now, generation);
   if (!ready && became_unready) {
     (void)events_.Record(*object, kube::EventType::kWarning, "NotReady",
                          fmt::format("NodePool {} cannot provision: {}", name, ready_message));
@@ -87,10 +89,10 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
       current.value("conditions", kube::Object()) == status["conditions"]) {
     return {};
   }
-  Result<kube::Object> patched =
+  ASSIGN_OR_RETURN(
+      kube::Object patched,
       client_.Patch(kube::resources::kNodePools, "", name, kube::PatchType::kMerge,
-                    kube::Object{{"status", std::move(status)}}, kube::Subresource::kStatus);
-  if (!patched.ok()) return patched.error();
+                    kube::Object{{"status", std::move(status)}}, kube::Subresource::kStatus));
   return {};
 }
 

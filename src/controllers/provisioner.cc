@@ -87,7 +87,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
   }
   const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
   SchedulingView view = BuildSchedulingView(snapshot);
-  scheduling::SchedulerInput& input = view.input;
+  provisioning::SchedulerInput& input = view.input;
   for (const auto& pod : snapshot.pods) {
     if (IsProvisionable(*pod)) input.pods.push_back(pod.get());
   }
@@ -103,13 +103,13 @@ Result<ProvisioningResult> Provisioner::Provision() {
     AddDisplacedPods(input.existing_nodes[i], displaced, input.pods);
   }
   std::set<std::string_view> in_flight_claims;
-  for (const scheduling::ExistingNode& node : input.existing_nodes) {
+  for (const provisioning::ExistingNode& node : input.existing_nodes) {
     if (node.in_flight) in_flight_claims.insert(node.name);
   }
 
-  const scheduling::SchedulerResult scheduled = scheduling::Schedule(input);
+  const provisioning::SchedulerResult scheduled = provisioning::Schedule(input);
 
-  for (const scheduling::PlannedNodeClaim& planned : scheduled.node_claims) {
+  for (const provisioning::PlannedNodeClaim& planned : scheduled.node_claims) {
     const auto pool = std::find_if(
         snapshot.node_pools.begin(), snapshot.node_pools.end(),
         [&](const NodePoolView& p) { return p.pool.metadata.name == planned.node_pool; });
@@ -132,7 +132,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
       ++result.pods_nominated;
     }
   }
-  for (const scheduling::ExistingPlacement& placement : scheduled.existing) {
+  for (const provisioning::ExistingPlacement& placement : scheduled.existing) {
     const bool claim = in_flight_claims.contains(placement.node);
     for (const api::Pod* pod : placement.pods) {
       (void)events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
@@ -141,7 +141,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
       ++result.pods_nominated;
     }
   }
-  for (const scheduling::UnschedulablePod& unschedulable : scheduled.unschedulable) {
+  for (const provisioning::UnschedulablePod& unschedulable : scheduled.unschedulable) {
     (void)events_.Record(PodReference(*unschedulable.pod), kube::EventType::kWarning,
                          "FailedScheduling",
                          fmt::format("Failed to schedule pod, {}", unschedulable.reason));
@@ -154,7 +154,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
   return result;
 }
 
-Result<kube::Object> Provisioner::CreateNodeClaim(const scheduling::PlannedNodeClaim& planned,
+Result<kube::Object> Provisioner::CreateNodeClaim(const provisioning::PlannedNodeClaim& planned,
                                                   const kube::Object& node_pool) {
   const kube::Object& template_ = node_pool["spec"]["template"];
   kube::Object labels = kube::Object::object();

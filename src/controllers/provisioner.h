@@ -1,11 +1,11 @@
 #pragma once
-// Provisioning (reference §8): pods the kube-scheduler marked Unschedulable are batched (a window
-// closes after BATCH_IDLE_DURATION without new pods, or BATCH_MAX_DURATION after the first), then
-// one scheduling pass over the cluster as the informers see it — existing nodes and their pods,
-// in-flight NodeClaims, daemonset overhead, NodePool limits — decides the NodeClaims to create.
-// The pods a Node being deleted still runs count as pending too (as upstream does), so that their
-// new capacity is on its way before they are evicted.
-// Each pending pod gets an Event: where it should land, or why nothing fits.
+// Provisioning (upstream-reference §8): pods the kube-scheduler marked Unschedulable are batched (a
+// window closes after BATCH_IDLE_DURATION without new pods, or BATCH_MAX_DURATION after the first),
+// then one scheduling pass over the cluster as the informers see it — existing nodes and their
+// pods, in-flight NodeClaims, daemonset overhead, NodePool limits — decides the NodeClaims to
+// create. The pods a Node being deleted still runs count as pending too (as upstream does), so that
+// their new capacity is on its way before they are evicted. Each pending pod gets an Event: where
+// it should land, or why nothing fits.
 
 #include <chrono>
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include "controllers/cluster_snapshot.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::controllers {
 
@@ -70,7 +70,7 @@ class Provisioner {
 
   // Creates the NodeClaim `planned` describes from its NodePool's template (also used for the
   // replacements disruption launches).
-  Result<kube::Object> CreateNodeClaim(const scheduling::PlannedNodeClaim& planned,
+  Result<kube::Object> CreateNodeClaim(const provisioning::PlannedNodeClaim& planned,
                                        const kube::Object& node_pool);
 
  private:

@@ -1,8 +1,8 @@
 #pragma once
-// Draining a Node before its machine goes (reference §9, termination): the pods bound to it are
-// evicted through the Eviction API, which honours PodDisruptionBudgets, in four tiers — ordinary
-// pods, then DaemonSet pods, then critical pods, then critical DaemonSet pods — each tier only once
-// the one before it is gone. Pods that finished, mirror pods and pods that tolerate the
+// Draining a Node before its machine goes (upstream-reference §9, termination): the pods bound to
+// it are evicted through the Eviction API, which honours PodDisruptionBudgets, in four tiers —
+// ordinary pods, then DaemonSet pods, then critical pods, then critical DaemonSet pods — each tier
+// only once the one before it is gone. Pods that finished, mirror pods and pods that tolerate the
 // karpenter.sh/disrupted taint (they would come straight back) do not hold the Node; pods marked
 // karpenter.sh/do-not-disrupt hold it until the NodeClaim's terminationGracePeriod runs out.
 // Pods already terminating are waited for (for a minute past their deletionTimestamp at most: a

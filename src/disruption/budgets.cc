@@ -100,19 +100,18 @@ Result<int> AllowedDisruptions(const api::NodePool& pool, api::DisruptionReason 
   // Every budget is checked, so that a bad one surfaces whichever reason is asked about.
   std::optional<int> allowed;
   for (size_t i = 0; i < budgets.size(); ++i) {
-    const Result<std::optional<int>> limit = BudgetLimit(pool, budgets[i], i, now, total_nodes);
-    if (!limit.ok()) return limit.error();
-    if (!limit->has_value() || !Applies(budgets[i], reason)) continue;
-    allowed = allowed ? std::min(*allowed, **limit) : **limit;
+    ASSIGN_OR_RETURN(const std::optional<int> limit,
+                     BudgetLimit(pool, budgets[i], i, now, total_nodes));
+    if (!limit.has_value() || !Applies(budgets[i], reason)) continue;
+    allowed = allowed ? std::min(*allowed, *limit) : *limit;
   }
   return allowed.value_or(total_nodes);
 }
 
 Result<int> RemainingDisruptions(const api::NodePool& pool, api::DisruptionReason reason,
                                  TimePoint now, int total_nodes, int disrupting) {
-  const Result<int> allowed = AllowedDisruptions(pool, reason, now, total_nodes);
-  if (!allowed.ok()) return allowed.error();
-  return std::max(0, *allowed - disrupting);
+  ASSIGN_OR_RETURN(const int allowed, AllowedDisruptions(pool, reason, now, total_nodes));
+  return std::max(0, allowed - disrupting);
 }
 
 }  // namespace karpenter::disruption

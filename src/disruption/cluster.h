@@ -1,7 +1,7 @@
 #pragma once
-// What one disruption pass decides from (reference §10): the capacity the scheduler sees (every
-// node with its pods, the NodePools and their instance types, DaemonSets), the candidates — the
-// managed, initialized nodes disruption may remove — and how many nodes each NodePool's budgets
+// What one disruption pass decides from (upstream-reference §10): the capacity the scheduler sees
+// (every node with its pods, the NodePools and their instance types, DaemonSets), the candidates —
+// the managed, initialized nodes disruption may remove — and how many nodes each NodePool's budgets
 // still allow to be disrupting, per reason. Built by the controller from a cluster snapshot, or
 // by a benchmark directly; the decision itself is a pure function of it.
 
@@ -12,7 +12,7 @@
 
 #include "api/nodepool.h"
 #include "api/pod.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::disruption {
 
@@ -39,7 +39,7 @@ using BudgetRemaining = std::array<int, 3>;
 struct Cluster {
   // Every node and in-flight NodeClaim with its pods, the NodePools with their instance types, the
   // DaemonSets; no pending pods.
-  scheduling::SchedulerInput capacity;
+  provisioning::SchedulerInput capacity;
   // Parallel to capacity.existing_nodes: whether displaced pods may land there (an initialized
   // node that is not itself disrupting).
   std::vector<bool> accepts_pods;

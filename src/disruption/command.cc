@@ -8,13 +8,13 @@ namespace {
 std::string Nodes(size_t count) { return fmt::format("{} node{}", count, count == 1 ? "" : "s"); }
 
 // "1 c6a.2xlarge", "2 nodes (m5.large, m5.xlarge)".
-std::string Replacements(const std::vector<scheduling::PlannedNodeClaim>& replacements) {
+std::string Replacements(const std::vector<provisioning::PlannedNodeClaim>& replacements) {
   if (replacements.size() == 1) {
-    const scheduling::PlannedNodeClaim& claim = replacements.front();
+    const provisioning::PlannedNodeClaim& claim = replacements.front();
     return claim.instance_types.empty() ? "1 node" : "1 " + claim.instance_types.front()->name;
   }
   std::string types;
-  for (const scheduling::PlannedNodeClaim& claim : replacements) {
+  for (const provisioning::PlannedNodeClaim& claim : replacements) {
     if (claim.instance_types.empty()) continue;
     types += (types.empty() ? "" : ", ") + claim.instance_types.front()->name;
   }

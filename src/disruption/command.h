@@ -8,7 +8,7 @@
 
 #include "api/nodepool.h"
 #include "disruption/cluster.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::disruption {
 
@@ -20,7 +20,7 @@ api::DisruptionReason DisruptionReasonOf(Method method);
 struct Command {
   Method method = Method::kEmptiness;
   std::vector<size_t> candidates;  // indexes into Cluster::candidates
-  std::vector<scheduling::PlannedNodeClaim> replacements;
+  std::vector<provisioning::PlannedNodeClaim> replacements;
   // What the candidates cost minus what the replacements cost at worst, USD per hour.
   double savings_per_hour = 0;
 

@@ -100,7 +100,7 @@ bool WithinBudget(const Cluster& cluster, const std::vector<size_t>& candidates,
 // class of capacity — spot, or the others — so that whichever offering a launch picks, it is
 // cheaper: spot first when allowed (a spot candidate only behind the gate, and then only with
 // enough cheaper types), otherwise on-demand. False when no class has a cheaper type.
-bool KeepCheaperOptions(scheduling::PlannedNodeClaim& claim, double current, bool any_spot,
+bool KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current, bool any_spot,
                         const Options& options) {
   std::vector<std::vector<std::string>> classes;
   std::vector<std::string> others;
@@ -157,7 +157,7 @@ std::optional<Command> Consolidate(const Cluster& cluster, const std::vector<siz
   Simulation simulation = SimulateRemoval(cluster, candidates);
   if (!simulation.all_scheduled || simulation.new_claims.size() > 1) return std::nullopt;
   if (simulation.new_claims.empty()) return Command{method, candidates, {}, current};
-  scheduling::PlannedNodeClaim& replacement = simulation.new_claims.front();
+  provisioning::PlannedNodeClaim& replacement = simulation.new_claims.front();
   const bool any_spot = std::any_of(candidates.begin(), candidates.end(), [&](size_t index) {
     return cluster.candidates[index].capacity_type == api::kCapacityTypeSpot;
   });
@@ -196,7 +196,7 @@ std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<si
   }
   if (taken.empty()) return std::nullopt;
   double replacement_price = 0;
-  for (const scheduling::PlannedNodeClaim& claim : accepted.new_claims) {
+  for (const provisioning::PlannedNodeClaim& claim : accepted.new_claims) {
     replacement_price += WorstCasePrice(claim);
   }
   return Command{Method::kDrift, taken, std::move(accepted.new_claims),

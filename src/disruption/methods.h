@@ -1,7 +1,7 @@
 #pragma once
-// The disruption methods (reference §10), each a pure function of a Cluster, and one pass that
-// tries them in order — emptiness, drift, multi-node consolidation, single-node consolidation —
-// until one yields a command. Budgets are respected per NodePool and reason.
+// The disruption methods (upstream-reference §10), each a pure function of a Cluster, and one pass
+// that tries them in order — emptiness, drift, multi-node consolidation, single-node consolidation
+// — until one yields a command. Budgets are respected per NodePool and reason.
 
 #include <optional>
 #include <vector>

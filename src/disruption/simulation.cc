@@ -5,9 +5,9 @@
 namespace karpenter::disruption {
 
 Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& candidates) {
-  const scheduling::SchedulerInput& capacity = cluster.capacity;
+  const provisioning::SchedulerInput& capacity = cluster.capacity;
   std::vector<bool> removed(capacity.existing_nodes.size(), false);
-  scheduling::SchedulerInput input;
+  provisioning::SchedulerInput input;
   for (size_t index : candidates) {
     const Candidate& candidate = cluster.candidates[index];
     removed[candidate.capacity_index] = true;
@@ -22,7 +22,7 @@ Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& ca
       input.existing_nodes.push_back(capacity.existing_nodes[i]);
     }
   }
-  scheduling::SchedulerResult result = scheduling::Schedule(input);
+  provisioning::SchedulerResult result = provisioning::Schedule(input);
   return {result.unschedulable.empty(), std::move(result.node_claims)};
 }
 
@@ -42,7 +42,7 @@ double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::str
   return cheapest;
 }
 
-double WorstCasePrice(const scheduling::PlannedNodeClaim& claim) {
+double WorstCasePrice(const provisioning::PlannedNodeClaim& claim) {
   double worst = 0;
   for (const cloud::InstanceType* type : claim.instance_types) {
     worst = std::max(worst, CheapestPrice(*type, claim.zones, claim.capacity_types));

@@ -5,13 +5,13 @@
 #include <vector>
 
 #include "disruption/cluster.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::disruption {
 
 struct Simulation {
   bool all_scheduled = false;  // every displaced pod found a place
-  std::vector<scheduling::PlannedNodeClaim> new_claims;
+  std::vector<provisioning::PlannedNodeClaim> new_claims;
 };
 
 // Removes `candidates` (indexes into cluster.candidates) and schedules their pods.
@@ -24,6 +24,6 @@ double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::str
 
 // The most a replacement may cost once launched: the cheapest allowed offering of its dearest
 // option (a launch may land on any of them).
-double WorstCasePrice(const scheduling::PlannedNodeClaim& claim);
+double WorstCasePrice(const provisioning::PlannedNodeClaim& claim);
 
 }  // namespace karpenter::disruption

@@ -56,10 +56,9 @@ void Informer::Apply(WatchEventType type, Object object) {
 }
 
 Status Informer::Sync() {
-  Result<ObjectList> list = client_.List(resource_, options_);
-  if (!list.ok()) return list.error();
+  ASSIGN_OR_RETURN(ObjectList list, client_.List(resource_, options_));
   std::map<std::string, Object, std::less<>> fresh;
-  for (Object& item : list->items) {
+  for (Object& item : list.items) {
     std::string key = Key(item);
     fresh.emplace(std::move(key), std::move(item));
   }
@@ -83,22 +82,21 @@ Status Informer::Sync() {
   fresh.clear();
   for (Object& object : deleted) Apply(WatchEventType::kDeleted, std::move(object));
   for (auto& [type, object] : changed) Apply(type, std::move(object));
-  resource_version_ = list->resource_version;
+  resource_version_ = list.resource_version;
   {
     std::lock_guard lock(mutex_);
     synced_ = true;
   }
   WatchOptions watch_options{options_.namespace_, options_.label_selector, options_.field_selector,
                              resource_version_, true};
-  Result<std::unique_ptr<Watch>> watch = client_.StartWatch(resource_, watch_options);
-  if (!watch.ok()) return watch.error();
-  watch_ = std::move(*watch);
+  ASSIGN_OR_RETURN(std::unique_ptr<Watch> watch, client_.StartWatch(resource_, watch_options));
+  watch_ = std::move(watch);
   return {};
 }
 
 Result<size_t> Informer::Pump(std::chrono::milliseconds timeout) {
   if (!watch_) {
-    if (Status synced = Sync(); !synced.ok()) return synced.error();
+    RETURN_IF_ERROR(Sync());
   }
   size_t applied = 0;
   std::chrono::milliseconds wait = timeout;
@@ -107,15 +105,15 @@ Result<size_t> Informer::Pump(std::chrono::milliseconds timeout) {
     if (!next.ok()) {
       watch_.reset();
       if (next.error().status == 410) {
-        if (Status synced = Sync(); !synced.ok()) return synced.error();
+        RETURN_IF_ERROR(Sync());
         return applied;
       }
       if (next.error().reason == "Closed") {
         WatchOptions watch_options{options_.namespace_, options_.label_selector,
                                    options_.field_selector, resource_version_, true};
-        Result<std::unique_ptr<Watch>> watch = client_.StartWatch(resource_, watch_options);
-        if (!watch.ok()) return watch.error();
-        watch_ = std::move(*watch);
+        ASSIGN_OR_RETURN(std::unique_ptr<Watch> watch,
+                         client_.StartWatch(resource_, watch_options));
+        watch_ = std::move(watch);
         return applied;
       }
       return next.error();

@@ -1,5 +1,6 @@
 #include "kube/leader_election.h"
 
+#include <thread>
 #include <utility>
 
 namespace karpenter::kube {
@@ -78,6 +79,31 @@ Status LeaderElector::Release() {
   spec["leaseDurationSeconds"] = 1;
   Result<Object> updated = client_.Update(resources::kLeases, lease, Subresource::kNone);
   if (!updated.ok() && updated.error().status != 409) return updated.error();
+  return {};
+}
+
+bool LeaderElector::AwaitLeadership(const std::stop_token& stop,
+                                    const std::function<void(const Error&)>& on_error) {
+  while (!stop.stop_requested()) {
+    Result<bool> leading = TryAcquireOrRenew();
+    if (leading.ok() && *leading) return true;
+    if (!leading.ok()) on_error(leading.error());
+    std::this_thread::sleep_for(options_.follower_period);
+  }
+  return false;
+}
+
+Status LeaderElector::HoldLeadership(const std::stop_token& stop) {
+  TimePoint last_renewed = clock_.Now();
+  while (!stop.stop_requested()) {
+    std::this_thread::sleep_for(options_.renew_period);
+    Result<bool> leading = TryAcquireOrRenew();
+    if (leading.ok() && *leading) {
+      last_renewed = clock_.Now();
+    } else if (clock_.Now() - last_renewed >= options_.lease_duration) {
+      return Error("lost leadership: the lease was not renewed in time");
+    }
+  }
   return {};
 }
 

@@ -5,6 +5,8 @@
 // makes a takeover race safe: exactly one update wins.
 
 #include <chrono>
+#include <functional>
+#include <stop_token>
 #include <string>
 
 #include "common/clock.h"
@@ -32,6 +34,15 @@ class LeaderElector {
   Result<bool> TryAcquireOrRenew();
   // Gives the Lease up (on graceful shutdown) so another replica takes over at once.
   Status Release();
+
+  // Tries every follower_period until this replica leads (true) or `stop` is requested (false).
+  // Failed attempts (not a lost race: an API error) go to `on_error`.
+  bool AwaitLeadership(const std::stop_token& stop,
+                       const std::function<void(const Error&)>& on_error);
+  // While leading: renews every renew_period until `stop` is requested (OK), or fails once the
+  // Lease has gone unrenewed for lease_duration (another replica may lead by then, so the caller
+  // must stop acting).
+  Status HoldLeadership(const std::stop_token& stop);
   const LeaderElectionOptions& options() const { return options_; }
 
  private:

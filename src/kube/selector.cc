@@ -148,9 +148,8 @@ Result<std::vector<std::string>> ParseValues(LabelLexer& lexer, std::string_view
     switch (lexeme.token) {
       case Token::kIdentifier: {
         if (!expect_value) return Found(lexeme, "',' or ')'");
-        Result<std::string> value = CheckedValue(key, lexeme.text);
-        if (!value.ok()) return value.error();
-        values.push_back(std::move(value).value());
+        ASSIGN_OR_RETURN(std::string value, CheckedValue(key, lexeme.text));
+        values.push_back(std::move(value));
         expect_value = false;
         break;
       }
@@ -196,9 +195,8 @@ Result<LabelRequirement> ParseRequirement(LabelLexer& lexer) {
     }
     if (value.token != Token::kIdentifier) return Found(value, "a value");
     lexer.Next();
-    Result<std::string> checked = CheckedValue(key, value.text);
-    if (!checked.ok()) return checked.error();
-    return LabelRequirement{std::move(key), equality, {std::move(checked).value()}};
+    ASSIGN_OR_RETURN(std::string checked, CheckedValue(key, value.text));
+    return LabelRequirement{std::move(key), equality, {std::move(checked)}};
   }
   if (op.token == Token::kGreater || op.token == Token::kLess) {
     const Lexeme value = lexer.Next();
@@ -211,11 +209,10 @@ Result<LabelRequirement> ParseRequirement(LabelLexer& lexer) {
         {std::string(value.text)}};
   }
   if (op.token == Token::kIdentifier && (op.text == "in" || op.text == "notin")) {
-    Result<std::vector<std::string>> values = ParseValues(lexer, key);
-    if (!values.ok()) return values.error();
+    ASSIGN_OR_RETURN(std::vector<std::string> values, ParseValues(lexer, key));
     return LabelRequirement{std::move(key),
                             op.text == "in" ? LabelOperator::kIn : LabelOperator::kNotIn,
-                            std::move(values).value()};
+                            std::move(values)};
   }
   return Found(op, fmt::format("an operator (=, ==, !=, in, notin, >, <) after \"{}\"", key));
 }
@@ -276,9 +273,9 @@ Result<LabelRequirement> ExpressionRequirement(const Object& expression) {
   if (values.is_array()) {
     for (const Object& value : values) {
       if (!value.is_string()) return Error("matchExpressions: values must be strings");
-      Result<std::string> checked = CheckedValue(requirement.key, value.get<std::string>());
-      if (!checked.ok()) return checked.error();
-      requirement.values.push_back(std::move(checked).value());
+      ASSIGN_OR_RETURN(std::string checked,
+                       CheckedValue(requirement.key, value.get<std::string>()));
+      requirement.values.push_back(std::move(checked));
     }
   }
   const std::string& name = op.get_ref<const std::string&>();

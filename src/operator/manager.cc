@@ -51,11 +51,6 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                   logger_.Named("disruption"), options_.disruption),
       next_garbage_collection_(clock.Now() + options_.garbage_collection_period),
       next_pending_recheck_(clock.Now() + options_.pending_recheck_period) {
-  if (options_.sim_cloud != nullptr) {
-    node_booter_ =
-        std::make_unique<sim::NodeBooter>(client, cluster_.nodes(), *options_.sim_cloud, clock,
-                                          logger_.Named("sim.nodebooter"), options_.node_booter);
-  }
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
     if (std::optional<std::string> node = node_claim_disruption_.ObservePod(type, pod)) {
       // A pod arrived or left: the node's NodeClaim is not consolidatable for a while.
@@ -144,12 +139,13 @@ void Manager::AddPeriodic(PeriodicController controller) {
   periodic_.push_back(ScheduledController{std::move(controller), TimePoint{}});
 }
 
+void Manager::AddRoundController(RoundController& controller) {
+  round_controllers_.push_back(&controller);
+}
+
 void Manager::Start() {
   disruption_.Recover();
-  if (node_booter_) {
-    const size_t recovered = node_booter_->Recover();
-    if (recovered > 0) logger_.Info("recovered simulated instances", {{"instances", recovered}});
-  }
+  for (RoundController* controller : round_controllers_) controller->Start();
 }
 
 void Manager::ReconcileDue(
@@ -198,11 +194,7 @@ void Manager::RunOnce() {
       node_pools_.Add(name, now + kErrorRetry);
     }
   }
-  if (node_booter_) {
-    if (Result<size_t> booted = node_booter_->Boot(); !booted.ok()) {
-      logger_.Error("booting simulated nodes failed", {logkey::Err(booted.error())});
-    }
-  }
+  for (RoundController* controller : round_controllers_) controller->Run();
   if (now >= next_pending_recheck_) {
     next_pending_recheck_ = now + options_.pending_recheck_period;
     bool pending = false;
@@ -232,8 +224,8 @@ void Manager::RunOnce() {
 
 TimePoint Manager::NextWake() const {
   TimePoint next = clock_.Now() + options_.idle_wake;
-  if (node_booter_) {
-    if (std::optional<TimePoint> boot = node_booter_->NextWake()) next = std::min(next, *boot);
+  for (const RoundController* controller : round_controllers_) {
+    if (std::optional<TimePoint> wake = controller->NextWake()) next = std::min(next, *wake);
   }
   for (const std::optional<TimePoint>& due : {node_claims_.NextDue(), disruption_marks_.NextDue(),
                                               node_pools_.NextDue(), batcher_.Deadline()}) {

@@ -32,7 +32,6 @@
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
-#include "sim/node_booter.h"
 
 namespace karpenter::op {
 
@@ -46,9 +45,6 @@ struct ManagerOptions {
   // The longest the loop sleeps with nothing due: a safety net for a live cluster; a simulation,
   // where every timer is known, sets it long.
   std::chrono::milliseconds idle_wake{std::chrono::seconds(1)};
-  // With the simulated cloud: the booter plays its machines (and recovers them after a restart).
-  cloud::SimCloudProvider* sim_cloud = nullptr;
-  sim::NodeBooterOptions node_booter;
   uint64_t seed = 0;
 };
 
@@ -58,6 +54,18 @@ struct PeriodicController {
   std::string name;  // in logs
   std::chrono::milliseconds period;
   std::function<Status()> run;
+};
+
+// A controller that runs in every round, after the NodeClaim controllers: the simulated cloud's
+// machines booting (simulate/simulated_machines.h). It logs its own failures.
+class RoundController {
+ public:
+  virtual ~RoundController() = default;
+  // Once, after the caches synced, before the first round: recover state kept in the cluster.
+  virtual void Start() = 0;
+  virtual void Run() = 0;
+  // When it next has something to do, if it knows.
+  virtual std::optional<TimePoint> NextWake() const = 0;
 };
 
 class Manager {
@@ -71,6 +79,9 @@ class Manager {
 
   // Adds a controller; before Run or the first RunOnce.
   void AddPeriodic(PeriodicController controller);
+  // Adds a controller it does not own (it outlives the manager's rounds); before Run or the first
+  // RunOnce.
+  void AddRoundController(RoundController& controller);
 
   // Production: informers on their own threads, the controller loop on this one, until `stop`.
   void Run(std::stop_token stop);
@@ -107,7 +118,7 @@ class Manager {
   controllers::GarbageCollector garbage_collector_;
   controllers::NodeClaimDisruption node_claim_disruption_;
   controllers::DisruptionController disruption_;
-  std::unique_ptr<sim::NodeBooter> node_booter_;
+  std::vector<RoundController*> round_controllers_;
   controllers::WorkQueue node_claims_;
   controllers::WorkQueue node_pools_;
   controllers::WorkQueue disruption_marks_;  // NodeClaim names

@@ -1,6 +1,6 @@
 #pragma once
 // `karpenter controller` assembled: the Kubernetes client from the kubeconfig or the pod's
-// service account, the cloud provider, the health endpoints, leader election, and the manager.
+// service account, the cloud backend, the health endpoints, leader election, and the manager.
 // Runs until `stop`, or until leadership is lost (the process then exits so that a restarted
 // replica starts from fresh caches, as upstream does).
 
@@ -8,10 +8,13 @@
 
 #include "common/log.h"
 #include "common/result.h"
+#include "operator/cloud_backend.h"
 #include "operator/options.h"
 
 namespace karpenter::op {
 
-Status RunOperator(const Options& options, const Logger& logger, const std::stop_token& stop);
+// `new_backend` makes the cloud (the command line chooses it from options.cloud_provider).
+Status RunOperator(const Options& options, const Logger& logger, const std::stop_token& stop,
+                   const CloudBackendFactory& new_backend);
 
 }  // namespace karpenter::op

@@ -1,7 +1,7 @@
 #pragma once
 // What the scheduler needs of one pending pod, computed once: effective requests, host ports, node
 // requirements, and the affinity/spread terms currently in force. Preferences start as required
-// and are relaxed one step at a time (reference §8) when the pod does not fit.
+// and are relaxed one step at a time (upstream-reference §8) when the pod does not fit.
 
 #include <string>
 #include <vector>

@@ -206,17 +206,19 @@ const char* Topology::HostnameConflict(const PodTopology& topology, int candidat
   return nullptr;
 }
 
-bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, int candidate,
-                      const Requirements& where, bool fixed, Requirements& pins,
-                      std::string* why) const {
+Topology::Narrowed Topology::Narrow(const PodConstraints& pod, const PodTopology& topology,
+                                    int candidate, const Requirements& where, bool fixed,
+                                    bool explain) const {
+  Narrowed result;  // the one object returned (no copy)
+  Requirements& pins = result.pins;
   // Messages are built only when asked for: rejecting candidates is the hot path.
-  auto fail = [why](auto&& describe) {
-    if (why != nullptr) *why = describe();
-    return false;
+  auto fail = [&](auto&& describe) {
+    if (explain) result.why = describe();
   };
   const Requirements& own = pod.requirements();
   if (const char* conflict = HostnameConflict(topology, candidate)) {
-    return fail([&] { return std::string(conflict); });
+    fail([&] { return std::string(conflict); });
+    return result;
   }
   auto count_of = [](const TopologyGroup& g, std::string_view d) {
     auto it = g.counts.find(d);
@@ -262,10 +264,11 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
           }
         }
         if (!best) {
-          return fail([&] {
+          fail([&] {
             return "topology spread on " + g.key + " (maxSkew " + std::to_string(g.max_skew) +
                    ") cannot be satisfied";
           });
+          return result;
         }
         pin(g.key, *best);
         break;
@@ -283,9 +286,10 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
         if (!best) {
           // The first pod of a self-selecting group starts the domain.
           if (!self || g.total > 0 || domains.empty()) {
-            return fail([&] {
+            fail([&] {
               return "pod affinity on " + g.key + " has no matching pod in a compatible domain";
             });
+            return result;
           }
           best = domains.front();
         }
@@ -297,9 +301,10 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
         auto free = std::find_if(domains.begin(), domains.end(),
                                  [&](std::string_view d) { return count_of(g, d) == 0; });
         if (free == domains.end()) {
-          return fail([&] {
+          fail([&] {
             return "pod anti-affinity on " + g.key + " conflicts in every compatible domain";
           });
+          return result;
         }
         pin(g.key, *free);
         break;
@@ -317,13 +322,15 @@ bool Topology::Narrow(const PodConstraints& pod, const PodTopology& topology, in
       if (!g.owner_domains.contains(d)) allowed.emplace_back(d);
     }
     if (allowed.empty()) {
-      return fail([&] {
+      fail([&] {
         return "anti-affinity of a running pod excludes it from every compatible " + g.key;
       });
+      return result;
     }
     if (allowed.size() < domains.size()) pins.Add(Requirement::In(g.key, std::move(allowed)));
   }
-  return true;
+  result.admitted = true;
+  return result;
 }
 
 void Topology::Record(const api::Pod& pod, int candidate,

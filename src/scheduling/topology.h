@@ -1,8 +1,8 @@
 #pragma once
-// Topology spread, pod affinity and pod anti-affinity (reference §8). Pods with equal constraints
-// share one TopologyGroup that counts the pods its selector matches per domain (a value of the
-// topology key: a zone, a hostname, …). For a candidate node or planned NodeClaim, Narrow() picks
-// the domains the pod may take; Record() counts the pod once placed.
+// Topology spread, pod affinity and pod anti-affinity (upstream-reference §8). Pods with equal
+// constraints share one TopologyGroup that counts the pods its selector matches per domain (a value
+// of the topology key: a zone, a hostname, …). For a candidate node or planned NodeClaim, Narrow()
+// picks the domains the pod may take; Record() counts the pod once placed.
 //
 // Every candidate is its own hostname domain, so hostname-keyed groups count by candidate index in
 // a flat vector: the check that rejects most candidates for spread and anti-affinity pods costs an
@@ -86,13 +86,21 @@ class Topology {
   // anti-affinity groups that select it.
   PodTopology ForPod(const PodConstraints& pod);
 
+  // What Narrow decided for one candidate.
+  struct Narrowed {
+    bool admitted = false;
+    // When admitted: one `In` requirement per constrained key, for the caller to add.
+    Requirements pins;
+    // When rejected and asked to explain: which constraint failed.
+    std::string why;
+  };
+
   // Decides which domains the pod may take on candidate `candidate` whose requirements are `where`
-  // (a node's labels when `fixed`, else a planned NodeClaim's). On success `pins` holds one `In`
-  // requirement per constrained key for the caller to add; `where` itself is never copied, so
-  // rejecting a candidate is cheap. On failure, `why` (when given) says which constraint failed.
-  bool Narrow(const PodConstraints& pod, const PodTopology& topology, int candidate,
-              const Requirements& where, bool fixed, Requirements& pins,
-              std::string* why = nullptr) const;
+  // (a node's labels when `fixed`, else a planned NodeClaim's). `where` itself is never copied, and
+  // the reason for a rejection is built only when `explain` asks for it: rejecting candidates is
+  // the scheduler's hot path.
+  Narrowed Narrow(const PodConstraints& pod, const PodTopology& topology, int candidate,
+                  const Requirements& where, bool fixed, bool explain = false) const;
 
   // The cheap part of Narrow(): false when a hostname-keyed constraint rejects the candidate.
   bool HostnameAdmits(const PodTopology& topology, int candidate) const {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "api/labels.h"
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -57,10 +57,10 @@ Result<size_t> KubeScheduler::Run() {
   const std::string now = FormatTime(clock_.Now());
   auto start = [&](const api::Pod& pod, const std::string& node) -> Status {
     if (!node.empty()) {
-      Result<Object> bound = client_.Patch(
-          kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
-          kube::PatchType::kMerge, {{"spec", {{"nodeName", node}}}}, kube::Subresource::kNone);
-      if (!bound.ok()) return bound.error();
+      ASSIGN_OR_RETURN(Object bound,
+                       client_.Patch(kube::resources::kPods, pod.metadata.namespace_,
+                                     pod.metadata.name, kube::PatchType::kMerge,
+                                     {{"spec", {{"nodeName", node}}}}, kube::Subresource::kNone));
     }
     const Object status = {
         {"status",
@@ -75,17 +75,17 @@ Result<size_t> KubeScheduler::Run() {
     return started.ok() ? Status{} : Status(started.error());
   };
   for (const api::Pod* pod : starting) {
-    if (Status started = start(*pod, ""); !started.ok()) return started.error();
+    RETURN_IF_ERROR(start(*pod, ""));
   }
   if (pending.empty()) return size_t{0};
 
   // The Nodes, with the pods bound to them.
   const std::vector<std::shared_ptr<const api::Node>> nodes = cluster_.decoded_nodes().All();
-  scheduling::SchedulerInput input;
+  provisioning::SchedulerInput input;
   std::map<std::string_view, size_t, std::less<>> index;
   for (const auto& node : nodes) {
     if (!Schedulable(*node)) continue;
-    scheduling::ExistingNode existing;
+    provisioning::ExistingNode existing;
     existing.name = node->metadata.name;
     existing.labels = node->metadata.labels;
     existing.labels.emplace(api::kLabelHostname, node->metadata.name);
@@ -105,17 +105,17 @@ Result<size_t> KubeScheduler::Run() {
     }
   }
   input.pods = pending;
-  const scheduling::SchedulerResult result = scheduling::Schedule(input);
+  const provisioning::SchedulerResult result = provisioning::Schedule(input);
 
   size_t bound = 0;
-  for (const scheduling::ExistingPlacement& placement : result.existing) {
+  for (const provisioning::ExistingPlacement& placement : result.existing) {
     for (const api::Pod* pod : placement.pods) {
-      if (Status started = start(*pod, placement.node); !started.ok()) return started.error();
+      RETURN_IF_ERROR(start(*pod, placement.node));
       ++bound;
     }
   }
   // Pods placed on planned NodeClaims cannot happen (no NodePools given); the rest wait.
-  for (const scheduling::UnschedulablePod& unschedulable : result.unschedulable) {
+  for (const provisioning::UnschedulablePod& unschedulable : result.unschedulable) {
     const api::Pod& pod = *unschedulable.pod;
     if (api::MarkedUnschedulable(pod)) continue;
     const Object status = {
@@ -127,10 +127,9 @@ Result<size_t> KubeScheduler::Run() {
                                                                  input.existing_nodes.size(),
                                                                  unschedulable.reason)},
                                          {"lastTransitionTime", now}}})}}}};
-    Result<Object> marked =
-        client_.Patch(kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
-                      kube::PatchType::kMerge, status, kube::Subresource::kStatus);
-    if (!marked.ok()) return marked.error();
+    ASSIGN_OR_RETURN(Object marked, client_.Patch(kube::resources::kPods, pod.metadata.namespace_,
+                                                  pod.metadata.name, kube::PatchType::kMerge,
+                                                  status, kube::Subresource::kStatus));
   }
   return bound;
 }

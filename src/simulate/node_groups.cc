@@ -118,10 +118,9 @@ Status NodeGroups::AddNode(std::string_view group, const Object& like, std::stri
                                        {"reason", "KubeletReady"},
                                        {"lastHeartbeatTime", now},
                                        {"lastTransitionTime", now}}})}}}};
-  Result<Object> created = client_.Create(resources::kNodes, node, kube::WriteOptions{});
-  if (!created.ok()) return created.error();
+  ASSIGN_OR_RETURN(Object created, client_.Create(resources::kNodes, node, kube::WriteOptions{}));
   // Status is a subresource: write it as the kubelet does.
-  node["metadata"] = (*created)["metadata"];
+  node["metadata"] = created["metadata"];
   Result<Object> updated = client_.Update(resources::kNodes, node, kube::Subresource::kStatus);
   return updated.ok() ? Status{} : Status(updated.error());
 }
@@ -185,10 +184,10 @@ Result<size_t> NodeGroups::Run() {
     for (const std::string& name : members) {
       if (static_cast<int>(resize.draining.size()) >= std::min(resize.batch, surplus)) break;
       if (resize.draining.contains(name)) continue;
-      Result<Object> cordoned =
+      ASSIGN_OR_RETURN(
+          Object cordoned,
           client_.Patch(resources::kNodes, "", name, kube::PatchType::kMerge,
-                        {{"spec", {{"unschedulable", true}}}}, kube::Subresource::kNone);
-      if (!cordoned.ok()) return cordoned.error();
+                        {{"spec", {{"unschedulable", true}}}}, kube::Subresource::kNone));
       resize.draining.insert(name);
       on_event_("NodeCordoned", name);
       ++changes;

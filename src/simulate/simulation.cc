@@ -13,7 +13,7 @@
 
 #include "api/labels.h"
 #include "api/pod.h"
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/interruption.h"
@@ -24,6 +24,7 @@
 #include "simulate/disruption_budget_controller.h"
 #include "simulate/kube_scheduler.h"
 #include "simulate/node_groups.h"
+#include "simulate/simulated_machines.h"
 #include "simulate/workload_controllers.h"
 
 namespace karpenter::simulate {
@@ -100,7 +101,10 @@ class World {
                    .history_limit = 1024, .hold_history_for_watches = true, .seed = input.seed}),
         audit_(store_),
         cloud_(input.catalog, clock_, input.region),
-        manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input, cloud_)),
+        manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input)),
+        machines_(
+            manager_, audit_, cloud_, clock_, input.logger,
+            cloud::NodeBooterOptions{.boot_delay = input.node_boot_delay, .mark_ready = true}),
         scheduler_(store_, manager_.cluster(), clock_),
         workloads_(store_, manager_.cluster()),
         budgets_(store_, manager_.cluster()),
@@ -126,12 +130,8 @@ class World {
   Result<SimulationResult> Run(const Progress& progress);
 
  private:
-  static op::ManagerOptions ManagerOptions(const SimulationInput& input,
-                                           cloud::SimCloudProvider& cloud) {
+  static op::ManagerOptions ManagerOptions(const SimulationInput& input) {
     op::ManagerOptions options;
-    options.sim_cloud = &cloud;
-    options.node_booter.mark_ready = true;
-    options.node_booter.boot_delay = input.node_boot_delay;
     options.seed = input.seed;
     options.idle_wake = std::chrono::hours(1);
     return options;
@@ -171,6 +171,7 @@ class World {
   DisruptionAudit audit_;
   cloud::SimCloudProvider cloud_;
   op::Manager manager_;
+  SimulatedMachines machines_;
   KubeScheduler scheduler_;
   WorkloadControllers workloads_;
   DisruptionBudgetController budgets_;
@@ -258,23 +259,21 @@ Status World::Load(std::vector<Object>& objects) {
 Result<size_t> World::Pump() {
   size_t events = 0;
   for (kube::Informer* informer : Informers()) {
-    Result<size_t> pumped = informer->Pump(milliseconds(0));
-    if (!pumped.ok()) return pumped.error();
-    events += *pumped;
+    ASSIGN_OR_RETURN(size_t pumped, informer->Pump(milliseconds(0)));
+    events += pumped;
   }
   return events;
 }
 
 Status World::Settle(bool karpenter) {
   for (int round = 0; round < kMaxRoundsPerInstant; ++round) {
-    Result<size_t> events = Pump();
-    if (!events.ok()) return events.error();
-    if (round > 0 && *events == 0) return {};
+    ASSIGN_OR_RETURN(size_t events, Pump());
+    if (round > 0 && events == 0) return {};
     if (karpenter) manager_.RunOnce();
     // Budgets are brought up to date once an instant, like a controller a moment behind the
     // pods; in between, evictions charge them.
     if (round == 0) {
-      if (Result<size_t> written = budgets_.Run(); !written.ok()) return written.error();
+      RETURN_IF_ERROR(budgets_.Run());
     }
     for (const Result<size_t>& ran : {workloads_.Run(), scheduler_.Run(), node_groups_.Run()}) {
       if (!ran.ok()) return ran.error();
@@ -546,7 +545,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
   result_.scenario = input_.scenario;
   result_.ignored = input_.ignored;
   // Before: the cluster as it runs without Karpenter.
-  if (Status settled = Settle(/*karpenter=*/false); !settled.ok()) return settled.error();
+  RETURN_IF_ERROR(Settle(/*karpenter=*/false));
   result_.before = Figures();
   Sample();
   Record("KarpenterStarted", "", "Karpenter starts with the cluster's NodePools");
@@ -565,9 +564,9 @@ Result<SimulationResult> World::Run(const Progress& progress) {
       }
       ++next_action;
     }
-    if (Status terminated = TerminateInterrupted(); !terminated.ok()) return terminated.error();
+    RETURN_IF_ERROR(TerminateInterrupted());
     RestoreOfferings();
-    if (Status settled = Settle(/*karpenter=*/true); !settled.ok()) return settled.error();
+    RETURN_IF_ERROR(Settle(/*karpenter=*/true));
     Sample();
     if (progress) progress(std::chrono::duration<double>(now - kStart) / (end - kStart));
     if (now >= end) break;
@@ -597,7 +596,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
 
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   auto world = std::make_unique<World>(input);
-  if (Status loaded = world->Load(input.objects); !loaded.ok()) return loaded.error();
+  RETURN_IF_ERROR(world->Load(input.objects));
   return world->Run(progress);
 }
 

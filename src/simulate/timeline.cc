@@ -144,13 +144,11 @@ std::optional<Action> DecodeAction(const Reader& item) {
 }  // namespace
 
 Result<Timeline> ParseTimeline(std::string_view text, std::string_view source) {
-  Result<std::vector<Document>> documents = ParseDocuments(text, source);
-  if (!documents.ok()) return documents.error();
-  if (documents->size() != 1) {
-    return Error{
-        fmt::format("{}: a timeline is one document, found {}", source, documents->size())};
+  ASSIGN_OR_RETURN(std::vector<Document> documents, ParseDocuments(text, source));
+  if (documents.size() != 1) {
+    return Error{fmt::format("{}: a timeline is one document, found {}", source, documents.size())};
   }
-  const Document& document = documents->front();
+  const Document& document = documents.front();
   api::Problems problems(fmt::format("{}:{}: ", source, document.line));
   const Reader root(document.value, problems);
   Timeline timeline;

@@ -190,8 +190,7 @@ Status WorkloadControllers::DeletePod(const api::Pod& pod) {
 }
 
 Status WorkloadControllers::CreatePod(const Object& pod) {
-  Result<Object> created = client_.Create(resources::kPods, pod, kube::WriteOptions{});
-  if (!created.ok()) return created.error();
+  ASSIGN_OR_RETURN(Object created, client_.Create(resources::kPods, pod, kube::WriteOptions{}));
   ++changes_;
   return {};
 }
@@ -405,8 +404,8 @@ Result<size_t> WorkloadControllers::Run() {
       });
     }
   }
-  if (Status tracked = TrackChangedPods(); !tracked.ok()) return tracked.error();
-  if (Status collected = CollectPodsOfGoneNodes(); !collected.ok()) return collected.error();
+  RETURN_IF_ERROR(TrackChangedPods());
+  RETURN_IF_ERROR(CollectPodsOfGoneNodes());
 
   Keys dirty = std::move(dirty_);
   dirty_.clear();
@@ -419,7 +418,7 @@ Result<size_t> WorkloadControllers::Run() {
     (changed ? changed_daemon_sets : other_daemon_sets).push_back(object);
   });
   for (const WorkloadKey& key : dirty) {
-    if (Status reconciled = Reconcile(key); !reconciled.ok()) return reconciled.error();
+    RETURN_IF_ERROR(Reconcile(key));
   }
   deleted_.clear();
   if (!changed_daemon_sets.empty()) {
@@ -434,9 +433,7 @@ Result<size_t> WorkloadControllers::Run() {
         nodes.push_back(std::move(node));
       }
     }
-    if (Status reconciled = ReconcileDaemonSets(other_daemon_sets, nodes); !reconciled.ok()) {
-      return reconciled.error();
-    }
+    RETURN_IF_ERROR(ReconcileDaemonSets(other_daemon_sets, nodes));
   }
   dirty_nodes_.clear();
   return changes_;

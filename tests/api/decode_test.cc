@@ -8,6 +8,7 @@
 
 #include "api/defaults.h"
 #include "api/manifest.h"
+#include "support/param_name.h"
 
 namespace karpenter::api {
 namespace {
@@ -329,7 +330,8 @@ INSTANTIATE_TEST_SUITE_P(Jobs, DecodeJobTest,
                                          JobCase{"  parallelism: 5", 5},
                                          JobCase{"  parallelism: 5\n  completions: 3", 3},
                                          JobCase{"  completions: 10", 1},
-                                         JobCase{"  parallelism: 0\n  completions: 4", 0}));
+                                         JobCase{"  parallelism: 0\n  completions: 4", 0}),
+                         ::karpenter::ReadableParamName());
 
 TEST(DecodePdbTest, IntOrStringFields) {
   const Manifest manifest = DecodeClean(R"(

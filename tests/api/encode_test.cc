@@ -9,6 +9,7 @@
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "api/nodeclaim.h"
+#include "support/matchers.h"
 
 namespace karpenter::api {
 namespace {
@@ -111,7 +112,7 @@ TEST(EncodeResourcesTest, EveryValueIsAStringThatParsesBack) {
   for (const auto& [name, value] : encoded.items()) {
     ASSERT_TRUE(value.is_string()) << name;
     const Result<Quantity> quantity = Quantity::Parse(value.get<std::string>());
-    ASSERT_TRUE(quantity.ok()) << name << ": " << value;
+    ASSERT_THAT(quantity, IsOk()) << name << ": " << value;
     decoded.Set(name, *quantity);
   }
   EXPECT_EQ(decoded, resources);

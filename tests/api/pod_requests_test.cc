@@ -12,6 +12,7 @@
 #include "api/node_selector.h"
 #include "api/object_meta.h"
 #include "api/pod.h"
+#include "support/matchers.h"
 
 namespace karpenter::api {
 namespace {
@@ -20,7 +21,7 @@ ResourceList List(std::initializer_list<std::pair<std::string_view, std::string_
   ResourceList list;
   for (const auto& [name, text] : entries) {
     const Result<Quantity> q = Quantity::Parse(text);
-    EXPECT_TRUE(q.ok()) << text;
+    EXPECT_THAT(q, IsOk()) << text;
     if (q.ok()) list.Set(name, *q);
   }
   return list;

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "support/matchers.h"
+
 namespace karpenter::api {
 namespace {
 
@@ -17,7 +19,7 @@ using testing::IsEmpty;
 
 Quantity Q(std::string_view text) {
   Result<Quantity> q = Quantity::Parse(text);
-  EXPECT_TRUE(q.ok()) << text;
+  EXPECT_THAT(q, IsOk()) << text;
   return q.ok() ? *q : Quantity();
 }
 

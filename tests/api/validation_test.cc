@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/manifest.h"
+#include "support/matchers.h"
 
 namespace karpenter::api {
 namespace {
@@ -146,19 +147,19 @@ TEST(LabelSyntaxTest, RestrictedKeys) {
 
 TEST(DurationSyntaxTest, Expiry) {
   for (const char* text : {"720h", "1h30m", "90s", "0s", "1h1m1s", "Never"}) {
-    EXPECT_TRUE(CheckDurationSyntax(text, DurationSyntax::kExpiry).ok()) << text;
+    EXPECT_THAT(CheckDurationSyntax(text, DurationSyntax::kExpiry), IsOk()) << text;
   }
   for (const char* text : {"", "1.5h", "30d", "h", "10", "never", "500ms", "-1h", "1h "}) {
     EXPECT_FALSE(CheckDurationSyntax(text, DurationSyntax::kExpiry).ok()) << text;
   }
-  EXPECT_TRUE(CheckDurationSyntax("48h", DurationSyntax::kGracePeriod).ok());
+  EXPECT_THAT(CheckDurationSyntax("48h", DurationSyntax::kGracePeriod), IsOk());
   EXPECT_FALSE(CheckDurationSyntax("Never", DurationSyntax::kGracePeriod).ok());
-  EXPECT_TRUE(CheckDurationSyntax("1.5h", DurationSyntax::kGo).ok());
+  EXPECT_THAT(CheckDurationSyntax("1.5h", DurationSyntax::kGo), IsOk());
 }
 
 TEST(DurationSyntaxTest, BudgetWindow) {
   for (const char* text : {"8h", "30m", "1h30m", "1h30m0s", "10m0s", "0h"}) {
-    EXPECT_TRUE(CheckDurationSyntax(text, DurationSyntax::kBudgetWindow).ok()) << text;
+    EXPECT_THAT(CheckDurationSyntax(text, DurationSyntax::kBudgetWindow), IsOk()) << text;
   }
   for (const char* text : {"", "30s", "1h30s", "30m1h", "1h1h", "1.5h", "Never", "1d", "0s"}) {
     EXPECT_FALSE(CheckDurationSyntax(text, DurationSyntax::kBudgetWindow).ok()) << text;
@@ -167,7 +168,7 @@ TEST(DurationSyntaxTest, BudgetWindow) {
 
 TEST(VolumeSizeSyntaxTest, UnitsAndRanges) {
   for (const char* text : {"1Gi", "20Gi", "59000Gi", "64000G", "1Ti", "58Ti", "64T"}) {
-    EXPECT_TRUE(CheckVolumeSizeSyntax(text).ok()) << text;
+    EXPECT_THAT(CheckVolumeSizeSyntax(text), IsOk()) << text;
   }
   for (const char* text : {"", "20", "0Gi", "020Gi", "59001Gi", "64001G", "59Ti", "65T", "4096Mi",
                            "1.5Gi", "Gi", "-1Gi"}) {

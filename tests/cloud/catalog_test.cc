@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "support/matchers.h"
 
 namespace karpenter::cloud {
 namespace {
@@ -49,51 +50,21 @@ constexpr const char* kTwoTypes = R"({
   ]
 })";
 
-TEST(CatalogTest, BuiltInCatalogs) {
-  Result<std::vector<InstanceType>> aws = LoadCatalog("aws");
-  ASSERT_TRUE(aws.ok()) << ErrorOf(aws);
-  EXPECT_EQ(aws->size(), 1345u);
+TEST(CatalogTest, FakeCatalogs) {
   Result<std::vector<InstanceType>> fake = LoadCatalog("fake400");
-  ASSERT_TRUE(fake.ok()) << ErrorOf(fake);
+  ASSERT_THAT(fake, IsOk()) << ErrorOf(fake);
   EXPECT_EQ(fake->size(), 400u);
   EXPECT_EQ(fake->back().name, "fake-it-399");
   Result<std::vector<InstanceType>> small = LoadCatalog("fake12");
-  ASSERT_TRUE(small.ok());
+  ASSERT_THAT(small, IsOk());
   EXPECT_EQ(small->size(), 12u);
   EXPECT_NE(ErrorOf(LoadCatalog("fake1000000")).find("at most"), std::string::npos);
-}
-
-TEST(CatalogTest, AwsOptionsAreValidatedAndSpotPricesLoaded) {
-  AwsCatalogOptions options;
-  options.zones = {"us-east-1a", "us-east-1q"};
-  EXPECT_NE(ErrorOf(LoadCatalog("aws", options)).find("\"us-east-1q\""), std::string::npos);
-
-  options = {};
-  options.spot_prices_file = WriteTempFile("catalog-spot.json", R"({"m5.xlarge": 0.0123})");
-  Result<std::vector<InstanceType>> aws = LoadCatalog("aws", options);
-  ASSERT_TRUE(aws.ok()) << ErrorOf(aws);
-  bool found = false;
-  for (const InstanceType& t : *aws) {
-    if (t.name != "m5.xlarge") continue;
-    found = true;
-    for (const Offering& o : t.offerings) {
-      if (o.capacity_type == "spot") {
-        EXPECT_DOUBLE_EQ(o.price, 0.0123);
-      }
-    }
-  }
-  EXPECT_TRUE(found);
-
-  options.spot_prices_file = WriteTempFile("catalog-spot-bad.json", R"({"m5.xlarge": "x"})");
-  const std::string error = ErrorOf(LoadCatalog("aws", options));
-  EXPECT_NE(error.find("catalog-spot-bad.json"), std::string::npos) << error;
-  EXPECT_NE(error.find("\"m5.xlarge\""), std::string::npos) << error;
 }
 
 TEST(CatalogTest, LoadsAJsonFile) {
   const std::string path = WriteTempFile("catalog-two.json", kTwoTypes);
   Result<std::vector<InstanceType>> catalog = LoadCatalog(path);
-  ASSERT_TRUE(catalog.ok()) << ErrorOf(catalog);
+  ASSERT_THAT(catalog, IsOk()) << ErrorOf(catalog);
   ASSERT_EQ(catalog->size(), 2u);
   const InstanceType& a = (*catalog)[0];
   EXPECT_EQ(a.name, "small-a");
@@ -124,7 +95,7 @@ TEST(CatalogTest, AcceptsATopLevelArrayAndYaml) {
       R"([{"name": "x", "capacity": {"cpu": 1, "memory": "1Gi"},
            "offerings": [{"zone": "z", "capacityType": "spot", "price": 0.01}]}])",
       "inline");
-  ASSERT_TRUE(array.ok()) << ErrorOf(array);
+  ASSERT_THAT(array, IsOk()) << ErrorOf(array);
   EXPECT_EQ(array->size(), 1u);
   Result<std::vector<InstanceType>> yaml = ParseCatalogJson(
       "instanceTypes:\n"
@@ -133,7 +104,7 @@ TEST(CatalogTest, AcceptsATopLevelArrayAndYaml) {
       "  offerings:\n"
       "  - {zone: z, capacityType: on-demand, price: 0.02}\n",
       "inline.yaml");
-  ASSERT_TRUE(yaml.ok()) << ErrorOf(yaml);
+  ASSERT_THAT(yaml, IsOk()) << ErrorOf(yaml);
   ASSERT_EQ(yaml->size(), 1u);
   EXPECT_EQ((*yaml)[0].capacity.cpu(), Quantity::FromUnits(2));
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/matchers.h"
+
 namespace karpenter {
 namespace {
 
@@ -21,14 +23,14 @@ TEST(Base64Test, DecodesWhatItEncodesIncludingBinary) {
   for (size_t length = 0; length <= binary.size(); length += 37) {
     const std::string data = binary.substr(0, length);
     auto decoded = DecodeBase64(EncodeBase64(data));
-    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    ASSERT_THAT(decoded, IsOk());
     EXPECT_EQ(*decoded, data);
   }
 }
 
 TEST(Base64Test, IgnoresLineBreaksAndRejectsGarbage) {
   auto decoded = DecodeBase64("Zm9v\nYmFy\r\n");
-  ASSERT_TRUE(decoded.ok());
+  ASSERT_THAT(decoded, IsOk());
   EXPECT_EQ(*decoded, "foobar");
   EXPECT_FALSE(DecodeBase64("Zm9v!").ok());
   EXPECT_FALSE(DecodeBase64("Zg=").ok());

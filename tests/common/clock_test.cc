@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "support/param_name.h"
+
 namespace karpenter {
 namespace {
 
@@ -103,7 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
                     "2026-11-30T23:53:15Z ", " 2026-11-30T23:53:15Z", "2026-11-30T23:53:15UTC",
                     "2026-11-30T23:53:15+02", "2026-11-30T23:53:15+0200",
                     "2026-11-30T23:53:15+02:0", "2026-11-30T23:53:15+02:00:00",
-                    "2026-11-30T23:53:15+2:00", "2026-11-30T23:53:15.5"));
+                    "2026-11-30T23:53:15+2:00", "2026-11-30T23:53:15.5"),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(OutOfRange, ParseTimeRejectsTest,
                          testing::Values("2026-00-10T00:00:00Z", "2026-13-10T00:00:00Z",
@@ -122,7 +125,8 @@ INSTANTIATE_TEST_SUITE_P(Signs, ParseTimeRejectsTest,
                                          "2026-11--1T23:53:15Z", "2026-11-30T-1:53:15Z",
                                          "2026-11-30T23:-1:15Z", "2026-11-30T23:53:-1Z",
                                          "2026-11-30T23:53:15+-1:00", "2026-11-30T23:53:15+01:-1",
-                                         "+026-11-30T23:53:15Z"));
+                                         "+026-11-30T23:53:15Z"),
+                         ::karpenter::ReadableParamName());
 
 TEST(ParseTimeTest, AcceptsLeapDaysOfLeapYears) {
   EXPECT_TRUE(ParseTime("2024-02-29T00:00:00Z").has_value());

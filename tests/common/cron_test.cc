@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "common/clock.h"
+#include "support/matchers.h"
+#include "support/param_name.h"
 
 namespace karpenter {
 namespace {
@@ -23,7 +25,7 @@ TimePoint At(std::string_view rfc3339) { return ParseTime(rfc3339).value(); }
 // Fails the test (by the exception value() throws) when `text` does not parse.
 CronSchedule Parsed(std::string_view text) {
   Result<CronSchedule> schedule = CronSchedule::Parse(text);
-  EXPECT_TRUE(schedule.ok()) << text << ": " << schedule.error().message;
+  EXPECT_THAT(schedule, IsOk()) << text << ": " << schedule.error().message;
   return std::move(schedule).value();
 }
 
@@ -76,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
                     MatchCase{"0 0 * 3 *", "2024-03-31T00:00:00Z", true},
                     MatchCase{"0 0 * 3 *", "2024-04-01T00:00:00Z", false},
                     // Leap day.
-                    MatchCase{"0 12 29 2 *", "2024-02-29T12:00:00Z", true}));
+                    MatchCase{"0 12 29 2 *", "2024-02-29T12:00:00Z", true}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(
     CronNames, CronMatchTest,
@@ -97,7 +100,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(MatchCase{"0 0 * * 0", "2023-01-01T00:00:00Z", true},  // a Sunday
                     MatchCase{"0 0 * * 0", "2023-01-02T00:00:00Z", false},
                     MatchCase{"0 0 * * 5-6", "2024-01-06T00:00:00Z", true},  // Saturday
-                    MatchCase{"0 0 * * 5-6", "2024-01-07T00:00:00Z", false}));
+                    MatchCase{"0 0 * * 5-6", "2024-01-07T00:00:00Z", false}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(
     CronDayRule, CronMatchTest,
@@ -138,7 +142,8 @@ INSTANTIATE_TEST_SUITE_P(
                     MatchCase{"@midnight", "2024-05-17T00:00:00Z", true},
                     MatchCase{"@midnight", "2024-05-17T00:01:00Z", false},
                     MatchCase{"@hourly", "2024-05-17T13:00:00Z", true},
-                    MatchCase{"@hourly", "2024-05-17T13:30:00Z", false}));
+                    MatchCase{"@hourly", "2024-05-17T13:30:00Z", false}),
+    ::karpenter::ReadableParamName());
 
 TEST(CronParseTest, FieldsMayBeSurroundedByAnyWhitespace) {
   const CronSchedule schedule = Parsed("  0\t9 *   * *  ");
@@ -177,7 +182,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"* * * * 8", R"(schedule "* * * * 8": day-of-week 8 is out of range 0-6)"},
         ErrorCase{"0-60 * * * *", R"(schedule "0-60 * * * *": minute 60 is out of range 0-59)"},
         ErrorCase{"99999999999 * * * *",
-                  R"(schedule "99999999999 * * * *": minute 99999999999 is out of range 0-59)"}));
+                  R"(schedule "99999999999 * * * *": minute 99999999999 is out of range 0-59)"}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(
     CronMalformed, CronParseErrorTest,

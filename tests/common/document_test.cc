@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/matchers.h"
+
 namespace karpenter {
 namespace {
 
@@ -17,7 +19,7 @@ using ::testing::StartsWith;
 
 std::vector<Document> Parse(std::string_view text) {
   Result<std::vector<Document>> documents = ParseDocuments(text, "test");
-  EXPECT_TRUE(documents.ok()) << documents.error().message;
+  EXPECT_THAT(documents, IsOk());
   return documents.ok() ? *std::move(documents) : std::vector<Document>{};
 }
 

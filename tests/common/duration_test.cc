@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "support/matchers.h"
+#include "support/param_name.h"
+
 namespace karpenter {
 namespace {
 
@@ -22,7 +25,7 @@ class DurationParseTest : public testing::TestWithParam<ParseCase> {};
 TEST_P(DurationParseTest, ParsesToMilliseconds) {
   const ParseCase& c = GetParam();
   const Result<Duration> d = Duration::Parse(c.text);
-  ASSERT_TRUE(d.ok()) << c.text << ": " << d.error().message;
+  ASSERT_THAT(d, IsOk()) << c.text << ": " << d.error().message;
   EXPECT_FALSE(d->never()) << c.text;
   EXPECT_EQ(d->value().count(), c.millis) << c.text;
 }
@@ -31,7 +34,7 @@ TEST_P(DurationParseTest, CanonicalTextParsesBackToTheSameValue) {
   const ParseCase& c = GetParam();
   const Duration d = Duration::Of(milliseconds(c.millis));
   const Result<Duration> back = Duration::Parse(d.ToString(), /*allow_never=*/false);
-  ASSERT_TRUE(back.ok()) << d.ToString() << ": " << back.error().message;
+  ASSERT_THAT(back, IsOk()) << d.ToString() << ": " << back.error().message;
   EXPECT_EQ(*back, d) << d.ToString();
 }
 
@@ -45,7 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ParseCase{"300ms", 300}, ParseCase{"1s", 1000}, ParseCase{"90s", 90'000},
                     ParseCase{"1m", 60'000}, ParseCase{"5m", 300'000}, ParseCase{"1h", 3'600'000},
                     ParseCase{"720h", 2'592'000'000}, ParseCase{"+5m", 300'000},
-                    ParseCase{"-1h", -3'600'000}, ParseCase{"007s", 7000}));
+                    ParseCase{"-1h", -3'600'000}, ParseCase{"007s", 7000}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(Fractions, DurationParseTest,
                          testing::Values(ParseCase{"1.5h", 5'400'000}, ParseCase{"1.5s", 1500},
@@ -65,14 +69,16 @@ INSTANTIATE_TEST_SUITE_P(
                     ParseCase{"1h1m1s1ms", 3'661'001}, ParseCase{"720h0m0s", 2'592'000'000},
                     ParseCase{"1h0m0.5s", 3'600'500}, ParseCase{"-1h30m", -5'400'000},
                     ParseCase{"1s1s", 2000}, ParseCase{"1m1h", 3'660'000},
-                    ParseCase{"1.5h30m", 7'200'000}, ParseCase{"500ms500ms", 1000}));
+                    ParseCase{"1.5h30m", 7'200'000}, ParseCase{"500ms500ms", 1000}),
+    ::karpenter::ReadableParamName());
 
 // Go durations are int64 nanoseconds, about 292 years either way.
 INSTANTIATE_TEST_SUITE_P(Limits, DurationParseTest,
                          testing::Values(ParseCase{"2562047h", 9'223'369'200'000},
                                          ParseCase{"9223372036854775807ns", 9'223'372'036'854},
                                          ParseCase{"-9223372036854775808ns", -9'223'372'036'854},
-                                         ParseCase{"2562047h47m16.854775807s", 9'223'372'036'854}));
+                                         ParseCase{"2562047h47m16.854775807s", 9'223'372'036'854}),
+                         ::karpenter::ReadableParamName());
 
 struct ErrorCase {
   std::string_view text;
@@ -105,18 +111,19 @@ INSTANTIATE_TEST_SUITE_P(
                     ErrorCase{"9223372036854775808ns", "out of range"},
                     ErrorCase{"-9223372036854775809ns", "out of range"},
                     ErrorCase{"99999999999999999999s", "out of range"},
-                    ErrorCase{"2562047h48m", "out of range"}));
+                    ErrorCase{"2562047h48m", "out of range"}),
+    ::karpenter::ReadableParamName());
 
 TEST(DurationTest, NeverWhenAllowed) {
   const Result<Duration> d = Duration::Parse("Never");
-  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_THAT(d, IsOk());
   EXPECT_TRUE(d->never());
   EXPECT_EQ(*d, Duration::Never());
   EXPECT_NE(*d, Duration());
   EXPECT_EQ(d->ToString(), "Never");
 
   const Result<Duration> explicit_allow = Duration::Parse("Never", /*allow_never=*/true);
-  ASSERT_TRUE(explicit_allow.ok());
+  ASSERT_THAT(explicit_allow, IsOk());
   EXPECT_TRUE(explicit_allow->never());
 }
 
@@ -124,7 +131,7 @@ TEST(DurationTest, NeverRejectedWhenNotAllowed) {
   const Result<Duration> d = Duration::Parse("Never", /*allow_never=*/false);
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message.find("Never"), std::string::npos) << d.error().message;
-  EXPECT_TRUE(Duration::Parse("1h", /*allow_never=*/false).ok());
+  EXPECT_THAT(Duration::Parse("1h", /*allow_never=*/false), IsOk());
 }
 
 TEST(DurationTest, ErrorNamesTheReasonOnly) {
@@ -162,7 +169,8 @@ INSTANTIATE_TEST_SUITE_P(
                     FormatCase{3'600'000, "1h0m0s"}, FormatCase{3'600'500, "1h0m0.5s"},
                     FormatCase{5'400'000, "1h30m0s"}, FormatCase{3'661'001, "1h1m1.001s"},
                     FormatCase{2'592'000'000, "720h0m0s"}, FormatCase{-500, "-500ms"},
-                    FormatCase{-90'000, "-1m30s"}, FormatCase{-3'600'000, "-1h0m0s"}));
+                    FormatCase{-90'000, "-1m30s"}, FormatCase{-3'600'000, "-1h0m0s"}),
+    ::karpenter::ReadableParamName());
 
 }  // namespace
 }  // namespace karpenter

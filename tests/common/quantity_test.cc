@@ -7,6 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "support/matchers.h"
+#include "support/param_name.h"
+
 namespace karpenter {
 namespace {
 
@@ -28,7 +31,7 @@ class QuantityParseTest : public testing::TestWithParam<ParseCase> {};
 TEST_P(QuantityParseTest, ParsesToExactMilliUnits) {
   const ParseCase& c = GetParam();
   const Result<Quantity> q = Quantity::Parse(c.text);
-  ASSERT_TRUE(q.ok()) << c.text << ": " << q.error().message;
+  ASSERT_THAT(q, IsOk()) << c.text << ": " << q.error().message;
   EXPECT_EQ(q->milli(), c.milli) << c.text;
 }
 
@@ -36,10 +39,10 @@ TEST_P(QuantityParseTest, CanonicalTextParsesBackToTheSameValue) {
   const ParseCase& c = GetParam();
   const Quantity q = Quantity::FromMilli(c.milli);
   const Result<Quantity> back = Quantity::Parse(q.ToString());
-  ASSERT_TRUE(back.ok()) << q.ToString() << ": " << back.error().message;
+  ASSERT_THAT(back, IsOk()) << q.ToString() << ": " << back.error().message;
   EXPECT_EQ(back->milli(), c.milli) << q.ToString();
   const Result<Quantity> cpu = Quantity::Parse(q.ToCpuString());
-  ASSERT_TRUE(cpu.ok()) << q.ToCpuString() << ": " << cpu.error().message;
+  ASSERT_THAT(cpu, IsOk()) << q.ToCpuString() << ": " << cpu.error().message;
   EXPECT_EQ(cpu->milli(), c.milli) << q.ToCpuString();
 }
 
@@ -51,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ParseCase{"000000000000000000000000007", 7000}, ParseCase{"0.000", 0},
                     ParseCase{"1.5", 1500}, ParseCase{".5", 500}, ParseCase{"5.", 5000},
                     ParseCase{"-.25", -250}, ParseCase{"+2.125", 2125}, ParseCase{"0.001", 1},
-                    ParseCase{"3.14159", 3142}));
+                    ParseCase{"3.14159", 3142}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(
     DecimalSuffixes, QuantityParseTest,
@@ -74,7 +78,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ParseCase{"0.5Ki", 512'000}, ParseCase{"1.25Mi", 1'310'720'000},
                     // 1/1024 Ki is exactly one unit: no spurious rounding.
                     ParseCase{"0.0009765625Ki", 1000}, ParseCase{"0.001Ei", kEi},
-                    ParseCase{"-4Gi", -4 * kGi * 1000}));
+                    ParseCase{"-4Gi", -4 * kGi * 1000}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(
     Exponents, QuantityParseTest,
@@ -100,7 +105,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ParseCase{"1.0000001Ki", 1'024'001},
                     // 1.00001Ki = 1024.01024 units = 1024010.24m.
                     ParseCase{"1.00001Ki", 1'024'011}, ParseCase{"1n", 1}, ParseCase{"999999n", 1},
-                    ParseCase{"1000001n", 2}, ParseCase{"2.0000000000000000000000001", 2001}));
+                    ParseCase{"1000001n", 2}, ParseCase{"2.0000000000000000000000001", 2001}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(Limits, QuantityParseTest,
                          testing::Values(ParseCase{"9223372036854775807m", kMax},
@@ -132,7 +138,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ErrorCase{"-", "number"}, ErrorCase{".", "number"}, ErrorCase{"--1", "number"},
                     ErrorCase{"+-1", "number"}, ErrorCase{"-.m", "number"},
                     ErrorCase{"e3", "number"}, ErrorCase{"1.2.3", "decimal point"},
-                    ErrorCase{"1..2", "decimal point"}, ErrorCase{"1.5.Mi", "decimal point"}));
+                    ErrorCase{"1..2", "decimal point"}, ErrorCase{"1.5.Mi", "decimal point"}),
+    ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(BadSuffixes, QuantityParseErrorTest,
                          testing::Values(ErrorCase{"1 ", "suffix"}, ErrorCase{"1 Mi", "suffix"},
@@ -161,7 +168,8 @@ INSTANTIATE_TEST_SUITE_P(
                     ErrorCase{"1Ei", "out of range"}, ErrorCase{"0.5Ei", "out of range"},
                     ErrorCase{"100000000000000000000000000000", "out of range"},
                     ErrorCase{"1e999999999999999999999", "out of range"},
-                    ErrorCase{"0.0000000000000000000000000001e9999", "out of range"}));
+                    ErrorCase{"0.0000000000000000000000000001e9999", "out of range"}),
+    ::karpenter::ReadableParamName());
 
 TEST(QuantityTest, ErrorNamesTheReasonOnly) {
   // Callers quote the text and say where it came from; the reason must not repeat it.
@@ -204,7 +212,8 @@ INSTANTIATE_TEST_SUITE_P(
                     FormatCase{1024, "1024m", "1024m"},
                     FormatCase{kMax, "9223372036854775807m", "9223372036854775807m"},
                     FormatCase{std::numeric_limits<int64_t>::min(), "-9223372036854775808m",
-                               "-9223372036854775808m"}));
+                               "-9223372036854775808m"}),
+    ::karpenter::ReadableParamName());
 
 TEST(QuantityTest, FromUnitsAndArithmetic) {
   const Quantity a = Quantity::FromUnits(2);
@@ -227,7 +236,7 @@ TEST(QuantityTest, EquivalentSpellingsAreEqual) {
                                         "1073741824e0",   "0.0009765625Ti"};
   for (std::string_view text : spellings) {
     const Result<Quantity> q = Quantity::Parse(text);
-    ASSERT_TRUE(q.ok()) << text << ": " << q.error().message;
+    ASSERT_THAT(q, IsOk()) << text << ": " << q.error().message;
     EXPECT_EQ(q->milli(), kGi * 1000) << text;
   }
 }

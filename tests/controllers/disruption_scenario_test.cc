@@ -11,10 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "api/condition.h"
 #include "controllers/disruption_controller.h"
 #include "controllers/node_taints.h"
 #include "controllers/nodeclaim_disruption.h"
 #include "controllers/scenario_world.h"
+#include "support/matchers.h"
 
 namespace karpenter::scenario {
 namespace {
@@ -88,7 +90,7 @@ size_t Disrupting(World& world) {
   size_t disrupting = 0;
   for (const Object& claim : world.List(resources::kNodeClaims)) {
     if (!kube::DeletionTimestamp(claim).empty() ||
-        ConditionStatus(claim, controllers::kConditionDisruptionReason) == "True") {
+        ConditionStatus(claim, api::kConditionDisruptionReason) == "True") {
       ++disrupting;
     }
   }
@@ -207,7 +209,7 @@ TEST(DisruptionScenarioTest, ConsolidateAfterWaitsForQuietNodes) {
   EXPECT_EQ(NodeCount(world), 4u);
   bool any_false = false;
   for (const Object& claim : world.List(resources::kNodeClaims)) {
-    any_false |= ConditionStatus(claim, controllers::kConditionConsolidatable) == "False";
+    any_false |= ConditionStatus(claim, api::kConditionConsolidatable) == "False";
     EXPECT_FALSE(claim["status"].value("lastPodEventTime", "").empty()) << kube::Name(claim);
   }
   EXPECT_TRUE(any_false);
@@ -224,7 +226,7 @@ TEST(DisruptionScenarioTest, ConsolidateAfterNeverKeepsEveryNode) {
   world.RunFor(minutes(30), seconds(1));
   EXPECT_EQ(NodeCount(world), 4u);
   for (const Object& claim : world.List(resources::kNodeClaims)) {
-    EXPECT_EQ(ConditionStatus(claim, controllers::kConditionConsolidatable), "False");
+    EXPECT_EQ(ConditionStatus(claim, api::kConditionConsolidatable), "False");
   }
 }
 
@@ -238,7 +240,7 @@ TEST(DisruptionScenarioTest, UnderutilizedNodeIsReplacedByACheaperOneFirst) {
   ASSERT_TRUE(
       world.RunUntil([&] { return world.List(resources::kNodeClaims).size() == 2; }, seconds(60)));
   const Object marked = world.Get(resources::kNodeClaims, large);
-  EXPECT_EQ(ConditionStatus(marked, controllers::kConditionDisruptionReason), "True");
+  EXPECT_EQ(ConditionStatus(marked, api::kConditionDisruptionReason), "True");
   EXPECT_THAT(marked["status"].dump(), HasSubstr("Underutilized"));
   const Object node = world.List(resources::kNodes)[0];
   EXPECT_TRUE(controllers::HasTaint(node, controllers::DisruptedTaint()));
@@ -283,13 +285,12 @@ TEST(DisruptionScenarioTest, DoNotDisruptNodeIsKept) {
   StartWith(world, Pool(kAllAtOnce, kSmallOnly));
   FourNodesThenOnePod(world);
   for (const Object& node : world.List(resources::kNodes)) {
-    ASSERT_TRUE(
-        world.client()
-            .Patch(resources::kNodes, "", kube::Name(node), kube::PatchType::kMerge,
-                   {{"metadata",
-                     {{"annotations", {{std::string(api::kAnnotationDoNotDisrupt), "true"}}}}}},
-                   kube::Subresource::kNone)
-            .ok());
+    ASSERT_THAT(world.client().Patch(
+                    resources::kNodes, "", kube::Name(node), kube::PatchType::kMerge,
+                    {{"metadata",
+                      {{"annotations", {{std::string(api::kAnnotationDoNotDisrupt), "true"}}}}}},
+                    kube::Subresource::kNone),
+                IsOk());
   }
   world.RunFor(minutes(5), seconds(1));
   EXPECT_EQ(NodeCount(world), 4u);
@@ -338,10 +339,10 @@ TEST(DisruptionScenarioTest, TemplateChangeDriftsAndReplacesEveryNodeWithinBudge
   }
   Object pool = world.Get(resources::kNodePools, "default");
   pool["spec"]["template"]["metadata"]["labels"] = {{"team", "a"}};
-  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  ASSERT_THAT(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone), IsOk());
   world.RunFor(seconds(2));
   for (const Object& claim : world.List(resources::kNodeClaims)) {
-    EXPECT_EQ(ConditionStatus(claim, controllers::kConditionDrifted), "True");
+    EXPECT_EQ(ConditionStatus(claim, api::kConditionDrifted), "True");
     EXPECT_THAT(claim["status"].dump(), HasSubstr("NodePoolDrifted"));
   }
   size_t most = 0;
@@ -351,7 +352,7 @@ TEST(DisruptionScenarioTest, TemplateChangeDriftsAndReplacesEveryNodeWithinBudge
         size_t marked = 0;
         for (const Object& claim : world.List(resources::kNodeClaims)) {
           if (old_claims.contains(std::string(kube::Name(claim))) &&
-              (ConditionStatus(claim, controllers::kConditionDisruptionReason) == "True" ||
+              (ConditionStatus(claim, api::kConditionDisruptionReason) == "True" ||
                !kube::DeletionTimestamp(claim).empty())) {
             ++marked;
           }
@@ -378,7 +379,7 @@ std::string DriftReason(World& world) {
   const std::vector<Object> claims = world.List(resources::kNodeClaims);
   if (claims.size() != 1) return "claims: " + std::to_string(claims.size());
   for (const Object& condition : claims[0]["status"].value("conditions", Object::array())) {
-    if (condition.value("type", "") == controllers::kConditionDrifted &&
+    if (condition.value("type", "") == api::kConditionDrifted &&
         condition.value("status", "") == "True") {
       return condition.value("reason", "");
     }
@@ -398,12 +399,12 @@ TEST(DisruptionScenarioTest, NarrowedRequirementsDriftTheNodesOutsideThem) {
   pool["spec"]["template"]["spec"]["requirements"] =
       Object::array({Requirement(api::kLabelCapacityType, {"on-demand"}),
                      Requirement(api::kLabelInstanceType, {"large"})});
-  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  ASSERT_THAT(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone), IsOk());
   EXPECT_EQ(DriftReason(world), "RequirementsDrifted");
   // Widening them again to include the node's type undrifts it.
   pool = world.Get(resources::kNodePools, "default");
   pool["spec"]["template"]["spec"]["requirements"] = kOnDemand;
-  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  ASSERT_THAT(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone), IsOk());
   EXPECT_EQ(DriftReason(world), "");
 }
 
@@ -416,13 +417,15 @@ TEST(DisruptionScenarioTest, ChangedNodeClassDriftsItsNodes) {
   // Another selector term finds what it finds: no drift by itself.
   Object node_class = world.Get(resources::kEC2NodeClasses, "default");
   node_class["spec"]["subnetSelectorTerms"].push_back({{"id", "subnet-0123"}});
-  ASSERT_TRUE(
-      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone).ok());
+  ASSERT_THAT(
+      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone),
+      IsOk());
   EXPECT_EQ(DriftReason(world), "");
   node_class = world.Get(resources::kEC2NodeClasses, "default");
   node_class["spec"]["role"] = "KarpenterNodeRole-other";
-  ASSERT_TRUE(
-      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone).ok());
+  ASSERT_THAT(
+      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone),
+      IsOk());
   EXPECT_EQ(DriftReason(world), "NodeClassDrifted");
 }
 
@@ -436,7 +439,7 @@ TEST(DisruptionScenarioTest, InstanceTypeGoneFromTheCloudDriftsItsNodes) {
   // Nothing tells the marks that the cloud changed but a NodePool event or their own timer.
   Object pool = world.Get(resources::kNodePools, "default");
   pool["spec"]["template"]["spec"]["requirements"] = kOnDemand;
-  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  ASSERT_THAT(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone), IsOk());
   EXPECT_EQ(DriftReason(world), "InstanceTypeNotFound");
 }
 
@@ -446,7 +449,7 @@ TEST(DisruptionScenarioTest, RestartUntaintsNodesAnUnfinishedCommandMarked) {
   world.KeepReplicas("web", 1, "1500m");
   ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
   const Object node = world.List(resources::kNodes)[0];
-  ASSERT_TRUE(controllers::AddTaint(world.client(), node, controllers::DisruptedTaint()).ok());
+  ASSERT_THAT(controllers::AddTaint(world.client(), node, controllers::DisruptedTaint()), IsOk());
   world.RunFor(seconds(1));
   world.manager().Start();  // what a new leader does once its caches have synced
   world.RunFor(seconds(1));
@@ -465,12 +468,12 @@ TEST(DisruptionScenarioTest, ReplacementThatNeverInitializesIsRolledBackAfterThe
   Object pool = world.Get(resources::kNodePools, "default");
   pool["spec"]["template"]["spec"]["startupTaints"] =
       Object::array({{{"key", "example.com/never"}, {"effect", "NoSchedule"}}});
-  ASSERT_TRUE(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone).ok());
+  ASSERT_THAT(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone), IsOk());
   ASSERT_TRUE(
       world.RunUntil([&] { return world.List(resources::kNodeClaims).size() == 2; }, seconds(60)));
-  EXPECT_EQ(ConditionStatus(world.Get(resources::kNodeClaims, original),
-                            controllers::kConditionDisruptionReason),
-            "True");
+  EXPECT_EQ(
+      ConditionStatus(world.Get(resources::kNodeClaims, original), api::kConditionDisruptionReason),
+      "True");
   world.RunFor(minutes(9), seconds(1));
   EXPECT_THAT(AllEvents(world, "DisruptionRollback"), IsEmpty()) << "still within the timeout";
   ASSERT_TRUE(
@@ -481,7 +484,7 @@ TEST(DisruptionScenarioTest, ReplacementThatNeverInitializesIsRolledBackAfterThe
   const Object kept = world.Get(resources::kNodeClaims, original);
   ASSERT_FALSE(kept.is_null());
   EXPECT_TRUE(kube::DeletionTimestamp(kept).empty());
-  EXPECT_EQ(ConditionStatus(kept, controllers::kConditionDisruptionReason), "");
+  EXPECT_EQ(ConditionStatus(kept, api::kConditionDisruptionReason), "");
   EXPECT_THAT(world.PendingPods(), IsEmpty()) << "the pod never left";
 }
 
@@ -520,7 +523,7 @@ TEST(DisruptionScenarioTest, ReplacementThatFailsRollsTheCommandBack) {
   const Object node = world.List(resources::kNodes)[0];
   EXPECT_FALSE(controllers::HasTaint(node, controllers::DisruptedTaint()));
   const Object claim = world.List(resources::kNodeClaims)[0];
-  EXPECT_EQ(ConditionStatus(claim, controllers::kConditionDisruptionReason), "");
+  EXPECT_EQ(ConditionStatus(claim, api::kConditionDisruptionReason), "");
   EXPECT_THAT(world.PendingPods(), IsEmpty()) << "the pod never left";
 }
 

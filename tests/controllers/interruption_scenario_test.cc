@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "api/condition.h"
 #include "controllers/interruption.h"
 #include "controllers/scenario_world.h"
+#include "support/matchers.h"
 
 namespace karpenter::scenario {
 namespace {
@@ -63,11 +65,11 @@ TEST(InterruptionScenarioTest, ReplacementComesUpBeforeTheInterruptedNodeDrains)
   const std::string node = claim["status"].value("nodeName", "");
   const TimePoint interrupted = world.Now();
 
-  ASSERT_TRUE(
-      controllers::DeleteInterruptedNodeClaim(world.client(), claim, kWarning, interrupted).ok());
+  ASSERT_THAT(controllers::DeleteInterruptedNodeClaim(world.client(), claim, kWarning, interrupted),
+              IsOk());
   const Object marked = world.Get(resources::kNodeClaims, name);
   EXPECT_FALSE(kube::DeletionTimestamp(marked).empty());
-  EXPECT_EQ(ConditionStatus(marked, controllers::kConditionDisruptionReason), "True");
+  EXPECT_EQ(ConditionStatus(marked, api::kConditionDisruptionReason), "True");
 
   // Cordoned at once; its pods stay while their new capacity launches and initializes.
   std::optional<TimePoint> replacement_ready;
@@ -102,8 +104,8 @@ TEST(InterruptionScenarioTest, DrainStartsWhenTheHoldRunsOutWithoutAReplacement)
   const Object claim = world.List(resources::kNodeClaims).front();
   const std::string node = claim["status"].value("nodeName", "");
   const TimePoint interrupted = world.Now();
-  ASSERT_TRUE(
-      controllers::DeleteInterruptedNodeClaim(world.client(), claim, kWarning, interrupted).ok());
+  ASSERT_THAT(controllers::DeleteInterruptedNodeClaim(world.client(), claim, kWarning, interrupted),
+              IsOk());
 
   world.RunUntilTime(interrupted + controllers::kInterruptionDrainHold - seconds(1));
   EXPECT_EQ(RunningOn(world, node), 3u) << "held: the pods have nowhere to go yet";
@@ -120,7 +122,7 @@ TEST(InterruptionScenarioTest, NodeClaimDeletedWhileBudgetsHoldItsPodsGetsTheirC
   const std::string node = claim["status"].value("nodeName", "");
 
   // Not an interruption: the drain starts at once, and the budget refuses every eviction.
-  ASSERT_TRUE(world.client().Delete(resources::kNodeClaims, "", name, {}).ok());
+  ASSERT_THAT(world.client().Delete(resources::kNodeClaims, "", name, {}), IsOk());
   ASSERT_TRUE(world.RunUntil([&] { return OtherClaimInitialized(world, name); }, seconds(30)));
   EXPECT_EQ(RunningOn(world, node), 3u);
   EXPECT_TRUE(world.PendingPods().empty()) << "launched for pods that were still running";

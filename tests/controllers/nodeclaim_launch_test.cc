@@ -11,9 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 #include "controllers/nodeclaim_lifecycle.h"
 #include "controllers/scenario_world.h"
+#include "support/matchers.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -85,14 +86,14 @@ class NodeClaimLaunchTest : public ::testing::Test {
           {"nodeClassRef",
            {{"group", "karpenter.k8s.aws"}, {"kind", "EC2NodeClass"}, {"name", "default"}}}}}};
     const Result<Object> created = client_.Create(resources::kNodeClaims, claim, {});
-    ASSERT_TRUE(created.ok()) << created.error().message;
+    ASSERT_THAT(created, IsOk());
   }
 
   // The informers catch up with the API server.
   void Sync() {
     for (kube::Informer* informer : cluster_.all()) {
       const Status synced = informer->Sync();
-      ASSERT_TRUE(synced.ok()) << synced.error().message;
+      ASSERT_THAT(synced, IsOk());
     }
   }
 
@@ -108,7 +109,7 @@ class NodeClaimLaunchTest : public ::testing::Test {
   std::vector<std::string> EventReasons(std::string_view name) {
     std::vector<std::string> reasons;
     Result<kube::ObjectList> events = client_.List(resources::kEvents, kube::ListOptions{});
-    EXPECT_TRUE(events.ok()) << events.error().message;
+    EXPECT_THAT(events, IsOk());
     for (const Object& event : events->items) {
       if (event["involvedObject"].value("name", "") == name) {
         reasons.push_back(event.value("reason", ""));
@@ -128,14 +129,14 @@ class NodeClaimLaunchTest : public ::testing::Test {
 
 TEST_F(NodeClaimLaunchTest, NodeClaimsDueTogetherAreLaunchedInOneCall) {
   for (const char* name : {"a", "b", "c", "deleting"}) CreateNodeClaim(name);
-  ASSERT_TRUE(client_.Delete(resources::kNodeClaims, "", "deleting", {}).ok());
+  ASSERT_THAT(client_.Delete(resources::kNodeClaims, "", "deleting", {}), IsOk());
   Sync();
 
   const std::vector<NodeClaimLifecycle::Requeue> requeues =
       Reconcile({"a", "gone", "b", "deleting", "c"});
   ASSERT_THAT(requeues, SizeIs(5));
   for (const NodeClaimLifecycle::Requeue& requeue : requeues) {
-    ASSERT_TRUE(requeue.ok()) << requeue.error().message;
+    ASSERT_THAT(requeue, IsOk());
   }
   // One call for the three to launch; neither the missing one nor the one being deleted.
   EXPECT_THAT(cloud_.create_all_calls, ElementsAre(ElementsAre("a", "b", "c")));
@@ -151,7 +152,7 @@ TEST_F(NodeClaimLaunchTest, NodeClaimsDueTogetherAreLaunchedInOneCall) {
   for (int round = 0; round < 3 && !recorded(); ++round) {
     Sync();
     for (const NodeClaimLifecycle::Requeue& requeue : Reconcile({"a", "b", "c"})) {
-      ASSERT_TRUE(requeue.ok()) << requeue.error().message;
+      ASSERT_THAT(requeue, IsOk());
     }
   }
   std::vector<std::string> provider_ids;
@@ -162,7 +163,7 @@ TEST_F(NodeClaimLaunchTest, NodeClaimsDueTogetherAreLaunchedInOneCall) {
     EXPECT_EQ(kube::Label(claim, api::kLabelInstanceType), "small") << name;
   }
   Result<std::vector<cloud::Instance>> instances = sim_.List();
-  ASSERT_TRUE(instances.ok()) << instances.error().message;
+  ASSERT_THAT(instances, IsOk());
   std::vector<std::string> launched;
   for (const cloud::Instance& instance : *instances) launched.push_back(instance.provider_id);
   EXPECT_THAT(launched, UnorderedElementsAre(provider_ids[0], provider_ids[1], provider_ids[2]));
@@ -171,7 +172,7 @@ TEST_F(NodeClaimLaunchTest, NodeClaimsDueTogetherAreLaunchedInOneCall) {
   // Launched, they are not launched again.
   Sync();
   for (const NodeClaimLifecycle::Requeue& requeue : Reconcile({"a", "b", "c"})) {
-    ASSERT_TRUE(requeue.ok()) << requeue.error().message;
+    ASSERT_THAT(requeue, IsOk());
   }
   EXPECT_THAT(cloud_.create_all_calls.back(), IsEmpty());
   EXPECT_THAT(*sim_.List(), SizeIs(3));
@@ -185,7 +186,7 @@ TEST_F(NodeClaimLaunchTest, EachNodeClaimOfACallWithoutCapacityIsDeletedWithAnEv
   Sync();
 
   for (const NodeClaimLifecycle::Requeue& requeue : Reconcile({"a", "b"})) {
-    ASSERT_TRUE(requeue.ok()) << requeue.error().message;
+    ASSERT_THAT(requeue, IsOk());
     EXPECT_FALSE(requeue->has_value());
   }
   EXPECT_THAT(cloud_.create_all_calls, ElementsAre(ElementsAre("a", "b")));

@@ -9,6 +9,7 @@
 
 #include "controllers/nodepool_hash.h"
 #include "controllers/scenario_world.h"
+#include "support/matchers.h"
 
 namespace karpenter::scenario {
 namespace {
@@ -191,7 +192,7 @@ TEST(ScenarioTest, DeletingANodeClaimDeletesItsNodeAndInstance) {
   const std::string claim_name(kube::Name(claims[0]));
   ASSERT_THAT(world.List(resources::kNodes), SizeIs(1));
 
-  ASSERT_TRUE(world.client().Delete(resources::kNodeClaims, "", claim_name, {}).ok());
+  ASSERT_THAT(world.client().Delete(resources::kNodeClaims, "", claim_name, {}), IsOk());
   // The finalizer holds it until its Node and instance are gone.
   EXPECT_FALSE(kube::DeletionTimestamp(world.Get(resources::kNodeClaims, claim_name)).empty());
   world.RunFor(seconds(2));
@@ -213,7 +214,7 @@ cloud::Instance LeakInstance(World& world) {
   ghost.metadata.labels[std::string(api::kLabelNodePool)] = "default";
   ghost.spec.resource_requests.Set(api::kResourceCpu, Quantity::FromMilli(500));
   Result<cloud::Instance> instance = world.cloud().Create(ghost);
-  EXPECT_TRUE(instance.ok()) << instance.error().message;
+  EXPECT_THAT(instance, IsOk());
   return instance.ok() ? *instance : cloud::Instance();
 }
 
@@ -224,7 +225,7 @@ TEST(ScenarioTest, InstanceWithoutNodeClaimIsTerminatedAfterTheGracePeriod) {
   const cloud::Instance leaked = LeakInstance(world);
   // Garbage collection runs every 30s; at 30s the instance is 10s old, within its 30s of grace.
   world.RunUntilTime(kStart + seconds(59) + milliseconds(900));
-  EXPECT_TRUE(world.cloud().Get(leaked.provider_id).ok());
+  EXPECT_THAT(world.cloud().Get(leaked.provider_id), IsOk());
   world.RunUntilTime(kStart + seconds(61));
   const Result<cloud::Instance> gone = world.cloud().Get(leaked.provider_id);
   ASSERT_FALSE(gone.ok());
@@ -251,7 +252,7 @@ TEST(ScenarioTest, NodeClaimWhoseInstanceVanishedIsDeleted) {
   const std::vector<Object> claims = world.List(resources::kNodeClaims);
   ASSERT_THAT(claims, SizeIs(1));
   const std::string claim_name(kube::Name(claims[0]));
-  ASSERT_TRUE(world.cloud().Delete(ClaimProviderId(claims[0])).ok());  // terminated outside
+  ASSERT_THAT(world.cloud().Delete(ClaimProviderId(claims[0])), IsOk());  // terminated outside
 
   // The next garbage collection, 30s after the start, finds it.
   world.RunUntilTime(kStart + seconds(29) + milliseconds(900));
@@ -329,7 +330,7 @@ TEST(ScenarioTest, NodeClaimWithAMalformedStatusGetsAnEventAndNothingElseStops) 
   claim["status"] = {{"providerID", 5}, {"conditions", Object::array({7})}};
   const Result<Object> updated =
       world.client().Update(resources::kNodeClaims, claim, kube::Subresource::kStatus);
-  ASSERT_TRUE(updated.ok()) << updated.error().message;
+  ASSERT_THAT(updated, IsOk());
   StartDefault(world, 1);
   // Past the first garbage collection, which reads every NodeClaim's status.
   world.RunUntilTime(kStart + seconds(40));

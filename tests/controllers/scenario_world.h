@@ -28,13 +28,15 @@
 #include "api/node.h"
 #include "api/pod.h"
 #include "cloud/catalog.h"
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/conditions.h"
 #include "kube/client.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
+#include "simulate/simulated_machines.h"
+#include "support/matchers.h"
 
 namespace karpenter::scenario {
 
@@ -59,7 +61,7 @@ inline constexpr std::string_view kCatalog = R"({"instanceTypes": [
 
 inline std::vector<cloud::InstanceType> Catalog(std::string_view json = kCatalog) {
   Result<std::vector<cloud::InstanceType>> catalog = cloud::ParseCatalogJson(json, "scenario");
-  EXPECT_TRUE(catalog.ok()) << catalog.error().message;
+  EXPECT_THAT(catalog, IsOk());
   return catalog.ok() ? std::move(*catalog) : std::vector<cloud::InstanceType>{};
 }
 
@@ -151,20 +153,16 @@ inline bool Fits(const api::Pod& pod, const api::Node& node, const api::Resource
          requests.memory() + used.memory() <= node.status.allocatable.memory();
 }
 
-inline op::ManagerOptions SimOptions(cloud::SimCloudProvider& cloud, uint64_t seed) {
-  op::ManagerOptions options;
-  options.sim_cloud = &cloud;
-  options.node_booter.mark_ready = true;  // no kwok in memory
-  options.seed = seed;
-  return options;
-}
+// The simulated machines' Nodes: marked Ready at once (no kwok in memory).
+inline constexpr cloud::NodeBooterOptions kInstantBoot{.mark_ready = true};
 
 class World {
  public:
   explicit World(uint64_t seed = 7, std::string_view catalog = kCatalog,
                  const std::function<void(op::ManagerOptions&)>& configure = {})
       : cloud_(Catalog(catalog), clock_, "us-east-1"),
-        manager_(client_, cloud_, clock_, Logger(), Options(cloud_, seed, configure)) {}
+        manager_(client_, cloud_, clock_, Logger(), Options(seed, configure)),
+        machines_(manager_, client_, cloud_, clock_, Logger(), kInstantBoot) {}
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
@@ -175,7 +173,7 @@ class World {
 
   Object Create(const kube::Resource& resource, const Object& object) {
     Result<Object> created = client_.Create(resource, object, kube::WriteOptions{});
-    EXPECT_TRUE(created.ok()) << created.error().message;
+    EXPECT_THAT(created, IsOk());
     return created.ok() ? std::move(*created) : Object();
   }
 
@@ -188,7 +186,7 @@ class World {
 
   std::vector<Object> List(const kube::Resource& resource) {
     Result<kube::ObjectList> list = client_.List(resource, kube::ListOptions{});
-    EXPECT_TRUE(list.ok()) << list.error().message;
+    EXPECT_THAT(list, IsOk());
     return list.ok() ? std::move(list->items) : std::vector<Object>{};
   }
 
@@ -224,7 +222,7 @@ class World {
     PlayScheduler();
     for (kube::Informer* informer : manager_.cluster().all()) {
       const Status synced = informer->Sync();
-      EXPECT_TRUE(synced.ok()) << informer->resource().plural << ": " << synced.error().message;
+      EXPECT_THAT(synced, IsOk()) << informer->resource().plural << ": " << synced.error().message;
     }
     manager_.Start();
     Settle();
@@ -237,7 +235,7 @@ class World {
     size_t events = 0;
     for (kube::Informer* informer : manager_.cluster().all()) {
       const Result<size_t> pumped = informer->Pump(milliseconds(0));
-      EXPECT_TRUE(pumped.ok()) << informer->resource().plural << ": " << pumped.error().message;
+      EXPECT_THAT(pumped, IsOk()) << informer->resource().plural << ": " << pumped.error().message;
       if (pumped.ok()) events += *pumped;
     }
     manager_.RunOnce();
@@ -286,9 +284,10 @@ class World {
   }
 
  private:
-  static op::ManagerOptions Options(cloud::SimCloudProvider& cloud, uint64_t seed,
+  static op::ManagerOptions Options(uint64_t seed,
                                     const std::function<void(op::ManagerOptions&)>& configure) {
-    op::ManagerOptions options = SimOptions(cloud, seed);
+    op::ManagerOptions options;
+    options.seed = seed;
     if (configure) configure(options);
     return options;
   }
@@ -321,7 +320,7 @@ class World {
       while (static_cast<int>(pods.size()) > set.replicas) {
         const Status deleted =
             client_.Delete(resources::kPods, "default", kube::Name(pods.back()), {});
-        EXPECT_TRUE(deleted.ok()) << deleted.error().message;
+        EXPECT_THAT(deleted, IsOk());
         pods.pop_back();
       }
       for (int i = static_cast<int>(pods.size()); i < set.replicas; ++i) {
@@ -366,7 +365,7 @@ class World {
         const Result<Object> bound = client_.Patch(
             resources::kPods, pod.metadata.namespace_, pod.metadata.name, kube::PatchType::kMerge,
             {{"spec", {{"nodeName", chosen->metadata.name}}}}, kube::Subresource::kNone);
-        EXPECT_TRUE(bound.ok()) << bound.error().message;
+        EXPECT_THAT(bound, IsOk());
         used[chosen->metadata.name] += api::EffectiveRequests(pod.spec);
         condition["status"] = "True";
         // The kubelet's part: the pod starts at once and is ready.
@@ -386,7 +385,7 @@ class World {
       const Result<Object> marked =
           client_.Patch(resources::kPods, pod.metadata.namespace_, pod.metadata.name,
                         kube::PatchType::kMerge, {{"status", status}}, kube::Subresource::kStatus);
-      EXPECT_TRUE(marked.ok()) << marked.error().message;
+      EXPECT_THAT(marked, IsOk());
     }
   }
 
@@ -394,6 +393,7 @@ class World {
   kube::memory::MemoryClient client_{clock_};
   cloud::SimCloudProvider cloud_;
   op::Manager manager_;
+  simulate::SimulatedMachines machines_;
   std::map<std::string, ReplicaSet, std::less<>> replica_sets_;
 };
 

@@ -18,13 +18,15 @@
 
 #include "api/labels.h"
 #include "cloud/catalog.h"
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/conditions.h"
 #include "kube/client.h"
 #include "kube/forwarding_client.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
+#include "simulate/simulated_machines.h"
+#include "support/matchers.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -56,7 +58,7 @@ constexpr std::string_view kCatalog = R"({"instanceTypes": [
 std::vector<cloud::InstanceType> Catalog() {
   Result<std::vector<cloud::InstanceType>> catalog =
       cloud::ParseCatalogJson(kCatalog, "termination");
-  EXPECT_TRUE(catalog.ok()) << catalog.error().message;
+  EXPECT_THAT(catalog, IsOk());
   return catalog.ok() ? std::move(*catalog) : std::vector<cloud::InstanceType>{};
 }
 
@@ -83,13 +85,6 @@ class GraceRecordingClient final : public kube::ForwardingClient {
   kube::memory::MemoryClient memory_;
   std::vector<std::pair<std::string, int64_t>> pod_deletions_;
 };
-
-op::ManagerOptions Options(cloud::SimCloudProvider& cloud) {
-  op::ManagerOptions options;
-  options.sim_cloud = &cloud;
-  options.node_booter.mark_ready = true;  // no kwok in memory
-  return options;
-}
 
 // A running, ready pod in "default" labelled app=web, before it is bound.
 Object Pod(std::string_view name) {
@@ -142,7 +137,9 @@ class TerminationTest : public testing::Test {
  protected:
   TerminationTest()
       : cloud_(Catalog(), clock_, "us-east-1"),
-        manager_(client_, cloud_, clock_, Logger(), Options(cloud_)) {}
+        manager_(client_, cloud_, clock_, Logger(), op::ManagerOptions{}),
+        machines_(manager_, client_, cloud_, clock_, Logger(),
+                  cloud::NodeBooterOptions{.mark_ready = true}) {}  // no kwok in memory
 
   // Creates the NodeClaim (with `termination_grace_period`, unless empty) and runs until its Node
   // is initialized.
@@ -163,7 +160,7 @@ class TerminationTest : public testing::Test {
     Create(resources::kNodeClaims, claim);
     for (kube::Informer* informer : manager_.cluster().all()) {
       const Status synced = informer->Sync();
-      ASSERT_TRUE(synced.ok()) << informer->resource().plural << ": " << synced.error().message;
+      ASSERT_THAT(synced, IsOk()) << informer->resource().plural << ": " << synced.error().message;
     }
     manager_.Start();
     ASSERT_TRUE(RunUntil([&] { return ConditionStatus(GetClaim(), "Initialized") == "True"; }));
@@ -174,7 +171,7 @@ class TerminationTest : public testing::Test {
 
   Object Create(const kube::Resource& resource, const Object& object) {
     Result<Object> created = client_.Create(resource, object, kube::WriteOptions{});
-    EXPECT_TRUE(created.ok()) << created.error().message;
+    EXPECT_THAT(created, IsOk());
     return created.ok() ? std::move(*created) : Object();
   }
 
@@ -187,17 +184,19 @@ class TerminationTest : public testing::Test {
         {{"status",
           {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}},
         kube::Subresource::kStatus);
-    EXPECT_TRUE(running.ok()) << running.error().message;
+    EXPECT_THAT(running, IsOk());
   }
 
-  void DeleteClaim() { ASSERT_TRUE(client_.Delete(resources::kNodeClaims, "", kClaim, {}).ok()); }
+  void DeleteClaim() {
+    ASSERT_THAT(client_.Delete(resources::kNodeClaims, "", kClaim, {}), IsOk());
+  }
 
   // Lets the pod `name` finish terminating.
   void Release(std::string_view name) {
     const Result<Object> released =
         client_.Patch(resources::kPods, "default", name, kube::PatchType::kMerge,
                       {{"metadata", {{"finalizers", nullptr}}}}, kube::Subresource::kNone);
-    EXPECT_TRUE(released.ok()) << released.error().message;
+    EXPECT_THAT(released, IsOk());
   }
 
   // The stored object, or null.
@@ -221,7 +220,7 @@ class TerminationTest : public testing::Test {
   // The messages of the Events with `reason` about the Node.
   std::vector<std::string> NodeEvents(std::string_view reason) {
     Result<kube::ObjectList> events = client_.List(resources::kEvents, kube::ListOptions{});
-    EXPECT_TRUE(events.ok()) << events.error().message;
+    EXPECT_THAT(events, IsOk());
     std::vector<std::string> messages;
     if (!events.ok()) return messages;
     for (const Object& event : events->items) {
@@ -239,7 +238,7 @@ class TerminationTest : public testing::Test {
     clock_.Advance(by);
     for (kube::Informer* informer : manager_.cluster().all()) {
       const Result<size_t> pumped = informer->Pump(milliseconds(0));
-      EXPECT_TRUE(pumped.ok()) << informer->resource().plural << ": " << pumped.error().message;
+      EXPECT_THAT(pumped, IsOk()) << informer->resource().plural << ": " << pumped.error().message;
     }
     manager_.RunOnce();
   }
@@ -269,6 +268,7 @@ class TerminationTest : public testing::Test {
   GraceRecordingClient client_{clock_};
   cloud::SimCloudProvider cloud_;
   op::Manager manager_;
+  simulate::SimulatedMachines machines_;
   std::string provider_id_;
   std::string node_name_;
 };
@@ -348,7 +348,7 @@ TEST_F(TerminationTest, BudgetThatAllowsNoDisruptionHoldsTheNodeAndItsInstance) 
   const Result<Object> relaxed =
       client_.Patch(resources::kPodDisruptionBudgets, "default", "web", kube::PatchType::kMerge,
                     {{"spec", {{"maxUnavailable", 1}}}}, kube::Subresource::kNone);
-  ASSERT_TRUE(relaxed.ok()) << relaxed.error().message;
+  ASSERT_THAT(relaxed, IsOk());
   EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(12)));
   EXPECT_TRUE(GetPod("web-1").is_null());
   EXPECT_TRUE(GetPod("web-2").is_null());
@@ -439,10 +439,9 @@ TEST_F(TerminationTest, PodsThatWouldComeBackOrCannotBeEvictedDoNotHoldTheNode) 
   mirror["metadata"]["annotations"] = {{"kubernetes.io/config.mirror", "abc"}};
   Bind(mirror);
   Bind(Pod("done"));
-  ASSERT_TRUE(client_
-                  .Patch(resources::kPods, "default", "done", kube::PatchType::kMerge,
-                         {{"status", {{"phase", "Succeeded"}}}}, kube::Subresource::kStatus)
-                  .ok());
+  ASSERT_THAT(client_.Patch(resources::kPods, "default", "done", kube::PatchType::kMerge,
+                            {{"status", {{"phase", "Succeeded"}}}}, kube::Subresource::kStatus),
+              IsOk());
   DeleteClaim();
 
   EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(3)));
@@ -456,16 +455,15 @@ TEST_F(TerminationTest, NotReadyNodeWhoseInstanceIsGoneIsRemovedWithoutDraining)
   Start();
   Create(resources::kPodDisruptionBudgets, Budget(0));  // a drain would wait forever
   Bind(Pod("web-1"));
-  ASSERT_TRUE(
-      client_
-          .Patch(
-              resources::kNodes, "", node_name_, kube::PatchType::kMerge,
-              {{"status",
-                {{"conditions",
-                  {{{"type", "Ready"}, {"status", "Unknown"}, {"reason", "NodeStatusUnknown"}}}}}}},
-              kube::Subresource::kStatus)
-          .ok());
-  ASSERT_TRUE(cloud_.Delete(provider_id_).ok());  // terminated outside
+  ASSERT_THAT(
+      client_.Patch(
+          resources::kNodes, "", node_name_, kube::PatchType::kMerge,
+          {{"status",
+            {{"conditions",
+              {{{"type", "Ready"}, {"status", "Unknown"}, {"reason", "NodeStatusUnknown"}}}}}}},
+          kube::Subresource::kStatus),
+      IsOk());
+  ASSERT_THAT(cloud_.Delete(provider_id_), IsOk());  // terminated outside
 
   // Garbage collection finds the NodeClaim without an instance and deletes it.
   EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(35)));
@@ -476,7 +474,8 @@ TEST_F(TerminationTest, NotReadyNodeWhoseInstanceIsGoneIsRemovedWithoutDraining)
 TEST_F(TerminationTest, DeletingTheNodeDeletesItsNodeClaimWhichDrainsAndTerminatesIt) {
   Start();
   Bind(Held(Pod("web-1")));
-  ASSERT_TRUE(client_.Delete(resources::kNodes, "", node_name_, {}).ok());  // kubectl delete node
+  ASSERT_THAT(client_.Delete(resources::kNodes, "", node_name_, {}),
+              IsOk());  // kubectl delete node
   ASSERT_FALSE(GetNode().is_null()) << "our finalizer holds it";
 
   ASSERT_TRUE(RunUntil([&] { return Terminating("web-1"); }, seconds(3)));

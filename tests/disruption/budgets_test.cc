@@ -11,6 +11,8 @@
 
 #include "common/clock.h"
 #include "common/duration.h"
+#include "support/matchers.h"
+#include "support/param_name.h"
 
 namespace karpenter::disruption {
 namespace {
@@ -54,7 +56,7 @@ NodePool Pool(std::vector<Budget> budgets) {
 int Allowed(const NodePool& pool, TimePoint now, int total,
             DisruptionReason reason = DisruptionReason::kUnderutilized) {
   Result<int> allowed = AllowedDisruptions(pool, reason, now, total);
-  EXPECT_TRUE(allowed.ok()) << allowed.error().message;
+  EXPECT_THAT(allowed, IsOk());
   return allowed.value();
 }
 
@@ -91,7 +93,8 @@ INSTANTIATE_TEST_SUITE_P(Count, BudgetNodesTest,
                          testing::Values(NodesCase{"5", 100, 5}, NodesCase{"0", 100, 0},
                                          NodesCase{"1", 0, 1},
                                          // A count is not capped at the nodes there are.
-                                         NodesCase{"5", 3, 5}));
+                                         NodesCase{"5", 3, 5}),
+                         ::karpenter::ReadableParamName());
 
 INSTANTIATE_TEST_SUITE_P(PercentRoundedUp, BudgetNodesTest,
                          testing::Values(NodesCase{"10%", 15, 2}, NodesCase{"10%", 1, 1},
@@ -192,7 +195,7 @@ TEST(RemainingDisruptionsTest, SubtractsTheNodesAlreadyDisruptingAndNeverGoesNeg
   const NodePool pool = Pool({Nodes("5")});
   const auto remaining = [&](int disrupting) {
     Result<int> left = RemainingDisruptions(pool, DisruptionReason::kEmpty, kNow, 100, disrupting);
-    EXPECT_TRUE(left.ok()) << left.error().message;
+    EXPECT_THAT(left, IsOk());
     return left.value();
   };
   EXPECT_EQ(remaining(0), 5);
@@ -201,12 +204,12 @@ TEST(RemainingDisruptionsTest, SubtractsTheNodesAlreadyDisruptingAndNeverGoesNeg
   EXPECT_EQ(remaining(7), 0);
   const Result<int> blocked =
       RemainingDisruptions(Pool({Nodes("0%")}), DisruptionReason::kEmpty, kNow, 100, 0);
-  ASSERT_TRUE(blocked.ok()) << blocked.error().message;
+  ASSERT_THAT(blocked, IsOk());
   EXPECT_EQ(*blocked, 0);
   // Unlimited: everything not yet disrupting.
   const Result<int> unlimited = RemainingDisruptions(
       Pool({Nodes("1", {DisruptionReason::kDrifted})}), DisruptionReason::kEmpty, kNow, 12, 4);
-  ASSERT_TRUE(unlimited.ok()) << unlimited.error().message;
+  ASSERT_THAT(unlimited, IsOk());
   EXPECT_EQ(*unlimited, 8);
 }
 

@@ -19,6 +19,7 @@
 #include "api/labels.h"
 #include "cloud/catalog.h"
 #include "disruption/simulation.h"
+#include "support/matchers.h"
 
 namespace karpenter::disruption {
 namespace {
@@ -80,7 +81,7 @@ api::Pod MakePod(std::string name, int64_t milli_cpu) {
   return pod;
 }
 
-std::vector<std::string> TypeNames(const scheduling::PlannedNodeClaim& claim) {
+std::vector<std::string> TypeNames(const provisioning::PlannedNodeClaim& claim) {
   std::vector<std::string> names;
   for (const cloud::InstanceType* type : claim.instance_types) names.push_back(type->name);
   return names;
@@ -91,7 +92,7 @@ class MethodsTest : public testing::Test {
   // Call before adding NodePools: their offers point into the catalog.
   void UseCatalog(std::string_view json) {
     Result<std::vector<cloud::InstanceType>> catalog = cloud::ParseCatalogJson(json, "test");
-    ASSERT_TRUE(catalog.ok()) << catalog.error().message;
+    ASSERT_THAT(catalog, IsOk());
     catalog_ = std::move(*catalog);
   }
 
@@ -99,7 +100,7 @@ class MethodsTest : public testing::Test {
     if (catalog_.empty()) UseCatalog(kCatalog);
     api::NodePool& pool = pools_.emplace_back();
     pool.metadata.name = name;
-    scheduling::NodePoolOffer offer;
+    provisioning::NodePoolOffer offer;
     offer.node_pool = &pool;
     for (const cloud::InstanceType& type : catalog_) offer.instance_types.push_back(&type);
     cluster_.capacity.node_pools.push_back(std::move(offer));
@@ -123,7 +124,7 @@ class MethodsTest : public testing::Test {
   size_t AddNode(const std::string& name, const std::string& type,
                  const api::NodePool* pool = nullptr, const std::string& capacity_type = kOnDemand,
                  bool accepts_pods = true) {
-    scheduling::ExistingNode node;
+    provisioning::ExistingNode node;
     node.name = name;
     node.labels = {{std::string(api::kLabelInstanceType), type},
                    {std::string(api::kLabelCapacityType), capacity_type},
@@ -137,7 +138,7 @@ class MethodsTest : public testing::Test {
   }
 
   api::Pod& AddPodToNode(size_t node, int64_t milli_cpu) {
-    scheduling::ExistingNode& existing = cluster_.capacity.existing_nodes[node];
+    provisioning::ExistingNode& existing = cluster_.capacity.existing_nodes[node];
     api::Pod& pod = pods_.emplace_back(
         MakePod(fmt::format("{}-{}", existing.name, existing.pods.size()), milli_cpu));
     existing.pods.push_back(&pod);
@@ -479,7 +480,7 @@ TEST_F(MethodsTest, MultiNodeReplacesSeveralNodesByOneCheaperNode) {
   ASSERT_TRUE(command.has_value());
   EXPECT_THAT(Nodes(*command), ElementsAre("m-1", "m-2", "m-3"));
   ASSERT_THAT(command->replacements, SizeIs(1));
-  const scheduling::PlannedNodeClaim& replacement = command->replacements[0];
+  const provisioning::PlannedNodeClaim& replacement = command->replacements[0];
   // The xlarge fits too but costs more than the three mediums.
   EXPECT_THAT(TypeNames(replacement), ElementsAre("large"));
   const scheduling::Requirement* types = replacement.requirements.Get(api::kLabelInstanceType);
@@ -523,7 +524,7 @@ TEST_F(MethodsTest, SingleNodeReplacesWithStrictlyCheaperTypesAndSavesAtWorst) {
   const std::optional<Command> command = SingleNodeConsolidation(cluster_, {});
   ASSERT_TRUE(command.has_value());
   ASSERT_THAT(command->replacements, SizeIs(1));
-  const scheduling::PlannedNodeClaim& replacement = command->replacements[0];
+  const provisioning::PlannedNodeClaim& replacement = command->replacements[0];
   EXPECT_THAT(TypeNames(replacement), ElementsAre("small", "medium"));
   const scheduling::Requirement* types = replacement.requirements.Get(api::kLabelInstanceType);
   ASSERT_NE(types, nullptr);
@@ -590,7 +591,7 @@ TEST_F(MethodsTest, SpotNodeMayBeReplacedByCheaperOnDemandWithoutTheFeatureGate)
   const std::optional<Command> command = SingleNodeConsolidation(cluster_, {});
   ASSERT_TRUE(command.has_value());
   ASSERT_THAT(command->replacements, SizeIs(1));
-  const scheduling::PlannedNodeClaim& replacement = command->replacements[0];
+  const provisioning::PlannedNodeClaim& replacement = command->replacements[0];
   EXPECT_THAT(TypeNames(replacement), ElementsAre("od-cheap"));
   EXPECT_THAT(replacement.capacity_types, ElementsAre(kOnDemand));
   const scheduling::Requirement* capacity = replacement.requirements.Get(api::kLabelCapacityType);
@@ -625,7 +626,7 @@ TEST_F(MethodsTest, SpotToSpotKeepsTheFifteenCheapestTypes) {
   const std::optional<Command> command = SingleNodeConsolidation(cluster_, Options{true});
   ASSERT_TRUE(command.has_value());
   ASSERT_THAT(command->replacements, SizeIs(1));
-  const scheduling::PlannedNodeClaim& replacement = command->replacements[0];
+  const provisioning::PlannedNodeClaim& replacement = command->replacements[0];
   std::vector<std::string> cheapest;
   for (int i = 0; i < 15; ++i) cheapest.push_back(fmt::format("cheap-{:02}", i));
   EXPECT_EQ(TypeNames(replacement), cheapest);
@@ -663,7 +664,7 @@ TEST_F(MethodsTest, OnDemandNodeMayBeReplacedBySpot) {
   const std::optional<Command> command = SingleNodeConsolidation(cluster_, {});
   ASSERT_TRUE(command.has_value());
   ASSERT_THAT(command->replacements, SizeIs(1));
-  const scheduling::PlannedNodeClaim& replacement = command->replacements[0];
+  const provisioning::PlannedNodeClaim& replacement = command->replacements[0];
   EXPECT_THAT(replacement.capacity_types, testing::Contains(kSpot));
   EXPECT_EQ(replacement.instance_types.front()->name, "cheap-00");
   EXPECT_NEAR(replacement.price_per_hour, 0.10, kCents);

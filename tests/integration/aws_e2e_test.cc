@@ -30,6 +30,7 @@
 #include "common/base64.h"
 #include "integration/end_to_end.h"
 #include "kube/object.h"
+#include "support/matchers.h"
 
 namespace karpenter::integration {
 namespace {
@@ -123,7 +124,7 @@ class AwsE2E : public ControllerEndToEnd {
         {"AWS_EC2_METADATA_DISABLED", "true"}};
     Result<aws::AwsClients> clients =
         aws::AwsClients::Create(aws::Environment(environment_), region, transport_, clock_);
-    ASSERT_TRUE(clients.ok()) << clients.error().message;
+    ASSERT_THAT(clients, IsOk());
     clients_.emplace(std::move(*clients));
     ec2_.emplace(clients_->ec2());
     sqs_.emplace(clients_->sqs());
@@ -136,7 +137,7 @@ class AwsE2E : public ControllerEndToEnd {
     ControllerEndToEnd::TearDown();
     if (ec2_) {
       Status terminated = TerminateLeftovers();
-      EXPECT_TRUE(terminated.ok()) << terminated.error().message;
+      EXPECT_THAT(terminated, IsOk());
     }
   }
 
@@ -178,7 +179,7 @@ class AwsE2E : public ControllerEndToEnd {
     return support::WaitFor(
         [&] {
           Status registered = registrar_->Register();
-          EXPECT_TRUE(registered.ok()) << registered.error().message;
+          EXPECT_THAT(registered, IsOk());
           return done();
         },
         timeout);
@@ -230,7 +231,7 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
 
   // The EC2NodeClass resolved from the seeded account.
   Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
-  ASSERT_TRUE(node_class.ok()) << node_class.error().message;
+  ASSERT_THAT(node_class, IsOk());
   EXPECT_EQ(Part(Part(*node_class, "status"), "subnets").size(), 3U);
   EXPECT_FALSE(std::string(kube::StringAt(*node_class, {"status", "instanceProfile"})).empty());
   // It carries the hash of its spec, which every NodeClaim launched from it carries too (drift).
@@ -262,12 +263,12 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   }
   ASSERT_FALSE(interrupted_node.empty());
   Result<std::string> queue = sqs_->GetQueueUrl(cluster_);
-  ASSERT_TRUE(queue.ok()) << queue.error().message;
+  ASSERT_THAT(queue, IsOk());
   Result<std::string> sent = sqs_->SendMessage(
       *queue, R"({"version":"0","detail-type":"EC2 Spot Instance Interruption Warning",)"
               R"("source":"aws.ec2","detail":{"instance-id":")" +
                   interrupted + R"(","instance-action":"terminate"}})");
-  ASSERT_TRUE(sent.ok()) << sent.error().message;
+  ASSERT_THAT(sent, IsOk());
   ASSERT_TRUE(WaitRegistering(
       [&] {
         auto [now, claims] = InstancesAndClaims();
@@ -320,7 +321,7 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   // NodeClaim was lost) is garbage-collected.
   Result<std::vector<aws::LaunchTemplate>> templates =
       ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/cluster", {cluster_}}});
-  ASSERT_TRUE(templates.ok()) << templates.error().message;
+  ASSERT_THAT(templates, IsOk());
   ASSERT_FALSE(templates->empty());
   const kube::Object& subnet = seed_["subnets"][0];
   aws::FleetInput leak;
@@ -331,7 +332,7 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   leak.tags = {{"kubernetes.io/cluster/" + cluster_, "owned"},
                {"karpenter.sh/nodepool", "default"}};
   Result<aws::FleetResult> leaked = ec2_->CreateFleet(leak);
-  ASSERT_TRUE(leaked.ok()) << leaked.error().message;
+  ASSERT_THAT(leaked, IsOk());
   ASSERT_EQ(leaked->instances.size(), 1U);
   const std::string leaked_id = leaked->instances.front().instance_id;
   ASSERT_TRUE(support::WaitFor(
@@ -345,7 +346,7 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   // The instance Karpenter does not own was never touched.
   Result<std::vector<aws::Instance>> unmanaged =
       ec2_->DescribeInstances({seed_["unmanaged_instance"].get<std::string>()});
-  ASSERT_TRUE(unmanaged.ok()) << unmanaged.error().message;
+  ASSERT_THAT(unmanaged, IsOk());
   ASSERT_EQ(unmanaged->size(), 1U);
   EXPECT_EQ(unmanaged->front().state, "running");
 }

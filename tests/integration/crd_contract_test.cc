@@ -28,6 +28,7 @@
 #include "kube/object.h"
 #include "kube/resource.h"
 #include "support/crds.h"
+#include "support/matchers.h"
 
 namespace karpenter::integration {
 namespace {
@@ -265,7 +266,7 @@ TEST_P(CorpusTest, ServerAgreesWithValidate) {
       // As written, the server rejects the numbers...
       std::string message;
       Result<Verdict> as_written = ServerVerdict(object, nullptr, &message);
-      ASSERT_TRUE(as_written.ok()) << as_written.error().message;
+      ASSERT_THAT(as_written, IsOk());
       EXPECT_EQ(ToString(*as_written), ToString(Verdict::kRejected)) << difference->reason;
       for (const std::string_view pointer : difference->numbers_as_text) {
         EXPECT_THAT(message, HasSubstr(FieldPath(pointer) + ": Invalid value: \"integer\""));
@@ -281,7 +282,7 @@ TEST_P(CorpusTest, ServerAgreesWithValidate) {
     json created;
     std::string message;
     Result<Verdict> verdict = ServerVerdict(sent, &created, &message);
-    ASSERT_TRUE(verdict.ok()) << "no verdict from the API server: " << verdict.error().message;
+    ASSERT_THAT(verdict, IsOk()) << "no verdict from the API server: " << verdict.error().message;
     EXPECT_EQ(ToString(*verdict), ToString(expected))
         << "the API server and validate disagree\n  server: " << message
         << "\n  validate: " << fmt::format("{}", fmt::join(problems, "; "));
@@ -300,7 +301,7 @@ TEST_F(CrdContractTest, KnownDifferencesNameCorpusObjects) {
     const std::string path =
         (std::filesystem::path(KARPENTER_TESTDATA) / "validation" / difference.file).string();
     Result<std::vector<Document>> documents = support::ReadDocuments(path);
-    ASSERT_TRUE(documents.ok()) << documents.error().message;
+    ASSERT_THAT(documents, IsOk());
     EXPECT_LT(difference.object, documents->size()) << difference.file;
   }
 }
@@ -346,7 +347,7 @@ TEST_F(CrdContractTest, NodePoolDefaultsMatchOurs) {
   // A budget without nodes gets 10% too, and a disruption block gets its missing fields.
   json partial = pool;
   partial["spec"]["disruption"] = json::parse(R"({"budgets": [{"reasons": ["Drifted"]}]})");
-  ASSERT_TRUE(ServerVerdict(partial, &created).ok());
+  ASSERT_THAT(ServerVerdict(partial, &created), IsOk());
   EXPECT_EQ(created["spec"]["disruption"], json::parse(R"({"consolidateAfter": "0s",
       "consolidationPolicy": "WhenEmptyOrUnderutilized",
       "budgets": [{"nodes": "10%", "reasons": ["Drifted"]}]})"));
@@ -421,7 +422,7 @@ void DeleteAndWait(kube::Client& client, const kube::Resource& resource, std::st
 TEST_F(CrdContractTest, SeedManifestsApplyUnchangedAndGetDefaults) {
   Result<std::vector<Document>> documents = support::ReadDocuments(
       (std::filesystem::path(KARPENTER_TESTDATA) / "crds" / "seed.yaml").string());
-  ASSERT_TRUE(documents.ok()) << documents.error().message;
+  ASSERT_THAT(documents, IsOk());
   ASSERT_EQ(documents->size(), 2u);
   for (const Document& document : *documents) {
     const json& object = document.value;
@@ -435,9 +436,9 @@ TEST_F(CrdContractTest, SeedManifestsApplyUnchangedAndGetDefaults) {
 
     ASSERT_NO_FATAL_FAILURE(DeleteAndWait(client(), *resource, name));
     Result<kube::Object> created = client().Create(*resource, object, {});
-    ASSERT_TRUE(created.ok()) << created.error().message;
+    ASSERT_THAT(created, IsOk());
     Result<kube::Object> got = client().Get(*resource, "", name);
-    ASSERT_TRUE(got.ok()) << got.error().message;
+    ASSERT_THAT(got, IsOk());
     ExpectKept(object, *got, "");
     if (resource->kind == "NodePool") {
       EXPECT_EQ((*got)["spec"]["disruption"]["budgets"], json::parse(R"([{"nodes": "10%"}])"));

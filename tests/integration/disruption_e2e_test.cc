@@ -14,8 +14,9 @@
 #include <thread>
 
 #include "api/labels.h"
-#include "cloud/catalog.h"
+#include "aws/catalog/load_catalog.h"
 #include "integration/end_to_end.h"
+#include "support/matchers.h"
 
 namespace karpenter::integration {
 namespace {
@@ -67,7 +68,7 @@ class DisruptionE2E : public ControllerEndToEnd {
     Result<kube::Object> scaled = client_->Patch(
         kube::resources::kDeployments, kNamespace, deployment, kube::PatchType::kMerge,
         {{"spec", {{"replicas", replicas}}}}, kube::Subresource::kNone);
-    ASSERT_TRUE(scaled.ok()) << scaled.error().message;
+    ASSERT_THAT(scaled, IsOk());
   }
 
   // Pods of `app` that are Running, Ready and not being deleted.
@@ -89,7 +90,7 @@ class DisruptionE2E : public ControllerEndToEnd {
   // What the simulated cloud's nodes cost per hour, at the embedded catalog's prices.
   double PricePerHour() {
     static const std::vector<cloud::InstanceType> catalog = [] {
-      Result<std::vector<cloud::InstanceType>> loaded = cloud::LoadCatalog("aws", {});
+      Result<std::vector<cloud::InstanceType>> loaded = aws::LoadCatalog("aws", {});
       return loaded.ok() ? std::move(*loaded) : std::vector<cloud::InstanceType>{};
     }();
     double total = 0;
@@ -142,7 +143,7 @@ class DisruptionE2E : public ControllerEndToEnd {
   static std::unique_ptr<kube::Client> NewClient() {
     Result<std::unique_ptr<kube::Client>> client =
         support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
-    EXPECT_TRUE(client.ok()) << client.error().message;
+    EXPECT_THAT(client, IsOk());
     return client.ok() ? std::move(*client) : nullptr;
   }
 
@@ -230,7 +231,7 @@ TEST_F(DisruptionE2E, TemplateChangeReplacesEveryNodeWithinItsBudget) {
   Result<kube::Object> budget = client_->Patch(
       kube::resources::kNodePools, "", "default", kube::PatchType::kMerge,
       {{"spec", {{"disruption", {{"budgets", {{{"nodes", "1"}}}}}}}}}, kube::Subresource::kNone);
-  ASSERT_TRUE(budget.ok()) << budget.error().message;
+  ASSERT_THAT(budget, IsOk());
   CreateDeployment("spread", 3, "250m", kube::Object::object(), /*one_per_node=*/true);
   ASSERT_TRUE(support::WaitFor([&] { return Ready("spread") == 3 && Quiet(); }, seconds(180)));
   std::set<std::string> old_claims;
@@ -243,7 +244,7 @@ TEST_F(DisruptionE2E, TemplateChangeReplacesEveryNodeWithinItsBudget) {
       client_->Patch(kube::resources::kNodePools, "", "default", kube::PatchType::kMerge,
                      {{"spec", {{"template", {{"metadata", {{"labels", {{"team", "blue"}}}}}}}}}},
                      kube::Subresource::kNone);
-  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  ASSERT_THAT(changed, IsOk());
   const std::unique_ptr<kube::Client> watcher_client = NewClient();
   Watcher disrupting([&] {
     if (!watcher_client) return size_t{0};
@@ -296,7 +297,7 @@ TEST_F(DisruptionE2E, DoNotDisruptPodKeepsItsNode) {
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(kube::Name(nodes[0]), keep_node);
   Result<kube::Object> still = client_->Get(kube::resources::kPods, kNamespace, kube::Name(keep));
-  ASSERT_TRUE(still.ok()) << "the do-not-disrupt pod was evicted";
+  ASSERT_THAT(still, IsOk()) << "the do-not-disrupt pod was evicted";
   EXPECT_EQ(kube::Uid(*still), kube::Uid(keep));
   EXPECT_EQ(NodeName(*still), keep_node);
 }

@@ -16,13 +16,14 @@
 #include "kube/client.h"
 #include "support/cluster.h"
 #include "support/crds.h"
+#include "support/matchers.h"
 
 namespace karpenter::integration {
 
-#define ASSERT_OK(expression)                             \
-  do {                                                    \
-    const Status status_ = (expression);                  \
-    ASSERT_TRUE(status_.ok()) << status_.error().message; \
+#define ASSERT_OK(expression)            \
+  do {                                   \
+    const Status status_ = (expression); \
+    ASSERT_THAT(status_, IsOk());        \
   } while (false)
 
 inline const std::string kTestdata = std::string(KARPENTER_TESTDATA) + "/e2e/";
@@ -32,7 +33,7 @@ inline std::vector<kube::Object> List(kube::Client& client, const kube::Resource
   kube::ListOptions options;
   options.namespace_ = namespace_;
   Result<kube::ObjectList> list = client.List(resource, options);
-  EXPECT_TRUE(list.ok()) << list.error().message;
+  EXPECT_THAT(list, IsOk());
   return list.ok() ? std::move(list->items) : std::vector<kube::Object>{};
 }
 
@@ -90,12 +91,12 @@ class ControllerEndToEnd : public ::testing::Test {
   void SetUp() override {
     Result<std::unique_ptr<kube::Client>> client =
         support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
-    ASSERT_TRUE(client.ok()) << client.error().message;
+    ASSERT_THAT(client, IsOk());
     client_ = std::move(*client);
     Status installed = support::InstallCrds(*client_, KARPENTER_SOURCE_DIR);
-    ASSERT_TRUE(installed.ok()) << installed.error().message;
+    ASSERT_THAT(installed, IsOk());
     Status clean = support::CleanUp(*client_, namespaces_);
-    ASSERT_TRUE(clean.ok()) << clean.error().message;
+    ASSERT_THAT(clean, IsOk());
   }
   void TearDown() override {
     if (HasFailure() && controller_) {
@@ -106,7 +107,7 @@ class ControllerEndToEnd : public ::testing::Test {
     controller_.reset();
     if (client_) {
       Status clean = support::CleanUp(*client_, namespaces_);
-      EXPECT_TRUE(clean.ok()) << clean.error().message;
+      EXPECT_THAT(clean, IsOk());
     }
   }
   void StartController() {

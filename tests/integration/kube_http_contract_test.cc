@@ -14,6 +14,7 @@
 
 #include "kube/client_contract.h"
 #include "support/cluster.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube {
 namespace {
@@ -70,7 +71,7 @@ class HttpHarness final : public ContractHarness {
     const Object namespace_object = {
         {"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
     Result<Object> created = client_->Create(resources::kNamespaces, namespace_object, {});
-    EXPECT_TRUE(created.ok()) << created.error().message;
+    EXPECT_THAT(created, IsOk());
     namespaces_.push_back(name);
     return name;
   }

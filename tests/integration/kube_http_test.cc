@@ -28,6 +28,7 @@
 #include "kube/http/http_client.h"
 #include "kube/object.h"
 #include "kube/resource.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube::http {
 namespace {
@@ -69,19 +70,19 @@ class KubeHttpTest : public testing::Test {
  protected:
   void SetUp() override {
     Result<Config> config = LoadKubeconfig(kKubeconfig);
-    ASSERT_TRUE(config.ok()) << config.error().message
-                             << " (is the test cluster up? scripts/testenv/up " << TestenvDir()
-                             << ")";
+    ASSERT_THAT(config, IsOk()) << config.error().message
+                                << " (is the test cluster up? scripts/testenv/up " << TestenvDir()
+                                << ")";
     config_ = *config;
     Result<std::unique_ptr<Client>> client = NewClient(config_);
-    ASSERT_TRUE(client.ok()) << client.error().message;
+    ASSERT_THAT(client, IsOk());
     client_ = std::move(*client);
 
     std::random_device random;
     namespace_ = "kube-http-" + std::to_string(random() % 1'000'000);
     Result<Object> created = client_->Create(
         resources::kNamespaces, {{"metadata", {{"name", namespace_}}}}, WriteOptions{});
-    ASSERT_TRUE(created.ok()) << created.error().message;
+    ASSERT_THAT(created, IsOk());
   }
 
   void TearDown() override {
@@ -102,7 +103,7 @@ class KubeHttpTest : public testing::Test {
 
   Object MustCreate(const Object& object) {
     Result<Object> created = client_->Create(resources::kPods, object, WriteOptions{});
-    EXPECT_TRUE(created.ok()) << created.error().message;
+    EXPECT_THAT(created, IsOk());
     return created.ok() ? *created : Object();
   }
 
@@ -129,7 +130,7 @@ class KubeHttpTest : public testing::Test {
     ListOptions options;
     options.namespace_ = namespace_;
     Result<ObjectList> list = client_->List(resources::kPods, options);
-    EXPECT_TRUE(list.ok()) << list.error().message;
+    EXPECT_THAT(list, IsOk());
     return list.ok() ? list->resource_version : "";
   }
 
@@ -165,7 +166,7 @@ class KubeHttpTest : public testing::Test {
 
 TEST_F(KubeHttpTest, ListsNamespaces) {
   Result<ObjectList> list = client_->List(resources::kNamespaces, ListOptions{});
-  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_THAT(list, IsOk());
   std::set<std::string> names;
   for (const Object& item : list->items) {
     names.emplace(Name(item));
@@ -184,14 +185,14 @@ TEST_F(KubeHttpTest, CreatesGetsUpdatesPatchesAndDeletesAPod) {
   ASSERT_FALSE(ResourceVersion(created).empty());
 
   Result<Object> got = client_->Get(resources::kPods, namespace_, "web");
-  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_THAT(got, IsOk());
   EXPECT_EQ(Uid(*got), Uid(created));
   EXPECT_EQ(got->value("kind", ""), "Pod");
 
   Object changed = *got;
   changed["metadata"]["labels"]["tier"] = "front";
   Result<Object> updated = client_->Update(resources::kPods, changed, Subresource::kNone);
-  ASSERT_TRUE(updated.ok()) << updated.error().message;
+  ASSERT_THAT(updated, IsOk());
   EXPECT_EQ(Label(*updated, "tier"), "front");
   EXPECT_NE(ResourceVersion(*updated), ResourceVersion(*got));
 
@@ -206,7 +207,7 @@ TEST_F(KubeHttpTest, CreatesGetsUpdatesPatchesAndDeletesAPod) {
   Result<Object> merged = client_->Patch(
       resources::kPods, namespace_, "web", PatchType::kMerge,
       {{"metadata", {{"labels", {{"tier", nullptr}, {"patched", "yes"}}}}}}, Subresource::kNone);
-  ASSERT_TRUE(merged.ok()) << merged.error().message;
+  ASSERT_THAT(merged, IsOk());
   EXPECT_EQ(Label(*merged, "patched"), "yes");
   EXPECT_EQ(Label(*merged, "tier"), "");
 
@@ -216,7 +217,7 @@ TEST_F(KubeHttpTest, CreatesGetsUpdatesPatchesAndDeletesAPod) {
        {{"op", "add"}, {"path", "/metadata/annotations"}, {"value", {{"note", "json-patch"}}}}});
   Result<Object> json_patched = client_->Patch(resources::kPods, namespace_, "web",
                                                PatchType::kJson, guarded, Subresource::kNone);
-  ASSERT_TRUE(json_patched.ok()) << json_patched.error().message;
+  ASSERT_THAT(json_patched, IsOk());
   EXPECT_EQ(Annotation(*json_patched, "note"), "json-patch");
   Result<Object> replayed = client_->Patch(resources::kPods, namespace_, "web", PatchType::kJson,
                                            guarded, Subresource::kNone);
@@ -229,18 +230,18 @@ TEST_F(KubeHttpTest, CreatesGetsUpdatesPatchesAndDeletesAPod) {
       resources::kPods, namespace_, "web", PatchType::kMerge,
       {{"spec", {{"activeDeadlineSeconds", 30}}}, {"status", {{"message", "checked"}}}},
       Subresource::kStatus);
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_THAT(status, IsOk());
   EXPECT_EQ((*status)["status"].value("message", ""), "checked");
   EXPECT_FALSE((*status)["spec"].contains("activeDeadlineSeconds"));
   Result<Object> main = client_->Patch(resources::kPods, namespace_, "web", PatchType::kMerge,
                                        {{"status", {{"message", "ignored"}}}}, Subresource::kNone);
-  ASSERT_TRUE(main.ok()) << main.error().message;
+  ASSERT_THAT(main, IsOk());
   EXPECT_EQ((*main)["status"].value("message", ""), "checked");
   Object with_status = *main;
   with_status["status"]["message"] = "replaced";
   Result<Object> status_update =
       client_->Update(resources::kPods, with_status, Subresource::kStatus);
-  ASSERT_TRUE(status_update.ok()) << status_update.error().message;
+  ASSERT_THAT(status_update, IsOk());
   EXPECT_EQ((*status_update)["status"].value("message", ""), "replaced");
 
   DeleteOptions wrong_uid;
@@ -253,7 +254,7 @@ TEST_F(KubeHttpTest, CreatesGetsUpdatesPatchesAndDeletesAPod) {
   now.precondition_uid = std::string(Uid(created));
   now.grace_period_seconds = 0;
   Status deleted = client_->Delete(resources::kPods, namespace_, "web", now);
-  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_THAT(deleted, IsOk());
   Result<Object> gone = client_->Get(resources::kPods, namespace_, "web");
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().status, 404);
@@ -287,7 +288,7 @@ TEST_F(KubeHttpTest, ADryRunCreateStoresNothing) {
   WriteOptions dry_run;
   dry_run.dry_run = true;
   Result<Object> created = client_->Create(resources::kPods, Pod("dry"), dry_run);
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   EXPECT_EQ(Name(*created), "dry");
   Result<Object> got = client_->Get(resources::kPods, namespace_, "dry");
   ASSERT_FALSE(got.ok());
@@ -302,7 +303,7 @@ TEST_F(KubeHttpTest, ListFetchesEveryPage) {
   options.label_selector = "set in (paged)";
   options.page_size = 2;
   Result<ObjectList> list = client_->List(resources::kPods, options);
-  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_THAT(list, IsOk());
   std::set<std::string> names;
   for (const Object& item : list->items) {
     names.emplace(Name(item));
@@ -314,7 +315,7 @@ TEST_F(KubeHttpTest, ListFetchesEveryPage) {
   options.label_selector.clear();
   options.field_selector = "metadata.name=other";
   Result<ObjectList> by_field = client_->List(resources::kPods, options);
-  ASSERT_TRUE(by_field.ok()) << by_field.error().message;
+  ASSERT_THAT(by_field, IsOk());
   ASSERT_EQ(by_field->items.size(), 1u);
   EXPECT_EQ(Name(by_field->items[0]), "other");
 }
@@ -322,16 +323,15 @@ TEST_F(KubeHttpTest, ListFetchesEveryPage) {
 TEST_F(KubeHttpTest, AWatchDeliversAddedModifiedAndDeleted) {
   const std::string version = CurrentVersion();
   Result<std::unique_ptr<Watch>> watch = client_->StartWatch(resources::kPods, WatchFrom(version));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
 
   MustCreate(Pod("watched"));
-  ASSERT_TRUE(client_
-                  ->Patch(resources::kPods, namespace_, "watched", PatchType::kMerge,
-                          {{"metadata", {{"labels", {{"seen", "yes"}}}}}}, Subresource::kNone)
-                  .ok());
+  ASSERT_THAT(client_->Patch(resources::kPods, namespace_, "watched", PatchType::kMerge,
+                             {{"metadata", {{"labels", {{"seen", "yes"}}}}}}, Subresource::kNone),
+              IsOk());
   DeleteOptions now;
   now.grace_period_seconds = 0;
-  ASSERT_TRUE(client_->Delete(resources::kPods, namespace_, "watched", now).ok());
+  ASSERT_THAT(client_->Delete(resources::kPods, namespace_, "watched", now), IsOk());
 
   const std::vector<WatchEvent> events = Collect(
       **watch, [](const WatchEvent& event) { return event.type == WatchEventType::kDeleted; });
@@ -351,7 +351,7 @@ TEST_F(KubeHttpTest, AWatchDeliversAddedModifiedAndDeleted) {
 TEST_F(KubeHttpTest, AWatchFromNowSkipsWhatExists) {
   CreateAndWaitForScheduler(Pod("before"));
   Result<std::unique_ptr<Watch>> watch = client_->StartWatch(resources::kPods, WatchFrom(""));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   MustCreate(Pod("after"));
   const std::vector<WatchEvent> events = Collect(**watch, [](const WatchEvent& event) {
     return event.type == WatchEventType::kAdded && Name(event.object) == "after";
@@ -397,7 +397,7 @@ TEST_F(KubeHttpTest, AWatchFromATooOldVersionIsExpired) {
 TEST_F(KubeHttpTest, DestroyingAWatchIsPrompt) {
   Result<std::unique_ptr<Watch>> watch =
       client_->StartWatch(resources::kPods, WatchFrom(CurrentVersion()));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   const auto start = std::chrono::steady_clock::now();
   watch->reset();
   EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(500));
@@ -408,7 +408,7 @@ TEST_F(KubeHttpTest, EvictsAPod) {
   DeleteOptions now;
   now.grace_period_seconds = 0;
   Status evicted = client_->Evict(namespace_, "evicted", now);
-  ASSERT_TRUE(evicted.ok()) << evicted.error().message;
+  ASSERT_THAT(evicted, IsOk());
   Result<Object> gone = client_->Get(resources::kPods, namespace_, "evicted");
   EXPECT_TRUE(!gone.ok() || !DeletionTimestamp(*gone).empty());
 
@@ -440,15 +440,15 @@ TEST_F(KubeHttpTest, AuthenticatesWithABearerToken) {
   config.certificate_authority = config_.certificate_authority;
   config.bearer_token_file = token_file;
   Result<std::unique_ptr<Client>> client = NewClient(config);
-  ASSERT_TRUE(client.ok()) << client.error().message;
+  ASSERT_THAT(client, IsOk());
   Result<Object> ns = (*client)->Get(resources::kNamespaces, "", namespace_);
-  ASSERT_TRUE(ns.ok()) << ns.error().message;
+  ASSERT_THAT(ns, IsOk());
   EXPECT_EQ(Name(*ns), namespace_);
 
   config.bearer_token_file.clear();
   config.bearer_token = "not-the-token";
   Result<std::unique_ptr<Client>> wrong = NewClient(config);
-  ASSERT_TRUE(wrong.ok()) << wrong.error().message;
+  ASSERT_THAT(wrong, IsOk());
   Result<Object> refused = (*wrong)->Get(resources::kNamespaces, "", namespace_);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().status, 401);
@@ -460,7 +460,7 @@ TEST_F(KubeHttpTest, AWrongCaFailsTheTlsHandshake) {
   Config config = config_;
   config.certificate_authority = UnrelatedCa();
   Result<std::unique_ptr<Client>> client = NewClient(config);
-  ASSERT_TRUE(client.ok()) << client.error().message;
+  ASSERT_THAT(client, IsOk());
   Result<Object> ns = (*client)->Get(resources::kNamespaces, "", "default");
   ASSERT_FALSE(ns.ok());
   EXPECT_EQ(ns.error().status, 0);

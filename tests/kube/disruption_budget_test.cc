@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "support/matchers.h"
+
 namespace karpenter::kube::memory {
 namespace {
 
@@ -23,7 +25,7 @@ Object WebSelector() { return {{"matchLabels", {{"app", "web"}}}}; }
 
 DisruptionBudgetStatus Compute(const Object& spec, const std::vector<Object>& pods) {
   const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(Budget(spec), pods);
-  EXPECT_TRUE(status.ok()) << status.error().message;
+  EXPECT_THAT(status, IsOk());
   return status.ok() ? *status : DisruptionBudgetStatus{};
 }
 

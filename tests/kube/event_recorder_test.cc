@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "kube/memory/memory_client.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube {
 namespace {
@@ -29,22 +30,22 @@ const Object kNodeClaim = {{"apiVersion", "karpenter.sh/v1"},
 class EventRecorderTest : public testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(
-        client_.Create(resources::kNamespaces, {{"metadata", {{"name", "shop"}}}}, {}).ok());
+    ASSERT_THAT(client_.Create(resources::kNamespaces, {{"metadata", {{"name", "shop"}}}}, {}),
+                IsOk());
   }
 
   std::vector<Object> Events(const std::string& namespace_ = "") {
     ListOptions options;
     options.namespace_ = namespace_;
     Result<ObjectList> list = client_.List(resources::kEvents, options);
-    EXPECT_TRUE(list.ok()) << list.error().message;
+    EXPECT_THAT(list, IsOk());
     return list.ok() ? list->items : std::vector<Object>{};
   }
 
   void Record(const Object& involved, EventType type, std::string_view reason,
               std::string_view message) {
     Status recorded = recorder_.Record(involved, type, reason, message);
-    ASSERT_TRUE(recorded.ok()) << recorded.error().message;
+    ASSERT_THAT(recorded, IsOk());
   }
 
   VirtualClock clock_{kStart};
@@ -143,7 +144,8 @@ TEST_F(EventRecorderTest, AFailedWriteIsNoRepeat) {
   Object early = kPod;
   early["metadata"]["namespace"] = "later";
   ASSERT_FALSE(recorder_.Record(early, EventType::kWarning, "FailedScheduling", "no fit").ok());
-  ASSERT_TRUE(client_.Create(resources::kNamespaces, {{"metadata", {{"name", "later"}}}}, {}).ok());
+  ASSERT_THAT(client_.Create(resources::kNamespaces, {{"metadata", {{"name", "later"}}}}, {}),
+              IsOk());
   clock_.Advance(seconds(10));
   Record(early, EventType::kWarning, "FailedScheduling", "no fit");
   EXPECT_EQ(Events("later").size(), 1u);

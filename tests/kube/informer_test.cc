@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "kube/memory/memory_client.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube {
 namespace {
@@ -74,7 +75,7 @@ class InformerTest : public testing::Test {
 
   Object Create(const Object& object) {
     Result<Object> created = client_.Create(resources::kPods, object, {});
-    EXPECT_TRUE(created.ok()) << created.error().message;
+    EXPECT_THAT(created, IsOk());
     return created.ok() ? *created : Object();
   }
 
@@ -82,23 +83,23 @@ class InformerTest : public testing::Test {
     Result<Object> patched =
         client_.Patch(resources::kPods, "default", name, PatchType::kMerge,
                       {{"metadata", {{"labels", {{"v", value}}}}}}, Subresource::kNone);
-    ASSERT_TRUE(patched.ok()) << patched.error().message;
+    ASSERT_THAT(patched, IsOk());
   }
 
   void MoveTo(std::string_view name, std::string_view node) {
     Result<Object> patched = client_.Patch(resources::kPods, "default", name, PatchType::kMerge,
                                            {{"spec", {{"nodeName", node}}}}, Subresource::kNone);
-    ASSERT_TRUE(patched.ok()) << patched.error().message;
+    ASSERT_THAT(patched, IsOk());
   }
 
   void Delete(std::string_view name) {
     Status deleted = client_.Delete(resources::kPods, "default", name, {});
-    ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+    ASSERT_THAT(deleted, IsOk());
   }
 
   size_t Pump(Informer& informer) {
     Result<size_t> pumped = informer.Pump(milliseconds(0));
-    EXPECT_TRUE(pumped.ok()) << pumped.error().message;
+    EXPECT_THAT(pumped, IsOk());
     return pumped.ok() ? *pumped : 0;
   }
 
@@ -113,7 +114,7 @@ TEST_F(InformerTest, SyncListsEverythingAndHandlersHearAdds) {
   const auto informer = PodInformer();
   EXPECT_FALSE(informer->synced());
   EXPECT_EQ(informer->size(), 0u);
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   EXPECT_TRUE(informer->synced());
   EXPECT_EQ(informer->size(), 2u);
   EXPECT_THAT(heard_, ElementsAre("ADDED default/a", "ADDED default/b"));
@@ -138,7 +139,7 @@ TEST_F(InformerTest, WatchEventsUpdateTheCacheAndReachHandlersInOrder) {
     const std::optional<Object> cached = informer->Get(Key(object));
     cached_versions.push_back(cached ? std::string(ResourceVersion(*cached)) : "gone");
   });
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   heard_.clear();
   cached_versions.clear();
 
@@ -155,7 +156,7 @@ TEST_F(InformerTest, WatchEventsUpdateTheCacheAndReachHandlersInOrder) {
   EXPECT_FALSE(informer->Get("default/b").has_value());
   // The cached object is the stored one, resourceVersion and all.
   const Result<Object> stored = client_.Get(resources::kPods, "default", "c");
-  ASSERT_TRUE(stored.ok());
+  ASSERT_THAT(stored, IsOk());
   EXPECT_EQ(*informer->Get("default/c"), *stored);
   ASSERT_EQ(cached_versions.size(), 5u);
   EXPECT_EQ(cached_versions[3], "gone");
@@ -172,7 +173,7 @@ TEST_F(InformerTest, DeletedEventCarriesTheLastState) {
   informer->AddHandler([&](WatchEventType type, const Object& object) {
     if (type == WatchEventType::kDeleted) last = object;
   });
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   Relabel("a", "final");
   Delete("a");
   Pump(*informer);
@@ -185,7 +186,7 @@ TEST_F(InformerTest, IndexesFollowChanges) {
   Create(Pod("b", "node-1"));
   Create(Pod("c"));
   const auto informer = PodInformer();
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   EXPECT_THAT(Names(informer->ByIndex("by-node", "node-1")), UnorderedElementsAre("a", "b"));
   EXPECT_THAT(informer->ByIndex("by-node", "node-2"), IsEmpty());
   EXPECT_THAT(informer->ByIndex("no-such-index", "node-1"), IsEmpty());
@@ -218,7 +219,7 @@ TEST_F(InformerTest, ListOptionsSelectWhatIsCached) {
   ListOptions options;
   options.label_selector = "app=web";
   const auto informer = PodInformer(options);
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   EXPECT_THAT(heard_, ElementsAre("ADDED default/web-1"));
   Create(Pod("web-2", "", {{"app", "web"}}));
   Create(Pod("db-2", "", {{"app", "db"}}));
@@ -239,7 +240,7 @@ TEST_F(InformerTest, PumpBeforeSyncSyncsFirst) {
 
 TEST_F(InformerTest, PumpWithZeroTimeoutDoesNotBlock) {
   const auto informer = PodInformer();
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   const auto started = std::chrono::steady_clock::now();
   for (int i = 0; i < 100; ++i) EXPECT_EQ(Pump(*informer), 0u);
   // A hundred empty pumps; one blocking pump would take the watch's whole wait.
@@ -250,13 +251,13 @@ TEST_F(InformerTest, SecondSyncReportsOnlyDifferences) {
   Create(Pod("a"));
   Create(Pod("b"));
   const auto informer = PodInformer();
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   heard_.clear();
   Relabel("a", "1");
   Delete("b");
   Create(Pod("c"));
   // A relist, without pumping the events: deletions first, then adds and changes.
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   EXPECT_THAT(heard_, ElementsAre("DELETED default/b", "MODIFIED default/a", "ADDED default/c"));
   // The new watch starts after the relist: nothing is heard twice.
   EXPECT_EQ(Pump(*informer), 0u);
@@ -273,7 +274,7 @@ TEST_F(InformerRelistTest, RelistAfterExpiredWatchDeliversDeletions) {
   Create(Pod("a", "node-1"));
   Create(Pod("b", "node-1"));
   const auto informer = PodInformer();
-  ASSERT_TRUE(informer->Sync().ok());
+  ASSERT_THAT(informer->Sync(), IsOk());
   heard_.clear();
 
   // More events than the history keeps: the informer's watch falls behind.

@@ -34,6 +34,7 @@
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "kube/http/url.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube::http {
 namespace {
@@ -155,7 +156,7 @@ TEST_F(KubeconfigTest, ReadsTheCurrentContextWithFilesRelativeToTheKubeconfig) {
   dir_.Write("pki/admin.crt", "CERT PEM");
   dir_.Write("pki/admin.key", "KEY PEM");
   Result<Config> config = LoadKubeconfig(WriteConfig(kTwoContexts));
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->server, "https://127.0.0.1:6443/");
   EXPECT_EQ(config->certificate_authority, "CA PEM");
   EXPECT_EQ(config->client_certificate, "CERT PEM");
@@ -167,7 +168,7 @@ TEST_F(KubeconfigTest, ReadsTheCurrentContextWithFilesRelativeToTheKubeconfig) {
 
 TEST_F(KubeconfigTest, ANamedContextOverridesTheCurrentOne) {
   Result<Config> config = LoadKubeconfig(WriteConfig(kTwoContexts), "remote");
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->server, "https://remote.example:443");
   EXPECT_TRUE(config->insecure_skip_tls_verify);
   EXPECT_EQ(config->bearer_token, "static-token");
@@ -197,7 +198,7 @@ contexts:
   context: {cluster: k, user: u}
 )";
   Result<Config> config = LoadKubeconfig(WriteConfig(text));
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->certificate_authority, "-----CA-----\n");
   EXPECT_EQ(config->client_certificate, "cert!");
   EXPECT_EQ(config->client_key, "key");
@@ -210,7 +211,7 @@ clusters: [{name: k, cluster: {server: "https://k"}}]
 users: [{name: u, user: {token: ignored, tokenFile: secrets/token}}]
 contexts: [{name: c, context: {cluster: k, user: u}}]
 )"));
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->bearer_token, "file-token");
   EXPECT_EQ(config->bearer_token_file, dir_.path() + "/secrets/token");
 }
@@ -220,7 +221,7 @@ TEST_F(KubeconfigTest, AContextWithoutAUserIsAnonymous) {
 clusters: [{name: k, cluster: {server: "https://k"}}]
 contexts: [{name: c, context: {cluster: k}}]
 )"));
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->bearer_token, "");
   EXPECT_EQ(config->client_certificate, "");
 }
@@ -408,7 +409,7 @@ TEST_F(InClusterTest, ReadsTheServiceAccountFiles) {
   dir_.Write("ca.crt", "CLUSTER CA");
   dir_.Write("namespace", "karpenter");
   Result<Config> config = InClusterConfig(dir_.path());
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->server, "https://10.96.0.1:443");
   EXPECT_EQ(config->bearer_token, "pod-token");
   EXPECT_EQ(config->bearer_token_file, dir_.path() + "/token");
@@ -421,7 +422,7 @@ TEST_F(InClusterTest, BracketsAnIpv6Host) {
   dir_.Write("token", "t");
   dir_.Write("ca.crt", "CA");
   Result<Config> config = InClusterConfig(dir_.path());
-  ASSERT_TRUE(config.ok()) << config.error().message;
+  ASSERT_THAT(config, IsOk());
   EXPECT_EQ(config->server, "https://[fd00:10:96::1]:443");
 }
 
@@ -449,26 +450,26 @@ TEST(BearerTokenTest, RereadsTheFileWhenItChangesAndKeepsTheLastTokenWhenItGoesA
   const std::string file = dir.Write("token", "first\n");
   BearerToken token("fallback", file);
   Result<std::string> value = token.Get();
-  ASSERT_TRUE(value.ok()) << value.error().message;
+  ASSERT_THAT(value, IsOk());
   EXPECT_EQ(*value, "first");
 
   // Replaced as the kubelet does it: a new file renamed over the old one.
   dir.Write("token.new", "second-token\n");
   std::filesystem::rename(dir.path() + "/token.new", file);
   value = token.Get();
-  ASSERT_TRUE(value.ok());
+  ASSERT_THAT(value, IsOk());
   EXPECT_EQ(*value, "second-token");
 
   std::filesystem::remove(file);
   value = token.Get();
-  ASSERT_TRUE(value.ok());
+  ASSERT_THAT(value, IsOk());
   EXPECT_EQ(*value, "second-token");
 }
 
 TEST(BearerTokenTest, WithoutAFileIsTheFixedToken) {
   BearerToken token("fixed", "");
   Result<std::string> value = token.Get();
-  ASSERT_TRUE(value.ok());
+  ASSERT_THAT(value, IsOk());
   EXPECT_EQ(*value, "fixed");
 }
 
@@ -571,7 +572,7 @@ TEST(NewClientTest, ChecksTheTlsMaterialAndTheServer) {
   config.certificate_authority = ca.certificate;
   config.client_certificate = client.certificate;
   config.client_key = client.key;
-  EXPECT_TRUE(NewClient(config).ok());
+  EXPECT_THAT(NewClient(config), IsOk());
 
   Config bad_server = config;
   bad_server.server = "127.0.0.1:6443";
@@ -597,7 +598,7 @@ TEST(NewClientTest, ARefusedConnectionIsUnavailable) {
   Config config;
   config.server = "http://127.0.0.1:" + std::to_string(port);
   Result<std::unique_ptr<Client>> client = NewClient(config);
-  ASSERT_TRUE(client.ok()) << client.error().message;
+  ASSERT_THAT(client, IsOk());
   Result<Object> pod = (*client)->Get(resources::kPods, "a", "x");
   ASSERT_FALSE(pod.ok());
   EXPECT_EQ(pod.error().status, 0);
@@ -632,7 +633,7 @@ class FakeServer {
     config.server = "http://127.0.0.1:" + std::to_string(port_);
     config.bearer_token = std::move(token);
     Result<std::unique_ptr<Client>> client = NewClient(config);
-    EXPECT_TRUE(client.ok()) << client.error().message;
+    EXPECT_THAT(client, IsOk());
     return client.ok() ? std::move(*client) : nullptr;
   }
 
@@ -674,7 +675,7 @@ TEST(FakeServerTest, SendsTheHeadersTheApiServerExpects) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor("tok");
   Result<Object> pod = client->Get(resources::kPods, "a", "x");
-  ASSERT_TRUE(pod.ok()) << pod.error().message;
+  ASSERT_THAT(pod, IsOk());
   EXPECT_EQ(Name(*pod), "x");
   std::lock_guard<std::mutex> lock(mu);
   ASSERT_EQ(headers.size(), 3u);
@@ -712,7 +713,7 @@ TEST(FakeServerTest, ListFollowsPagesAndFillsInTheItemsTypes) {
   options.label_selector = "app in (web)";
   options.page_size = 2;
   Result<ObjectList> list = client->List(resources::kPods, options);
-  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_THAT(list, IsOk());
   ASSERT_EQ(list->items.size(), 5u);
   EXPECT_EQ(Name(list->items[4]), "p4");
   EXPECT_EQ(list->items[0]["kind"], "Pod");
@@ -741,7 +742,7 @@ TEST(FakeServerTest, ListStartsOverOnceWhenItsContinueTokenExpires) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<ObjectList> list = client->List(resources::kNodes, {});
-  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_THAT(list, IsOk());
   // Call 1 (page 1), call 2 (410), call 3 (page 1 again), call 4 (page 2).
   ASSERT_EQ(list->items.size(), 2u);
   EXPECT_EQ(Name(list->items[0]), "n3");
@@ -770,7 +771,7 @@ TEST(FakeServerTest, ReadsAreRetriedOnServerErrorsAndWritesAreNot) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<Object> node = client->Get(resources::kNodes, "", "n");
-  ASSERT_TRUE(node.ok()) << node.error().message;
+  ASSERT_THAT(node, IsOk());
   EXPECT_EQ(gets.load(), 3);
 
   Result<Object> created =
@@ -802,26 +803,24 @@ TEST(FakeServerTest, WritesUseTheVerbsPathsAndBodiesOfTheApi) {
   const Object pod = {{"metadata", {{"name", "p"}, {"namespace", "a"}}}};
 
   Result<Object> created = client->Create(resources::kPods, pod, WriteOptions{.dry_run = true});
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   EXPECT_EQ((*created)["kind"], "Pod");
-  ASSERT_TRUE(client->Update(resources::kPods, pod, Subresource::kStatus).ok());
-  ASSERT_TRUE(client
-                  ->Patch(resources::kPods, "a", "p", PatchType::kMerge,
-                          {{"metadata", {{"labels", {{"x", "y"}}}}}}, Subresource::kNone)
-                  .ok());
-  ASSERT_TRUE(client
-                  ->Patch(resources::kPods, "a", "p", PatchType::kJson,
-                          nlohmann::json::parse(R"([{"op":"test","path":"/x","value":1}])"),
-                          Subresource::kNone)
-                  .ok());
+  ASSERT_THAT(client->Update(resources::kPods, pod, Subresource::kStatus), IsOk());
+  ASSERT_THAT(client->Patch(resources::kPods, "a", "p", PatchType::kMerge,
+                            {{"metadata", {{"labels", {{"x", "y"}}}}}}, Subresource::kNone),
+              IsOk());
+  ASSERT_THAT(client->Patch(resources::kPods, "a", "p", PatchType::kJson,
+                            nlohmann::json::parse(R"([{"op":"test","path":"/x","value":1}])"),
+                            Subresource::kNone),
+              IsOk());
   DeleteOptions options;
   options.precondition_uid = "u-1";
   options.precondition_resource_version = "9";
   options.grace_period_seconds = 0;
-  ASSERT_TRUE(client->Delete(resources::kPods, "a", "p", options).ok());
+  ASSERT_THAT(client->Delete(resources::kPods, "a", "p", options), IsOk());
   DeleteOptions eviction;
   eviction.grace_period_seconds = 30;
-  ASSERT_TRUE(client->Evict("a", "p", eviction).ok());
+  ASSERT_THAT(client->Evict("a", "p", eviction), IsOk());
 
   std::lock_guard<std::mutex> lock(mu);
   ASSERT_EQ(seen.size(), 6u);
@@ -931,7 +930,7 @@ TEST(FakeServerTest, AWatchDeliversEventsUntilTheServerClosesTheStream) {
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<std::unique_ptr<Watch>> watch =
       client->StartWatch(resources::kPods, WatchFrom("5", "a", "app=web"));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   Error end;
   const std::vector<WatchEvent> events = Drain(**watch, end);
   ASSERT_EQ(events.size(), 4u) << end.message;
@@ -964,7 +963,7 @@ TEST(FakeServerTest, AWatchErrorEventEndsTheWatchWithItsStatus) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<std::unique_ptr<Watch>> watch = client->StartWatch(resources::kPods, WatchFrom("1"));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   Error end;
   EXPECT_TRUE(Drain(**watch, end).empty());
   EXPECT_EQ(end.status, 410);
@@ -1006,7 +1005,7 @@ TEST(FakeServerTest, AWatchFromNowStartsAtTheCollectionsCurrentVersion) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<std::unique_ptr<Watch>> watch = client->StartWatch(resources::kNodes, {});
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   Error end;
   EXPECT_TRUE(Drain(**watch, end).empty());
   EXPECT_EQ(end.reason, "Closed");
@@ -1033,9 +1032,9 @@ TEST(FakeServerTest, DestroyingAQuietWatchReturnsPromptly) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<std::unique_ptr<Watch>> watch = client->StartWatch(resources::kPods, WatchFrom("1"));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   Result<std::optional<WatchEvent>> next = (*watch)->Next(milliseconds(100));
-  ASSERT_TRUE(next.ok()) << next.error().message;
+  ASSERT_THAT(next, IsOk());
   EXPECT_FALSE(next->has_value());
   const auto start = std::chrono::steady_clock::now();
   watch->reset();
@@ -1050,7 +1049,7 @@ TEST(FakeServerTest, AMalformedEventEndsTheWatch) {
   server.Start();
   std::unique_ptr<Client> client = server.NewClientFor();
   Result<std::unique_ptr<Watch>> watch = client->StartWatch(resources::kPods, WatchFrom("1"));
-  ASSERT_TRUE(watch.ok()) << watch.error().message;
+  ASSERT_THAT(watch, IsOk());
   Error end;
   EXPECT_TRUE(Drain(**watch, end).empty());
   EXPECT_EQ(end.reason, "Unavailable");

@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "kube/memory/memory_client.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube {
 namespace {
@@ -29,7 +30,7 @@ LeaderElectionOptions Options(std::string identity) {
 
 bool Leads(LeaderElector& elector) {
   Result<bool> result = elector.TryAcquireOrRenew();
-  EXPECT_TRUE(result.ok()) << result.error().message;
+  EXPECT_THAT(result, IsOk());
   return result.ok() && *result;
 }
 
@@ -91,7 +92,7 @@ class LeaderElectionTest : public testing::Test {
   Object Lease() {
     Result<Object> lease =
         client_.Get(resources::kLeases, "kube-system", "karpenter-leader-election");
-    EXPECT_TRUE(lease.ok()) << lease.error().message;
+    EXPECT_THAT(lease, IsOk());
     return lease.ok() ? (*lease)["spec"] : Object();
   }
 
@@ -162,7 +163,7 @@ TEST_F(LeaderElectionTest, LeaseDurationOfTheHolderCounts) {
 
 TEST_F(LeaderElectionTest, ReleaseLetsAnotherAcquireAtOnce) {
   ASSERT_TRUE(Leads(a_));
-  ASSERT_TRUE(a_.Release().ok());
+  ASSERT_THAT(a_.Release(), IsOk());
   EXPECT_EQ(Lease()["holderIdentity"], "");
   EXPECT_TRUE(Leads(b_));
   EXPECT_EQ(Lease()["holderIdentity"], "b");
@@ -171,10 +172,10 @@ TEST_F(LeaderElectionTest, ReleaseLetsAnotherAcquireAtOnce) {
 }
 
 TEST_F(LeaderElectionTest, ReleaseByANonHolderChangesNothing) {
-  EXPECT_TRUE(b_.Release().ok());  // no Lease yet
+  EXPECT_THAT(b_.Release(), IsOk());  // no Lease yet
   ASSERT_TRUE(Leads(a_));
   const Object before = Lease();
-  EXPECT_TRUE(b_.Release().ok());
+  EXPECT_THAT(b_.Release(), IsOk());
   EXPECT_EQ(Lease(), before);
   EXPECT_FALSE(Leads(b_));
 }
@@ -228,7 +229,7 @@ TEST_F(LeaderElectionTest, NamespaceAndNameComeFromTheOptions) {
   options.lease_name = "other";
   LeaderElector x(client_, clock_, options);
   ASSERT_TRUE(Leads(x));
-  EXPECT_TRUE(client_.Get(resources::kLeases, "default", "other").ok());
+  EXPECT_THAT(client_.Get(resources::kLeases, "default", "other"), IsOk());
   // A different Lease: a is not in competition with x.
   EXPECT_TRUE(Leads(a_));
   EXPECT_EQ(x.options().lease_name, "other");

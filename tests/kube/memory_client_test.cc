@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "kube/client_contract.h"
 #include "kube/disruption_budget.h"
+#include "support/matchers.h"
 
 namespace karpenter::kube::memory {
 namespace {
@@ -30,7 +31,7 @@ class MemoryHarness final : public contract::ContractHarness {
     const std::string name = "contract-" + std::to_string(++namespaces_);
     const Result<Object> created =
         client_.Create(resources::kNamespaces, {{"metadata", {{"name", name}}}}, {});
-    EXPECT_TRUE(created.ok()) << created.error().message;
+    EXPECT_THAT(created, IsOk());
     return name;
   }
 
@@ -98,7 +99,7 @@ TEST(MemoryClient, SameCallsGiveByteIdenticalObjects) {
     Object generated = Pod("");
     generated["metadata"]["generateName"] = "web-";
     for (int i = 0; i < 3; ++i) {
-      EXPECT_TRUE(client.Create(resources::kPods, generated, {}).ok());
+      EXPECT_THAT(client.Create(resources::kPods, generated, {}), IsOk());
       clock.Advance(std::chrono::seconds(1));
     }
     const Result<ObjectList> pods = client.List(resources::kPods, {});
@@ -113,14 +114,14 @@ TEST(MemoryClient, CountersAndTheClockMakeMetadata) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
   const Result<ObjectList> namespaces = client.List(resources::kNamespaces, {});
-  ASSERT_TRUE(namespaces.ok());
+  ASSERT_THAT(namespaces, IsOk());
   EXPECT_THAT(Names(*namespaces),
               ElementsAre("default", "kube-node-lease", "kube-public", "kube-system"));
   EXPECT_EQ(namespaces->resource_version, "4");
 
   clock.Advance(std::chrono::minutes(1));
   const Result<Object> pod = client.Create(resources::kPods, Pod("web-1"), {});
-  ASSERT_TRUE(pod.ok());
+  ASSERT_THAT(pod, IsOk());
   EXPECT_EQ(ResourceVersion(*pod), "5");
   EXPECT_EQ(pod->at("metadata").value("creationTimestamp", ""), "2026-01-01T00:01:00Z");
   EXPECT_TRUE(
@@ -153,12 +154,12 @@ TEST(MemoryClient, ObjectsWithoutAGenerationKeepNone) {
   const Object lease = {{"metadata", {{"name", "l"}, {"namespace", "default"}, {"generation", 7}}},
                         {"spec", {{"holderIdentity", "a"}}}};
   const Result<Object> created = client.Create(resources::kLeases, lease, {});
-  ASSERT_TRUE(created.ok());
+  ASSERT_THAT(created, IsOk());
   EXPECT_EQ(Generation(*created), 0);
   const Result<Object> patched =
       client.Patch(resources::kLeases, "default", "l", PatchType::kMerge,
                    {{"spec", {{"holderIdentity", "b"}}}}, Subresource::kNone);
-  ASSERT_TRUE(patched.ok());
+  ASSERT_THAT(patched, IsOk());
   EXPECT_EQ(Generation(*patched), 0);
 }
 
@@ -167,11 +168,11 @@ TEST(MemoryClient, MarkingForDeletionBumpsTheGeneration) {
   MemoryClient client(clock);
   Object pod = Pod("web-1");
   pod["metadata"]["finalizers"] = {"karpenter.sh/test"};
-  ASSERT_TRUE(client.Create(resources::kPods, pod, {}).ok());
+  ASSERT_THAT(client.Create(resources::kPods, pod, {}), IsOk());
   clock.Advance(std::chrono::seconds(30));
-  ASSERT_TRUE(client.Delete(resources::kPods, "default", "web-1", {}).ok());
+  ASSERT_THAT(client.Delete(resources::kPods, "default", "web-1", {}), IsOk());
   const Result<Object> deleting = client.Get(resources::kPods, "default", "web-1");
-  ASSERT_TRUE(deleting.ok());
+  ASSERT_THAT(deleting, IsOk());
   EXPECT_EQ(Generation(*deleting), 2);
   EXPECT_EQ(DeletionTimestamp(*deleting), "2026-01-01T00:00:30Z");
 }
@@ -180,7 +181,7 @@ TEST(MemoryClient, UpdateCannotStartADeletion) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
   Result<Object> pod = client.Create(resources::kPods, Pod("web-1"), {});
-  ASSERT_TRUE(pod.ok());
+  ASSERT_THAT(pod, IsOk());
   (*pod)["metadata"]["deletionTimestamp"] = FormatTime(kStart);
   const Result<Object> updated = client.Update(resources::kPods, *pod, Subresource::kNone);
   ASSERT_FALSE(updated.ok());
@@ -204,14 +205,14 @@ TEST(MemoryClient, UnsupportedFieldSelectorsAreRefused) {
 TEST(MemoryClient, AbsentBooleansSelectAsFalse) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
-  ASSERT_TRUE(client.Create(resources::kNodes, {{"metadata", {{"name", "a"}}}}, {}).ok());
-  ASSERT_TRUE(client
-                  .Create(resources::kNodes,
-                          {{"metadata", {{"name", "b"}}}, {"spec", {{"unschedulable", true}}}}, {})
-                  .ok());
+  ASSERT_THAT(client.Create(resources::kNodes, {{"metadata", {{"name", "a"}}}}, {}), IsOk());
+  ASSERT_THAT(
+      client.Create(resources::kNodes,
+                    {{"metadata", {{"name", "b"}}}, {"spec", {{"unschedulable", true}}}}, {}),
+      IsOk());
   const Result<ObjectList> schedulable =
       client.List(resources::kNodes, Fields("spec.unschedulable=false"));
-  ASSERT_TRUE(schedulable.ok());
+  ASSERT_THAT(schedulable, IsOk());
   EXPECT_THAT(Names(*schedulable), ElementsAre("a"));
 }
 
@@ -234,7 +235,7 @@ TEST(MemoryClient, WatchHistoryStartsAfterTheInitialObjects) {
   EXPECT_EQ(expired.error().status, 410);
   EXPECT_EQ(expired.error().reason, "Expired");
   EXPECT_EQ(expired.error().message, "too old resource version: 3 (4)");
-  EXPECT_TRUE(client.StartWatch(resources::kNamespaces, From("4")).ok());
+  EXPECT_THAT(client.StartWatch(resources::kNamespaces, From("4")), IsOk());
   EXPECT_EQ(client.StartWatch(resources::kPods, From("x")).error().status, 400);
 }
 
@@ -244,16 +245,16 @@ TEST(MemoryClient, WatchThatFallsBehindTheHistoryExpires) {
   options.history_limit = 3;
   MemoryClient client(clock, options);
   Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
-  ASSERT_TRUE(watch.ok());
+  ASSERT_THAT(watch, IsOk());
   for (const char* name : {"a", "b", "c", "d"}) {
-    ASSERT_TRUE(client.Create(resources::kPods, Pod(name), {}).ok());
+    ASSERT_THAT(client.Create(resources::kPods, Pod(name), {}), IsOk());
   }
   // Only the last three events are kept; the watch still needs the first.
   const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
   ASSERT_FALSE(next.ok());
   EXPECT_EQ(next.error().status, 410);
   EXPECT_EQ(client.StartWatch(resources::kPods, From("4")).error().status, 410);
-  EXPECT_TRUE(client.StartWatch(resources::kPods, From("5")).ok());
+  EXPECT_THAT(client.StartWatch(resources::kPods, From("5")), IsOk());
 }
 
 TEST(MemoryClient, HeldHistoryWaitsForLiveWatchesOnly) {
@@ -263,37 +264,37 @@ TEST(MemoryClient, HeldHistoryWaitsForLiveWatchesOnly) {
   options.hold_history_for_watches = true;
   MemoryClient client(clock, options);
   Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
-  ASSERT_TRUE(watch.ok());
+  ASSERT_THAT(watch, IsOk());
   const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f"};
   for (const std::string& name : names) {
-    ASSERT_TRUE(client.Create(resources::kPods, Pod(name), {}).ok());
+    ASSERT_THAT(client.Create(resources::kPods, Pod(name), {}), IsOk());
   }
   // The live watch has read nothing yet: all six events wait for it.
   for (const std::string& name : names) {
     const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
-    ASSERT_TRUE(next.ok()) << next.error().message;
+    ASSERT_THAT(next, IsOk());
     ASSERT_TRUE(next->has_value());
     EXPECT_EQ(Name((*next)->object), name);
   }
   // Once it has read them, the history shrinks back to the limit with the next write, and a new
   // watch from before that expires as usual.
   (*watch).reset();
-  ASSERT_TRUE(client.Create(resources::kPods, Pod("g"), {}).ok());
+  ASSERT_THAT(client.Create(resources::kPods, Pod("g"), {}), IsOk());
   EXPECT_EQ(client.StartWatch(resources::kPods, From("5")).error().status, 410);
-  EXPECT_TRUE(client.StartWatch(resources::kPods, From("8")).ok());
+  EXPECT_THAT(client.StartWatch(resources::kPods, From("8")), IsOk());
 }
 
 TEST(MemoryClient, WatchFromZeroStartsWithTheCurrentObjects) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
-  ASSERT_TRUE(client.Create(resources::kPods, Pod("web-1"), {}).ok());
+  ASSERT_THAT(client.Create(resources::kPods, Pod("web-1"), {}), IsOk());
   Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, From("0"));
-  ASSERT_TRUE(watch.ok());
-  ASSERT_TRUE(client.Create(resources::kPods, Pod("web-2"), {}).ok());
+  ASSERT_THAT(watch, IsOk());
+  ASSERT_THAT(client.Create(resources::kPods, Pod("web-2"), {}), IsOk());
   std::vector<std::string> seen;
   while (true) {
     Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
-    ASSERT_TRUE(next.ok());
+    ASSERT_THAT(next, IsOk());
     if (!next->has_value()) break;
     seen.emplace_back(Name((*next)->object));
     EXPECT_EQ((*next)->type, WatchEventType::kAdded);
@@ -305,14 +306,14 @@ TEST(MemoryClient, NextWaitsForAWriteFromAnotherThread) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
   Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
-  ASSERT_TRUE(watch.ok());
+  ASSERT_THAT(watch, IsOk());
   std::thread writer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_TRUE(client.Create(resources::kPods, Pod("web-1"), {}).ok());
+    EXPECT_THAT(client.Create(resources::kPods, Pod("web-1"), {}), IsOk());
   });
   const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::seconds(10));
   writer.join();
-  ASSERT_TRUE(next.ok());
+  ASSERT_THAT(next, IsOk());
   ASSERT_TRUE(next->has_value());
   EXPECT_EQ(Name((*next)->object), "web-1");
 }
@@ -321,10 +322,10 @@ TEST(MemoryClient, WatchOutlivesTheClient) {
   VirtualClock clock(kStart);
   auto client = std::make_unique<MemoryClient>(clock);
   Result<std::unique_ptr<Watch>> watch = client->StartWatch(resources::kPods, {});
-  ASSERT_TRUE(watch.ok());
+  ASSERT_THAT(watch, IsOk());
   client.reset();
   const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
-  ASSERT_TRUE(next.ok());
+  ASSERT_THAT(next, IsOk());
   EXPECT_FALSE(next->has_value());
 }
 
@@ -336,12 +337,12 @@ TEST(MemoryClient, ConcurrentWritersGetDistinctVersions) {
     writers.emplace_back([&client] {
       Object pod = Pod("");
       pod["metadata"]["generateName"] = "web-";
-      for (int i = 0; i < 50; ++i) EXPECT_TRUE(client.Create(resources::kPods, pod, {}).ok());
+      for (int i = 0; i < 50; ++i) EXPECT_THAT(client.Create(resources::kPods, pod, {}), IsOk());
     });
   }
   for (std::thread& writer : writers) writer.join();
   const Result<ObjectList> pods = client.List(resources::kPods, {});
-  ASSERT_TRUE(pods.ok());
+  ASSERT_THAT(pods, IsOk());
   std::set<std::string> versions;
   for (const Object& pod : pods->items) versions.emplace(ResourceVersion(pod));
   EXPECT_EQ(pods->items.size(), 200u);
@@ -351,19 +352,20 @@ TEST(MemoryClient, ConcurrentWritersGetDistinctVersions) {
 TEST(MemoryClient, DeletingANamespaceDeletesItsObjects) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
-  ASSERT_TRUE(client.Create(resources::kNamespaces, {{"metadata", {{"name", "team"}}}}, {}).ok());
+  ASSERT_THAT(client.Create(resources::kNamespaces, {{"metadata", {{"name", "team"}}}}, {}),
+              IsOk());
   Object pod = Pod("web-1");
   pod["metadata"]["namespace"] = "team";
-  ASSERT_TRUE(client.Create(resources::kPods, pod, {}).ok());
+  ASSERT_THAT(client.Create(resources::kPods, pod, {}), IsOk());
   Object held = Pod("web-2");
   held["metadata"]["namespace"] = "team";
   held["metadata"]["finalizers"] = {"karpenter.sh/test"};
-  ASSERT_TRUE(client.Create(resources::kPods, held, {}).ok());
+  ASSERT_THAT(client.Create(resources::kPods, held, {}), IsOk());
 
-  ASSERT_TRUE(client.Delete(resources::kNamespaces, "", "team", {}).ok());
+  ASSERT_THAT(client.Delete(resources::kNamespaces, "", "team", {}), IsOk());
   EXPECT_FALSE(client.Get(resources::kPods, "team", "web-1").ok());
   const Result<Object> terminating = client.Get(resources::kNamespaces, "", "team");
-  ASSERT_TRUE(terminating.ok());
+  ASSERT_THAT(terminating, IsOk());
   EXPECT_EQ(terminating->at("status").value("phase", ""), "Terminating");
   Object late = Pod("web-3");
   late["metadata"]["namespace"] = "team";
@@ -371,25 +373,23 @@ TEST(MemoryClient, DeletingANamespaceDeletesItsObjects) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().status, 403);
 
-  ASSERT_TRUE(client
-                  .Patch(resources::kPods, "team", "web-2", PatchType::kMerge,
-                         {{"metadata", {{"finalizers", nullptr}}}}, Subresource::kNone)
-                  .ok());
+  ASSERT_THAT(client.Patch(resources::kPods, "team", "web-2", PatchType::kMerge,
+                           {{"metadata", {{"finalizers", nullptr}}}}, Subresource::kNone),
+              IsOk());
   EXPECT_EQ(client.Get(resources::kNamespaces, "", "team").error().status, 404);
 }
 
 TEST(MemoryClient, EvictionUnderABrokenBudgetIsRefused) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);
-  ASSERT_TRUE(client.Create(resources::kPods, Pod("web-1", {{"app", "web"}}), {}).ok());
-  ASSERT_TRUE(client
-                  .Patch(resources::kPods, "default", "web-1", PatchType::kMerge,
-                         {{"status", {{"phase", "Running"}}}}, Subresource::kStatus)
-                  .ok());
+  ASSERT_THAT(client.Create(resources::kPods, Pod("web-1", {{"app", "web"}}), {}), IsOk());
+  ASSERT_THAT(client.Patch(resources::kPods, "default", "web-1", PatchType::kMerge,
+                           {{"status", {{"phase", "Running"}}}}, Subresource::kStatus),
+              IsOk());
   const Object budget = {
       {"metadata", {{"name", "web"}, {"namespace", "default"}}},
       {"spec", {{"minAvailable", "half"}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}};
-  ASSERT_TRUE(client.Create(resources::kPodDisruptionBudgets, budget, {}).ok());
+  ASSERT_THAT(client.Create(resources::kPodDisruptionBudgets, budget, {}), IsOk());
   const Status evicted = client.Evict("default", "web-1", {});
   ASSERT_FALSE(evicted.ok());
   EXPECT_EQ(evicted.error().status, 429);

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "support/matchers.h"
+#include "support/param_name.h"
+
 namespace karpenter::kube {
 namespace {
 
@@ -23,7 +26,7 @@ const Object& WebPod() {
 TEST(LabelSelector, ParsesEveryOperator) {
   const Result<LabelSelector> selector =
       LabelSelector::Parse("a=b, c==d,e!=f, g in (y,x), h notin (z), i, !j, k>1, l < -2");
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_THAT(selector->requirements(),
               ElementsAre(LabelRequirement{"a", LabelOperator::kEquals, {"b"}},
                           LabelRequirement{"c", LabelOperator::kEquals, {"d"}},
@@ -39,7 +42,7 @@ TEST(LabelSelector, ParsesEveryOperator) {
 TEST(LabelSelector, ToleratesWhitespaceAndPrefixedKeys) {
   const Result<LabelSelector> selector =
       LabelSelector::Parse("  karpenter.sh/nodepool  =  default ,app in(web,db)  ");
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_THAT(
       selector->requirements(),
       ElementsAre(LabelRequirement{"karpenter.sh/nodepool", LabelOperator::kEquals, {"default"}},
@@ -48,11 +51,11 @@ TEST(LabelSelector, ToleratesWhitespaceAndPrefixedKeys) {
 
 TEST(LabelSelector, EmptyValuesAreValues) {
   const Result<LabelSelector> equals = LabelSelector::Parse("empty=");
-  ASSERT_TRUE(equals.ok());
+  ASSERT_THAT(equals, IsOk());
   EXPECT_THAT(equals->requirements(),
               ElementsAre(LabelRequirement{"empty", LabelOperator::kEquals, {""}}));
   const Result<LabelSelector> in = LabelSelector::Parse("a in (x,)");
-  ASSERT_TRUE(in.ok());
+  ASSERT_THAT(in, IsOk());
   EXPECT_THAT(in->requirements(),
               ElementsAre(LabelRequirement{"a", LabelOperator::kIn, {"", "x"}}));
 }
@@ -60,7 +63,7 @@ TEST(LabelSelector, EmptyValuesAreValues) {
 TEST(LabelSelector, EmptySelectsEverything) {
   for (const char* text : {"", "   "}) {
     const Result<LabelSelector> selector = LabelSelector::Parse(text);
-    ASSERT_TRUE(selector.ok());
+    ASSERT_THAT(selector, IsOk());
     EXPECT_TRUE(selector->requirements().empty());
     EXPECT_TRUE(selector->Matches(WebPod()));
     EXPECT_TRUE(selector->Matches(Object::object()));
@@ -76,7 +79,7 @@ class LabelSelectorMatch : public ::testing::TestWithParam<MatchCase> {};
 
 TEST_P(LabelSelectorMatch, AgainstTheWebPod) {
   const Result<LabelSelector> selector = LabelSelector::Parse(GetParam().selector);
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_EQ(selector->Matches(WebPod()), GetParam().matches);
 }
 
@@ -92,7 +95,8 @@ INSTANTIATE_TEST_SUITE_P(
                       MatchCase{"missing=", false}, MatchCase{"app=web,tier=back", false},
                       MatchCase{"app=web,tier=front", true}, MatchCase{"replicas>2", true},
                       MatchCase{"replicas>3", false}, MatchCase{"replicas<4", true},
-                      MatchCase{"missing<4", false}, MatchCase{"app>1", false}));
+                      MatchCase{"missing<4", false}, MatchCase{"app>1", false}),
+    ::karpenter::ReadableParamName());
 
 TEST(LabelSelector, ErrorsNameTheSelectorAndTheReason) {
   const std::vector<std::pair<const char*, const char*>> cases = {
@@ -125,10 +129,10 @@ TEST(LabelSelector, FromObjectReadsMatchLabelsAndExpressions) {
        {{{"key", "tier"}, {"operator", "In"}, {"values", {"front", "back"}}},
         {{"key", "legacy"}, {"operator", "DoesNotExist"}}}},
   });
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_TRUE(selector->Matches(WebPod()));
   EXPECT_FALSE(selector->Matches(WithLabels({{"app", "web"}, {"tier", "middle"}})));
-  ASSERT_TRUE(LabelSelector::FromObject(Object::object()).ok());
+  ASSERT_THAT(LabelSelector::FromObject(Object::object()), IsOk());
   EXPECT_TRUE(LabelSelector::FromObject(Object::object())->Matches(WebPod()));
 }
 
@@ -154,7 +158,7 @@ Object Pod() {
 TEST(FieldSelector, ParsesAndMatchesDottedPaths) {
   const Result<FieldSelector> selector =
       FieldSelector::Parse("spec.nodeName=node-1, metadata.name!=x,status.phase==Running");
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_THAT(selector->requirements(),
               ElementsAre(FieldRequirement{"spec.nodeName", FieldOperator::kEquals, "node-1"},
                           FieldRequirement{"metadata.name", FieldOperator::kNotEquals, "x"},
@@ -171,7 +175,7 @@ class FieldSelectorMatch : public ::testing::TestWithParam<FieldCase> {};
 
 TEST_P(FieldSelectorMatch, AgainstThePod) {
   const Result<FieldSelector> selector = FieldSelector::Parse(GetParam().selector);
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_EQ(selector->Matches(Pod()), GetParam().matches);
 }
 
@@ -182,11 +186,12 @@ INSTANTIATE_TEST_SUITE_P(
                       FieldCase{"spec.priority=7", true}, FieldCase{"spec.hostNetwork=false", true},
                       FieldCase{"spec.missing=", true}, FieldCase{"spec.missing!=", false},
                       FieldCase{"status.phase.deeper=", true},
-                      FieldCase{"spec.nodeName!=node-1", false}));
+                      FieldCase{"spec.nodeName!=node-1", false}),
+    ::karpenter::ReadableParamName());
 
 TEST(FieldSelector, ValuesUnescape) {
   const Result<FieldSelector> selector = FieldSelector::Parse(R"(a=x\,y\=z\\,b=c)");
-  ASSERT_TRUE(selector.ok()) << selector.error().message;
+  ASSERT_THAT(selector, IsOk());
   EXPECT_THAT(selector->requirements(),
               ElementsAre(FieldRequirement{"a", FieldOperator::kEquals, R"(x,y=z\)"},
                           FieldRequirement{"b", FieldOperator::kEquals, "c"}));

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "support/matchers.h"
+
 namespace karpenter::op {
 namespace {
 
@@ -25,7 +27,7 @@ HealthServerConfig Local(HealthCheck ready = {}, HealthCheck live = {}) {
 
 std::unique_ptr<HealthServer> StartOrDie(HealthServerConfig config) {
   Result<std::unique_ptr<HealthServer>> server = HealthServer::Start(std::move(config));
-  EXPECT_TRUE(server.ok()) << server.error().message;
+  EXPECT_THAT(server, IsOk());
   return server.ok() ? std::move(*server) : nullptr;
 }
 

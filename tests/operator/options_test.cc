@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "support/matchers.h"
+#include "support/param_name.h"
+
 namespace karpenter::op {
 namespace {
 
@@ -34,7 +37,7 @@ Result<Options> Parse(const std::vector<std::string>& args, const Env& env = {})
 Options ParseSim(std::vector<std::string> args, const Env& env = {}) {
   args.insert(args.begin(), "--cloud-provider=sim");
   Result<Options> options = Parse(args, env);
-  EXPECT_TRUE(options.ok()) << options.error().message;
+  EXPECT_THAT(options, IsOk());
   return options.ok() ? *options : Options{};
 }
 
@@ -46,7 +49,7 @@ std::string ErrorOf(const std::vector<std::string>& args, const Env& env = {}) {
 
 TEST(OptionsTest, DefaultsAreUpstreams) {
   Result<Options> parsed = Parse({}, {{"CLUSTER_NAME", "prod"}});
-  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_THAT(parsed, IsOk());
   const Options& o = *parsed;
   EXPECT_EQ(o.cloud_provider, CloudProviderKind::kAws);
   EXPECT_EQ(o.catalog, "aws");
@@ -93,7 +96,7 @@ TEST(OptionsTest, DocumentedDefaultsAreTheDefaults) {
     args.push_back("--" + doc.flag + "=" + doc.default_text);
   }
   Result<Options> parsed = Parse(args);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_THAT(parsed, IsOk());
   Options expected;
   expected.cloud_provider = CloudProviderKind::kSim;
   EXPECT_EQ(*parsed, expected);
@@ -168,7 +171,7 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
                    {"MEMORY_LIMIT", "1073741824"},  // upstream's, for Go's GC: ignored
                    {"KARPENTER_SERVICE", "karpenter"}};
   Result<Options> parsed = Parse({}, env);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_THAT(parsed, IsOk());
   const Options& o = *parsed;
   EXPECT_EQ(o.cluster_name, "prod");
   EXPECT_EQ(o.cluster_endpoint, "https://ABC.gr7.us-west-2.eks.amazonaws.com");
@@ -263,7 +266,7 @@ TEST(OptionsTest, KubeconfigComesFromTheFlagOrKUBECONFIG) {
 TEST(OptionsTest, HelpNeedsNothingElse) {
   for (const char* flag : {"--help", "-h", "-help"}) {
     Result<Options> o = Parse({"--bogus", flag});
-    ASSERT_TRUE(o.ok()) << flag << ": " << o.error().message;
+    ASSERT_THAT(o, IsOk()) << flag << ": " << o.error().message;
     EXPECT_TRUE(o->show_help);
   }
   // After "--" it is an argument, not a request for help.
@@ -439,7 +442,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "--catalog: applies only with --cloud-provider=sim"},
         ErrorCase{{},
                   {{"CLUSTER_NAME", "prod"}, {"CATALOG", "fake400"}},
-                  "CATALOG: applies only with --cloud-provider=sim"}));
+                  "CATALOG: applies only with --cloud-provider=sim"}),
+    ::karpenter::ReadableParamName());
 
 TEST(OptionsTest, AcceptsEndpointsOfEveryUsualShape) {
   for (const char* endpoint :

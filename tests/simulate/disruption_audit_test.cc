@@ -6,6 +6,7 @@
 
 #include "common/clock.h"
 #include "kube/memory/memory_client.h"
+#include "support/matchers.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -31,14 +32,14 @@ class DisruptionAuditTest : public testing::Test {
                   {"spec", {{"containers", Object::array({{{"name", "c"}, {"image", "i"}}})}}}};
     if (bound) pod["spec"]["nodeName"] = "node-1";
     Result<Object> created = store_.Create(resources::kPods, pod, {});
-    ASSERT_TRUE(created.ok()) << created.error().message;
+    ASSERT_THAT(created, IsOk());
     Result<Object> ready = store_.Patch(
         resources::kPods, "default", "web-" + std::to_string(i), kube::PatchType::kMerge,
         {{"status",
           {{"phase", "Running"},
            {"conditions", Object::array({{{"type", "Ready"}, {"status", "True"}}})}}}},
         kube::Subresource::kStatus);
-    ASSERT_TRUE(ready.ok()) << ready.error().message;
+    ASSERT_THAT(ready, IsOk());
   }
 
   void AddBudget(int min_available) {
@@ -48,7 +49,7 @@ class DisruptionAuditTest : public testing::Test {
         {"metadata", {{"name", "web"}, {"namespace", "default"}}},
         {"spec",
          {{"minAvailable", min_available}, {"selector", {{"matchLabels", {{"app", "web"}}}}}}}};
-    ASSERT_TRUE(store_.Create(resources::kPodDisruptionBudgets, budget, {}).ok());
+    ASSERT_THAT(store_.Create(resources::kPodDisruptionBudgets, budget, {}), IsOk());
   }
 
   VirtualClock clock_{TimePoint{}};
@@ -61,7 +62,7 @@ TEST_F(DisruptionAuditTest, EvictionsCountAsDisruptionsAndRefusedOnesDoNot) {
   AddPod(2);
   AddPod(3);
   AddBudget(2);
-  ASSERT_TRUE(audit_.Evict("default", "web-1", {}).ok());
+  ASSERT_THAT(audit_.Evict("default", "web-1", {}), IsOk());
   EXPECT_EQ(audit_.pods_disrupted(), 1u);
   const Status refused = audit_.Evict("default", "web-2", {});
   ASSERT_FALSE(refused.ok());
@@ -74,7 +75,7 @@ TEST_F(DisruptionAuditTest, DeletingAProtectedRunningPodIsAViolation) {
   AddPod(1);
   AddPod(2);
   AddBudget(2);
-  ASSERT_TRUE(audit_.Delete(resources::kPods, "default", "web-1", {}).ok());
+  ASSERT_THAT(audit_.Delete(resources::kPods, "default", "web-1", {}), IsOk());
   EXPECT_EQ(audit_.pods_disrupted(), 1u);
   EXPECT_EQ(audit_.pdb_violations(), 1u);
   EXPECT_FALSE(store_.Get(resources::kPods, "default", "web-1").ok());
@@ -85,7 +86,7 @@ TEST_F(DisruptionAuditTest, DeletingWhatTheBudgetAllowsIsNoViolation) {
   AddPod(2);
   AddPod(3);
   AddBudget(2);
-  ASSERT_TRUE(audit_.Delete(resources::kPods, "default", "web-1", {}).ok());
+  ASSERT_THAT(audit_.Delete(resources::kPods, "default", "web-1", {}), IsOk());
   EXPECT_EQ(audit_.pods_disrupted(), 1u);
   EXPECT_EQ(audit_.pdb_violations(), 0u);
 }
@@ -94,8 +95,8 @@ TEST_F(DisruptionAuditTest, PendingAndDaemonSetPodsAreNotCounted) {
   AddPod(1, /*bound=*/false);
   AddPod(2, /*bound=*/true, "DaemonSet");
   AddBudget(2);
-  ASSERT_TRUE(audit_.Delete(resources::kPods, "default", "web-1", {}).ok());
-  ASSERT_TRUE(audit_.Delete(resources::kPods, "default", "web-2", {}).ok());
+  ASSERT_THAT(audit_.Delete(resources::kPods, "default", "web-1", {}), IsOk());
+  ASSERT_THAT(audit_.Delete(resources::kPods, "default", "web-2", {}), IsOk());
   EXPECT_EQ(audit_.pods_disrupted(), 0u);
   EXPECT_EQ(audit_.pdb_violations(), 0u);
 }
@@ -104,7 +105,7 @@ TEST_F(DisruptionAuditTest, LosingAProtectedPodWithItsNodeIsAViolation) {
   AddPod(1);
   AddBudget(1);
   Result<Object> pod = store_.Get(resources::kPods, "default", "web-1");
-  ASSERT_TRUE(pod.ok());
+  ASSERT_THAT(pod, IsOk());
   audit_.RecordLoss(*pod);
   EXPECT_EQ(audit_.pods_disrupted(), 1u);
   EXPECT_EQ(audit_.pdb_violations(), 1u);
@@ -112,9 +113,9 @@ TEST_F(DisruptionAuditTest, LosingAProtectedPodWithItsNodeIsAViolation) {
 
 TEST_F(DisruptionAuditTest, OtherResourcesPassThrough) {
   const Object node = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n"}}}};
-  ASSERT_TRUE(audit_.Create(resources::kNodes, node, {}).ok());
-  EXPECT_TRUE(store_.Get(resources::kNodes, "", "n").ok());
-  ASSERT_TRUE(audit_.Delete(resources::kNodes, "", "n", {}).ok());
+  ASSERT_THAT(audit_.Create(resources::kNodes, node, {}), IsOk());
+  EXPECT_THAT(store_.Get(resources::kNodes, "", "n"), IsOk());
+  ASSERT_THAT(audit_.Delete(resources::kNodes, "", "n", {}), IsOk());
   EXPECT_FALSE(store_.Get(resources::kNodes, "", "n").ok());
   EXPECT_EQ(audit_.pods_disrupted(), 0u);
 }

@@ -11,6 +11,7 @@
 #include "cloud/catalog.h"
 #include "simulate/inputs.h"
 #include "simulate/report.h"
+#include "support/matchers.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -101,11 +102,11 @@ SimulationInput Input(std::string_view manifests, std::string_view timeline,
   EXPECT_TRUE(errors.empty()) << errors.front();
   if (!timeline.empty()) {
     Result<Timeline> parsed = ParseTimeline(timeline, "timeline.yaml");
-    EXPECT_TRUE(parsed.ok()) << parsed.error().message;
+    EXPECT_THAT(parsed, IsOk());
     if (parsed.ok()) input.timeline = std::move(*parsed);
   }
   Result<std::vector<cloud::InstanceType>> catalog = cloud::ParseCatalogJson(kCatalog, "test");
-  EXPECT_TRUE(catalog.ok());
+  EXPECT_THAT(catalog, IsOk());
   if (catalog.ok()) input.catalog = std::move(*catalog);
   input.duration = duration;
   return input;
@@ -113,7 +114,7 @@ SimulationInput Input(std::string_view manifests, std::string_view timeline,
 
 SimulationResult SimulateOk(const SimulationInput& input) {
   Result<SimulationResult> result = Simulate(input);
-  EXPECT_TRUE(result.ok()) << result.error().message;
+  EXPECT_THAT(result, IsOk());
   return result.ok() ? std::move(*result) : SimulationResult{};
 }
 

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "support/matchers.h"
+
 namespace karpenter::simulate {
 namespace {
 
@@ -28,7 +30,7 @@ actions:
   - {at: 0s, note: CAS scaled to 0}
 )",
                                             "timeline.yaml");
-  ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+  ASSERT_THAT(timeline, IsOk());
   ASSERT_EQ(timeline->node_groups.size(), 1u);
   const NodeGroupSpec& group = timeline->node_groups[0];
   EXPECT_EQ(group.name, "general");
@@ -62,14 +64,14 @@ TEST(Timeline, DefaultsBatchToOneAndNamespaceToDefault) {
     {"at": "1m", "scaleNodeGroup": {"name": "ng", "size": 0}},
     {"at": "2m", "scale": {"kind": "StatefulSet", "name": "db", "replicas": 3}}]})",
                                             "t.json");
-  ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+  ASSERT_THAT(timeline, IsOk());
   EXPECT_EQ(std::get<ScaleNodeGroup>(timeline->actions[0].kind).batch, 1);
   EXPECT_EQ(std::get<ScaleWorkload>(timeline->actions[1].kind).namespace_, "default");
 }
 
 TEST(Timeline, EmptyTimelineIsValid) {
   Result<Timeline> timeline = ParseTimeline("actions: []\n", "t.yaml");
-  ASSERT_TRUE(timeline.ok()) << timeline.error().message;
+  ASSERT_THAT(timeline, IsOk());
   EXPECT_TRUE(timeline->actions.empty());
   EXPECT_TRUE(timeline->node_groups.empty());
 }

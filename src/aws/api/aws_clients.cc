@@ -48,20 +48,14 @@ Result<AwsClients> AwsClients::Create(const Environment& environment, const std:
     return ServiceClient(service, std::move(*endpoint), *credentials, transport, clock,
                          std::move(*retry), parse);
   };
-  Result<ServiceClient> ec2 = make("ec2", ParseQueryError);
-  if (!ec2.ok()) return ec2.error();
-  Result<ServiceClient> ssm = make("ssm", ParseJsonError);
-  if (!ssm.ok()) return ssm.error();
-  Result<ServiceClient> sqs = make("sqs", ParseJsonError);
-  if (!sqs.ok()) return sqs.error();
-  Result<ServiceClient> iam = make("iam", ParseQueryError);
-  if (!iam.ok()) return iam.error();
-  Result<ServiceClient> pricing = make("pricing", ParseJsonError);
-  if (!pricing.ok()) return pricing.error();
-  Result<ServiceClient> eks = make("eks", ParseJsonError);
-  if (!eks.ok()) return eks.error();
-  return AwsClients(region, std::move(credentials), std::move(*ec2), std::move(*ssm),
-                    std::move(*sqs), std::move(*iam), std::move(*pricing), std::move(*eks));
+  ASSIGN_OR_RETURN(ServiceClient ec2, make("ec2", ParseQueryError));
+  ASSIGN_OR_RETURN(ServiceClient ssm, make("ssm", ParseJsonError));
+  ASSIGN_OR_RETURN(ServiceClient sqs, make("sqs", ParseJsonError));
+  ASSIGN_OR_RETURN(ServiceClient iam, make("iam", ParseQueryError));
+  ASSIGN_OR_RETURN(ServiceClient pricing, make("pricing", ParseJsonError));
+  ASSIGN_OR_RETURN(ServiceClient eks, make("eks", ParseJsonError));
+  return AwsClients(region, std::move(credentials), std::move(ec2), std::move(ssm), std::move(sqs),
+                    std::move(iam), std::move(pricing), std::move(eks));
 }
 
 }  // namespace karpenter::aws

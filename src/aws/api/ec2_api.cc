@@ -42,10 +42,9 @@ Status DescribeAll(ServiceClient& client, const QueryRequest& request, std::stri
                   [&](const std::string& token) -> Result<std::string> {
                     QueryRequest page = request;
                     if (!token.empty()) page.Add("NextToken", token);
-                    Result<XmlDocument> document = CallQuery(client, page);
-                    if (!document.ok()) return document.error();
-                    for (const XmlElement& item : document->root().Items(list)) each(item);
-                    return document->root().Text("nextToken");
+                    ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client, page));
+                    for (const XmlElement& item : document.root().Items(list)) each(item);
+                    return document.root().Text("nextToken");
                   });
 }
 
@@ -283,9 +282,8 @@ Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& i
   if (!input.tags.empty()) {
     request.AddTagSpecifications({{"launch-template", TagPairs(input.tags)}});
   }
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
-  const XmlElement created = document->root().Child("launchTemplate");
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+  const XmlElement created = document.root().Child("launchTemplate");
   if (created.Text("launchTemplateId").empty()) {
     return Error{"ec2 CreateLaunchTemplate " + input.name +
                  ": the answer has no launchTemplate.launchTemplateId"};
@@ -308,8 +306,7 @@ Result<std::vector<LaunchTemplate>> Ec2Api::DescribeLaunchTemplates(
 Status Ec2Api::DeleteLaunchTemplate(const std::string& name) {
   QueryRequest request = Ec2Request("DeleteLaunchTemplate");
   request.Add("LaunchTemplateName", name);
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
   return {};
 }
 
@@ -346,10 +343,9 @@ Result<FleetResult> Ec2Api::CreateFleet(const FleetInput& input) {
     }
     request.AddTagSpecifications(specifications);
   }
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
 
-  const XmlElement root = document->root();
+  const XmlElement root = document.root();
   FleetResult result;
   result.fleet_id = root.Text("fleetId");
   for (const XmlElement& launched : root.Items("fleetInstanceSet")) {
@@ -393,10 +389,9 @@ Result<std::vector<InstanceStateChange>> Ec2Api::TerminateInstances(
     const std::vector<std::string>& instance_ids) {
   QueryRequest request = Ec2Request("TerminateInstances");
   request.AddList("InstanceId", instance_ids);
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
   std::vector<InstanceStateChange> changes;
-  for (const XmlElement& item : document->root().Items("instancesSet")) {
+  for (const XmlElement& item : document.root().Items("instancesSet")) {
     changes.push_back(
         InstanceStateChange{.instance_id = item.Text("instanceId"),
                             .previous_state = item.Child("previousState").Text("name"),
@@ -414,8 +409,7 @@ Status Ec2Api::CreateTags(const std::vector<std::string>& resource_ids, const Ec
     request.Add(prefix + "Key", key);
     request.Add(prefix + "Value", value);
   }
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
   return {};
 }
 
@@ -423,9 +417,8 @@ Result<std::string> Ec2Api::DescribeInstanceUserData(const std::string& instance
   QueryRequest request = Ec2Request("DescribeInstanceAttribute");
   request.Add("InstanceId", instance_id);
   request.Add("Attribute", "userData");
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
-  return document->root().Child("userData").Text("value");
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+  return document.root().Child("userData").Text("value");
 }
 
 }  // namespace karpenter::aws

@@ -27,10 +27,9 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   HttpRequest request;
   request.method = "GET";
   request.path = "/clusters/" + name;
-  Result<HttpResponse> response = client_.Call("DescribeCluster", request);
-  if (!response.ok()) return response.error();
+  ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeCluster", request));
   const nlohmann::json body =
-      nlohmann::json::parse(response->body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+      nlohmann::json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
   const nlohmann::json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
   if (!cluster.is_object() || cluster.empty()) {
     return Error("eks DescribeCluster " + name + ": the response has no cluster object");

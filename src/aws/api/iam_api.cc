@@ -56,8 +56,7 @@ Result<InstanceProfile> ProfileOf(const XmlDocument& document, std::string_view 
 }
 
 Status CallForStatus(ServiceClient& client, const QueryRequest& request) {
-  Result<XmlDocument> document = CallQuery(client, request);
-  if (!document.ok()) return document.error();
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client, request));
   return {};
 }
 
@@ -71,9 +70,8 @@ Result<std::optional<InstanceProfile>> IamApi::GetInstanceProfile(const std::str
     if (document.error().reason == kNoSuchEntity) return std::optional<InstanceProfile>();
     return document.error();
   }
-  Result<InstanceProfile> profile = ProfileOf(*document, "GetInstanceProfile", name);
-  if (!profile.ok()) return profile.error();
-  return std::optional<InstanceProfile>(std::move(*profile));
+  ASSIGN_OR_RETURN(InstanceProfile profile, ProfileOf(*document, "GetInstanceProfile", name));
+  return std::optional<InstanceProfile>(std::move(profile));
 }
 
 Result<InstanceProfile> IamApi::CreateInstanceProfile(const std::string& name,
@@ -83,9 +81,8 @@ Result<InstanceProfile> IamApi::CreateInstanceProfile(const std::string& name,
   request.Add("InstanceProfileName", name);
   if (!path.empty()) request.Add("Path", path);
   AddTags(request, tags);
-  Result<XmlDocument> document = CallQuery(client_, request);
-  if (!document.ok()) return document.error();
-  return ProfileOf(*document, "CreateInstanceProfile", name);
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+  return ProfileOf(document, "CreateInstanceProfile", name);
 }
 
 Status IamApi::AddRoleToInstanceProfile(const std::string& profile, const std::string& role) {

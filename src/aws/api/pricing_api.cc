@@ -85,9 +85,8 @@ Result<OnDemandPriceList> PricingApi::GetOnDemandPrices(const std::string& regio
                             {"FormatVersion", "aws_v1"},
                             {"MaxResults", kMaxResults}};
     if (!token.empty()) input["NextToken"] = token;
-    Result<nlohmann::json> output = CallJson(client_, kPricingJson, "GetProducts", input);
-    if (!output.ok()) return output.error();
-    const nlohmann::json entries = output->value("PriceList", nlohmann::json::array());
+    ASSIGN_OR_RETURN(nlohmann::json output, CallJson(client_, kPricingJson, "GetProducts", input));
+    const nlohmann::json entries = output.value("PriceList", nlohmann::json::array());
     if (!entries.is_array()) return Error{operation + ": PriceList is not a list"};
     for (const nlohmann::json& item : entries) {
       ++list.entries;
@@ -102,7 +101,7 @@ Result<OnDemandPriceList> PricingApi::GetOnDemandPrices(const std::string& regio
       auto [it, inserted] = list.prices.emplace(entry->instance_type, entry->price);
       if (!inserted && entry->price < it->second) it->second = entry->price;
     }
-    const std::string* next = StringAt(*output, "NextToken");
+    const std::string* next = StringAt(output, "NextToken");
     return next == nullptr ? std::string() : *next;
   });
   if (!status.ok()) return status.error();

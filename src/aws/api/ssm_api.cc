@@ -14,9 +14,9 @@ constexpr size_t kMaxNamesPerCall = 10;  // GetParameters refuses more
 }  // namespace
 
 Result<std::string> SsmApi::GetParameter(const std::string& name) {
-  Result<nlohmann::json> output = CallJson(client_, kSsmJson, "GetParameter", {{"Name", name}});
-  if (!output.ok()) return output.error();
-  const nlohmann::json value = output->value("/Parameter/Value"_json_pointer, nlohmann::json());
+  ASSIGN_OR_RETURN(nlohmann::json output,
+                   CallJson(client_, kSsmJson, "GetParameter", {{"Name", name}}));
+  const nlohmann::json value = output.value("/Parameter/Value"_json_pointer, nlohmann::json());
   if (!value.is_string()) {
     return Error{"ssm GetParameter " + name + ": the answer has no string Parameter.Value"};
   }
@@ -29,10 +29,9 @@ Result<SsmParameters> SsmApi::GetParameters(const std::vector<std::string>& name
     const size_t end = std::min(names.size(), start + kMaxNamesPerCall);
     const std::vector<std::string> batch(names.begin() + static_cast<std::ptrdiff_t>(start),
                                          names.begin() + static_cast<std::ptrdiff_t>(end));
-    Result<nlohmann::json> output =
-        CallJson(client_, kSsmJson, "GetParameters", {{"Names", batch}});
-    if (!output.ok()) return output.error();
-    for (const nlohmann::json& parameter : output->value("Parameters", nlohmann::json::array())) {
+    ASSIGN_OR_RETURN(nlohmann::json output,
+                     CallJson(client_, kSsmJson, "GetParameters", {{"Names", batch}}));
+    for (const nlohmann::json& parameter : output.value("Parameters", nlohmann::json::array())) {
       const nlohmann::json name = parameter.value("Name", nlohmann::json());
       const nlohmann::json value = parameter.value("Value", nlohmann::json());
       if (!name.is_string() || !value.is_string()) {
@@ -40,7 +39,7 @@ Result<SsmParameters> SsmApi::GetParameters(const std::vector<std::string>& name
       }
       result.values[name.get<std::string>()] = value.get<std::string>();
     }
-    for (const nlohmann::json& name : output->value("InvalidParameters", nlohmann::json::array())) {
+    for (const nlohmann::json& name : output.value("InvalidParameters", nlohmann::json::array())) {
       if (!name.is_string()) {
         return Error{"ssm GetParameters: an entry of InvalidParameters is not a string"};
       }

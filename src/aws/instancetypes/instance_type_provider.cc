@@ -30,18 +30,18 @@ bool Contains(const std::vector<std::string>& values, std::string_view value) {
 
 // The architecture Karpenter would launch the type with: hvm and the first of x86_64 / arm64.
 uint8_t Architecture(const InstanceTypeInfo& info) {
-  if (!Contains(info.virtualization_types, "hvm")) return cloud::kAwsArchUnsupported;
+  if (!Contains(info.virtualization_types, "hvm")) return aws::kAwsArchUnsupported;
   for (const std::string& arch : info.architectures) {
-    if (arch == "x86_64") return cloud::kAwsArchAmd64;
-    if (arch == "arm64") return cloud::kAwsArchArm64;
+    if (arch == "x86_64") return aws::kAwsArchAmd64;
+    if (arch == "arm64") return aws::kAwsArchArm64;
   }
-  return cloud::kAwsArchUnsupported;
+  return aws::kAwsArchUnsupported;
 }
 
 // What DescribeInstanceTypes says, in the builder's terms (as scripts/gen-aws-catalog reads the
 // same record for the embedded table).
-cloud::AwsInstanceTypeDescription Describe(const InstanceTypeInfo& info) {
-  cloud::AwsInstanceTypeDescription d;
+aws::AwsInstanceTypeDescription Describe(const InstanceTypeInfo& info) {
+  aws::AwsInstanceTypeDescription d;
   d.name = info.name;
   d.vcpus = info.vcpus;
   d.memory_mib = info.memory_mib;
@@ -61,7 +61,7 @@ cloud::AwsInstanceTypeDescription Describe(const InstanceTypeInfo& info) {
   d.ipv4_per_eni = info.ipv4_per_eni;
   d.efas = info.efa_max_interfaces;
   // Trunking (pod-eni) limits are not in DescribeInstanceTypes; the embedded VPC limits have them.
-  if (const cloud::AwsInstanceTypeFacts* facts = cloud::FindAwsInstanceTypeFacts(info.name)) {
+  if (const aws::AwsInstanceTypeFacts* facts = aws::FindAwsInstanceTypeFacts(info.name)) {
     d.branch_enis = facts->branch_enis;
   }
   if (!info.gpus.empty()) {
@@ -120,7 +120,7 @@ void AppendLabels(std::string* key, std::string_view name, const api::Labels& la
 }
 
 // Everything of the node class that the built list depends on.
-std::string CacheKey(const cloud::AwsCatalogOptions& options, const cloud::AwsZoneIds& zones) {
+std::string CacheKey(const aws::AwsCatalogOptions& options, const aws::AwsZoneIds& zones) {
   std::string key = fmt::format(
       "family={};raid0={};root={};", options.ami_family, options.instance_store_raid0,
       options.root_volume_size ? options.root_volume_size->ToString() : std::string("-"));
@@ -180,8 +180,8 @@ Status InstanceTypeProvider::RefreshLocked(bool force) {
   }
   described->types.reserve(infos->size());
   for (const InstanceTypeInfo& info : *infos) {
-    cloud::AwsInstanceTypeDescription d = Describe(info);
-    if (d.arch == cloud::kAwsArchUnsupported) continue;
+    aws::AwsInstanceTypeDescription d = Describe(info);
+    if (d.arch == aws::kAwsArchUnsupported) continue;
     described->types.push_back(std::move(d));
   }
   std::sort(described->types.begin(), described->types.end(),
@@ -211,7 +211,7 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
     }
   }
 
-  cloud::AwsCatalogOptions options;
+  aws::AwsCatalogOptions options;
   options.region = options_.region;
   options.vm_memory_overhead_percent = options_.vm_memory_overhead_percent;
   options.reserved_enis = options_.reserved_enis;
@@ -220,7 +220,7 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
   options.kubelet = node_class.spec.kubelet;
   options.root_volume_size = RootVolumeSize(node_class, options.ami_family);
   options.instance_store_raid0 = node_class.spec.instance_store_policy == "RAID0";
-  cloud::AwsZoneIds zones;
+  aws::AwsZoneIds zones;
   for (const api::SubnetStatus& subnet : node_class.status.subnets) {
     if (!subnet.zone.empty()) zones.emplace(subnet.zone, subnet.zone_id);
   }
@@ -236,9 +236,9 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
   // Only on a miss: options that fail are never cached, so a hit was valid.
   {
     // The checks that do not depend on the region (the embedded table's region stands in).
-    cloud::AwsCatalogOptions check = options;
-    check.region = cloud::EmbeddedAwsCatalogData().region;
-    if (Status status = cloud::ValidateAwsCatalogOptions(check); !status.ok()) {
+    aws::AwsCatalogOptions check = options;
+    check.region = aws::EmbeddedAwsCatalogData().region;
+    if (Status status = aws::ValidateAwsCatalogOptions(check); !status.ok()) {
       return Error{fmt::format("EC2NodeClass {}: {}", name, status.error().message)};
     }
   }
@@ -246,10 +246,10 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
   auto list = std::make_shared<std::vector<cloud::InstanceType>>();
   if (!zones.empty()) {
     const bool windows = IsWindows(options.ami_family);
-    cloud::AwsInstanceTypeBuilder builder(options);
+    aws::AwsInstanceTypeBuilder builder(options);
     list->reserve(described_->types.size());
-    for (const cloud::AwsInstanceTypeDescription& d : described_->types) {
-      if (windows && d.arch != cloud::kAwsArchAmd64) continue;
+    for (const aws::AwsInstanceTypeDescription& d : described_->types) {
+      if (windows && d.arch != aws::kAwsArchAmd64) continue;
       auto offered = described_->zones.find(d.name);
       if (offered == described_->zones.end()) continue;
       std::vector<cloud::Offering> offerings;

@@ -35,9 +35,9 @@
 
 #include "api/ec2nodeclass.h"
 #include "aws/api/ec2_api.h"
+#include "aws/catalog/aws_catalog.h"
 #include "aws/instancetypes/pricing_provider.h"
 #include "aws/instancetypes/unavailable_offerings.h"
-#include "cloud/aws_catalog.h"
 #include "cloud/instance_type.h"
 #include "common/clock.h"
 #include "common/result.h"
@@ -77,7 +77,7 @@ class InstanceTypeProvider {
 
  private:
   struct Described {
-    std::vector<cloud::AwsInstanceTypeDescription> types;                // launchable ones, by name
+    std::vector<aws::AwsInstanceTypeDescription> types;                  // launchable ones, by name
     std::map<std::string, std::vector<std::string>, std::less<>> zones;  // type → offered zones
   };
   struct CacheEntry {

@@ -4,14 +4,14 @@
 
 #include <utility>
 
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 
 namespace karpenter::aws {
 namespace {
 
 std::map<std::string, double, std::less<>> EmbeddedOnDemandPrices() {
   std::map<std::string, double, std::less<>> prices;
-  for (const cloud::AwsInstanceTypeFacts& facts : cloud::EmbeddedAwsCatalogData().instance_types) {
+  for (const aws::AwsInstanceTypeFacts& facts : aws::EmbeddedAwsCatalogData().instance_types) {
     if (facts.on_demand_price > 0) {
       prices.emplace_hint(prices.end(), facts.name, facts.on_demand_price);
     }
@@ -33,7 +33,7 @@ PricingProvider::PricingProvider(Ec2Api& ec2, PricingApi* pricing, const Clock& 
       clock_(clock),
       options_(std::move(options)),
       spot_model_(options_.spot_seed) {
-  if (options_.region == cloud::EmbeddedAwsCatalogData().region || options_.isolated_vpc) {
+  if (options_.region == aws::EmbeddedAwsCatalogData().region || options_.isolated_vpc) {
     on_demand_ = EmbeddedOnDemandPrices();
   }
 }

@@ -10,7 +10,7 @@
 //   Refreshed from the Pricing API (PricingApi::GetOnDemandPrices) unless the VPC is isolated.
 // - Spot: DescribeSpotPriceHistory (Linux/UNIX, from now), the latest price per type and zone.
 //   Until the first successful spot refresh, a type's spot price is modelled from its on-demand
-//   price with cloud::SpotPriceModel (so spot offerings exist from startup, at plausible prices).
+//   price with aws::SpotPriceModel (so spot offerings exist from startup, at plausible prices).
 //   After it, EC2's answer is authoritative: a type/zone EC2 gave no price for has none (EC2
 //   reports a price wherever spot is offered), so that offering is unavailable.
 //
@@ -31,7 +31,7 @@
 
 #include "aws/api/ec2_api.h"
 #include "aws/api/pricing_api.h"
-#include "cloud/spot_price_model.h"
+#include "aws/catalog/spot_price_model.h"
 #include "common/clock.h"
 #include "common/result.h"
 
@@ -41,7 +41,7 @@ struct PricingProviderOptions {
   std::string region;
   bool isolated_vpc = false;  // skip the Pricing API (no route to it)
   std::chrono::milliseconds refresh_interval = std::chrono::hours(12);
-  uint64_t spot_seed = cloud::kDefaultSpotSeed;  // for the modelled spot prices
+  uint64_t spot_seed = aws::kDefaultSpotSeed;  // for the modelled spot prices
 };
 
 class PricingProvider {
@@ -76,7 +76,7 @@ class PricingProvider {
   PricingApi* pricing_;
   const Clock& clock_;
   const PricingProviderOptions options_;
-  const cloud::SpotPriceModel spot_model_;
+  const aws::SpotPriceModel spot_model_;
 
   std::mutex refresh_mutex_;  // one Refresh at a time (the API clients are not thread-safe)
   mutable std::mutex mutex_;  // guards what follows

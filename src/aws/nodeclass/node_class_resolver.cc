@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "aws/nodeclass/ami_alias.h"
 #include "aws/nodeclass/status_conditions.h"
@@ -157,6 +158,98 @@ Result<std::vector<Image>> ImagesById(Ec2Api& ec2, const std::vector<std::string
   return ec2.DescribeImages(query);
 }
 
+// Where an AMI term's lookups failed: the class, the term's field and what the term selects.
+Error TermError(std::string_view where, const api::AmiSelectorTerm& term, const Error& error) {
+  return Error{std::string(where) + " (" + DescribeAmiTerm(term) + "): " + error.message,
+               error.status, error.reason};
+}
+
+// Offers the images an alias term names to `newest`: those the EKS SSM parameters of the
+// cluster's Kubernetes version point at, with the requirements of the variants each serves.
+// `where` is the class and the term's field.
+Status OfferAliasImages(SsmApi& ssm, Ec2Api& ec2, std::string_view kubernetes_version,
+                        const std::string& where, const api::AmiSelectorTerm& term,
+                        NewestPerRequirements& newest) {
+  Result<AmiAlias> alias = ParseAmiAlias(term.alias);
+  if (!alias.ok()) {
+    return Error{where + ".alias: " + alias.error().message, 400, std::string(kNotFound)};
+  }
+  const std::vector<AliasParameter> parameters =
+      AliasParameters(*alias, std::string(kubernetes_version));
+  if (parameters.empty()) {
+    return Error{where + ".alias \"" + term.alias +
+                     "\": no such alias (families al2, al2023, bottlerocket with a version "
+                     "or latest; windows2019, windows2022, windows2025 with latest)",
+                 400, std::string(kNotFound)};
+  }
+  std::vector<std::string> names;
+  names.reserve(parameters.size());
+  for (const AliasParameter& parameter : parameters) names.push_back(parameter.name);
+  Result<SsmParameters> values = ssm.GetParameters(names);
+  if (!values.ok()) return TermError(where, term, values.error());
+  // Which parameters name each image (one image may serve several variants).
+  std::map<std::string, std::vector<const AliasParameter*>> by_image;
+  for (const AliasParameter& parameter : parameters) {
+    auto value = values->values.find(parameter.name);
+    if (value != values->values.end()) by_image[value->second].push_back(&parameter);
+  }
+  if (by_image.empty()) {
+    return Error{where + ".alias \"" + term.alias + "\": no AMI is published for Kubernetes " +
+                     std::string(kubernetes_version) +
+                     " (none of the SSM parameters exists, e.g. " + names.front() + ")",
+                 404, std::string(kNotFound)};
+  }
+  std::vector<std::string> ids;
+  ids.reserve(by_image.size());
+  for (const auto& [id, named] : by_image) ids.push_back(id);
+  Result<std::vector<Image>> images = ImagesById(ec2, ids);
+  if (!images.ok()) return TermError(where, term, images.error());
+  for (const Image& image : *images) {
+    for (const AliasParameter* parameter : by_image[image.image_id]) {
+      const std::string& architecture =
+          image.architecture.empty() ? parameter->architecture : image.architecture;
+      for (const auto& variant : parameter->variants) {
+        newest.Offer(image, WithArchitecture(architecture, variant));
+      }
+    }
+  }
+  return {};
+}
+
+// Offers the images a name, owner or tag term selects to `newest`, and adds the images its id and
+// ssmParameter name to `ids` (their requirements come from the images, described later in one
+// call). `where` is the class and the term's field.
+Status OfferSelectedImages(SsmApi& ssm, Ec2Api& ec2, const std::string& where,
+                           const api::AmiSelectorTerm& term, NewestPerRequirements& newest,
+                           std::vector<std::string>& ids) {
+  if (!term.ssm_parameter.empty()) {
+    Result<std::string> id = ssm.GetParameter(term.ssm_parameter);
+    if (id.ok()) {
+      ids.push_back(*id);
+    } else if (id.error().reason != "ParameterNotFound") {
+      return TermError(where, term, id.error());
+    }
+  }
+  if (!term.id.empty()) ids.push_back(term.id);
+  if (term.name.empty() && term.tags.empty()) return {};
+  ImageQuery query;
+  if (!term.owner.empty()) {
+    query.owners = {term.owner};
+  } else if (term.tags.empty()) {
+    query.owners = {"self", "amazon"};  // a bare name means this account's or Amazon's
+  }
+  if (!term.name.empty()) {
+    query.filters.push_back(QueryFilter{.name = "name", .values = {term.name}});
+  }
+  AddTagFilters(term.tags, query.filters);
+  Result<std::vector<Image>> images = ec2.DescribeImages(query);
+  if (!images.ok()) return TermError(where, term, images.error());
+  for (const Image& image : *images) {
+    newest.Offer(image, {ArchitectureRequirement(image.architecture)});
+  }
+  return {};
+}
+
 }  // namespace
 
 NodeClassResolver::NodeClassResolver(Ec2Api& ec2, SsmApi& ssm, IamApi& iam, Options options,
@@ -243,85 +336,11 @@ Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
   NewestPerRequirements newest;
   std::vector<std::string> plain_ids;  // id and ssmParameter terms: requirements from the image
   for (size_t i = 0; i < terms.size(); ++i) {
-    const api::AmiSelectorTerm& term = terms[i];
-    const std::string field = Field("spec.amiSelectorTerms", i);
-    auto failed = [&](const Error& error) {
-      return Error{
-          Prefix(node_class) + field + " (" + DescribeAmiTerm(term) + "): " + error.message,
-          error.status, error.reason};
-    };
-    if (!term.alias.empty()) {
-      Result<AmiAlias> alias = ParseAmiAlias(term.alias);
-      if (!alias.ok()) {
-        return Error{Prefix(node_class) + field + ".alias: " + alias.error().message, 400,
-                     std::string(kNotFound)};
-      }
-      const std::vector<AliasParameter> parameters =
-          AliasParameters(*alias, options_.kubernetes_version);
-      if (parameters.empty()) {
-        return Error{Prefix(node_class) + field + ".alias \"" + term.alias +
-                         "\": no such alias (families al2, al2023, bottlerocket with a version "
-                         "or latest; windows2019, windows2022, windows2025 with latest)",
-                     400, std::string(kNotFound)};
-      }
-      std::vector<std::string> names;
-      names.reserve(parameters.size());
-      for (const AliasParameter& parameter : parameters) names.push_back(parameter.name);
-      Result<SsmParameters> values = ssm_.GetParameters(names);
-      if (!values.ok()) return failed(values.error());
-      // Which parameters name each image (one image may serve several variants).
-      std::map<std::string, std::vector<const AliasParameter*>> by_image;
-      for (const AliasParameter& parameter : parameters) {
-        auto value = values->values.find(parameter.name);
-        if (value != values->values.end()) by_image[value->second].push_back(&parameter);
-      }
-      if (by_image.empty()) {
-        return Error{Prefix(node_class) + field + ".alias \"" + term.alias +
-                         "\": no AMI is published for Kubernetes " + options_.kubernetes_version +
-                         " (none of the SSM parameters exists, e.g. " + names.front() + ")",
-                     404, std::string(kNotFound)};
-      }
-      std::vector<std::string> ids;
-      ids.reserve(by_image.size());
-      for (const auto& [id, named] : by_image) ids.push_back(id);
-      Result<std::vector<Image>> images = ImagesById(ec2_, ids);
-      if (!images.ok()) return failed(images.error());
-      for (const Image& image : *images) {
-        for (const AliasParameter* parameter : by_image[image.image_id]) {
-          const std::string& architecture =
-              image.architecture.empty() ? parameter->architecture : image.architecture;
-          for (const auto& variant : parameter->variants) {
-            newest.Offer(image, WithArchitecture(architecture, variant));
-          }
-        }
-      }
-      continue;
-    }
-    if (!term.ssm_parameter.empty()) {
-      Result<std::string> id = ssm_.GetParameter(term.ssm_parameter);
-      if (id.ok()) {
-        plain_ids.push_back(*id);
-      } else if (id.error().reason != "ParameterNotFound") {
-        return failed(id.error());
-      }
-    }
-    if (!term.id.empty()) plain_ids.push_back(term.id);
-    if (term.name.empty() && term.tags.empty()) continue;
-    ImageQuery query;
-    if (!term.owner.empty()) {
-      query.owners = {term.owner};
-    } else if (term.tags.empty()) {
-      query.owners = {"self", "amazon"};  // a bare name means this account's or Amazon's
-    }
-    if (!term.name.empty()) {
-      query.filters.push_back(QueryFilter{.name = "name", .values = {term.name}});
-    }
-    AddTagFilters(term.tags, query.filters);
-    Result<std::vector<Image>> images = ec2_.DescribeImages(query);
-    if (!images.ok()) return failed(images.error());
-    for (const Image& image : *images) {
-      newest.Offer(image, {ArchitectureRequirement(image.architecture)});
-    }
+    const std::string where = Prefix(node_class) + Field("spec.amiSelectorTerms", i);
+    RETURN_IF_ERROR(
+        terms[i].alias.empty()
+            ? OfferSelectedImages(ssm_, ec2_, where, terms[i], newest, plain_ids)
+            : OfferAliasImages(ssm_, ec2_, options_.kubernetes_version, where, terms[i], newest));
   }
   Result<std::vector<Image>> images = ImagesById(ec2_, plain_ids);
   if (!images.ok()) {
@@ -486,7 +505,7 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
   } else if (subnets.error().reason == kNotFound) {
     status.subnets.clear();
   }
-  report(kConditionSubnetsReady, subnets.ok() ? nullptr : &subnets.error(), "SubnetsNotFound",
+  report(api::kConditionSubnetsReady, subnets.ok() ? nullptr : &subnets.error(), "SubnetsNotFound",
          "SubnetsResolutionFailed");
 
   Result<std::vector<api::SecurityGroupStatus>> groups = ResolveSecurityGroups(node_class);
@@ -495,7 +514,7 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
   } else if (groups.error().reason == kNotFound) {
     status.security_groups.clear();
   }
-  report(kConditionSecurityGroupsReady, groups.ok() ? nullptr : &groups.error(),
+  report(api::kConditionSecurityGroupsReady, groups.ok() ? nullptr : &groups.error(),
          "SecurityGroupsNotFound", "SecurityGroupsResolutionFailed");
 
   Result<std::vector<api::AmiStatus>> amis = ResolveAmis(node_class);
@@ -504,7 +523,7 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
   } else if (amis.error().reason == kNotFound) {
     status.amis.clear();
   }
-  report(kConditionAmisReady, amis.ok() ? nullptr : &amis.error(), "AMINotFound",
+  report(api::kConditionAmisReady, amis.ok() ? nullptr : &amis.error(), "AMINotFound",
          "AMIResolutionFailed");
 
   Result<std::string> profile = ResolveInstanceProfile(node_class);
@@ -513,22 +532,23 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
   } else if (profile.error().reason == kNotFound) {
     status.instance_profile.clear();
   }
-  report(kConditionInstanceProfileReady, profile.ok() ? nullptr : &profile.error(),
+  report(api::kConditionInstanceProfileReady, profile.ok() ? nullptr : &profile.error(),
          "InstanceProfileNotFound", "InstanceProfileResolutionFailed");
 
   std::string unready;
-  for (const std::string_view type : {kConditionSubnetsReady, kConditionSecurityGroupsReady,
-                                      kConditionAmisReady, kConditionInstanceProfileReady}) {
+  for (const std::string_view type :
+       {api::kConditionSubnetsReady, api::kConditionSecurityGroupsReady, api::kConditionAmisReady,
+        api::kConditionInstanceProfileReady}) {
     if (api::IsConditionTrue(status.conditions, type)) continue;
     if (!unready.empty()) unready += ", ";
     unready += std::string(type) + "=False";
   }
   if (unready.empty()) {
-    SetStatusCondition(status.conditions, kConditionReady, true, kConditionReady, "", now,
+    SetStatusCondition(status.conditions, api::kConditionReady, true, api::kConditionReady, "", now,
                        generation);
   } else {
-    SetStatusCondition(status.conditions, kConditionReady, false, "UnhealthyDependents", unready,
-                       now, generation);
+    SetStatusCondition(status.conditions, api::kConditionReady, false, "UnhealthyDependents",
+                       unready, now, generation);
   }
   return status;
 }

@@ -18,11 +18,6 @@
 
 namespace karpenter::aws {
 
-inline constexpr std::string_view kConditionSubnetsReady = "SubnetsReady";
-inline constexpr std::string_view kConditionSecurityGroupsReady = "SecurityGroupsReady";
-inline constexpr std::string_view kConditionAmisReady = "AMIsReady";
-inline constexpr std::string_view kConditionInstanceProfileReady = "InstanceProfileReady";
-inline constexpr std::string_view kConditionReady = "Ready";
 // Held by EC2NodeClasses until Finalize has cleaned up after them.
 inline constexpr std::string_view kFinalizerNodeClassTermination = "karpenter.k8s.aws/termination";
 

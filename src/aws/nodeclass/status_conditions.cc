@@ -2,12 +2,14 @@
 
 #include <string>
 
+#include "api/condition.h"
+
 namespace karpenter::aws {
 
 bool SetStatusCondition(std::vector<api::Condition>& conditions, std::string_view type, bool status,
                         std::string_view reason, std::string_view message, TimePoint now,
                         int64_t observed_generation) {
-  const std::string status_text = status ? "True" : "False";
+  const std::string status_text(status ? api::kConditionTrue : api::kConditionFalse);
   for (api::Condition& condition : conditions) {
     if (condition.type != type) continue;
     if (condition.status == status_text && condition.reason == reason &&

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "aws/provider/launch_plan.h"
 #include "aws/userdata/user_data.h"
@@ -104,8 +105,9 @@ Result<api::EC2NodeClass> AwsCloudProvider::ReadyNodeClass(std::string_view name
   if (!node_class.has_value()) {
     return Error(fmt::format("{}: EC2NodeClass {} not found", user, name));
   }
-  if (!api::IsConditionTrue(node_class->status.conditions, "Ready")) {
-    const api::Condition* ready = api::FindCondition(node_class->status.conditions, "Ready");
+  if (!api::IsConditionTrue(node_class->status.conditions, api::kConditionReady)) {
+    const api::Condition* ready =
+        api::FindCondition(node_class->status.conditions, api::kConditionReady);
     return Error(fmt::format("{}: EC2NodeClass {} is not ready{}{}", user, name,
                              ready != nullptr && !ready->message.empty() ? ": " : "",
                              ready != nullptr ? ready->message : ""));
@@ -116,10 +118,10 @@ Result<api::EC2NodeClass> AwsCloudProvider::ReadyNodeClass(std::string_view name
 Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> AwsCloudProvider::GetInstanceTypes(
     const api::NodePool& node_pool) {
   std::lock_guard lock(mutex_);
-  Result<api::EC2NodeClass> node_class = ReadyNodeClass(
-      node_pool.spec.template_.spec.node_class_ref.name, "NodePool " + node_pool.metadata.name);
-  if (!node_class.ok()) return node_class.error();
-  return instance_types_.List(*node_class);
+  ASSIGN_OR_RETURN(api::EC2NodeClass node_class,
+                   ReadyNodeClass(node_pool.spec.template_.spec.node_class_ref.name,
+                                  "NodePool " + node_pool.metadata.name));
+  return instance_types_.List(node_class);
 }
 
 Ec2Tags AwsCloudProvider::OwnershipTags(const api::NodeClaim& node_claim,
@@ -310,9 +312,8 @@ std::vector<Result<cloud::Instance>> AwsCloudProvider::CreateAll(
 Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   const api::NodeClaim& node_claim = *launch.node_claim;
   const api::EC2NodeClass& node_class = launch.node_class;
-  Result<LaunchPlan> plan = PlanLaunch(node_claim, node_class, *launch.types);
-  if (!plan.ok()) return plan.error();
-  launch.plan = std::move(*plan);
+  ASSIGN_OR_RETURN(LaunchPlan plan, PlanLaunch(node_claim, node_class, *launch.types));
+  launch.plan = std::move(plan);
 
   NodeBootstrap bootstrap;
   bootstrap.node_class = node_class.metadata.name;
@@ -393,12 +394,36 @@ void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,
     }
     return;
   }
+  const std::vector<std::string> failures = RecordFleetErrors(first, launched->errors);
+  const size_t filled = std::min(group.size(), launched->instances.size());
+  const std::span<const FleetInstance> filled_instances(launched->instances.data(), filled);
+  const std::map<std::string, Instance, std::less<>> described = DescribeLaunched(filled_instances);
+
+  // The instances go to the NodeClaims in order; those left without one lack capacity.
+  for (size_t i = 0; i < group.size(); ++i) {
+    const PlannedLaunch& launch = *group[i];
+    if (i < filled) {
+      instances[launch.index] = ClaimInstance(launch, filled_instances[i], fleet.tags, described);
+      continue;
+    }
+    instances[launch.index] =
+        Error(fmt::format("{}: EC2 launched {} of {} {} instances requested from {} "
+                          "candidates{}{}",
+                          launch.user, launched->instances.size(), group.size(),
+                          launch.plan.capacity_type, launch.plan.candidates.size(),
+                          failures.empty() ? "" : ": ", fmt::join(failures, "; ")),
+              0, std::string(cloud::kReasonInsufficientCapacity));
+  }
+}
+
+std::vector<std::string> AwsCloudProvider::RecordFleetErrors(
+    const PlannedLaunch& launch, const std::vector<FleetError>& errors) {
   std::map<std::string, std::string, std::less<>> zone_of_subnet;
-  for (const api::SubnetStatus& subnet : first.node_class.status.subnets) {
+  for (const api::SubnetStatus& subnet : launch.node_class.status.subnets) {
     zone_of_subnet.emplace(subnet.id, subnet.zone);
   }
   std::vector<std::string> failures;
-  for (const FleetError& error : launched->errors) {
+  for (const FleetError& error : errors) {
     failures.push_back(
         fmt::format("{} {} {}: {}", error.instance_type, error.zone, error.code, error.message));
     if (!IsCapacityError(error.code)) continue;
@@ -410,78 +435,66 @@ void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,
     }
     unavailable_.MarkUnavailable(
         error.instance_type, zone,
-        error.lifecycle.empty() ? first.plan.capacity_type : error.lifecycle, error.code);
+        error.lifecycle.empty() ? launch.plan.capacity_type : error.lifecycle, error.code);
   }
+  return failures;
+}
 
-  // The private DNS names (the Nodes' names), launch times and volumes come from EC2.
-  const size_t filled = std::min(group.size(), launched->instances.size());
-  std::vector<std::string> ids;
-  for (size_t i = 0; i < filled; ++i) ids.push_back(launched->instances[i].instance_id);
+std::map<std::string, Instance, std::less<>> AwsCloudProvider::DescribeLaunched(
+    std::span<const FleetInstance> launched) {
   std::map<std::string, Instance, std::less<>> described;
-  if (!ids.empty()) {  // (no IDs would describe every instance)
-    if (Result<std::vector<Instance>> found = ec2_.DescribeInstances(ids); found.ok()) {
-      for (Instance& instance : *found) {
-        described.emplace(instance.instance_id, std::move(instance));
-      }
-    }
+  std::vector<std::string> ids;
+  for (const FleetInstance& instance : launched) ids.push_back(instance.instance_id);
+  if (ids.empty()) return described;  // (no IDs would describe every instance)
+  if (Result<std::vector<Instance>> found = ec2_.DescribeInstances(ids); found.ok()) {
+    for (Instance& instance : *found) described.emplace(instance.instance_id, std::move(instance));
   }
+  return described;
+}
 
-  // The instances go to the NodeClaims in order; those left without one lack capacity.
-  for (size_t i = 0; i < group.size(); ++i) {
-    const PlannedLaunch& launch = *group[i];
-    if (i >= filled) {
-      instances[launch.index] =
-          Error(fmt::format("{}: EC2 launched {} of {} {} instances requested from {} "
-                            "candidates{}{}",
-                            launch.user, launched->instances.size(), group.size(),
-                            launch.plan.capacity_type, launch.plan.candidates.size(),
-                            failures.empty() ? "" : ": ", fmt::join(failures, "; ")),
-                0, std::string(cloud::kReasonInsufficientCapacity));
-      continue;
+Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
+    const PlannedLaunch& launch, const FleetInstance& launched, const Ec2Tags& tags,
+    const std::map<std::string, Instance, std::less<>>& described) {
+  Instance instance;
+  instance.instance_id = launched.instance_id;
+  instance.instance_type = launched.instance_type;
+  instance.zone = launched.zone;
+  instance.subnet_id = launched.subnet_id;
+  instance.lifecycle = launched.lifecycle.empty() ? launch.plan.capacity_type : launched.lifecycle;
+  instance.tags = tags;
+  instance.tags[std::string(kTagNodeClaim)] = launch.node_claim->metadata.name;
+  double price = 0;
+  for (const LaunchCandidate& candidate : launch.plan.candidates) {
+    if (candidate.instance_type->name == launched.instance_type &&
+        (launched.zone.empty() || candidate.zone == launched.zone)) {
+      price = candidate.price;
+      if (instance.zone.empty()) instance.zone = candidate.zone;
+      if (instance.image_id.empty()) instance.image_id = candidate.image_id;
+      break;
     }
-    const FleetInstance& fleet_instance = launched->instances[i];
-    Instance instance;
-    instance.instance_id = fleet_instance.instance_id;
-    instance.instance_type = fleet_instance.instance_type;
-    instance.zone = fleet_instance.zone;
-    instance.subnet_id = fleet_instance.subnet_id;
-    instance.lifecycle =
-        fleet_instance.lifecycle.empty() ? launch.plan.capacity_type : fleet_instance.lifecycle;
-    instance.tags = fleet.tags;
-    instance.tags[std::string(kTagNodeClaim)] = launch.node_claim->metadata.name;
-    double price = 0;
-    for (const LaunchCandidate& candidate : launch.plan.candidates) {
-      if (candidate.instance_type->name == fleet_instance.instance_type &&
-          (fleet_instance.zone.empty() || candidate.zone == fleet_instance.zone)) {
-        price = candidate.price;
-        if (instance.zone.empty()) instance.zone = candidate.zone;
-        if (instance.image_id.empty()) instance.image_id = candidate.image_id;
-        break;
-      }
-    }
-    std::vector<std::string> tagged = {instance.instance_id};
-    if (const auto found = described.find(instance.instance_id); found != described.end()) {
-      instance.private_dns_name = found->second.private_dns_name;
-      instance.launch_time = found->second.launch_time;
-      if (!found->second.image_id.empty()) instance.image_id = found->second.image_id;
-      if (!found->second.zone.empty()) instance.zone = found->second.zone;
-      tagged.insert(tagged.end(), found->second.volume_ids.begin(), found->second.volume_ids.end());
-    }
-    // The instance is its NodeClaim's once tagged so. Left untagged, no NodeClaim claims it and
-    // garbage collection terminates it.
-    if (Status status = ec2_.CreateTags(
-            tagged, {{std::string(kTagNodeClaim), launch.node_claim->metadata.name}});
-        !status.ok()) {
-      instances[launch.index] = Error(fmt::format("{}: tagging instance {}: {}", launch.user,
-                                                  instance.instance_id, status.error().message),
-                                      status.error().status, status.error().reason);
-      continue;
-    }
-    cloud::Instance out = ToCloudInstance(instance, launch.FindType(instance.instance_type),
-                                          launch.node_claim, price);
-    out.taints = launch.registration_taints;
-    instances[launch.index] = std::move(out);
   }
+  // The private DNS name (the Node's name), launch time and volumes come from EC2.
+  std::vector<std::string> tagged = {instance.instance_id};
+  if (const auto found = described.find(instance.instance_id); found != described.end()) {
+    instance.private_dns_name = found->second.private_dns_name;
+    instance.launch_time = found->second.launch_time;
+    if (!found->second.image_id.empty()) instance.image_id = found->second.image_id;
+    if (!found->second.zone.empty()) instance.zone = found->second.zone;
+    tagged.insert(tagged.end(), found->second.volume_ids.begin(), found->second.volume_ids.end());
+  }
+  // The instance is its NodeClaim's once tagged so. Left untagged, no NodeClaim claims it and
+  // garbage collection terminates it.
+  if (Status status =
+          ec2_.CreateTags(tagged, {{std::string(kTagNodeClaim), launch.node_claim->metadata.name}});
+      !status.ok()) {
+    return Error(fmt::format("{}: tagging instance {}: {}", launch.user, instance.instance_id,
+                             status.error().message),
+                 status.error().status, status.error().reason);
+  }
+  cloud::Instance out =
+      ToCloudInstance(instance, launch.FindType(instance.instance_type), launch.node_claim, price);
+  out.taints = launch.registration_taints;
+  return out;
 }
 
 Result<Instance> AwsCloudProvider::DescribeLive(std::string_view provider_id) {
@@ -500,17 +513,16 @@ Result<Instance> AwsCloudProvider::DescribeLive(std::string_view provider_id) {
 
 Status AwsCloudProvider::Delete(std::string_view provider_id) {
   std::lock_guard lock(mutex_);
-  Result<Instance> instance = DescribeLive(provider_id);
-  if (!instance.ok()) return instance.error();
-  if (!Owned(*instance)) {
+  ASSIGN_OR_RETURN(Instance instance, DescribeLive(provider_id));
+  if (!Owned(instance)) {
     return Error(
         fmt::format("instance {} is not owned by cluster {} (no {}=owned and {} tags): "
                     "refusing to terminate it",
-                    instance->instance_id, options_.cluster_name, ClusterTag(options_.cluster_name),
+                    instance.instance_id, options_.cluster_name, ClusterTag(options_.cluster_name),
                     kTagNodePool));
   }
   Result<std::vector<InstanceStateChange>> changes =
-      ec2_.TerminateInstances({instance->instance_id});
+      ec2_.TerminateInstances({instance.instance_id});
   if (!changes.ok()) {
     if (changes.error().reason == kInstanceNotFound) return NotFound(provider_id, "not found");
     return changes.error();
@@ -520,21 +532,19 @@ Status AwsCloudProvider::Delete(std::string_view provider_id) {
 
 Result<cloud::Instance> AwsCloudProvider::Get(std::string_view provider_id) {
   std::lock_guard lock(mutex_);
-  Result<Instance> instance = DescribeLive(provider_id);
-  if (!instance.ok()) return instance.error();
-  if (!Owned(*instance)) {
+  ASSIGN_OR_RETURN(Instance instance, DescribeLive(provider_id));
+  if (!Owned(instance)) {
     return NotFound(provider_id, "is not owned by cluster " + options_.cluster_name);
   }
-  return ToCloudInstance(*instance, nullptr, nullptr, 0);
+  return ToCloudInstance(instance, nullptr, nullptr, 0);
 }
 
 Result<std::vector<cloud::Instance>> AwsCloudProvider::List() {
   std::lock_guard lock(mutex_);
-  Result<std::vector<Instance>> instances = DescribeOwned({});
-  if (!instances.ok()) return instances.error();
+  ASSIGN_OR_RETURN(std::vector<Instance> instances, DescribeOwned({}));
   std::vector<cloud::Instance> out;
-  out.reserve(instances->size());
-  for (const Instance& instance : *instances) {
+  out.reserve(instances.size());
+  for (const Instance& instance : instances) {
     out.push_back(ToCloudInstance(instance, nullptr, nullptr, 0));
   }
   return out;

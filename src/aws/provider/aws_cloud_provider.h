@@ -1,5 +1,5 @@
 #pragma once
-// The AWS cloud provider (reference §3, §6): instance types from EC2 for each NodePool's
+// The AWS cloud provider (upstream-reference §3, §6): instance types from EC2 for each NodePool's
 // EC2NodeClass, launches through launch templates and instant CreateFleet requests, and the
 // lifecycle of the instances this cluster owns. NodeClaims launched together whose requests are
 // equal share one CreateFleet request for as many instances; each instance is then tagged
@@ -9,6 +9,7 @@
 // them. Thread-safe: one call at a time reaches EC2.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,7 +40,7 @@ struct AwsCloudProviderOptions {
   std::string service_cidr;  // "" when unknown: the node's bootstrap discovers it
 };
 
-// EC2 error codes after which an offering is marked unavailable (reference §6).
+// EC2 error codes after which an offering is marked unavailable (upstream-reference §6).
 bool IsCapacityError(std::string_view code);
 
 // "aws:///us-west-2a/i-0123" → "i-0123"; empty when it is not an AWS provider ID.
@@ -72,6 +73,19 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // records what each got in `instances` (at its index).
   void LaunchFleet(std::span<const PlannedLaunch* const> group,
                    std::vector<Result<cloud::Instance>>& instances);
+  // Marks the offerings a fleet's capacity errors name unavailable; returns every error, described
+  // for the NodeClaims left without an instance.
+  std::vector<std::string> RecordFleetErrors(const PlannedLaunch& launch,
+                                             const std::vector<FleetError>& errors);
+  // The launched instances as EC2 describes them (names, launch times, volumes), by ID; those it
+  // cannot describe yet are missing.
+  std::map<std::string, Instance, std::less<>> DescribeLaunched(
+      std::span<const FleetInstance> launched);
+  // Gives `launched` (of a fleet whose tags were `tags`) to the launch's NodeClaim: tags it and its
+  // volumes with the NodeClaim, and returns it as controllers see it.
+  Result<cloud::Instance> ClaimInstance(
+      const PlannedLaunch& launch, const FleetInstance& launched, const Ec2Tags& tags,
+      const std::map<std::string, Instance, std::less<>>& described);
   Result<api::EC2NodeClass> ReadyNodeClass(std::string_view name, std::string_view user) const;
   // The tags every launched resource carries, from which ownership is read back; the NodeClaim's
   // own tag (karpenter.sh/nodeclaim) is added once the instance is launched.

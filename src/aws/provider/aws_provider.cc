@@ -78,14 +78,12 @@ Result<std::unique_ptr<AwsProvider>> AwsProvider::Create(const Environment& envi
     return Error("AWS provider: no region: set AWS_REGION (or --aws-region)");
   }
   auto transport = std::make_unique<CurlTransport>();
-  Result<AwsClients> clients = AwsClients::Create(environment, options.region, *transport, clock);
-  if (!clients.ok()) return clients.error();
-  EksApi eks(clients->eks());
-  if (Status joined = ResolveClusterJoin(eks, options); !joined.ok()) {
-    return joined.error();
-  }
+  ASSIGN_OR_RETURN(AwsClients clients,
+                   AwsClients::Create(environment, options.region, *transport, clock));
+  EksApi eks(clients.eks());
+  RETURN_IF_ERROR(ResolveClusterJoin(eks, options));
   return std::unique_ptr<AwsProvider>(new AwsProvider(environment, std::move(options), clock,
-                                                      std::move(transport), std::move(*clients)));
+                                                      std::move(transport), std::move(clients)));
 }
 
 AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, const Clock& clock,
@@ -128,10 +126,9 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
     kube::Client& client, controllers::ClusterCache& cluster, Logger logger) {
   if (options_.interruption_queue.empty()) return std::optional<std::jthread>();
   interruption_transport_ = std::make_unique<CurlTransport>();
-  Result<AwsClients> clients =
-      AwsClients::Create(environment_, options_.region, *interruption_transport_, clock_);
-  if (!clients.ok()) return clients.error();
-  interruption_clients_.emplace(std::move(*clients));
+  ASSIGN_OR_RETURN(AwsClients clients, AwsClients::Create(environment_, options_.region,
+                                                          *interruption_transport_, clock_));
+  interruption_clients_.emplace(std::move(clients));
   sqs_.emplace(interruption_clients_->sqs());
   interruption_controller_ = std::make_unique<InterruptionController>(
       *sqs_, options_.interruption_queue, client, cluster, unavailable_, clock_, std::move(logger));

@@ -113,11 +113,10 @@ Result<size_t> InterruptionController::ProcessOnce(const ReceiveOptions& options
     if (!url.ok()) return Error("interruption queue " + queue_name_ + ": " + url.error().message);
     queue_url_ = std::move(*url);
   }
-  Result<std::vector<SqsMessage>> messages = sqs_.ReceiveMessage(queue_url_, options);
-  if (!messages.ok()) return messages.error();
-  received_ += messages->size();
+  ASSIGN_OR_RETURN(std::vector<SqsMessage> messages, sqs_.ReceiveMessage(queue_url_, options));
+  received_ += messages.size();
   Status first;
-  for (const SqsMessage& message : *messages) {
+  for (const SqsMessage& message : messages) {
     Result<InterruptionMessage> parsed = ParseInterruptionMessage(message.body);
     if (!parsed.ok()) {
       ++malformed_;
@@ -133,7 +132,7 @@ Result<size_t> InterruptionController::ProcessOnce(const ReceiveOptions& options
     }
   }
   if (!first.ok()) return first.error();
-  return messages->size();
+  return messages.size();
 }
 
 void InterruptionController::Run(const std::stop_token& stop) {

@@ -1,8 +1,8 @@
 #pragma once
-// The interruption controller (reference §7): long-polls the SQS queue EventBridge feeds and, for
-// each message about an instance of a NodeClaim, acts before EC2 does: a spot interruption warning
-// marks that spot offering unavailable and deletes the NodeClaim as interrupted (its node is
-// cordoned, its pods' new capacity launched, then it is drained: controllers/interruption.h), as
+// The interruption controller (upstream-reference §7): long-polls the SQS queue EventBridge feeds
+// and, for each message about an instance of a NodeClaim, acts before EC2 does: a spot interruption
+// warning marks that spot offering unavailable and deletes the NodeClaim as interrupted (its node
+// is cordoned, its pods' new capacity launched, then it is drained: controllers/interruption.h), as
 // do scheduled maintenance and an instance stopping or terminating; a rebalance recommendation is
 // only logged. Each gets an Event on the NodeClaim (SpotInterrupted, RebalanceRecommendation,
 // ScheduledChange, InstanceStopping, InstanceTerminating). Every message is deleted once handled;

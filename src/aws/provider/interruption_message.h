@@ -1,6 +1,6 @@
 #pragma once
-// The EventBridge messages the interruption queue receives (reference §7), parsed into what the
-// controller acts on: which instances, and what happened to them.
+// The EventBridge messages the interruption queue receives (upstream-reference §7), parsed into
+// what the controller acts on: which instances, and what happened to them.
 
 #include <string>
 #include <string_view>

@@ -1,9 +1,9 @@
 #pragma once
-// What to ask EC2 for when launching a NodeClaim (reference §6): the capacity type (spot when the
-// NodeClaim allows it and a spot offering is available, else on-demand) and the candidates — each
-// compatible instance type that fits the NodeClaim's requests, in each allowed zone where its
-// offering is available and the EC2NodeClass has a subnet (the one with the most free addresses),
-// with the newest AMI whose requirements the type meets. Cheapest types first, at most
+// What to ask EC2 for when launching a NodeClaim (upstream-reference §6): the capacity type (spot
+// when the NodeClaim allows it and a spot offering is available, else on-demand) and the candidates
+// — each compatible instance type that fits the NodeClaim's requests, in each allowed zone where
+// its offering is available and the EC2NodeClass has a subnet (the one with the most free
+// addresses), with the newest AMI whose requirements the type meets. Cheapest types first, at most
 // kMaxLaunchInstanceTypes of them. Pure: no AWS calls.
 
 #include <cstddef>

@@ -80,12 +80,12 @@ Result<int> LaunchTemplates::DeleteUnused(std::string_view node_class,
 
 Result<int> LaunchTemplates::DeleteIf(std::string_view node_class,
                                       const std::function<bool(const std::string& name)>& unused) {
-  Result<std::vector<LaunchTemplate>> templates = ec2_.DescribeLaunchTemplates(
-      {{"tag:" + std::string(kTagCluster), {cluster_name_}},
-       {"tag:" + std::string(kTagNodeClass), {std::string(node_class)}}});
-  if (!templates.ok()) return templates.error();
+  ASSIGN_OR_RETURN(std::vector<LaunchTemplate> templates,
+                   ec2_.DescribeLaunchTemplates(
+                       {{"tag:" + std::string(kTagCluster), {cluster_name_}},
+                        {"tag:" + std::string(kTagNodeClass), {std::string(node_class)}}}));
   int deleted = 0;
-  for (const LaunchTemplate& found : *templates) {
+  for (const LaunchTemplate& found : templates) {
     if (!found.name.starts_with(kLaunchTemplateNamePrefix) || !unused(found.name)) continue;
     Status status = ec2_.DeleteLaunchTemplate(found.name);
     if (!status.ok()) return status.error();

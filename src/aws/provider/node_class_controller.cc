@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/condition.h"
 #include "api/encode.h"
 #include "controllers/conditions.h"
 #include "controllers/nodeclass_hash.h"
@@ -88,7 +89,7 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
         !patched.ok()) {
       return Error("EC2NodeClass " + name + ": " + patched.error().message);
     }
-    const bool ready = api::IsConditionTrue(status.conditions, kConditionReady);
+    const bool ready = api::IsConditionTrue(status.conditions, api::kConditionReady);
     logger_.Info("resolved ec2nodeclass", {{"ec2nodeclass", name},
                                            {"ready", ready},
                                            {"subnets", status.subnets.size()},

@@ -1,12 +1,12 @@
 #pragma once
-// The EC2NodeClass controller: keeps each node class's status resolved (reference §1) — when its
-// spec changes, and every few minutes besides, since subnets fill up and AMIs are released without
-// the object changing — deletes its launch templates no launch used in that while, annotates it
-// with the hash of its spec (karpenter.k8s.aws/ec2nodeclass-hash, which NodeClaims launched from
-// it carry: drift), and holds the karpenter.k8s.aws/termination finalizer: a node class being
-// deleted keeps it until no NodeClaim uses the class, then its launch templates and instance
-// profile are deleted and the finalizer removed. Runs on the controller loop, the thread the AWS
-// cloud provider runs on too (they share the launch templates).
+// The EC2NodeClass controller: keeps each node class's status resolved (upstream-reference §1) —
+// when its spec changes, and every few minutes besides, since subnets fill up and AMIs are released
+// without the object changing — deletes its launch templates no launch used in that while,
+// annotates it with the hash of its spec (karpenter.k8s.aws/ec2nodeclass-hash, which NodeClaims
+// launched from it carry: drift), and holds the karpenter.k8s.aws/termination finalizer: a node
+// class being deleted keeps it until no NodeClaim uses the class, then its launch templates and
+// instance profile are deleted and the finalizer removed. Runs on the controller loop, the thread
+// the AWS cloud provider runs on too (they share the launch templates).
 
 #include <chrono>
 #include <map>

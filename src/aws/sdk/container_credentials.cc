@@ -46,21 +46,19 @@ Result<ContainerEndpoint> ContainerEndpointFromEnvironment(const Environment& en
   ContainerEndpoint endpoint;
   if (!relative.empty()) {
     const std::string separator = relative.starts_with('/') ? "" : "/";
-    Result<Url> url =
-        ParseUrl("http://" + std::string(kEcsHost) + separator + std::string(relative),
-                 "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI");
-    if (!url.ok()) return url.error();
-    endpoint.url = std::move(*url);
+    ASSIGN_OR_RETURN(Url url,
+                     ParseUrl("http://" + std::string(kEcsHost) + separator + std::string(relative),
+                              "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"));
+    endpoint.url = std::move(url);
   } else if (!full.empty()) {
-    Result<Url> url = ParseUrl(full, "AWS_CONTAINER_CREDENTIALS_FULL_URI");
-    if (!url.ok()) return url.error();
-    if (url->scheme == "http" && !AllowedHttpHost(url->host)) {
+    ASSIGN_OR_RETURN(Url url, ParseUrl(full, "AWS_CONTAINER_CREDENTIALS_FULL_URI"));
+    if (url.scheme == "http" && !AllowedHttpHost(url.host)) {
       return Error{
           "AWS_CONTAINER_CREDENTIALS_FULL_URI: http is allowed only to a loopback "
           "address, 169.254.170.2, 169.254.170.23 or fd00:ec2::23, not " +
-          std::string(HostName(url->host))};
+          std::string(HostName(url.host))};
     }
-    endpoint.url = std::move(*url);
+    endpoint.url = std::move(url);
   } else {
     return Error{
         "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI and AWS_CONTAINER_CREDENTIALS_FULL_URI are not set",

@@ -108,15 +108,14 @@ Result<Endpoint> DefaultEndpoint(std::string_view service, std::string_view regi
 
 // The scheme, host (with port) and base path of override `url`; `variable` names it in errors.
 Status ApplyUrl(std::string_view variable, std::string_view url, Endpoint& endpoint) {
-  Result<Url> parsed = ParseUrl(url, variable);
-  if (!parsed.ok()) return parsed.error();
-  if (!parsed->query.empty()) {
+  ASSIGN_OR_RETURN(Url parsed, ParseUrl(url, variable));
+  if (!parsed.query.empty()) {
     return Error{std::string(variable) + " is not a valid endpoint URL: it has a query"};
   }
-  std::string_view path = parsed->path;
+  std::string_view path = parsed.path;
   while (path.ends_with('/')) path.remove_suffix(1);  // request paths bring their own '/'
-  endpoint.scheme = std::move(parsed->scheme);
-  endpoint.host = std::move(parsed->host);
+  endpoint.scheme = std::move(parsed.scheme);
+  endpoint.host = std::move(parsed.host);
   endpoint.path = std::string(path);
   return {};
 }
@@ -125,9 +124,8 @@ Status ApplyUrl(std::string_view variable, std::string_view url, Endpoint& endpo
 
 Result<Endpoint> ResolveEndpoint(std::string_view service, std::string_view region,
                                  const Environment& environment) {
-  Result<Partition> partition = PartitionOf(region);
-  if (!partition.ok()) return partition.error();
-  Result<Endpoint> endpoint = DefaultEndpoint(service, region, *partition);
+  ASSIGN_OR_RETURN(Partition partition, PartitionOf(region));
+  Result<Endpoint> endpoint = DefaultEndpoint(service, region, partition);
   if (!endpoint.ok() || environment.IsTrue("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")) {
     return endpoint;
   }
@@ -140,7 +138,7 @@ Result<Endpoint> ResolveEndpoint(std::string_view service, std::string_view regi
   for (const std::string_view variable : variables) {
     const std::string_view url = environment.Get(variable);
     if (url.empty()) continue;
-    if (Status applied = ApplyUrl(variable, url, *endpoint); !applied.ok()) return applied.error();
+    RETURN_IF_ERROR(ApplyUrl(variable, url, *endpoint));
     break;
   }
   return endpoint;

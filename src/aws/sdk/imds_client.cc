@@ -21,9 +21,8 @@ Result<ImdsEndpoint> ImdsEndpointFromEnvironment(const Environment& environment)
   }
   const std::string_view configured = environment.Get("AWS_EC2_METADATA_SERVICE_ENDPOINT");
   if (configured.empty()) return ImdsEndpoint();
-  Result<Url> url = ParseUrl(configured, "AWS_EC2_METADATA_SERVICE_ENDPOINT");
-  if (!url.ok()) return url.error();
-  return ImdsEndpoint{std::move(url->scheme), std::move(url->host)};
+  ASSIGN_OR_RETURN(Url url, ParseUrl(configured, "AWS_EC2_METADATA_SERVICE_ENDPOINT"));
+  return ImdsEndpoint{std::move(url.scheme), std::move(url.host)};
 }
 
 ImdsClient::ImdsClient(ImdsEndpoint endpoint, HttpTransport& transport, const Clock& clock)
@@ -56,13 +55,12 @@ Result<std::string> ImdsClient::SessionToken() {
 
 Result<std::string> ImdsClient::Get(std::string_view path) {
   for (int attempt = 0;; ++attempt) {
-    Result<std::string> token = SessionToken();
-    if (!token.ok()) return token.error();
+    ASSIGN_OR_RETURN(std::string token, SessionToken());
     HttpRequest request;
     request.scheme = endpoint_.scheme;
     request.host = endpoint_.host;
     request.path = std::string(path);
-    request.headers = {{"X-aws-ec2-metadata-token", std::move(*token)}};
+    request.headers = {{"X-aws-ec2-metadata-token", std::move(token)}};
     Result<HttpResponse> response = transport_.Send(request);
     if (response.ok() && response->status == 200) return std::move(response->body);
     // 401: the token is no longer valid (the service restarted, say); fetch a new one once.

@@ -18,9 +18,8 @@ Result<Credentials> ImdsCredentialsProvider::Get() {
   // One role per instance profile; the listing is that name on a line.
   const std::string role = roles->substr(0, roles->find_first_of("\r\n"));
   if (role.empty()) return Error{"IMDS listed no IAM role"};
-  Result<std::string> document = client_.Get(std::string(kRoles) + role);
-  if (!document.ok()) return document.error();
-  return ParseCredentialsDocument(*document, "IMDS credentials of role " + role);
+  ASSIGN_OR_RETURN(std::string document, client_.Get(std::string(kRoles) + role));
+  return ParseCredentialsDocument(document, "IMDS credentials of role " + role);
 }
 
 }  // namespace karpenter::aws

@@ -55,11 +55,11 @@ Error ParseJsonError(const HttpResponse& response, std::string_view service,
 
 Result<nlohmann::json> CallJson(ServiceClient& client, const JsonProtocol& protocol,
                                 std::string_view operation, const nlohmann::json& input) {
-  Result<HttpResponse> response = client.Call(operation, JsonRequest(protocol, operation, input));
-  if (!response.ok()) return response.error();
-  if (response->body.empty()) return nlohmann::json::object();
+  ASSIGN_OR_RETURN(HttpResponse response,
+                   client.Call(operation, JsonRequest(protocol, operation, input)));
+  if (response.body.empty()) return nlohmann::json::object();
   nlohmann::json output =
-      nlohmann::json::parse(response->body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+      nlohmann::json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (output.is_discarded()) {
     return Error{client.service() + " " + std::string(operation) +
                  ": the response is not valid JSON"};

@@ -15,23 +15,22 @@ ProfileCredentialsProvider::ProfileCredentialsProvider(Environment environment, 
       clock_(clock) {}
 
 Result<Credentials> ProfileCredentialsProvider::Get() {
-  Result<Profile> profile = LoadProfile(environment_);
-  if (!profile.ok()) return profile.error();
-  const std::string what = "profile \"" + profile->name + "\"";
+  ASSIGN_OR_RETURN(Profile profile, LoadProfile(environment_));
+  const std::string what = "profile \"" + profile.name + "\"";
   // A role takes precedence over keys in the same profile: the keys may be there only to assume it.
-  if (const std::string_view role_arn = profile->Get("role_arn"); !role_arn.empty()) {
-    if (const std::string_view token_file = profile->Get("web_identity_token_file");
+  if (const std::string_view role_arn = profile.Get("role_arn"); !role_arn.empty()) {
+    if (const std::string_view token_file = profile.Get("web_identity_token_file");
         !token_file.empty()) {
       WebIdentitySettings settings{std::string(role_arn), std::string(token_file),
-                                   std::string(profile->Get("role_session_name"))};
+                                   std::string(profile.Get("role_session_name"))};
       return WebIdentityCredentialsProvider(std::move(settings), sts_, transport_, clock_).Get();
     }
     return Error{what + ": role_arn without web_identity_token_file (assuming a role with " +
                  "source_profile or credential_source) is not supported"};
   }
-  Credentials credentials{std::string(profile->Get("aws_access_key_id")),
-                          std::string(profile->Get("aws_secret_access_key")),
-                          std::string(profile->Get("aws_session_token")), std::nullopt};
+  Credentials credentials{std::string(profile.Get("aws_access_key_id")),
+                          std::string(profile.Get("aws_secret_access_key")),
+                          std::string(profile.Get("aws_session_token")), std::nullopt};
   if (credentials.access_key_id.empty() && credentials.secret_access_key.empty()) {
     return Error{what + " has no aws_access_key_id or role_arn", 0, std::string(kNotConfigured)};
   }

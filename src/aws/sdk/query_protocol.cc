@@ -90,9 +90,8 @@ Error ParseQueryError(const HttpResponse& response, std::string_view service,
 }
 
 Result<XmlDocument> CallQuery(ServiceClient& client, const QueryRequest& request) {
-  Result<HttpResponse> response = client.Call(request.action(), request.ToHttpRequest());
-  if (!response.ok()) return response.error();
-  return XmlDocument::Parse(response->body, client.service() + " " + request.action());
+  ASSIGN_OR_RETURN(HttpResponse response, client.Call(request.action(), request.ToHttpRequest()));
+  return XmlDocument::Parse(response.body, client.service() + " " + request.action());
 }
 
 }  // namespace karpenter::aws

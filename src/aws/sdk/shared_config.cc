@@ -56,9 +56,8 @@ std::string DefaultPath(const Environment& environment, std::string_view variabl
 Result<Profiles> LoadFile(const std::string& path, SharedFileKind kind) {
   std::error_code ignored;
   if (path.empty() || !std::filesystem::exists(path, ignored)) return Profiles();
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.error();
-  return ParseSharedFile(*text, path, kind);
+  ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseSharedFile(text, path, kind);
 }
 
 struct BothFiles {
@@ -67,12 +66,11 @@ struct BothFiles {
 };
 
 Result<BothFiles> LoadBoth(const Environment& environment) {
-  Result<Profiles> config = LoadFile(SharedConfigPath(environment), SharedFileKind::kConfig);
-  if (!config.ok()) return config.error();
-  Result<Profiles> credentials =
-      LoadFile(SharedCredentialsPath(environment), SharedFileKind::kCredentials);
-  if (!credentials.ok()) return credentials.error();
-  return BothFiles{std::move(*config), std::move(*credentials)};
+  ASSIGN_OR_RETURN(Profiles config,
+                   LoadFile(SharedConfigPath(environment), SharedFileKind::kConfig));
+  ASSIGN_OR_RETURN(Profiles credentials,
+                   LoadFile(SharedCredentialsPath(environment), SharedFileKind::kCredentials));
+  return BothFiles{std::move(config), std::move(credentials)};
 }
 
 }  // namespace
@@ -158,12 +156,11 @@ std::string_view Profile::Get(std::string_view key) const {
 }
 
 Result<Profile> LoadProfile(const Environment& environment) {
-  Result<BothFiles> files = LoadBoth(environment);
-  if (!files.ok()) return files.error();
+  ASSIGN_OR_RETURN(BothFiles files, LoadBoth(environment));
   Profile profile{ProfileName(environment), {}};
-  const auto config = files->config.find(profile.name);
-  const auto credentials = files->credentials.find(profile.name);
-  if (config == files->config.end() && credentials == files->credentials.end()) {
+  const auto config = files.config.find(profile.name);
+  const auto credentials = files.credentials.find(profile.name);
+  if (config == files.config.end() && credentials == files.credentials.end()) {
     std::string where;
     for (const std::string& path :
          {SharedCredentialsPath(environment), SharedConfigPath(environment)}) {
@@ -172,8 +169,8 @@ Result<Profile> LoadProfile(const Environment& environment) {
     if (where.empty()) return Error{"HOME is not set", 0, std::string(kNotConfigured)};
     return Error{"no profile \"" + profile.name + "\" in " + where, 0, std::string(kNotConfigured)};
   }
-  if (config != files->config.end()) profile.settings = std::move(config->second);
-  if (credentials != files->credentials.end()) {
+  if (config != files.config.end()) profile.settings = std::move(config->second);
+  if (credentials != files.credentials.end()) {
     for (auto& [key, value] : credentials->second) profile.settings[key] = std::move(value);
   }
   return profile;

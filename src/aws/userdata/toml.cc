@@ -46,7 +46,7 @@ class Parser {
       if (AtEnd()) break;
       const char c = Peek();
       if (c == '\n' || c == '\r' || c == '#') {
-        if (Status status = EndOfLine(); !status.ok()) return status.error();
+        RETURN_IF_ERROR(EndOfLine());
         continue;
       }
       if (c == '[') {
@@ -54,9 +54,9 @@ class Parser {
         if (!table.ok()) return table.error();
         current = *table;
       } else {
-        if (Status status = ParseKeyValue(*current); !status.ok()) return status.error();
+        RETURN_IF_ERROR(ParseKeyValue(*current));
       }
-      if (Status status = EndOfLine(); !status.ok()) return status.error();
+      RETURN_IF_ERROR(EndOfLine());
     }
     return std::move(root_);
   }
@@ -271,7 +271,7 @@ class Parser {
       return TomlValue{std::move(table)};
     }
     for (;;) {
-      if (Status status = ParseKeyValue(table); !status.ok()) return status.error();
+      RETURN_IF_ERROR(ParseKeyValue(table));
       SkipSpaces();
       if (Peek() == ',') {
         Advance();

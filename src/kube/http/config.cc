@@ -51,11 +51,11 @@ class Kubeconfig {
     for (size_t i = 0; present && i < entries.size(); ++i) {
       const std::string field = list + "[" + std::to_string(i) + "]";
       if (!entries[i].IsMap()) return Fail(field, "expected a mapping");
-      Result<std::optional<std::string>> entry_name = String(entries[i]["name"], field + ".name");
-      if (!entry_name.ok()) return entry_name.error();
-      if (!entry_name->has_value()) continue;
-      if (**entry_name == name) return std::make_pair(entries[i], field);
-      known.append(known.empty() ? "" : ", ").append(**entry_name);
+      ASSIGN_OR_RETURN(std::optional<std::string> entry_name,
+                       String(entries[i]["name"], field + ".name"));
+      if (!entry_name.has_value()) continue;
+      if (*entry_name == name) return std::make_pair(entries[i], field);
+      known.append(known.empty() ? "" : ", ").append(*entry_name);
     }
     // The singular of the list's name: "context", "cluster", "user".
     std::string what = list.substr(0, list.size() - 1);
@@ -77,34 +77,31 @@ class Kubeconfig {
                           const std::string& name) const {
     const std::string file_field = section_field + "." + name;
     const std::string data_field = file_field + "-data";
-    Result<std::optional<std::string>> file = String(section[name], file_field);
-    if (!file.ok()) return file.error();
-    Result<std::optional<std::string>> data = String(section[name + "-data"], data_field);
-    if (!data.ok()) return data.error();
-    if (file->has_value() && data->has_value()) {
+    ASSIGN_OR_RETURN(std::optional<std::string> file, String(section[name], file_field));
+    ASSIGN_OR_RETURN(std::optional<std::string> data, String(section[name + "-data"], data_field));
+    if (file.has_value() && data.has_value()) {
       return Fail(section_field, name + " and " + name + "-data are both set; keep one");
     }
-    if (data->has_value()) {
-      Result<std::string> decoded = DecodeBase64(**data);
+    if (data.has_value()) {
+      Result<std::string> decoded = DecodeBase64(*data);
       // Neither the text nor its position in it: the field may hold a private key.
       if (!decoded.ok()) return Fail(data_field, "not valid base64");
       return std::move(*decoded);
     }
-    if (file->has_value()) return ReadReferenced(**file, file_field);
+    if (file.has_value()) return ReadReferenced(*file, file_field);
     return std::string();
   }
 
   Status ReadCluster(const std::string& name, Config& config) const {
-    Result<std::pair<YAML::Node, std::string>> entry = Named("clusters", name);
-    if (!entry.ok()) return entry.error();
-    const std::string field = entry->second + ".cluster";
-    const YAML::Node cluster = entry->first["cluster"];
+    ASSIGN_OR_RETURN(auto entry, Named("clusters", name));
+    const std::string field = entry.second + ".cluster";
+    const YAML::Node cluster = entry.first["cluster"];
     if (!IsMap(cluster)) return Fail(field, "expected a mapping");
 
-    Result<std::optional<std::string>> server = String(cluster["server"], field + ".server");
-    if (!server.ok()) return server.error();
-    if (!server->has_value() || (*server)->empty()) return Fail(field + ".server", "required");
-    config.server = **server;
+    ASSIGN_OR_RETURN(std::optional<std::string> server,
+                     String(cluster["server"], field + ".server"));
+    if (!server.has_value() || server->empty()) return Fail(field + ".server", "required");
+    config.server = *server;
 
     for (const char* unsupported : {"tls-server-name", "proxy-url"}) {
       if (cluster[unsupported].IsDefined() && !cluster[unsupported].IsNull()) {
@@ -112,9 +109,8 @@ class Kubeconfig {
       }
     }
 
-    Result<std::string> ca = Pem(cluster, field, "certificate-authority");
-    if (!ca.ok()) return ca.error();
-    config.certificate_authority = std::move(*ca);
+    ASSIGN_OR_RETURN(std::string ca, Pem(cluster, field, "certificate-authority"));
+    config.certificate_authority = std::move(ca);
 
     const YAML::Node insecure = cluster["insecure-skip-tls-verify"];
     if (insecure.IsDefined() && !insecure.IsNull()) {
@@ -132,10 +128,9 @@ class Kubeconfig {
   }
 
   Status ReadUser(const std::string& name, Config& config) const {
-    Result<std::pair<YAML::Node, std::string>> entry = Named("users", name);
-    if (!entry.ok()) return entry.error();
-    const std::string field = entry->second + ".user";
-    const YAML::Node user = entry->first["user"];
+    ASSIGN_OR_RETURN(auto entry, Named("users", name));
+    const std::string field = entry.second + ".user";
+    const YAML::Node user = entry.first["user"];
     if (!user.IsDefined() || user.IsNull()) return {};  // anonymous
     if (!user.IsMap()) return Fail(field, "expected a mapping");
 
@@ -156,14 +151,13 @@ class Kubeconfig {
       }
     }
 
-    Result<std::optional<std::string>> token = String(user["token"], field + ".token");
-    if (!token.ok()) return token.error();
-    if (token->has_value()) config.bearer_token = **token;
+    ASSIGN_OR_RETURN(std::optional<std::string> token, String(user["token"], field + ".token"));
+    if (token.has_value()) config.bearer_token = *token;
 
-    Result<std::optional<std::string>> token_file = String(user["tokenFile"], field + ".tokenFile");
-    if (!token_file.ok()) return token_file.error();
-    if (token_file->has_value()) {
-      std::filesystem::path resolved(**token_file);
+    ASSIGN_OR_RETURN(std::optional<std::string> token_file,
+                     String(user["tokenFile"], field + ".tokenFile"));
+    if (token_file.has_value()) {
+      std::filesystem::path resolved(*token_file);
       if (resolved.is_relative()) resolved = folder_ / resolved;
       // Read now so that a missing file fails here, naming the field; the client reads it again
       // whenever it changes.
@@ -173,16 +167,14 @@ class Kubeconfig {
       config.bearer_token_file = resolved.string();
     }
 
-    Result<std::string> certificate = Pem(user, field, "client-certificate");
-    if (!certificate.ok()) return certificate.error();
-    Result<std::string> key = Pem(user, field, "client-key");
-    if (!key.ok()) return key.error();
-    if (certificate->empty() != key->empty()) {
-      return Fail(field, certificate->empty() ? "client-key is set without a client-certificate"
-                                              : "client-certificate is set without a client-key");
+    ASSIGN_OR_RETURN(std::string certificate, Pem(user, field, "client-certificate"));
+    ASSIGN_OR_RETURN(std::string key, Pem(user, field, "client-key"));
+    if (certificate.empty() != key.empty()) {
+      return Fail(field, certificate.empty() ? "client-key is set without a client-certificate"
+                                             : "client-certificate is set without a client-key");
     }
-    config.client_certificate = std::move(*certificate);
-    config.client_key = std::move(*key);
+    config.client_certificate = std::move(certificate);
+    config.client_key = std::move(key);
     return {};
   }
 
@@ -190,35 +182,32 @@ class Kubeconfig {
     if (!root_.IsMap()) return Fail("", "expected a mapping at the top level");
     std::string context = context_override;
     if (context.empty()) {
-      Result<std::optional<std::string>> current =
-          String(root_["current-context"], "current-context");
-      if (!current.ok()) return current.error();
-      if (!current->has_value() || (*current)->empty()) {
+      ASSIGN_OR_RETURN(std::optional<std::string> current,
+                       String(root_["current-context"], "current-context"));
+      if (!current.has_value() || current->empty()) {
         return Fail("current-context", "not set, and no context was given");
       }
-      context = **current;
+      context = *current;
     }
-    Result<std::pair<YAML::Node, std::string>> entry = Named("contexts", context);
-    if (!entry.ok()) return entry.error();
-    const std::string field = entry->second + ".context";
-    const YAML::Node body = entry->first["context"];
+    ASSIGN_OR_RETURN(auto entry, Named("contexts", context));
+    const std::string field = entry.second + ".context";
+    const YAML::Node body = entry.first["context"];
     if (!IsMap(body)) return Fail(field, "expected a mapping");
 
     Config config;
-    Result<std::optional<std::string>> cluster = String(body["cluster"], field + ".cluster");
-    if (!cluster.ok()) return cluster.error();
-    if (!cluster->has_value() || (*cluster)->empty()) return Fail(field + ".cluster", "required");
-    if (Status s = ReadCluster(**cluster, config); !s.ok()) return s.error();
+    ASSIGN_OR_RETURN(std::optional<std::string> cluster,
+                     String(body["cluster"], field + ".cluster"));
+    if (!cluster.has_value() || cluster->empty()) return Fail(field + ".cluster", "required");
+    RETURN_IF_ERROR(ReadCluster(*cluster, config));
 
-    Result<std::optional<std::string>> user = String(body["user"], field + ".user");
-    if (!user.ok()) return user.error();
-    if (user->has_value() && !(*user)->empty()) {
-      if (Status s = ReadUser(**user, config); !s.ok()) return s.error();
+    ASSIGN_OR_RETURN(std::optional<std::string> user, String(body["user"], field + ".user"));
+    if (user.has_value() && !user->empty()) {
+      RETURN_IF_ERROR(ReadUser(*user, config));
     }
 
-    Result<std::optional<std::string>> namespace_ = String(body["namespace"], field + ".namespace");
-    if (!namespace_.ok()) return namespace_.error();
-    if (namespace_->has_value()) config.namespace_ = **namespace_;
+    ASSIGN_OR_RETURN(std::optional<std::string> namespace_,
+                     String(body["namespace"], field + ".namespace"));
+    if (namespace_.has_value()) config.namespace_ = *namespace_;
     return config;
   }
 

@@ -115,10 +115,10 @@ class HttpClient final : public Client {
       // which a one-item list reads cheaply.
       Query query;
       query.Add("limit", "1");
-      Result<Object> page =
-          Send("GET", query.Apply(ResourcePath(resource, options.namespace_)), {}, {});
-      if (!page.ok()) return page.error();
-      resource_version = ResourceVersion(*page);
+      ASSIGN_OR_RETURN(
+          Object page,
+          Send("GET", query.Apply(ResourcePath(resource, options.namespace_)), {}, {}));
+      resource_version = ResourceVersion(page);
     }
     const int timeout = RandomWatchSeconds();
     Query query;
@@ -129,9 +129,9 @@ class HttpClient final : public Client {
         .Add("fieldSelector", options.field_selector)
         .Add("timeoutSeconds", std::to_string(timeout));
     std::string path = query.Apply(ResourcePath(resource, options.namespace_));
-    Result<Stream> stream = transport_->OpenStream(path, seconds(timeout) + kWatchIdleGrace);
-    if (!stream.ok()) return stream.error();
-    return OpenWatch(std::move(*stream), std::move(path), resource, kWatchAnswerWait);
+    ASSIGN_OR_RETURN(Stream stream,
+                     transport_->OpenStream(path, seconds(timeout) + kWatchIdleGrace));
+    return OpenWatch(std::move(stream), std::move(path), resource, kWatchAnswerWait);
   }
 
   Result<Object> Create(const Resource& resource, const Object& object,
@@ -170,9 +170,9 @@ class HttpClient final : public Client {
     const std::string path = ResourcePath(resource, namespace_, name);
     if (name.empty()) return BadRequest("DELETE", path, "a name is required");
     const Object body = DeleteOptionsBody(options);
-    Result<Object> response =
-        Send("DELETE", path, body.empty() ? std::string() : body.dump(), "application/json");
-    if (!response.ok()) return response.error();
+    ASSIGN_OR_RETURN(
+        Object response,
+        Send("DELETE", path, body.empty() ? std::string() : body.dump(), "application/json"));
     return {};
   }
 
@@ -188,8 +188,7 @@ class HttpClient final : public Client {
     if (Object delete_options = DeleteOptionsBody(options); !delete_options.empty()) {
       eviction["deleteOptions"] = std::move(delete_options);
     }
-    Result<Object> response = Send("POST", path, eviction.dump(), "application/json");
-    if (!response.ok()) return response.error();
+    ASSIGN_OR_RETURN(Object response, Send("POST", path, eviction.dump(), "application/json"));
     return {};
   }
 
@@ -218,13 +217,12 @@ class HttpClient final : public Client {
     request.path = path;
     request.body = body;
     request.content_type = content_type;
-    Result<Response> response = transport_->Do(request);
-    if (!response.ok()) return response.error();
-    if (response->status < 200 || response->status > 299) {
-      return ResponseError(method, PathWithoutQuery(path), response->status, response->body);
+    ASSIGN_OR_RETURN(Response response, transport_->Do(request));
+    if (response.status < 200 || response.status > 299) {
+      return ResponseError(method, PathWithoutQuery(path), response.status, response.body);
     }
-    if (response->body.empty()) return Object::object();
-    Object parsed = Object::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    if (response.body.empty()) return Object::object();
+    Object parsed = Object::parse(response.body, nullptr, /*allow_exceptions=*/false);
     if (parsed.is_discarded()) {
       return Error{std::string(method) + " " + std::string(PathWithoutQuery(path)) +
                        ": the server's answer is not JSON",
@@ -246,9 +244,8 @@ class HttpClient final : public Client {
 }  // namespace
 
 Result<std::unique_ptr<Client>> NewClient(const Config& config) {
-  Result<std::shared_ptr<Transport>> transport = Transport::New(config);
-  if (!transport.ok()) return transport.error();
-  return std::unique_ptr<Client>(std::make_unique<HttpClient>(std::move(*transport)));
+  ASSIGN_OR_RETURN(std::shared_ptr<Transport> transport, Transport::New(config));
+  return std::unique_ptr<Client>(std::make_unique<HttpClient>(std::move(transport)));
 }
 
 }  // namespace karpenter::kube::http

@@ -38,18 +38,15 @@ Result<std::string> ParseServerVersion(std::string_view body) {
 }
 
 Result<std::string> ServerVersion(const Config& config) {
-  Result<std::shared_ptr<Transport>> transport = Transport::New(config);
-  if (!transport.ok()) return transport.error();
+  ASSIGN_OR_RETURN(std::shared_ptr<Transport> transport, Transport::New(config));
   Request request;
   request.path = "/version";
-  Result<Response> response = (*transport)->Do(request);
-  if (!response.ok()) return response.error();
-  if (response->status != 200) {
-    return Error(
-        "GET " + (*transport)->server() + "/version: HTTP " + std::to_string(response->status),
-        response->status, "");
+  ASSIGN_OR_RETURN(Response response, transport->Do(request));
+  if (response.status != 200) {
+    return Error("GET " + transport->server() + "/version: HTTP " + std::to_string(response.status),
+                 response.status, "");
   }
-  return ParseServerVersion(response->body);
+  return ParseServerVersion(response.body);
 }
 
 }  // namespace karpenter::kube::http

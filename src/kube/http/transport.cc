@@ -109,13 +109,12 @@ Result<std::shared_ptr<Transport>> Transport::New(const Config& config) {
   if (const CURLcode code = InitCurl(); code != CURLE_OK) {
     return Error{std::string("libcurl initialisation failed: ") + curl_easy_strerror(code)};
   }
-  Result<std::string> server = NormalizeServer(config.server);
-  if (!server.ok()) return server.error();
-  if (Status s = CheckTlsMaterial(config); !s.ok()) return s.error();
+  ASSIGN_OR_RETURN(std::string server, NormalizeServer(config.server));
+  RETURN_IF_ERROR(CheckTlsMaterial(config));
   if (config.insecure_skip_tls_verify && !config.certificate_authority.empty()) {
     return Error{"insecure_skip_tls_verify and a certificate authority are both set"};
   }
-  std::shared_ptr<Transport> transport(new Transport(std::move(*server), config));
+  std::shared_ptr<Transport> transport(new Transport(std::move(server), config));
   // The TLS blobs need libcurl 7.77 built with OpenSSL; an older or differently built libcurl
   // refuses the option, and would otherwise fail only at the first request.
   EasyHandle probe = transport->Acquire();

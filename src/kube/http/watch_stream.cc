@@ -245,7 +245,7 @@ class StreamWatch final : public Watch {
 Result<std::unique_ptr<Watch>> OpenWatch(Stream stream, std::string path, const Resource& resource,
                                          std::chrono::milliseconds wait) {
   auto watch = std::make_unique<StreamWatch>(std::move(stream), std::move(path), resource);
-  if (Status s = watch->Start(wait); !s.ok()) return s.error();
+  RETURN_IF_ERROR(watch->Start(wait));
   return std::unique_ptr<Watch>(std::move(watch));
 }
 

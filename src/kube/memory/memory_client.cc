@@ -300,9 +300,7 @@ Result<Store::Filter> Store::Filter::Make(const Resource& resource, std::string_
   if (!labels.ok()) return BadRequest(labels.error().message);
   Result<FieldSelector> fields = FieldSelector::Parse(field_selector);
   if (!fields.ok()) return BadRequest(fields.error().message);
-  if (Status supported = CheckFieldLabels(resource, *fields); !supported.ok()) {
-    return supported.error();
-  }
+  RETURN_IF_ERROR(CheckFieldLabels(resource, *fields));
   return Filter(resource, std::string(namespace_), std::move(labels).value(),
                 std::move(fields).value());
 }
@@ -411,12 +409,11 @@ Result<Object> Store::Get(const Resource& resource, std::string_view namespace_,
 
 Result<ObjectList> Store::List(const Resource& resource, const ListOptions& options) const {
   std::lock_guard lock(mutex_);
-  Result<Filter> filter =
-      Filter::Make(resource, options.namespace_, options.label_selector, options.field_selector);
-  if (!filter.ok()) return filter.error();
+  ASSIGN_OR_RETURN(Filter filter, Filter::Make(resource, options.namespace_, options.label_selector,
+                                               options.field_selector));
   ObjectList list;
   ForEachIn(resource, options.namespace_, [&](const Object& object) {
-    if (filter->Selects(object)) list.items.push_back(object);
+    if (filter.Selects(object)) list.items.push_back(object);
   });
   list.resource_version = std::to_string(resource_version_);
   return list;
@@ -425,14 +422,13 @@ Result<ObjectList> Store::List(const Resource& resource, const ListOptions& opti
 Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
                                                  const WatchOptions& options) {
   std::lock_guard lock(mutex_);
-  Result<Filter> filter =
-      Filter::Make(resource, options.namespace_, options.label_selector, options.field_selector);
-  if (!filter.ok()) return filter.error();
+  ASSIGN_OR_RETURN(Filter filter, Filter::Make(resource, options.namespace_, options.label_selector,
+                                               options.field_selector));
   int64_t after = resource_version_;
   std::deque<WatchEvent> initial;
   if (options.resource_version == "0") {
     ForEachIn(resource, options.namespace_, [&](const Object& object) {
-      if (filter->Selects(object)) initial.push_back({WatchEventType::kAdded, object});
+      if (filter.Selects(object)) initial.push_back({WatchEventType::kAdded, object});
     });
   } else if (!options.resource_version.empty()) {
     const std::optional<int64_t> version = ParseVersion(options.resource_version);
@@ -446,7 +442,7 @@ Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
   const uint64_t id = ++watches_started_;
   watch_positions_.emplace(id, after);
   return std::unique_ptr<Watch>(std::make_unique<MemoryWatch>(
-      shared_from_this(), id, std::move(filter).value(), after, std::move(initial)));
+      shared_from_this(), id, std::move(filter), after, std::move(initial)));
 }
 
 void Store::EndWatch(uint64_t watch) {
@@ -524,7 +520,7 @@ Result<Object> Store::Create(const Resource& resource, const Object& body,
     if (!generated || attempt == kGenerateNameAttempts) return AlreadyExists(resource, name);
   }
   metadata["name"] = name;
-  if (Status valid = ValidateMetadata(resource, object); !valid.ok()) return valid.error();
+  RETURN_IF_ERROR(ValidateMetadata(resource, object));
   const TimePoint now = clock_.Now();
   metadata["uid"] = NewUid();
   metadata["creationTimestamp"] = FormatTime(now);
@@ -645,8 +641,8 @@ Result<Object> Store::Replace(const Resource& resource, const ObjectKey& key, co
       next.erase("status");
     }
   }
-  if (Status kept = KeepSystemMetadata(resource, stored, next); !kept.ok()) return kept.error();
-  if (Status valid = ValidateMetadata(resource, next); !valid.ok()) return valid.error();
+  RETURN_IF_ERROR(KeepSystemMetadata(resource, stored, next));
+  RETURN_IF_ERROR(ValidateMetadata(resource, next));
   if (ChangesGeneration(resource, stored, next)) {
     next["metadata"]["generation"] = Generation(stored) + 1;
   }

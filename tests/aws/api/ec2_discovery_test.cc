@@ -5,6 +5,7 @@
 
 #include "aws/api/ec2_api.h"
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -27,7 +28,7 @@ class Ec2DiscoveryTest : public testing::MotoTest {
 
 TEST_F(Ec2DiscoveryTest, FindsTheTaggedSubnetsByDiscoveryTagAndNotTheUntaggedOne) {
   Result<std::vector<Subnet>> subnets = ec2_->DescribeSubnets(Discovery());
-  ASSERT_TRUE(subnets.ok()) << subnets.error().message;
+  ASSERT_THAT(subnets, IsOk());
   ASSERT_EQ(subnets->size(), 3U);
   std::sort(subnets->begin(), subnets->end(),
             [](const Subnet& a, const Subnet& b) { return a.zone < b.zone; });
@@ -49,7 +50,7 @@ TEST_F(Ec2DiscoveryTest, FindsTheTaggedSubnetsByDiscoveryTagAndNotTheUntaggedOne
 
 TEST_F(Ec2DiscoveryTest, FindsTheSecurityGroupByTag) {
   Result<std::vector<SecurityGroup>> groups = ec2_->DescribeSecurityGroups(Discovery());
-  ASSERT_TRUE(groups.ok()) << groups.error().message;
+  ASSERT_THAT(groups, IsOk());
   ASSERT_EQ(groups->size(), 1U);
   EXPECT_EQ(groups->front().group_id, seed_["security_group"].get<std::string>());
   EXPECT_EQ(groups->front().group_name, cluster_ + "-node");
@@ -62,7 +63,7 @@ TEST_F(Ec2DiscoveryTest, DescribesImagesById) {
   ImageQuery query;
   query.image_ids = {seeded["id"].get<std::string>()};
   Result<std::vector<Image>> images = ec2_->DescribeImages(query);
-  ASSERT_TRUE(images.ok()) << images.error().message;
+  ASSERT_THAT(images, IsOk());
   ASSERT_EQ(images->size(), 1U);
   EXPECT_EQ(images->front().image_id, seeded["id"].get<std::string>());
   EXPECT_EQ(images->front().name, seeded["name"].get<std::string>());
@@ -77,7 +78,7 @@ TEST_F(Ec2DiscoveryTest, DescribesImagesByOwnerAndNameFilter) {
   query.owners = {"602401143452"};  // EKS's account
   query.filters = {{"name", {"amazon-eks-node-al2023-*-1.31-*"}}, {"architecture", {"x86_64"}}};
   Result<std::vector<Image>> images = ec2_->DescribeImages(query);
-  ASSERT_TRUE(images.ok()) << images.error().message;
+  ASSERT_THAT(images, IsOk());
   std::vector<std::string> ids;
   for (const Image& image : *images) ids.push_back(image.image_id);
   std::sort(ids.begin(), ids.end());
@@ -103,7 +104,7 @@ TEST_F(Ec2DiscoveryTest, AnUnknownImageIsAnErrorWithTheAwsCodeNamingTheOperation
 TEST_F(Ec2DiscoveryTest, DescribesInstanceTypesForTheCatalog) {
   Result<std::vector<InstanceTypeInfo>> types =
       ec2_->DescribeInstanceTypes({"m5.large", "g4dn.xlarge", "m5.metal"});
-  ASSERT_TRUE(types.ok()) << types.error().message;
+  ASSERT_THAT(types, IsOk());
   ASSERT_EQ(types->size(), 3U);
   std::map<std::string, InstanceTypeInfo> by_name;
   for (const InstanceTypeInfo& type : *types) by_name[type.name] = type;
@@ -132,7 +133,7 @@ TEST_F(Ec2DiscoveryTest, DescribesInstanceTypesForTheCatalog) {
 
 TEST_F(Ec2DiscoveryTest, DescribesAllInstanceTypesWithoutNames) {
   Result<std::vector<InstanceTypeInfo>> types = ec2_->DescribeInstanceTypes();
-  ASSERT_TRUE(types.ok()) << types.error().message;
+  ASSERT_THAT(types, IsOk());
   EXPECT_GT(types->size(), 500U);
   EXPECT_TRUE(std::any_of(types->begin(), types->end(),
                           [](const InstanceTypeInfo& type) { return type.name == "m5.large"; }));
@@ -148,7 +149,7 @@ TEST_F(Ec2DiscoveryTest, AnUnknownInstanceTypeIsAnError) {
 TEST_F(Ec2DiscoveryTest, ListsOfferingsPerZone) {
   Result<std::vector<InstanceTypeOffering>> offerings =
       ec2_->DescribeInstanceTypeOfferings({{"instance-type", {"m5.large"}}});
-  ASSERT_TRUE(offerings.ok()) << offerings.error().message;
+  ASSERT_THAT(offerings, IsOk());
   std::vector<std::string> zones;
   for (const InstanceTypeOffering& offering : *offerings) {
     EXPECT_EQ(offering.instance_type, "m5.large");
@@ -159,7 +160,7 @@ TEST_F(Ec2DiscoveryTest, ListsOfferingsPerZone) {
   }
 
   Result<std::vector<InstanceTypeOffering>> all = ec2_->DescribeInstanceTypeOfferings();
-  ASSERT_TRUE(all.ok()) << all.error().message;
+  ASSERT_THAT(all, IsOk());
   EXPECT_GT(all->size(), offerings->size());
 }
 

@@ -6,6 +6,7 @@
 
 #include "aws/api/ec2_api.h"
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -57,21 +58,21 @@ class Ec2LaunchTest : public testing::MotoTest {
 TEST_F(Ec2LaunchTest, CreatesDescribesAndDeletesALaunchTemplate) {
   const std::string name = testing::UniqueName("karpenter-api-test");
   Result<LaunchTemplate> created = ec2_->CreateLaunchTemplate(TemplateInput(name));
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   Cleanup remove([&] { (void)ec2_->DeleteLaunchTemplate(name); });
   EXPECT_TRUE(created->launch_template_id.starts_with("lt-")) << created->launch_template_id;
   EXPECT_EQ(created->name, name);
   EXPECT_EQ(created->latest_version, 1);
 
   Result<std::vector<LaunchTemplate>> described = ec2_->DescribeLaunchTemplates(NameFilter(name));
-  ASSERT_TRUE(described.ok()) << described.error().message;
+  ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   EXPECT_EQ(described->front().launch_template_id, created->launch_template_id);
   EXPECT_THAT(described->front().tags, Contains(Pair("karpenter.k8s.aws/cluster", cluster_)));
 
   Result<std::vector<LaunchTemplate>> by_tag =
       ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/cluster", {cluster_}}});
-  ASSERT_TRUE(by_tag.ok()) << by_tag.error().message;
+  ASSERT_THAT(by_tag, IsOk());
   EXPECT_TRUE(std::any_of(by_tag->begin(), by_tag->end(), [&](const LaunchTemplate& found) {
     return found.launch_template_id == created->launch_template_id;
   }));
@@ -82,10 +83,10 @@ TEST_F(Ec2LaunchTest, CreatesDescribesAndDeletesALaunchTemplate) {
   EXPECT_EQ(again.error().reason, "InvalidLaunchTemplateName.AlreadyExistsException");
   EXPECT_NE(again.error().message.find("CreateLaunchTemplate"), std::string::npos);
 
-  ASSERT_TRUE(ec2_->DeleteLaunchTemplate(name).ok());
+  ASSERT_THAT(ec2_->DeleteLaunchTemplate(name), IsOk());
   remove.Dismiss();
   Result<std::vector<LaunchTemplate>> after = ec2_->DescribeLaunchTemplates(NameFilter(name));
-  ASSERT_TRUE(after.ok()) << after.error().message;
+  ASSERT_THAT(after, IsOk());
   EXPECT_TRUE(after->empty());
 }
 
@@ -93,7 +94,7 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
   const std::string name = testing::UniqueName("karpenter-api-test");
   const std::string nodepool = testing::UniqueName("pool");
   Result<LaunchTemplate> created = ec2_->CreateLaunchTemplate(TemplateInput(name));
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   Cleanup remove([&] { (void)ec2_->DeleteLaunchTemplate(name); });
 
   const nlohmann::json& subnet = seed_["subnets"][1];
@@ -107,7 +108,7 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
   fleet.tags = {{"karpenter.sh/nodepool", nodepool},
                 {"kubernetes.io/cluster/" + cluster_, "owned"}};
   Result<FleetResult> launched = ec2_->CreateFleet(fleet);
-  ASSERT_TRUE(launched.ok()) << launched.error().message;
+  ASSERT_THAT(launched, IsOk());
   ASSERT_EQ(launched->instances.size(), 1U);
   const std::string id = launched->instances.front().instance_id;
   Cleanup terminate([&] { (void)ec2_->TerminateInstances({id}); });
@@ -119,7 +120,7 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
   EXPECT_EQ(launched->instances.front().zone, subnet["zone"].get<std::string>());
 
   Result<std::vector<Instance>> described = ec2_->DescribeInstances({id});
-  ASSERT_TRUE(described.ok()) << described.error().message;
+  ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   const Instance& instance = described->front();
   EXPECT_EQ(instance.instance_type, "m5.large");
@@ -135,25 +136,25 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
 
   // The instance boots with the launch template's user data.
   Result<std::string> user_data = ec2_->DescribeInstanceUserData(id);
-  ASSERT_TRUE(user_data.ok()) << user_data.error().message;
+  ASSERT_THAT(user_data, IsOk());
   EXPECT_EQ(*user_data, TemplateInput(name).user_data_base64);
 
   // Karpenter lists its instances by tag.
   Result<std::vector<Instance>> by_tag = ec2_->DescribeInstances(
       {},
       {{"tag:karpenter.sh/nodepool", {nodepool}}, {"instance-state-name", {"pending", "running"}}});
-  ASSERT_TRUE(by_tag.ok()) << by_tag.error().message;
+  ASSERT_THAT(by_tag, IsOk());
   ASSERT_EQ(by_tag->size(), 1U);
   EXPECT_EQ(by_tag->front().instance_id, id);
 
-  ASSERT_TRUE(ec2_->CreateTags({id}, {{"Name", nodepool + "-node"}}).ok());
+  ASSERT_THAT(ec2_->CreateTags({id}, {{"Name", nodepool + "-node"}}), IsOk());
   Result<std::vector<Instance>> tagged = ec2_->DescribeInstances({id});
-  ASSERT_TRUE(tagged.ok()) << tagged.error().message;
+  ASSERT_THAT(tagged, IsOk());
   ASSERT_EQ(tagged->size(), 1U);
   EXPECT_THAT(tagged->front().tags, Contains(Pair("Name", nodepool + "-node")));
 
   Result<std::vector<InstanceStateChange>> changes = ec2_->TerminateInstances({id});
-  ASSERT_TRUE(changes.ok()) << changes.error().message;
+  ASSERT_THAT(changes, IsOk());
   terminate.Dismiss();
   ASSERT_EQ(changes->size(), 1U);
   EXPECT_EQ(changes->front().instance_id, id);
@@ -161,7 +162,7 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
   EXPECT_THAT(changes->front().current_state, ::testing::AnyOf("shutting-down", "terminated"));
 
   Result<std::vector<Instance>> after = ec2_->DescribeInstances({id});
-  ASSERT_TRUE(after.ok()) << after.error().message;
+  ASSERT_THAT(after, IsOk());
   ASSERT_EQ(after->size(), 1U);
   EXPECT_THAT(after->front().state, ::testing::AnyOf("shutting-down", "terminated"));
 }
@@ -190,7 +191,7 @@ TEST_F(Ec2LaunchTest, TerminatingAnUnknownInstanceIsAnErrorWithTheAwsCode) {
 TEST_F(Ec2LaunchTest, TheUnmanagedInstanceIsUntouched) {
   const std::string id = seed_["unmanaged_instance"].get<std::string>();
   Result<std::vector<Instance>> described = ec2_->DescribeInstances({id});
-  ASSERT_TRUE(described.ok()) << described.error().message;
+  ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   EXPECT_EQ(described->front().state, "running");
   EXPECT_EQ(described->front().subnet_id, seed_["untagged_subnet"].get<std::string>());

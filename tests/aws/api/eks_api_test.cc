@@ -9,6 +9,7 @@
 
 #include "common/base64.h"
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -26,13 +27,13 @@ class EksApiTest : public testing::MotoTest {
 
 TEST_F(EksApiTest, DescribesTheSeededCluster) {
   Result<EksCluster> cluster = eks_->DescribeCluster(cluster_);
-  ASSERT_TRUE(cluster.ok()) << cluster.error().message;
+  ASSERT_THAT(cluster, IsOk());
   EXPECT_EQ(cluster->name, cluster_);
   EXPECT_EQ(cluster->arn, seed_["cluster_arn"].get<std::string>());
   EXPECT_EQ(cluster->version, seed_["kubernetes_version"].get<std::string>());
   EXPECT_TRUE(cluster->endpoint.starts_with("https://")) << cluster->endpoint;
   EXPECT_FALSE(cluster->certificate_authority.empty());
-  EXPECT_TRUE(DecodeBase64(cluster->certificate_authority).ok());
+  EXPECT_THAT(DecodeBase64(cluster->certificate_authority), IsOk());
   EXPECT_EQ(cluster->service_ipv4_cidr, seed_["service_cidr"].get<std::string>());
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -26,7 +27,7 @@ class IamApiTest : public testing::MotoTest {
 TEST_F(IamApiTest, AMissingProfileIsNulloptNotAnError) {
   Result<std::optional<InstanceProfile>> profile =
       iam_->GetInstanceProfile(testing::UniqueName("missing"));
-  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  ASSERT_THAT(profile, IsOk());
   EXPECT_FALSE(profile->has_value());
 }
 
@@ -34,7 +35,7 @@ TEST_F(IamApiTest, CreatesATaggedProfileAndReadsItBackWithItsRole) {
   const std::string name = testing::UniqueName("profile");
   Result<InstanceProfile> created = iam_->CreateInstanceProfile(
       name, "/karpenter/", {{"kubernetes.io/cluster/" + cluster_, "owned"}, {"team", "nodes"}});
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   EXPECT_EQ(created->name, name);
   EXPECT_EQ(created->path, "/karpenter/");
   EXPECT_FALSE(created->id.empty());
@@ -43,12 +44,12 @@ TEST_F(IamApiTest, CreatesATaggedProfileAndReadsItBackWithItsRole) {
   EXPECT_THAT(created->roles, IsEmpty());
 
   Status added = iam_->AddRoleToInstanceProfile(name, NodeRole());
-  ASSERT_TRUE(added.ok()) << added.error().message;
+  ASSERT_THAT(added, IsOk());
   Status tagged = iam_->TagInstanceProfile(name, {{"team", "platform"}, {"extra", "1"}});
-  ASSERT_TRUE(tagged.ok()) << tagged.error().message;
+  ASSERT_THAT(tagged, IsOk());
 
   Result<std::optional<InstanceProfile>> read = iam_->GetInstanceProfile(name);
-  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_THAT(read, IsOk());
   ASSERT_TRUE(read->has_value());
   const InstanceProfile& profile = **read;
   EXPECT_EQ(profile.id, created->id);
@@ -64,23 +65,23 @@ TEST_F(IamApiTest, CreatesATaggedProfileAndReadsItBackWithItsRole) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().reason, "DeleteConflict");
   Status removed = iam_->RemoveRoleFromInstanceProfile(name, NodeRole());
-  ASSERT_TRUE(removed.ok()) << removed.error().message;
+  ASSERT_THAT(removed, IsOk());
   Status deleted = iam_->DeleteInstanceProfile(name);
-  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_THAT(deleted, IsOk());
   Result<std::optional<InstanceProfile>> gone = iam_->GetInstanceProfile(name);
-  ASSERT_TRUE(gone.ok()) << gone.error().message;
+  ASSERT_THAT(gone, IsOk());
   EXPECT_FALSE(gone->has_value());
 }
 
 TEST_F(IamApiTest, CreatingAnExistingProfileIsAnErrorWithIamsCode) {
   const std::string name = testing::UniqueName("twice");
-  ASSERT_TRUE(iam_->CreateInstanceProfile(name, "", {}).ok());
+  ASSERT_THAT(iam_->CreateInstanceProfile(name, "", {}), IsOk());
   Result<InstanceProfile> again = iam_->CreateInstanceProfile(name, "", {});
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().reason, "EntityAlreadyExists");
   EXPECT_NE(again.error().message.find("CreateInstanceProfile"), std::string::npos)
       << again.error().message;
-  EXPECT_TRUE(iam_->DeleteInstanceProfile(name).ok());
+  EXPECT_THAT(iam_->DeleteInstanceProfile(name), IsOk());
 }
 
 TEST_F(IamApiTest, DeletingAMissingProfileIsNoSuchEntity) {

@@ -19,6 +19,7 @@
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
 #include "common/clock.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 
@@ -98,7 +99,7 @@ class MotoTest : public ::testing::Test {
     });
     Result<AwsClients> clients =
         AwsClients::Create(environment_, seed_["region"].get<std::string>(), transport_, clock_);
-    ASSERT_TRUE(clients.ok()) << clients.error().message;
+    ASSERT_THAT(clients, IsOk());
     clients_.emplace(std::move(*clients));
   }
 

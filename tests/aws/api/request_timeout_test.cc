@@ -13,6 +13,7 @@
 #include "aws/api/ec2_api.h"
 #include "aws/sdk/retry.h"
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -29,7 +30,7 @@ class RequestTimeoutTest : public testing::MotoTest {
     // Far shorter than the proxy's hold below, so every held attempt times out.
     Result<AwsClients> clients =
         AwsClients::Create(environment_, seed_["region"].get<std::string>(), impatient_, clock_);
-    ASSERT_TRUE(clients.ok()) << clients.error().message;
+    ASSERT_THAT(clients, IsOk());
     impatient_clients_.emplace(std::move(*clients));
   }
 
@@ -52,7 +53,7 @@ class RequestTimeoutTest : public testing::MotoTest {
 TEST_F(RequestTimeoutTest, HeldRequestIsRetriedAndTheRetryAnswered) {
   HoldRequests(1);
   Result<std::vector<Subnet>> subnets = DescribeSubnets();
-  ASSERT_TRUE(subnets.ok()) << subnets.error().message;
+  ASSERT_THAT(subnets, IsOk());
   EXPECT_FALSE(subnets->empty());
   EXPECT_EQ(testing::InjectedFaults("delayed"), 1);
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -18,7 +19,7 @@ class SqsApiTest : public testing::MotoTest {
 
 TEST_F(SqsApiTest, FindsTheSeededInterruptionQueue) {
   Result<std::string> url = sqs_->GetQueueUrl(cluster_);
-  ASSERT_TRUE(url.ok()) << url.error().message;
+  ASSERT_THAT(url, IsOk());
   EXPECT_EQ(*url, seed_["queue_url"].get<std::string>());
 }
 
@@ -31,12 +32,12 @@ TEST_F(SqsApiTest, AMissingQueueIsAnErrorWithTheAwsCode) {
 
 TEST_F(SqsApiTest, SendReceiveDeleteRoundTrip) {
   Result<std::string> url = sqs_->GetQueueUrl(cluster_);
-  ASSERT_TRUE(url.ok()) << url.error().message;
+  ASSERT_THAT(url, IsOk());
   const std::string body =
       R"({"source":"aws.ec2","detail-type":"EC2 Spot Instance Interruption Warning","id":")" +
       testing::UniqueName("event") + "\"}";
   Result<std::string> sent = sqs_->SendMessage(*url, body);
-  ASSERT_TRUE(sent.ok()) << sent.error().message;
+  ASSERT_THAT(sent, IsOk());
   EXPECT_FALSE(sent->empty());
 
   // Other runs may have left messages behind: receive until ours shows up, deleting as we go.
@@ -45,11 +46,11 @@ TEST_F(SqsApiTest, SendReceiveDeleteRoundTrip) {
   for (int round = 0; round < 5 && !ours; ++round) {
     Result<std::vector<SqsMessage>> received = sqs_->ReceiveMessage(
         *url, {.max_messages = 10, .wait_seconds = 1, .visibility_seconds = 0});
-    ASSERT_TRUE(received.ok()) << received.error().message;
+    ASSERT_THAT(received, IsOk());
     for (const SqsMessage& message : *received) {
       EXPECT_FALSE(message.receipt_handle.empty());
       Status deleted = sqs_->DeleteMessage(*url, message.receipt_handle);
-      ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+      ASSERT_THAT(deleted, IsOk());
       if (message.message_id == *sent) ours = message;
     }
   }
@@ -59,7 +60,7 @@ TEST_F(SqsApiTest, SendReceiveDeleteRoundTrip) {
   // Deleted: ours does not come back although it would be visible again by now.
   Result<std::vector<SqsMessage>> again =
       sqs_->ReceiveMessage(*url, {.max_messages = 10, .wait_seconds = 0, .visibility_seconds = 0});
-  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_THAT(again, IsOk());
   for (const SqsMessage& message : *again) EXPECT_NE(message.message_id, *sent);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -23,7 +24,7 @@ class SsmApiTest : public testing::MotoTest {
 
 TEST_F(SsmApiTest, ResolvesTheAmiAliasParameterToTheSeededImage) {
   Result<std::string> value = ssm_->GetParameter(kAl2023X86);
-  ASSERT_TRUE(value.ok()) << value.error().message;
+  ASSERT_THAT(value, IsOk());
   EXPECT_EQ(*value, seed_["images"]["al2023_x86_64"]["id"].get<std::string>());
 }
 
@@ -38,7 +39,7 @@ TEST_F(SsmApiTest, AMissingParameterIsAnErrorWithTheAwsCodeNamingTheOperation) {
 TEST_F(SsmApiTest, GetParametersReportsFoundAndInvalidNames) {
   const std::string missing = "/karpenter/test/" + testing::UniqueName("missing");
   Result<SsmParameters> parameters = ssm_->GetParameters({kAl2023X86, missing, kAl2023Arm});
-  ASSERT_TRUE(parameters.ok()) << parameters.error().message;
+  ASSERT_THAT(parameters, IsOk());
   EXPECT_EQ(parameters->values.size(), 2U);
   EXPECT_EQ(parameters->values[kAl2023X86], seed_["images"]["al2023_x86_64"]["id"]);
   EXPECT_EQ(parameters->values[kAl2023Arm], seed_["images"]["al2023_arm64"]["id"]);
@@ -51,7 +52,7 @@ TEST_F(SsmApiTest, GetParametersSplitsMoreNamesThanOneCallTakes) {
   for (const auto& [name, image] : seed_["ssm_parameters"].items()) names.push_back(name);
   while (names.size() < 12) names.push_back("/karpenter/test/" + testing::UniqueName("filler"));
   Result<SsmParameters> parameters = ssm_->GetParameters(names);
-  ASSERT_TRUE(parameters.ok()) << parameters.error().message;
+  ASSERT_THAT(parameters, IsOk());
   EXPECT_EQ(parameters->values.size(), seed_["ssm_parameters"].size());
   EXPECT_EQ(parameters->values.size() + parameters->invalid.size(), names.size());
 }

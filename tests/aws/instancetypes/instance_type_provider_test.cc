@@ -13,8 +13,9 @@
 
 #include "api/labels.h"
 #include "aws/api/moto_fixture.h"
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 #include "pricing_server.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -67,7 +68,7 @@ class InstanceTypeProviderTest : public testing::MotoTest {
         {"AWS_EC2_METADATA_DISABLED", "true"},
     });
     Result<AwsClients> clients = AwsClients::Create(environment, region_, switchable_, clock_);
-    ASSERT_TRUE(clients.ok()) << clients.error().message;
+    ASSERT_THAT(clients, IsOk());
     switchable_clients_.emplace(std::move(*clients));
     ec2_.emplace(switchable_clients_->ec2());
     pricing_clients_.emplace(server_.Clients("us-east-1"));
@@ -76,7 +77,7 @@ class InstanceTypeProviderTest : public testing::MotoTest {
     pricing_options.region = region_;
     pricing_.emplace(*ec2_, &*pricing_api_, virtual_clock_, pricing_options);
     Status refreshed = pricing_->Refresh();
-    ASSERT_TRUE(refreshed.ok()) << refreshed.error().message;
+    ASSERT_THAT(refreshed, IsOk());
     InstanceTypeProviderOptions options;
     options.region = region_;
     provider_.emplace(*ec2_, *pricing_, unavailable_, virtual_clock_, options);
@@ -100,7 +101,7 @@ class InstanceTypeProviderTest : public testing::MotoTest {
 
   InstanceTypeList List(const api::EC2NodeClass& node_class) {
     Result<InstanceTypeList> list = provider_->List(node_class);
-    EXPECT_TRUE(list.ok()) << list.error().message;
+    EXPECT_THAT(list, IsOk());
     return list.ok() ? *list : std::make_shared<const std::vector<cloud::InstanceType>>();
   }
 
@@ -124,16 +125,16 @@ TEST_F(InstanceTypeProviderTest, BuildsTheTypesEc2ReportsAsTheEmbeddedCatalogDoe
       list->begin(), list->end(),
       [](const cloud::InstanceType& a, const cloud::InstanceType& b) { return a.name < b.name; }));
 
-  cloud::AwsCatalogOptions options;  // AL2023, the defaults, as the node class asks
+  aws::AwsCatalogOptions options;  // AL2023, the defaults, as the node class asks
   for (const char* name : {"m5.large", "m6g.xlarge", "c5.4xlarge", "g4dn.xlarge", "inf2.xlarge",
                            "m5d.large", "c6gn.large"}) {
     SCOPED_TRACE(name);
     const cloud::InstanceType* type = Find(list, name);
     ASSERT_NE(type, nullptr);
-    const cloud::AwsInstanceTypeFacts* facts = cloud::FindAwsInstanceTypeFacts(name);
+    const aws::AwsInstanceTypeFacts* facts = aws::FindAwsInstanceTypeFacts(name);
     ASSERT_NE(facts, nullptr);
     const cloud::InstanceType embedded =
-        cloud::BuildAwsInstanceType(*facts, options, cloud::SpotPriceModel());
+        aws::BuildAwsInstanceType(*facts, options, aws::SpotPriceModel());
     EXPECT_EQ(type->capacity, embedded.capacity);
     EXPECT_EQ(type->Allocatable(), embedded.Allocatable());
     EXPECT_EQ(type->exotic, embedded.exotic);
@@ -285,7 +286,7 @@ TEST_F(InstanceTypeProviderTest, AFailedRefreshKeepsTheOldList) {
   EXPECT_EQ(after.get(), before.get());
 
   switchable_.failing = false;
-  ASSERT_TRUE(provider_->Refresh().ok());
+  ASSERT_THAT(provider_->Refresh(), IsOk());
   EXPECT_NE(provider_->Generation(), generation);
   EXPECT_EQ(List(node_class)->size(), before->size());
 }

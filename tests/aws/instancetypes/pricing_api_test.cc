@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "pricing_server.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -25,7 +26,7 @@ TEST(PricingApiTest, ReadsEveryPageSkippingAndCountingBrokenEntries) {
   AwsClients clients = server.Clients("us-east-1");
   PricingApi api(clients.pricing());
   Result<OnDemandPriceList> list = api.GetOnDemandPrices("us-west-2");
-  ASSERT_TRUE(list.ok()) << list.error().message;
+  ASSERT_THAT(list, IsOk());
   // m5.large is on both pages: the lower price wins; t3.nano's zero price is ignored.
   EXPECT_THAT(list->prices, ElementsAre(Pair("c5.xlarge", 0.17), Pair("m5.large", 0.096),
                                         Pair("m6g.large", 0.077)));
@@ -65,7 +66,7 @@ TEST(ParseOnDemandPriceEntryTest, ReadsTheTypeAndTheUsdPrice) {
     "terms":{"OnDemand":{"A.B":{"priceDimensions":{"A.B.C":{"unit":"Hrs",
     "pricePerUnit":{"USD":"0.0535000000"}}}}}}})";
   Result<OnDemandPriceEntry> entry = ParseOnDemandPriceEntry(document);
-  ASSERT_TRUE(entry.ok()) << entry.error().message;
+  ASSERT_THAT(entry, IsOk());
   EXPECT_EQ(entry->instance_type, "r7g.medium");
   EXPECT_DOUBLE_EQ(entry->price, 0.0535);
 }

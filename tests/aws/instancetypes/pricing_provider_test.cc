@@ -11,8 +11,9 @@
 #include <utility>
 
 #include "aws/api/moto_fixture.h"
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 #include "pricing_server.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -49,7 +50,7 @@ class PricingProviderTest : public testing::MotoTest {
 
 TEST_F(PricingProviderTest, TheEmbeddedRegionStartsWithTheTableAndModelledSpotPrices) {
   PricingProvider provider(*ec2_, &*pricing_, virtual_clock_, Options("us-east-1"));
-  const cloud::AwsInstanceTypeFacts* m5 = cloud::FindAwsInstanceTypeFacts("m5.large");
+  const aws::AwsInstanceTypeFacts* m5 = aws::FindAwsInstanceTypeFacts("m5.large");
   ASSERT_NE(m5, nullptr);
   ASSERT_TRUE(provider.OnDemandPrice("m5.large").has_value());
   EXPECT_DOUBLE_EQ(*provider.OnDemandPrice("m5.large"), m5->on_demand_price);
@@ -59,7 +60,7 @@ TEST_F(PricingProviderTest, TheEmbeddedRegionStartsWithTheTableAndModelledSpotPr
   const std::optional<double> spot = provider.SpotPrice("m5.large", "us-east-1a");
   ASSERT_TRUE(spot.has_value());
   EXPECT_DOUBLE_EQ(*spot,
-                   cloud::SpotPriceModel().Price("m5.large", "us-east-1a", m5->on_demand_price));
+                   aws::SpotPriceModel().Price("m5.large", "us-east-1a", m5->on_demand_price));
   EXPECT_LT(*spot, m5->on_demand_price);
   EXPECT_FALSE(provider.OnDemandUpdated().has_value());
   EXPECT_FALSE(provider.SpotUpdated().has_value());
@@ -80,7 +81,7 @@ TEST_F(PricingProviderTest, RefreshReadsThePricingApiAndTheSpotHistory) {
   PricingProvider provider(*ec2_, &*pricing_, virtual_clock_, Options(region_));
   const uint64_t before = provider.Generation();
   Status status = provider.Refresh();
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_THAT(status, IsOk());
   EXPECT_NE(provider.Generation(), before);
   EXPECT_DOUBLE_EQ(provider.OnDemandPrice("m5.large").value_or(-1), 0.096);
   EXPECT_DOUBLE_EQ(provider.OnDemandPrice("m6g.large").value_or(-1), 0.077);
@@ -102,12 +103,12 @@ TEST_F(PricingProviderTest, RefreshReadsThePricingApiAndTheSpotHistory) {
 
 TEST_F(PricingProviderTest, RefreshesOnlyStaleDataAndKeepsOldPricesOnFailure) {
   PricingProvider provider(*ec2_, &*pricing_, virtual_clock_, Options(region_));
-  ASSERT_TRUE(provider.Refresh().ok());
+  ASSERT_THAT(provider.Refresh(), IsOk());
   ASSERT_EQ(server_.requests().size(), 2U);
   const uint64_t generation = provider.Generation();
 
   virtual_clock_.Advance(hours(11));
-  ASSERT_TRUE(provider.Refresh().ok());
+  ASSERT_THAT(provider.Refresh(), IsOk());
   EXPECT_EQ(server_.requests().size(), 2U);  // fresh: not asked again
   EXPECT_EQ(provider.Generation(), generation);
 
@@ -123,7 +124,7 @@ TEST_F(PricingProviderTest, RefreshesOnlyStaleDataAndKeepsOldPricesOnFailure) {
 
   // The failed source is retried by the next Refresh, and succeeds once the API is back.
   server_.set_fail(false);
-  ASSERT_TRUE(provider.Refresh().ok());
+  ASSERT_THAT(provider.Refresh(), IsOk());
   EXPECT_EQ(server_.requests().size(), 5U);
   EXPECT_EQ(provider.OnDemandUpdated(), virtual_clock_.Now());
 }
@@ -133,7 +134,7 @@ TEST_F(PricingProviderTest, AnIsolatedVpcNeverCallsThePricingApi) {
   options.isolated_vpc = true;
   PricingProvider provider(*ec2_, &*pricing_, virtual_clock_, options);
   Status status = provider.Refresh(/*force=*/true);
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_THAT(status, IsOk());
   EXPECT_TRUE(server_.requests().empty());
   EXPECT_TRUE(provider.SpotPrice("m5.large", zone_).has_value());
 }
@@ -141,7 +142,7 @@ TEST_F(PricingProviderTest, AnIsolatedVpcNeverCallsThePricingApi) {
 TEST_F(PricingProviderTest, DescribeSpotPriceHistoryGivesTheLatestPricePerTypeAndZone) {
   Result<std::vector<SpotPrice>> prices =
       ec2_->DescribeSpotPriceHistory(std::chrono::system_clock::now(), {"Linux/UNIX"});
-  ASSERT_TRUE(prices.ok()) << prices.error().message;
+  ASSERT_THAT(prices, IsOk());
   ASSERT_FALSE(prices->empty());
   std::set<std::pair<std::string, std::string>> seen;
   bool m5_in_zone = false;

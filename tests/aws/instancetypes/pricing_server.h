@@ -18,6 +18,7 @@
 #include "aws/sdk/loopback_server.h"
 #include "common/clock.h"
 #include "common/read_file.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 
@@ -54,7 +55,7 @@ class PricingServer {
                                    {"AWS_MAX_ATTEMPTS", "1"},
                                    {"AWS_EC2_METADATA_DISABLED", "true"}});
     Result<AwsClients> clients = AwsClients::Create(environment, region, transport_, clock_);
-    EXPECT_TRUE(clients.ok()) << clients.error().message;
+    EXPECT_THAT(clients, IsOk());
     return std::move(*clients);
   }
 
@@ -67,7 +68,7 @@ class PricingServer {
  private:
   static std::string ReadTestData(const std::string& name) {
     Result<std::string> text = ReadFile(std::string(KARPENTER_TESTDATA) + "/aws/pricing/" + name);
-    EXPECT_TRUE(text.ok()) << text.error().message;
+    EXPECT_THAT(text, IsOk());
     return text.ok() ? *text : std::string();
   }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -29,7 +31,7 @@ const AliasParameter* Find(const std::vector<AliasParameter>& parameters, const 
 
 TEST(ParseAmiAlias, SplitsFamilyAndVersion) {
   Result<AmiAlias> alias = ParseAmiAlias("bottlerocket@v1.26.0");
-  ASSERT_TRUE(alias.ok()) << alias.error().message;
+  ASSERT_THAT(alias, IsOk());
   EXPECT_EQ(alias->family, "bottlerocket");
   EXPECT_EQ(alias->version, "v1.26.0");
 }

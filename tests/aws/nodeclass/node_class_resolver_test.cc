@@ -7,7 +7,9 @@
 #include <chrono>
 #include <map>
 
+#include "api/condition.h"
 #include "aws/api/moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -112,7 +114,7 @@ class NodeClassResolverTest : public testing::MotoTest {
   std::map<std::string, int64_t> FreeAddresses() {
     std::map<std::string, int64_t> free;
     Result<std::vector<Subnet>> subnets = ec2_->DescribeSubnets({});
-    EXPECT_TRUE(subnets.ok()) << subnets.error().message;
+    EXPECT_THAT(subnets, IsOk());
     if (subnets.ok()) {
       for (const Subnet& subnet : *subnets) {
         free[subnet.subnet_id] = subnet.available_ip_address_count;
@@ -137,7 +139,7 @@ class NodeClassResolverTest : public testing::MotoTest {
   // Deletes the profile Resolve may have created for `node_class`.
   void CleanUp(const api::EC2NodeClass& node_class) {
     Status finalized = resolver_->Finalize(node_class);
-    EXPECT_TRUE(finalized.ok()) << finalized.error().message;
+    EXPECT_THAT(finalized, IsOk());
   }
 
   VirtualClock clock_{kStart};
@@ -149,7 +151,7 @@ class NodeClassResolverTest : public testing::MotoTest {
 
 TEST_F(NodeClassResolverTest, DiscoversTheTaggedSubnetsMostFreeAddressesFirst) {
   Result<std::vector<api::SubnetStatus>> subnets = resolver_->ResolveSubnets(NodeClass());
-  ASSERT_TRUE(subnets.ok()) << subnets.error().message;
+  ASSERT_THAT(subnets, IsOk());
   // The seeded subnets are /20, /22 and /24 in zones a, b, c: a has the most free addresses.
   ASSERT_THAT(*subnets, SizeIs(3));
   EXPECT_EQ(Ids(*subnets), SeededSubnetIds());
@@ -164,7 +166,7 @@ TEST_F(NodeClassResolverTest, SelectsASubnetById) {
   api::EC2NodeClass node_class = NodeClass();
   node_class.spec.subnet_selector_terms = {Id(seed_["untagged_subnet"].get<std::string>())};
   Result<std::vector<api::SubnetStatus>> subnets = resolver_->ResolveSubnets(node_class);
-  ASSERT_TRUE(subnets.ok()) << subnets.error().message;
+  ASSERT_THAT(subnets, IsOk());
   EXPECT_THAT(Ids(*subnets), ElementsAre(seed_["untagged_subnet"].get<std::string>()));
 }
 
@@ -173,7 +175,7 @@ TEST_F(NodeClassResolverTest, AStarTagValueMatchesAnyValueOfTheKey) {
   node_class.spec.subnet_selector_terms = {
       api::SelectorTerm{.tags = {{"karpenter.sh/discovery", "*"}}, .id = "", .name = ""}};
   Result<std::vector<api::SubnetStatus>> tagged = resolver_->ResolveSubnets(node_class);
-  ASSERT_TRUE(tagged.ok()) << tagged.error().message;
+  ASSERT_THAT(tagged, IsOk());
   for (const std::string& id : SeededSubnetIds()) EXPECT_THAT(Ids(*tagged), Contains(id));
   EXPECT_THAT(Ids(*tagged), ::testing::Not(Contains(seed_["untagged_subnet"].get<std::string>())));
 
@@ -181,7 +183,7 @@ TEST_F(NodeClassResolverTest, AStarTagValueMatchesAnyValueOfTheKey) {
   node_class.spec.subnet_selector_terms = {
       api::SelectorTerm{.tags = {{"Name", "*"}}, .id = "", .name = ""}};
   Result<std::vector<api::SubnetStatus>> named = resolver_->ResolveSubnets(node_class);
-  ASSERT_TRUE(named.ok()) << named.error().message;
+  ASSERT_THAT(named, IsOk());
   EXPECT_THAT(Ids(*named), Contains(seed_["untagged_subnet"].get<std::string>()));
   EXPECT_GE(named->size(), 4U);
   ExpectMostFreeAddressesFirst(*named);
@@ -192,7 +194,7 @@ TEST_F(NodeClassResolverTest, TermsAreOredAndEachSubnetListedOnce) {
   const std::string untagged = seed_["untagged_subnet"].get<std::string>();
   node_class.spec.subnet_selector_terms = {Id(untagged), Tagged(), Id(SeededSubnetIds()[1])};
   Result<std::vector<api::SubnetStatus>> subnets = resolver_->ResolveSubnets(node_class);
-  ASSERT_TRUE(subnets.ok()) << subnets.error().message;
+  ASSERT_THAT(subnets, IsOk());
   std::vector<std::string> expected = SeededSubnetIds();
   expected.push_back(untagged);
   EXPECT_THAT(Ids(*subnets), ::testing::UnorderedElementsAreArray(expected));
@@ -204,7 +206,7 @@ TEST_F(NodeClassResolverTest, FindsSecurityGroupsByTagIdAndName) {
   api::EC2NodeClass node_class = NodeClass();
   Result<std::vector<api::SecurityGroupStatus>> tagged =
       resolver_->ResolveSecurityGroups(node_class);
-  ASSERT_TRUE(tagged.ok()) << tagged.error().message;
+  ASSERT_THAT(tagged, IsOk());
   ASSERT_THAT(*tagged, SizeIs(1));
   EXPECT_EQ(tagged->front().id, seed_["security_group"].get<std::string>());
   EXPECT_EQ(tagged->front().name, cluster_ + "-node");
@@ -213,7 +215,7 @@ TEST_F(NodeClassResolverTest, FindsSecurityGroupsByTagIdAndName) {
       Id(seed_["untagged_security_group"].get<std::string>()),
       api::SelectorTerm{.tags = {}, .id = "", .name = cluster_ + "-node"}};
   Result<std::vector<api::SecurityGroupStatus>> both = resolver_->ResolveSecurityGroups(node_class);
-  ASSERT_TRUE(both.ok()) << both.error().message;
+  ASSERT_THAT(both, IsOk());
   std::map<std::string, std::string> names;
   for (const api::SecurityGroupStatus& group : *both) names[group.id] = group.name;
   EXPECT_THAT(names,
@@ -224,7 +226,7 @@ TEST_F(NodeClassResolverTest, FindsSecurityGroupsByTagIdAndName) {
 
 TEST_F(NodeClassResolverTest, Al2023LatestResolvesEachArchitectureAndVariant) {
   Result<std::vector<api::AmiStatus>> amis = resolver_->ResolveAmis(NodeClass());
-  ASSERT_TRUE(amis.ok()) << amis.error().message;
+  ASSERT_THAT(amis, IsOk());
   // moto has no arm64 NVIDIA or Neuron AMI: those parameters are missing and skipped.
   EXPECT_THAT(ById(*amis), UnorderedElementsAre(Pair(Image("al2023_x86_64"), kStandardAmd64),
                                                 Pair(Image("al2023_arm64"), kStandardArm64),
@@ -238,7 +240,7 @@ TEST_F(NodeClassResolverTest, APinnedAl2023VersionResolvesThatRelease) {
   api::EC2NodeClass node_class = NodeClass();
   node_class.spec.ami_selector_terms = {Alias("al2023@v20241121")};  // the seeded release
   Result<std::vector<api::AmiStatus>> amis = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(amis.ok()) << amis.error().message;
+  ASSERT_THAT(amis, IsOk());
   EXPECT_THAT(ById(*amis), UnorderedElementsAre(Pair(Image("al2023_x86_64"), kStandardAmd64),
                                                 Pair(Image("al2023_arm64"), kStandardArm64),
                                                 Pair(Image("al2023_x86_64_nvidia"), kNvidiaAmd64)));
@@ -249,14 +251,14 @@ TEST_F(NodeClassResolverTest, AnUnpublishedAliasVersionIsAMIsReadyFalseSayingWhy
   node_class.spec.ami_selector_terms = {Alias("al2023@v19990101")};
   node_class.status.amis = {api::AmiStatus{.id = "ami-stale", .name = "old", .requirements = {}}};
   const api::EC2NodeClass::Status status = resolver_->Resolve(node_class);
-  const api::Condition& amis_ready = ConditionOf(status, kConditionAmisReady);
+  const api::Condition& amis_ready = ConditionOf(status, api::kConditionAmisReady);
   EXPECT_EQ(amis_ready.status, "False");
   EXPECT_EQ(amis_ready.reason, "AMINotFound");
   EXPECT_THAT(amis_ready.message, HasSubstr(node_class.metadata.name));
   EXPECT_THAT(amis_ready.message, HasSubstr("al2023@v19990101"));
   EXPECT_THAT(amis_ready.message, HasSubstr("Kubernetes 1.31"));
   EXPECT_THAT(status.amis, IsEmpty());
-  const api::Condition& ready = ConditionOf(status, kConditionReady);
+  const api::Condition& ready = ConditionOf(status, api::kConditionReady);
   EXPECT_EQ(ready.status, "False");
   EXPECT_THAT(ready.message, HasSubstr("AMIsReady=False"));
   EXPECT_THAT(ready.message, ::testing::Not(HasSubstr("SubnetsReady")));
@@ -267,7 +269,7 @@ TEST_F(NodeClassResolverTest, BottlerocketAndAl2AliasesCarryTheirVariants) {
   api::EC2NodeClass node_class = NodeClass();
   node_class.spec.ami_selector_terms = {Alias("bottlerocket@latest")};
   Result<std::vector<api::AmiStatus>> bottlerocket = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(bottlerocket.ok()) << bottlerocket.error().message;
+  ASSERT_THAT(bottlerocket, IsOk());
   // Bottlerocket's standard x86_64 image also serves Neuron instances.
   EXPECT_THAT(ById(*bottlerocket),
               UnorderedElementsAre(Pair(Image("bottlerocket_x86_64"), kStandardAmd64),
@@ -277,14 +279,14 @@ TEST_F(NodeClassResolverTest, BottlerocketAndAl2AliasesCarryTheirVariants) {
 
   node_class.spec.ami_selector_terms = {Alias("al2@latest")};
   Result<std::vector<api::AmiStatus>> al2 = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(al2.ok()) << al2.error().message;
+  ASSERT_THAT(al2, IsOk());
   EXPECT_THAT(ById(*al2), UnorderedElementsAre(Pair(Image("al2_x86_64"), kStandardAmd64),
                                                Pair(Image("al2_arm64"), kStandardArm64),
                                                Pair(Image("al2_x86_64_gpu"), kNvidiaAmd64),
                                                Pair(Image("al2_x86_64_gpu"), kNeuronAmd64)));
   node_class.spec.ami_selector_terms = {Alias("al2@v20241121")};
   Result<std::vector<api::AmiStatus>> pinned = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(pinned.ok()) << pinned.error().message;
+  ASSERT_THAT(pinned, IsOk());
   EXPECT_EQ(ById(*pinned), ById(*al2));
 }
 
@@ -294,7 +296,7 @@ TEST_F(NodeClassResolverTest, TaggedImagesGiveTheNewestPerArchitectureNewestFirs
   term.tags = {{"karpenter.sh/discovery", cluster_}};
   node_class.spec.ami_selector_terms = {term};
   Result<std::vector<api::AmiStatus>> amis = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(amis.ok()) << amis.error().message;
+  ASSERT_THAT(amis, IsOk());
   ASSERT_THAT(*amis, SizeIs(2));
   // 2024-11-01 (x86_64) before 2024-10-15 (arm64); the 2024-10-01 x86_64 image loses.
   EXPECT_EQ((*amis)[0].id, CustomImage("custom_x86_64_new"));
@@ -310,7 +312,7 @@ TEST_F(NodeClassResolverTest, SelectsImagesByNameOwnerIdAndSsmParameter) {
   by_name.name = "karpenter-custom-node-x86_64-*";  // no owner: this account's or Amazon's
   node_class.spec.ami_selector_terms = {by_name};
   Result<std::vector<api::AmiStatus>> named = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(named.ok()) << named.error().message;
+  ASSERT_THAT(named, IsOk());
   EXPECT_THAT(ById(*named),
               ElementsAre(Pair(CustomImage("custom_x86_64_new"), "kubernetes.io/arch In amd64")));
 
@@ -332,7 +334,7 @@ TEST_F(NodeClassResolverTest, SelectsImagesByNameOwnerIdAndSsmParameter) {
   missing.ssm_parameter = "/karpenter/test/" + testing::UniqueName("missing");
   node_class.spec.ami_selector_terms = {by_id, by_parameter, missing};
   Result<std::vector<api::AmiStatus>> pinned = resolver_->ResolveAmis(node_class);
-  ASSERT_TRUE(pinned.ok()) << pinned.error().message;
+  ASSERT_THAT(pinned, IsOk());
   EXPECT_THAT(
       ById(*pinned),
       UnorderedElementsAre(Pair(CustomImage("custom_x86_64_old"), "kubernetes.io/arch In amd64"),
@@ -345,10 +347,10 @@ TEST_F(NodeClassResolverTest, ARoleGetsAnInstanceProfileCreatedOnceAndDeletedOnF
   EXPECT_TRUE(name.starts_with(cluster_ + "_")) << name;
 
   Result<std::string> resolved = resolver_->ResolveInstanceProfile(node_class);
-  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  ASSERT_THAT(resolved, IsOk());
   EXPECT_EQ(*resolved, name);
   Result<std::optional<InstanceProfile>> created = iam_->GetInstanceProfile(name);
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   ASSERT_TRUE(created->has_value());
   ASSERT_THAT((*created)->roles, SizeIs(1));
   EXPECT_EQ((*created)->roles[0].name, seed_["node_role"].get<std::string>());
@@ -358,28 +360,28 @@ TEST_F(NodeClassResolverTest, ARoleGetsAnInstanceProfileCreatedOnceAndDeletedOnF
 
   // Again: the same profile, not a new one.
   Result<std::string> again = resolver_->ResolveInstanceProfile(node_class);
-  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_THAT(again, IsOk());
   EXPECT_EQ(*again, name);
   Result<std::optional<InstanceProfile>> reused = iam_->GetInstanceProfile(name);
   ASSERT_TRUE(reused.ok() && reused->has_value());
   EXPECT_EQ((*reused)->id, (*created)->id);
   EXPECT_THAT((*reused)->roles, SizeIs(1));
 
-  ASSERT_TRUE(resolver_->Finalize(node_class).ok());
+  ASSERT_THAT(resolver_->Finalize(node_class), IsOk());
   Result<std::optional<InstanceProfile>> gone = iam_->GetInstanceProfile(name);
-  ASSERT_TRUE(gone.ok()) << gone.error().message;
+  ASSERT_THAT(gone, IsOk());
   EXPECT_FALSE(gone->has_value());
   Status twice = resolver_->Finalize(node_class);
-  EXPECT_TRUE(twice.ok()) << twice.error().message;
+  EXPECT_THAT(twice, IsOk());
 }
 
 TEST_F(NodeClassResolverTest, ChangingTheRoleSwapsItInTheSameProfile) {
   api::EC2NodeClass node_class = NodeClass();
   Result<std::string> first = resolver_->ResolveInstanceProfile(node_class);
-  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_THAT(first, IsOk());
   node_class.spec.role = seed_["other_node_role"].get<std::string>();
   Result<std::string> second = resolver_->ResolveInstanceProfile(node_class);
-  ASSERT_TRUE(second.ok()) << second.error().message;
+  ASSERT_THAT(second, IsOk());
   EXPECT_EQ(*second, *first);
   Result<std::optional<InstanceProfile>> profile = iam_->GetInstanceProfile(*second);
   ASSERT_TRUE(profile.ok() && profile->has_value());
@@ -399,7 +401,7 @@ TEST_F(NodeClassResolverTest, ARoleGivenAsAnArnIsAttachedByName) {
   api::EC2NodeClass node_class = NodeClass();
   node_class.spec.role = seed_["node_role_arn"].get<std::string>();
   Result<std::string> resolved = resolver_->ResolveInstanceProfile(node_class);
-  ASSERT_TRUE(resolved.ok()) << resolved.error().message;
+  ASSERT_THAT(resolved, IsOk());
   Result<std::optional<InstanceProfile>> profile = iam_->GetInstanceProfile(*resolved);
   ASSERT_TRUE(profile.ok() && profile->has_value());
   ASSERT_THAT((*profile)->roles, SizeIs(1));
@@ -411,38 +413,38 @@ TEST_F(NodeClassResolverTest, AnUnknownRoleIsInstanceProfileReadyFalse) {
   api::EC2NodeClass node_class = NodeClass();
   node_class.spec.role = testing::UniqueName("NoSuchRole");
   const api::EC2NodeClass::Status status = resolver_->Resolve(node_class);
-  const api::Condition& condition = ConditionOf(status, kConditionInstanceProfileReady);
+  const api::Condition& condition = ConditionOf(status, api::kConditionInstanceProfileReady);
   EXPECT_EQ(condition.status, "False");
   EXPECT_THAT(condition.message, HasSubstr(node_class.spec.role));
   EXPECT_THAT(condition.message, HasSubstr("NoSuchEntity"));
-  EXPECT_EQ(ConditionOf(status, kConditionReady).status, "False");
+  EXPECT_EQ(ConditionOf(status, api::kConditionReady).status, "False");
   CleanUp(node_class);
 }
 
 TEST_F(NodeClassResolverTest, AGivenInstanceProfileIsUsedAsIsWhenItExists) {
   const std::string name = testing::UniqueName("given");
-  ASSERT_TRUE(iam_->CreateInstanceProfile(name, "", {}).ok());
+  ASSERT_THAT(iam_->CreateInstanceProfile(name, "", {}), IsOk());
   api::EC2NodeClass node_class = NodeClass();
   node_class.spec.role.clear();
   node_class.spec.instance_profile = name;
   const api::EC2NodeClass::Status status = resolver_->Resolve(node_class);
   EXPECT_EQ(status.instance_profile, name);
-  EXPECT_EQ(ConditionOf(status, kConditionInstanceProfileReady).status, "True");
+  EXPECT_EQ(ConditionOf(status, api::kConditionInstanceProfileReady).status, "True");
   // Finalize leaves a profile it did not create.
-  ASSERT_TRUE(resolver_->Finalize(node_class).ok());
+  ASSERT_THAT(resolver_->Finalize(node_class), IsOk());
   Result<std::optional<InstanceProfile>> kept = iam_->GetInstanceProfile(name);
-  ASSERT_TRUE(kept.ok());
+  ASSERT_THAT(kept, IsOk());
   EXPECT_TRUE(kept->has_value());
 
   node_class.spec.instance_profile = testing::UniqueName("absent");
   node_class.status = status;
   const api::EC2NodeClass::Status missing = resolver_->Resolve(node_class);
-  const api::Condition& condition = ConditionOf(missing, kConditionInstanceProfileReady);
+  const api::Condition& condition = ConditionOf(missing, api::kConditionInstanceProfileReady);
   EXPECT_EQ(condition.status, "False");
   EXPECT_EQ(condition.reason, "InstanceProfileNotFound");
   EXPECT_THAT(condition.message, HasSubstr(node_class.spec.instance_profile));
   EXPECT_EQ(missing.instance_profile, "");
-  EXPECT_TRUE(iam_->DeleteInstanceProfile(name).ok());
+  EXPECT_THAT(iam_->DeleteInstanceProfile(name), IsOk());
 }
 
 TEST_F(NodeClassResolverTest, ResolveFillsTheStatusAndReadyKeepsItsTimeWhileUnchanged) {
@@ -455,8 +457,8 @@ TEST_F(NodeClassResolverTest, ResolveFillsTheStatusAndReadyKeepsItsTimeWhileUnch
   EXPECT_THAT(status.amis, SizeIs(3));
   EXPECT_EQ(status.instance_profile, resolver_->InstanceProfileName(node_class));
   for (const std::string_view type :
-       {kConditionSubnetsReady, kConditionSecurityGroupsReady, kConditionAmisReady,
-        kConditionInstanceProfileReady, kConditionReady}) {
+       {api::kConditionSubnetsReady, api::kConditionSecurityGroupsReady, api::kConditionAmisReady,
+        api::kConditionInstanceProfileReady, api::kConditionReady}) {
     const api::Condition& condition = ConditionOf(status, type);
     EXPECT_EQ(condition.status, "True") << type << ": " << condition.message;
     EXPECT_EQ(condition.last_transition_time, "2026-12-01T00:00:00Z") << type;
@@ -467,24 +469,24 @@ TEST_F(NodeClassResolverTest, ResolveFillsTheStatusAndReadyKeepsItsTimeWhileUnch
   // and Ready move.
   clock_.Advance(std::chrono::minutes(10));
   node_class.status = resolver_->Resolve(node_class);
-  EXPECT_EQ(ConditionOf(node_class.status, kConditionReady).last_transition_time,
+  EXPECT_EQ(ConditionOf(node_class.status, api::kConditionReady).last_transition_time,
             "2026-12-01T00:00:00Z");
   clock_.Advance(std::chrono::minutes(10));
   node_class.metadata.generation = 2;
   node_class.spec.subnet_selector_terms = {
       api::SelectorTerm{.tags = {{"karpenter.sh/discovery", "nobody"}}, .id = "", .name = ""}};
   node_class.status = resolver_->Resolve(node_class);
-  const api::Condition& subnets = ConditionOf(node_class.status, kConditionSubnetsReady);
+  const api::Condition& subnets = ConditionOf(node_class.status, api::kConditionSubnetsReady);
   EXPECT_EQ(subnets.status, "False");
   EXPECT_EQ(subnets.reason, "SubnetsNotFound");
   EXPECT_THAT(subnets.message, HasSubstr("karpenter.sh/discovery: nobody"));
   EXPECT_EQ(subnets.last_transition_time, "2026-12-01T00:20:00Z");
   EXPECT_THAT(node_class.status.subnets, IsEmpty());
-  const api::Condition& ready = ConditionOf(node_class.status, kConditionReady);
+  const api::Condition& ready = ConditionOf(node_class.status, api::kConditionReady);
   EXPECT_EQ(ready.status, "False");
   EXPECT_EQ(ready.message, "SubnetsReady=False");
   EXPECT_EQ(ready.last_transition_time, "2026-12-01T00:20:00Z");
-  const api::Condition& amis = ConditionOf(node_class.status, kConditionAmisReady);
+  const api::Condition& amis = ConditionOf(node_class.status, api::kConditionAmisReady);
   EXPECT_EQ(amis.status, "True");
   EXPECT_EQ(amis.last_transition_time, "2026-12-01T00:00:00Z");
   EXPECT_EQ(amis.observed_generation, 2);

@@ -21,6 +21,7 @@
 #include "aws/provider/launch_templates.h"
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -49,7 +50,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
     // Spot prices from EC2; moto has no Pricing API, so the region's on-demand prices stay unknown
     // and every launch here is a spot launch.
     Status priced = pricing_->Refresh();
-    ASSERT_TRUE(priced.ok()) << priced.error().message;
+    ASSERT_THAT(priced, IsOk());
     ASSERT_GT(pricing_->spot_count(), 0U);
     unavailable_.emplace(clock_);
     InstanceTypeProviderOptions type_options;
@@ -142,7 +143,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
 TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   const api::NodeClaim claim = Claim(testing::UniqueName("claim"), {"m5.large", "m5.xlarge"});
   Result<cloud::Instance> created = provider_->Create(claim);
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   const std::string id = InstanceIdOf(created->provider_id);
   ASSERT_TRUE(id.starts_with("i-")) << created->provider_id;
   EXPECT_EQ(created->provider_id, "aws:///" + created->zone + "/" + id);
@@ -168,7 +169,7 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   EXPECT_TRUE(starting);
 
   Result<std::vector<Instance>> described = ec2_->DescribeInstances({id});
-  ASSERT_TRUE(described.ok()) << described.error().message;
+  ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   const Ec2Tags& tags = described->front().tags;
   EXPECT_THAT(tags, Contains(Pair("kubernetes.io/cluster/" + cluster_name_, "owned")));
@@ -186,36 +187,36 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   EXPECT_TRUE(known_image) << described->front().image_id;
   Result<std::vector<LaunchTemplate>> templates = ec2_->DescribeLaunchTemplates(
       {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
-  ASSERT_TRUE(templates.ok()) << templates.error().message;
+  ASSERT_THAT(templates, IsOk());
   ASSERT_EQ(templates->size(), 2U);
   for (const LaunchTemplate& launch_template : *templates) {
     EXPECT_TRUE(launch_template.name.starts_with(kLaunchTemplateNamePrefix));
   }
   // Its kubelet is told the max pods the scheduler planned with.
   Result<std::string> user_data = ec2_->DescribeInstanceUserData(id);
-  ASSERT_TRUE(user_data.ok()) << user_data.error().message;
+  ASSERT_THAT(user_data, IsOk());
   Result<std::string> decoded = DecodeBase64(*user_data);
-  ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+  ASSERT_THAT(decoded, IsOk());
   Result<NodeRegistration> registration = ParseNodeRegistration(*decoded);
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->max_pods, created->capacity.pods().units_ceil());
   EXPECT_EQ(registration->max_pods, created->instance_type == "m5.large" ? 29 : 58);
 
   // A second Create for the same NodeClaim finds the same instance.
   Result<cloud::Instance> again = provider_->Create(claim);
-  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->provider_id, created->provider_id);
 
   Result<std::vector<cloud::Instance>> listed = provider_->List();
-  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_THAT(listed, IsOk());
   ASSERT_EQ(listed->size(), 1U);
   EXPECT_EQ(listed->front().provider_id, created->provider_id);
   EXPECT_EQ(listed->front().node_claim, claim.metadata.name);
   Result<cloud::Instance> got = provider_->Get(created->provider_id);
-  ASSERT_TRUE(got.ok()) << got.error().message;
+  ASSERT_THAT(got, IsOk());
   EXPECT_EQ(got->instance_type, created->instance_type);
 
-  ASSERT_TRUE(provider_->Delete(created->provider_id).ok());
+  ASSERT_THAT(provider_->Delete(created->provider_id), IsOk());
   Result<cloud::Instance> gone = provider_->Get(created->provider_id);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().reason, cloud::kReasonNotFound);
@@ -223,7 +224,7 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
   ASSERT_FALSE(twice.ok());
   EXPECT_EQ(twice.error().reason, cloud::kReasonNotFound);
   listed = provider_->List();
-  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_THAT(listed, IsOk());
   EXPECT_TRUE(listed->empty());
 }
 
@@ -239,7 +240,7 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTa
   ASSERT_THAT(created, SizeIs(4));
   std::set<std::string> ids;
   for (size_t i = 0; i < batch.size(); ++i) {
-    ASSERT_TRUE(created[i].ok()) << created[i].error().message;
+    ASSERT_THAT(created[i], IsOk());
     EXPECT_EQ(created[i]->node_claim, batch[i]->metadata.name);
     EXPECT_EQ(created[i]->instance_type, i == 1 ? "c5.large" : "m5.large");
     EXPECT_FALSE(created[i]->node_name.empty());
@@ -254,7 +255,7 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTa
   for (size_t i = 0; i < batch.size(); ++i) {
     const std::string id = InstanceIdOf(created[i]->provider_id);
     Result<std::vector<Instance>> described = ec2_->DescribeInstances({id});
-    ASSERT_TRUE(described.ok()) << described.error().message;
+    ASSERT_THAT(described, IsOk());
     ASSERT_THAT(*described, SizeIs(1));
     const Ec2Tags& tags = described->front().tags;
     EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodeclaim", batch[i]->metadata.name))) << id;
@@ -267,12 +268,12 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTa
   const std::vector<Result<cloud::Instance>> again = provider_->CreateAll(batch);
   ASSERT_THAT(again, SizeIs(4));
   for (size_t i = 0; i < batch.size(); ++i) {
-    ASSERT_TRUE(again[i].ok()) << again[i].error().message;
+    ASSERT_THAT(again[i], IsOk());
     EXPECT_EQ(again[i]->provider_id, created[i]->provider_id);
   }
   EXPECT_EQ(testing::ForwardedRequests("CreateFleet"), 2);
   Result<std::vector<cloud::Instance>> listed = provider_->List();
-  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_THAT(listed, IsOk());
   EXPECT_THAT(*listed, SizeIs(4));
 }
 
@@ -297,14 +298,14 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesWithoutCapacityAreEachInsufficientCapa
     EXPECT_TRUE(unavailable_->IsUnavailable("m5.large", subnet.zone, "spot")) << subnet.zone;
   }
   Result<std::vector<cloud::Instance>> listed = provider_->List();
-  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_THAT(listed, IsOk());
   EXPECT_TRUE(listed->empty());
 }
 
 TEST_F(AwsCloudProviderTest, NeverTerminatesAnInstanceItDoesNotOwn) {
   const std::string unmanaged = seed_["unmanaged_instance"].get<std::string>();
   Result<std::vector<Instance>> before = ec2_->DescribeInstances({unmanaged});
-  ASSERT_TRUE(before.ok()) << before.error().message;
+  ASSERT_THAT(before, IsOk());
   ASSERT_EQ(before->size(), 1U);
   const std::string provider_id = "aws:///" + before->front().zone + "/" + unmanaged;
 
@@ -317,7 +318,7 @@ TEST_F(AwsCloudProviderTest, NeverTerminatesAnInstanceItDoesNotOwn) {
   EXPECT_EQ(got.error().reason, cloud::kReasonNotFound);
 
   Result<std::vector<Instance>> after = ec2_->DescribeInstances({unmanaged});
-  ASSERT_TRUE(after.ok()) << after.error().message;
+  ASSERT_THAT(after, IsOk());
   ASSERT_EQ(after->size(), 1U);
   EXPECT_EQ(after->front().state, "running");
 }
@@ -329,13 +330,13 @@ TEST_F(AwsCloudProviderTest, UnavailableOfferingsAreNotLaunched) {
   ASSERT_FALSE(created.ok());
   EXPECT_EQ(created.error().reason, cloud::kReasonInsufficientCapacity);
   Result<std::vector<cloud::Instance>> listed = provider_->List();
-  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_THAT(listed, IsOk());
   EXPECT_TRUE(listed->empty());
 
   // Another type is still launched.
   Result<cloud::Instance> other =
       provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
-  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_THAT(other, IsOk());
   EXPECT_EQ(other->instance_type, "c5.large");
 }
 
@@ -343,17 +344,17 @@ TEST_F(AwsCloudProviderTest, InsufficientCapacityFallsBackToAnotherTypeAndIsReme
   // Which of the two types EC2 picks when both have capacity...
   Result<cloud::Instance> first =
       provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
-  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_THAT(first, IsOk());
   const std::string picked = first->instance_type;
   const std::string other = picked == "m5.large" ? "c5.large" : "m5.large";
-  ASSERT_TRUE(provider_->Delete(first->provider_id).ok());
+  ASSERT_THAT(provider_->Delete(first->provider_id), IsOk());
 
   // ... has none in any zone now: the same fleet request launches the other type, and the
   // offerings EC2 refused are avoided from now on.
   testing::SetFaults({{"insufficient_capacity", {{{"instance_type", picked}, {"zone", ""}}}}});
   Result<cloud::Instance> second =
       provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large", "c5.large"}));
-  ASSERT_TRUE(second.ok()) << second.error().message;
+  ASSERT_THAT(second, IsOk());
   EXPECT_EQ(second->instance_type, other);
   for (const api::SubnetStatus& subnet : node_class_.status.subnets) {
     EXPECT_TRUE(unavailable_->IsUnavailable(picked, subnet.zone, "spot")) << subnet.zone;
@@ -377,7 +378,7 @@ TEST_F(AwsCloudProviderTest, NoCapacityAnywhereIsInsufficientCapacityAndIsNotAsk
   EXPECT_EQ(created.error().reason, cloud::kReasonInsufficientCapacity);
   EXPECT_EQ(testing::InjectedFaults("insufficient_capacity"), refused);
   Result<std::vector<cloud::Instance>> listed = provider_->List();
-  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  ASSERT_THAT(listed, IsOk());
   EXPECT_TRUE(listed->empty());
 }
 
@@ -385,7 +386,7 @@ TEST_F(AwsCloudProviderTest, ThrottledRequestsAreRetried) {
   testing::SetFaults({{"throttle", 2}});
   Result<cloud::Instance> created =
       provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
-  ASSERT_TRUE(created.ok()) << created.error().message;
+  ASSERT_THAT(created, IsOk());
   EXPECT_EQ(testing::InjectedFaults("throttled"), 2);
 }
 

@@ -8,6 +8,7 @@
 
 #include "aws/api/moto_fixture.h"
 #include "aws/provider/aws_provider.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -19,7 +20,7 @@ class ClusterJoinTest : public testing::MotoTest {
     if (HasFatalFailure()) return;
     eks_.emplace(clients_->eks());
     Result<EksCluster> cluster = eks_->DescribeCluster(cluster_);
-    ASSERT_TRUE(cluster.ok()) << cluster.error().message;
+    ASSERT_THAT(cluster, IsOk());
     seeded_ = *cluster;
   }
 
@@ -35,7 +36,7 @@ class ClusterJoinTest : public testing::MotoTest {
 
 TEST_F(ClusterJoinTest, WhatTheSettingsLeaveOutComesFromEks) {
   AwsProviderOptions options = Options(cluster_);
-  ASSERT_TRUE(ResolveClusterJoin(*eks_, options).ok());
+  ASSERT_THAT(ResolveClusterJoin(*eks_, options), IsOk());
   EXPECT_EQ(options.cluster_endpoint, seeded_.endpoint);
   EXPECT_EQ(options.certificate_authority, seeded_.certificate_authority);
   EXPECT_EQ(options.service_cidr, seed_["service_cidr"].get<std::string>());
@@ -45,7 +46,7 @@ TEST_F(ClusterJoinTest, WhatTheSettingsGiveIsKept) {
   AwsProviderOptions options = Options(cluster_);
   options.cluster_endpoint = "https://given.example";
   options.certificate_authority = "Z2l2ZW4=";
-  ASSERT_TRUE(ResolveClusterJoin(*eks_, options).ok());
+  ASSERT_THAT(ResolveClusterJoin(*eks_, options), IsOk());
   EXPECT_EQ(options.cluster_endpoint, "https://given.example");
   EXPECT_EQ(options.certificate_authority, "Z2l2ZW4=");
   EXPECT_EQ(options.service_cidr, seed_["service_cidr"].get<std::string>()) << "still from EKS";
@@ -63,7 +64,7 @@ TEST_F(ClusterJoinTest, UnknownClusterWithoutAnEndpointIsAnErrorThatSaysWhatToSe
 TEST_F(ClusterJoinTest, UnknownClusterFallsBackToTheControllersApiServerWhenGiven) {
   AwsProviderOptions options = Options("not-in-eks");
   options.fallback_endpoint = "https://127.0.0.1:6443";
-  ASSERT_TRUE(ResolveClusterJoin(*eks_, options).ok());
+  ASSERT_THAT(ResolveClusterJoin(*eks_, options), IsOk());
   EXPECT_EQ(options.cluster_endpoint, "https://127.0.0.1:6443");
   EXPECT_EQ(options.service_cidr, "");
 }

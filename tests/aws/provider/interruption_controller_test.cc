@@ -13,6 +13,7 @@
 #include "aws/api/moto_fixture.h"
 #include "kube/memory/memory_client.h"
 #include "kube/object.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -36,10 +37,10 @@ class InterruptionControllerTest : public testing::MotoTest {
       ReceiveOptions options;
       options.wait_seconds = 0;
       Result<std::vector<SqsMessage>> messages = sqs_->ReceiveMessage(queue_url_, options);
-      ASSERT_TRUE(messages.ok()) << messages.error().message;
+      ASSERT_THAT(messages, IsOk());
       if (messages->empty()) return;
       for (const SqsMessage& message : *messages) {
-        ASSERT_TRUE(sqs_->DeleteMessage(queue_url_, message.receipt_handle).ok());
+        ASSERT_THAT(sqs_->DeleteMessage(queue_url_, message.receipt_handle), IsOk());
       }
     }
   }
@@ -60,16 +61,16 @@ class InterruptionControllerTest : public testing::MotoTest {
            {{"group", "karpenter.k8s.aws"}, {"kind", "EC2NodeClass"}, {"name", "default"}}},
           {"requirements", kube::Object::array()}}}};
     Result<kube::Object> created = kube_->Create(kube::resources::kNodeClaims, claim, {});
-    ASSERT_TRUE(created.ok()) << created.error().message;
+    ASSERT_THAT(created, IsOk());
     Result<kube::Object> patched = kube_->Patch(
         kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
         {{"status", {{"providerID", "aws:///us-west-2a/" + id}}}}, kube::Subresource::kStatus);
-    ASSERT_TRUE(patched.ok()) << patched.error().message;
+    ASSERT_THAT(patched, IsOk());
   }
 
   void Send(const std::string& body) {
     Result<std::string> sent = sqs_->SendMessage(queue_url_, body);
-    ASSERT_TRUE(sent.ok()) << sent.error().message;
+    ASSERT_THAT(sent, IsOk());
   }
 
   static std::string Event(const std::string& detail_type, const std::string& detail,
@@ -96,7 +97,7 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   AddNodeClaim("retired-claim", "i-0000000000retired");
   AddNodeClaim("stopped-claim", "i-0000000000stopped");
   AddNodeClaim("running-claim", "i-0000000000running");
-  ASSERT_TRUE(cluster_cache_->node_claims().Sync().ok());
+  ASSERT_THAT(cluster_cache_->node_claims().Sync(), IsOk());
 
   Send(Event("EC2 Spot Instance Interruption Warning",
              R"({"instance-id":"i-0000000000000spot","instance-action":"terminate"})"));
@@ -118,7 +119,7 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   size_t received = 0;
   for (int round = 0; round < 10 && received < 7; ++round) {
     Result<size_t> processed = controller_->ProcessOnce(options);
-    ASSERT_TRUE(processed.ok()) << processed.error().message;
+    ASSERT_THAT(processed, IsOk());
     received += *processed;
   }
   EXPECT_EQ(received, 7U);
@@ -141,7 +142,7 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   // Each NodeClaim of ours got an Event saying what happened to its instance.
   std::map<std::string, std::string> reasons;  // by NodeClaim
   Result<kube::ObjectList> events = kube_->List(kube::resources::kEvents, kube::ListOptions{});
-  ASSERT_TRUE(events.ok()) << events.error().message;
+  ASSERT_THAT(events, IsOk());
   for (const kube::Object& event : events->items) {
     reasons[event["involvedObject"].value("name", "")] = event.value("reason", "");
   }
@@ -153,7 +154,7 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
 
   // Nothing is left on the queue.
   Result<std::vector<SqsMessage>> left = sqs_->ReceiveMessage(queue_url_, options);
-  ASSERT_TRUE(left.ok()) << left.error().message;
+  ASSERT_THAT(left, IsOk());
   EXPECT_TRUE(left->empty());
 }
 

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -18,7 +20,7 @@ TEST(InterruptionMessageTest, SpotInterruptionWarning) {
   Result<InterruptionMessage> message =
       ParseInterruptionMessage(Event("EC2 Spot Instance Interruption Warning",
                                      R"({"instance-id":"i-0abc","instance-action":"terminate"})"));
-  ASSERT_TRUE(message.ok()) << message.error().message;
+  ASSERT_THAT(message, IsOk());
   EXPECT_EQ(message->kind, InterruptionKind::kSpotInterruption);
   EXPECT_EQ(message->instance_ids, std::vector<std::string>{"i-0abc"});
   EXPECT_TRUE(Actionable(*message));
@@ -27,7 +29,7 @@ TEST(InterruptionMessageTest, SpotInterruptionWarning) {
 TEST(InterruptionMessageTest, RebalanceRecommendationIsOnlyNoted) {
   Result<InterruptionMessage> message = ParseInterruptionMessage(
       Event("EC2 Instance Rebalance Recommendation", R"({"instance-id":"i-0abc"})"));
-  ASSERT_TRUE(message.ok()) << message.error().message;
+  ASSERT_THAT(message, IsOk());
   EXPECT_EQ(message->kind, InterruptionKind::kRebalanceRecommendation);
   EXPECT_FALSE(Actionable(*message));
 }
@@ -37,7 +39,7 @@ TEST(InterruptionMessageTest, StateChangesActOnlyWhenTheInstanceIsGoingAway) {
     Result<InterruptionMessage> message =
         ParseInterruptionMessage(Event("EC2 Instance State-change Notification",
                                        R"({"instance-id":"i-0abc","state":")" + state + R"("})"));
-    ASSERT_TRUE(message.ok()) << message.error().message;
+    ASSERT_THAT(message, IsOk());
     EXPECT_EQ(message->kind, InterruptionKind::kStateChange);
     EXPECT_EQ(message->state, state);
     EXPECT_TRUE(Actionable(*message)) << state;
@@ -46,7 +48,7 @@ TEST(InterruptionMessageTest, StateChangesActOnlyWhenTheInstanceIsGoingAway) {
     Result<InterruptionMessage> message =
         ParseInterruptionMessage(Event("EC2 Instance State-change Notification",
                                        R"({"instance-id":"i-0abc","state":")" + state + R"("})"));
-    ASSERT_TRUE(message.ok()) << message.error().message;
+    ASSERT_THAT(message, IsOk());
     EXPECT_FALSE(Actionable(*message)) << state;
   }
 }
@@ -58,7 +60,7 @@ TEST(InterruptionMessageTest, ScheduledMaintenanceOfEc2Instances) {
             R"("eventTypeCode":"AWS_EC2_INSTANCE_RETIREMENT_SCHEDULED",)"
             R"("affectedEntities":[{"entityValue":"i-0abc"},{"entityValue":"i-0def"}]})",
             "aws.health"));
-  ASSERT_TRUE(message.ok()) << message.error().message;
+  ASSERT_THAT(message, IsOk());
   EXPECT_EQ(message->kind, InterruptionKind::kScheduledChange);
   EXPECT_EQ(message->instance_ids, (std::vector<std::string>{"i-0abc", "i-0def"}));
   EXPECT_TRUE(Actionable(*message));
@@ -66,14 +68,14 @@ TEST(InterruptionMessageTest, ScheduledMaintenanceOfEc2Instances) {
   Result<InterruptionMessage> other = ParseInterruptionMessage(
       Event("AWS Health Event", R"({"service":"RDS","eventTypeCategory":"scheduledChange"})",
             "aws.health"));
-  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_THAT(other, IsOk());
   EXPECT_EQ(other->kind, InterruptionKind::kIgnored);
 }
 
 TEST(InterruptionMessageTest, OtherEventsAreIgnored) {
   Result<InterruptionMessage> message =
       ParseInterruptionMessage(Event("EC2 AMI State Change", R"({"ImageId":"ami-1"})"));
-  ASSERT_TRUE(message.ok()) << message.error().message;
+  ASSERT_THAT(message, IsOk());
   EXPECT_EQ(message->kind, InterruptionKind::kIgnored);
   EXPECT_FALSE(Actionable(*message));
 }

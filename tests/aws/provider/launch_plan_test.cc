@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "api/labels.h"
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 #include "cloud/cloud_provider.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -23,9 +24,9 @@ Quantity Q(std::string_view text) { return *Quantity::Parse(text); }
 class LaunchPlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    cloud::AwsCatalogOptions options;
+    aws::AwsCatalogOptions options;
     options.zones = {"us-east-1a", "us-east-1b", "us-east-1c"};
-    catalog_ = cloud::BuildAwsCatalog(options);
+    catalog_ = aws::BuildAwsCatalog(options);
     node_class_.metadata.name = "default";
     // Most free addresses first: us-east-1a's subnet-a1 beats subnet-a2.
     node_class_.status.subnets = {{"subnet-a1", "us-east-1a", "use1-az1"},
@@ -58,7 +59,7 @@ class LaunchPlanTest : public ::testing::Test {
 
 TEST_F(LaunchPlanTest, PrefersSpotAndListsCheapestTypesFirstWithTheirSubnetAndImage) {
   Result<LaunchPlan> plan = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan, IsOk());
   EXPECT_EQ(plan->capacity_type, "spot");
   ASSERT_FALSE(plan->candidates.empty());
   std::set<std::string> types;
@@ -91,7 +92,7 @@ TEST_F(LaunchPlanTest, PrefersSpotAndListsCheapestTypesFirstWithTheirSubnetAndIm
 TEST_F(LaunchPlanTest, OnDemandWhenTheNodeClaimAllowsOnlyThat) {
   Require(api::kLabelCapacityType, {"on-demand"});
   Result<LaunchPlan> plan = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan, IsOk());
   EXPECT_EQ(plan->capacity_type, "on-demand");
 }
 
@@ -102,7 +103,7 @@ TEST_F(LaunchPlanTest, OnDemandWhenNoSpotOfferingIsAvailable) {
     }
   }
   Result<LaunchPlan> plan = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan, IsOk());
   EXPECT_EQ(plan->capacity_type, "on-demand");
   for (const LaunchCandidate& candidate : plan->candidates) EXPECT_GT(candidate.price, 0);
 }
@@ -110,7 +111,7 @@ TEST_F(LaunchPlanTest, OnDemandWhenNoSpotOfferingIsAvailable) {
 TEST_F(LaunchPlanTest, KeepsToTheZonesTheNodeClaimAllows) {
   Require(api::kLabelZone, {"us-east-1b"});
   Result<LaunchPlan> plan = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan, IsOk());
   ASSERT_FALSE(plan->candidates.empty());
   for (const LaunchCandidate& candidate : plan->candidates) {
     EXPECT_EQ(candidate.zone, "us-east-1b");
@@ -121,7 +122,7 @@ TEST_F(LaunchPlanTest, KeepsToTheZonesTheNodeClaimAllows) {
 TEST_F(LaunchPlanTest, TypesWithoutACompatibleImageAreLeftOut) {
   node_class_.status.amis.resize(1);  // amd64 only
   Result<LaunchPlan> plan = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan, IsOk());
   for (const LaunchCandidate& candidate : plan->candidates) {
     EXPECT_NE(candidate.instance_type->name, "m6g.large");
   }
@@ -131,7 +132,7 @@ TEST_F(LaunchPlanTest, AtMostSixtyTypesAndTheCheapestOnes) {
   claim_.spec.requirements.clear();
   Require(api::kLabelArch, {"amd64"});
   Result<LaunchPlan> plan = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(plan.ok()) << plan.error().message;
+  ASSERT_THAT(plan, IsOk());
   std::set<std::string> types;
   double most_expensive_kept = 0;
   for (const LaunchCandidate& candidate : plan->candidates) {
@@ -164,7 +165,7 @@ TEST_F(LaunchPlanTest, AtMostSixtyTypesAndTheCheapestOnes) {
   }
   std::erase_if(catalog_, [&](const cloud::InstanceType& type) { return type.name == priciest; });
   Result<LaunchPlan> next = PlanLaunch(claim_, node_class_, catalog_);
-  ASSERT_TRUE(next.ok()) << next.error().message;
+  ASSERT_THAT(next, IsOk());
   std::set<std::string> next_types;
   for (const LaunchCandidate& candidate : next->candidates) {
     next_types.insert(candidate.instance_type->name);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aws/api/moto_fixture.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -39,7 +40,7 @@ class LaunchTemplatesTest : public testing::MotoTest {
   size_t Count() {
     Result<std::vector<LaunchTemplate>> found =
         ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_}}});
-    EXPECT_TRUE(found.ok()) << found.error().message;
+    EXPECT_THAT(found, IsOk());
     return found.ok() ? found->size() : 0;
   }
 
@@ -75,44 +76,44 @@ TEST_F(LaunchTemplatesTest, TheNameFollowsTheContent) {
 TEST_F(LaunchTemplatesTest, CreatedOnceTaggedAndDeletedWithTheNodeClass) {
   const std::string image = seed_["images"]["al2023_x86_64"]["id"].get<std::string>();
   Result<std::string> first = templates_->Ensure(Input(image), node_class_);
-  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_THAT(first, IsOk());
   Result<std::string> second = templates_->Ensure(Input(image), node_class_);
-  ASSERT_TRUE(second.ok()) << second.error().message;
+  ASSERT_THAT(second, IsOk());
   EXPECT_EQ(*first, *second);
   EXPECT_EQ(Count(), 1U);
 
   // Another replica (or this one after a restart) finds the template EC2 already has.
   LaunchTemplates restarted(*ec2_, cluster_name_, clock_);
   Result<std::string> found = restarted.Ensure(Input(image), node_class_);
-  ASSERT_TRUE(found.ok()) << found.error().message;
+  ASSERT_THAT(found, IsOk());
   EXPECT_EQ(*found, *first);
 
   Result<std::string> arm = templates_->Ensure(
       Input(seed_["images"]["al2023_arm64"]["id"].get<std::string>()), node_class_);
-  ASSERT_TRUE(arm.ok()) << arm.error().message;
+  ASSERT_THAT(arm, IsOk());
   EXPECT_NE(*arm, *first);
   EXPECT_EQ(Count(), 2U);
 
   Result<std::vector<LaunchTemplate>> described =
       ec2_->DescribeLaunchTemplates({{"launch-template-name", {*first}}});
-  ASSERT_TRUE(described.ok()) << described.error().message;
+  ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   EXPECT_EQ(described->front().tags.at("karpenter.k8s.aws/cluster"), cluster_name_);
 
   // Another node class's templates are not touched.
   const std::string other_class = testing::UniqueName("nodeclass");
-  ASSERT_TRUE(templates_->Ensure(Input(image), other_class).ok());
+  ASSERT_THAT(templates_->Ensure(Input(image), other_class), IsOk());
   Result<int> deleted = templates_->DeleteForNodeClass(node_class_);
-  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_THAT(deleted, IsOk());
   EXPECT_EQ(*deleted, 2);
   EXPECT_EQ(Count(), 0U);
   Result<int> others = templates_->DeleteForNodeClass(other_class);
-  ASSERT_TRUE(others.ok()) << others.error().message;
+  ASSERT_THAT(others, IsOk());
   EXPECT_EQ(*others, 1);
 
   // Forgotten templates are created again on the next use.
   Result<std::string> recreated = templates_->Ensure(Input(image), node_class_);
-  ASSERT_TRUE(recreated.ok()) << recreated.error().message;
+  ASSERT_THAT(recreated, IsOk());
   EXPECT_EQ(Count(), 1U);
 }
 
@@ -122,34 +123,34 @@ TEST_F(LaunchTemplatesTest, TemplatesNoLaunchUsedForAWhileAreDeleted) {
   const std::string image = seed_["images"]["al2023_x86_64"]["id"].get<std::string>();
   const std::string arm_image = seed_["images"]["al2023_arm64"]["id"].get<std::string>();
   Result<std::string> old_one = templates.Ensure(Input(image), node_class_);
-  ASSERT_TRUE(old_one.ok()) << old_one.error().message;
+  ASSERT_THAT(old_one, IsOk());
   clock.Advance(std::chrono::minutes(10));
   Result<std::string> recent = templates.Ensure(Input(arm_image), node_class_);
-  ASSERT_TRUE(recent.ok()) << recent.error().message;
+  ASSERT_THAT(recent, IsOk());
 
   Result<int> deleted = templates.DeleteUnused(node_class_, std::chrono::minutes(5));
-  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_THAT(deleted, IsOk());
   EXPECT_EQ(*deleted, 1);
   Result<std::vector<LaunchTemplate>> left =
       ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_}}});
-  ASSERT_TRUE(left.ok()) << left.error().message;
+  ASSERT_THAT(left, IsOk());
   ASSERT_EQ(left->size(), 1U);
   EXPECT_EQ(left->front().name, *recent);
 
   // A restarted controller counts the templates it finds from its start, not as unused.
   LaunchTemplates restarted(*ec2_, cluster_name_, clock);
   deleted = restarted.DeleteUnused(node_class_, std::chrono::minutes(5));
-  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_THAT(deleted, IsOk());
   EXPECT_EQ(*deleted, 0);
   clock.Advance(std::chrono::minutes(6));
   deleted = restarted.DeleteUnused(node_class_, std::chrono::minutes(5));
-  ASSERT_TRUE(deleted.ok()) << deleted.error().message;
+  ASSERT_THAT(deleted, IsOk());
   EXPECT_EQ(*deleted, 1);
   EXPECT_EQ(Count(), 0U);
 
   // The deleted template is made again when a launch needs it.
   Result<std::string> again = templates.Ensure(Input(image), node_class_);
-  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_THAT(again, IsOk());
   EXPECT_EQ(*again, *old_one);
   EXPECT_EQ(Count(), 1U);
 }

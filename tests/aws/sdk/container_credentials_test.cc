@@ -8,6 +8,7 @@
 
 #include "aws/sdk/credentials_document.h"
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 namespace {
@@ -28,7 +29,7 @@ TEST(ContainerEndpointTest, RelativeUriIsUnderTheEcsAddressAndWins) {
   Result<ContainerEndpoint> endpoint =
       EndpointOf({{"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/abc"},
                   {"AWS_CONTAINER_CREDENTIALS_FULL_URI", "https://example.com/creds"}});
-  ASSERT_TRUE(endpoint.ok()) << endpoint.error().message;
+  ASSERT_THAT(endpoint, IsOk());
   EXPECT_EQ(endpoint->url.scheme, "http");
   EXPECT_EQ(endpoint->url.host, "169.254.170.2");
   EXPECT_EQ(endpoint->url.path, "/v2/credentials/abc");
@@ -42,7 +43,7 @@ TEST(ContainerEndpointTest, FullUriAllowsHttpsAndLocalHttpOnly) {
         "https://credentials.example.com/creds"}) {
     Result<ContainerEndpoint> endpoint =
         EndpointOf({{"AWS_CONTAINER_CREDENTIALS_FULL_URI", allowed}});
-    EXPECT_TRUE(endpoint.ok()) << allowed << ": " << endpoint.error().message;
+    EXPECT_THAT(endpoint, IsOk()) << allowed << ": " << endpoint.error().message;
   }
   for (const char* refused : {"http://10.0.0.1/creds", "http://localhost/creds",
                               "http://169.254.170.24/creds", "http://[fd00:ec2::24]/creds"}) {
@@ -65,7 +66,7 @@ class ContainerCredentialsTest : public CredentialsTest {
         Variables{{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"},
                   {"AWS_CONTAINER_AUTHORIZATION_TOKEN", std::move(token)},
                   {"AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", std::move(token_file)}}));
-    EXPECT_TRUE(endpoint.ok());
+    EXPECT_THAT(endpoint, IsOk());
     return *endpoint;
   }
 
@@ -76,11 +77,11 @@ TEST_F(ContainerCredentialsTest, GetsTheDocumentWithTheTokenFromTheFileReadEachT
   const std::string token_file = dir_.Write("eks-pod-identity-token", "first\n");
   ContainerCredentialsProvider provider(PodIdentity("ignored", token_file), agent_);
   Result<Credentials> credentials = provider.Get();
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   ExpectTheSecrets(*credentials, "2026-05-01T18:00:00Z");
 
   dir_.Write("eks-pod-identity-token", "second");
-  ASSERT_TRUE(provider.Get().ok());
+  ASSERT_THAT(provider.Get(), IsOk());
   const std::vector<HttpRequest> requests = agent_.requests();
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(requests[0].method, "GET");
@@ -93,7 +94,7 @@ TEST_F(ContainerCredentialsTest, GetsTheDocumentWithTheTokenFromTheFileReadEachT
 
 TEST_F(ContainerCredentialsTest, FixedTokenWhenNoFile) {
   ContainerCredentialsProvider provider(PodIdentity("fixed-token"), agent_);
-  ASSERT_TRUE(provider.Get().ok());
+  ASSERT_THAT(provider.Get(), IsOk());
   EXPECT_EQ(HeaderValue(agent_.requests()[0].headers, "Authorization"), "fixed-token");
 }
 
@@ -160,7 +161,7 @@ TEST(CredentialsDocumentTest, RejectsIncompleteOrMalformedDocumentsWithoutQuotin
 TEST(CredentialsDocumentTest, LongTermKeysHaveNoExpiration) {
   Result<Credentials> credentials =
       ParseCredentialsDocument(R"({"AccessKeyId":"A","SecretAccessKey":"S"})", "src");
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_FALSE(credentials->expiration.has_value());
 }
 

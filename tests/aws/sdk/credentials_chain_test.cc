@@ -13,6 +13,7 @@
 
 #include "aws/sdk/caching_credentials.h"
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 namespace {
@@ -65,14 +66,14 @@ TEST_F(CredentialsChainTest, FirstConfiguredLinkAnswersAndIsRemembered) {
   CredentialsChain chain(std::move(links_));
   EXPECT_EQ(chain.Source(), "");
   Result<Credentials> credentials = chain.Get();
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, "SECONDKEY0001");
   EXPECT_EQ(chain.Source(), "second");
   EXPECT_EQ(third->calls, 0);
 
   first->next = Keys("FIRSTKEY00001");  // configured later: the chain keeps its identity
   credentials = chain.Get();
-  ASSERT_TRUE(credentials.ok());
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, "SECONDKEY0001");
   EXPECT_EQ(first->calls, 1);
   EXPECT_EQ(second->calls, 2);
@@ -81,7 +82,7 @@ TEST_F(CredentialsChainTest, FirstConfiguredLinkAnswersAndIsRemembered) {
 TEST_F(CredentialsChainTest, RememberedLinksFailureIsReportedAsItsOwn) {
   auto only = Add("web identity", Keys("KEY000000001"));
   CredentialsChain chain(std::move(links_));
-  ASSERT_TRUE(chain.Get().ok());
+  ASSERT_THAT(chain.Get(), IsOk());
   only->next = Error{"STS said no", 403, "AccessDenied"};
   Result<Credentials> credentials = chain.Get();
   ASSERT_FALSE(credentials.ok());
@@ -148,7 +149,7 @@ TEST_F(DefaultCredentialsChainTest, EnvironmentComesFirst) {
       Get({{"AWS_ACCESS_KEY_ID", std::string(kKeyId)},
            {"AWS_SECRET_ACCESS_KEY", std::string(kSecret)},
            {"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, kKeyId);
   EXPECT_EQ(chain_->Source(), "environment");
   EXPECT_TRUE(transport_.requests().empty());
@@ -164,7 +165,7 @@ TEST_F(DefaultCredentialsChainTest, WebIdentityFromTheEnvironmentBeforeProfileAn
       Get({{"AWS_ROLE_ARN", "arn:aws:iam::123456789012:role/karpenter"},
            {"AWS_WEB_IDENTITY_TOKEN_FILE", dir_.path() + "/token"},
            {"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(chain_->Source(), "web identity");
   ASSERT_EQ(transport_.requests().size(), 1u);
   EXPECT_EQ(transport_.requests()[0].host, "sts.amazonaws.com");
@@ -177,7 +178,7 @@ TEST_F(DefaultCredentialsChainTest, ProfileBeforeContainer) {
              "aws_secret_access_key = s\n");
   Result<Credentials> credentials =
       Get({{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, "PROFILEKEY001");
   EXPECT_EQ(chain_->Source(), "profile");
 }
@@ -186,14 +187,14 @@ TEST_F(DefaultCredentialsChainTest, ContainerBeforeImds) {
   Result<Credentials> credentials =
       Get({{"AWS_CONTAINER_CREDENTIALS_FULL_URI", "http://169.254.170.23/v1/credentials"},
            {"AWS_CONTAINER_AUTHORIZATION_TOKEN", "t"}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, "CONTAINERKEY1");
   EXPECT_EQ(chain_->Source(), "container");
 }
 
 TEST_F(DefaultCredentialsChainTest, ImdsLast) {
   Result<Credentials> credentials = Get({});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, "IMDSKEY000001");
   EXPECT_EQ(chain_->Source(), "IMDS");
 }
@@ -238,17 +239,17 @@ class CachingCredentialsTest : public CredentialsTest {
 
 TEST_F(CachingCredentialsTest, RenewsFiveMinutesBeforeExpiry) {
   auto cache = Make();
-  ASSERT_TRUE(cache->Get().ok());
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 1);
   clock_.Set(start_ + 55min - 1s);
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 1);
 
   state_->next = Keys("SECONDKEY0001", start_ + 2h);
   clock_.Set(start_ + 55min);
   Result<Credentials> renewed = cache->Get();
-  ASSERT_TRUE(renewed.ok());
+  ASSERT_THAT(renewed, IsOk());
   EXPECT_EQ(renewed->access_key_id, "SECONDKEY0001");
   EXPECT_EQ(state_->calls, 2);
 }
@@ -256,21 +257,21 @@ TEST_F(CachingCredentialsTest, RenewsFiveMinutesBeforeExpiry) {
 TEST_F(CachingCredentialsTest, LongTermKeysAreHeldForGood) {
   state_->next = Keys("LONGTERMKEY01");
   auto cache = Make();
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   clock_.Advance(24h * 365);
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 1);
 }
 
 TEST_F(CachingCredentialsTest, FailedRenewalKeepsTheCurrentCredentialsUntilTheyExpire) {
   std::ostringstream log;
   auto cache = Make(Logger(std::make_shared<LogSink>(log, clock_), "aws"));
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   state_->next = Error{"cannot reach IMDS", 0, ""};
 
   clock_.Set(start_ + 56min);
   Result<Credentials> kept = cache->Get();
-  ASSERT_TRUE(kept.ok());
+  ASSERT_THAT(kept, IsOk());
   EXPECT_EQ(kept->access_key_id, "FIRSTKEY00001");
   EXPECT_EQ(state_->calls, 2);
   EXPECT_THAT(log.str(), HasSubstr("renewing AWS credentials failed"));
@@ -279,10 +280,10 @@ TEST_F(CachingCredentialsTest, FailedRenewalKeepsTheCurrentCredentialsUntilTheyE
   ExpectNoSecrets(log.str());
 
   clock_.Advance(29s);  // no new attempt right after a failure
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 2);
   clock_.Advance(1s);
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 3);
 
   clock_.Set(start_ + 1h);  // expired: the error now
@@ -295,12 +296,12 @@ TEST_F(CachingCredentialsTest, FailedRenewalKeepsTheCurrentCredentialsUntilTheyE
 TEST_F(CachingCredentialsTest, ShortLivedCredentialsAreNotFetchedOnEveryCall) {
   state_->next = Keys("SHORTLIVED001", start_ + 4min);  // inside the renewal window at once
   auto cache = Make();
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   clock_.Advance(29s);
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 1);
   clock_.Advance(1s);
-  ASSERT_TRUE(cache->Get().ok());
+  ASSERT_THAT(cache->Get(), IsOk());
   EXPECT_EQ(state_->calls, 2);
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aws/sdk/loopback_server.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -92,7 +93,7 @@ TEST_F(CurlTransportTest, SendsMethodHeadersAndBodyAndCollectsTheResponse) {
 
   Result<HttpResponse> response = transport.Send(request);
 
-  ASSERT_TRUE(response.ok()) << response.error().message;
+  ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->status, 201);
   EXPECT_EQ(HeaderValue(response->headers, "x-reply"), "yes");
   EXPECT_EQ(response->body, "answer to POST");
@@ -107,7 +108,7 @@ TEST_F(CurlTransportTest, SendsEachMethod) {
   CurlTransport transport;
   for (const std::string method : {"GET", "PUT", "DELETE", "POST"}) {
     Result<HttpResponse> response = transport.Send(Request(method, "/m"));
-    ASSERT_TRUE(response.ok()) << method << ": " << response.error().message;
+    ASSERT_THAT(response, IsOk()) << method << ": " << response.error().message;
     EXPECT_EQ(response->body, "answer to " + method);
   }
   const std::vector<Seen> seen = recorder_.seen();
@@ -123,7 +124,7 @@ TEST_F(CurlTransportTest, EncodesPathAndQueryAsSigV4CanonicalizesThem) {
   HttpRequest request = Request("GET", "/a b/c~d");
   request.query = {{"name", "a b/c"}, {"plus+", "x*y"}};
 
-  ASSERT_TRUE(transport.Send(request).ok());
+  ASSERT_THAT(transport.Send(request), IsOk());
 
   const std::vector<Seen> seen = recorder_.seen();
   ASSERT_EQ(seen.size(), 1u);
@@ -133,8 +134,8 @@ TEST_F(CurlTransportTest, EncodesPathAndQueryAsSigV4CanonicalizesThem) {
 
 TEST_F(CurlTransportTest, ReusesTheConnectionForConsecutiveRequests) {
   CurlTransport transport;
-  ASSERT_TRUE(transport.Send(Request("GET", "/one")).ok());
-  ASSERT_TRUE(transport.Send(Request("POST", "/two")).ok());
+  ASSERT_THAT(transport.Send(Request("GET", "/one")), IsOk());
+  ASSERT_THAT(transport.Send(Request("POST", "/two")), IsOk());
 
   const std::vector<Seen> seen = recorder_.seen();
   ASSERT_EQ(seen.size(), 2u);
@@ -151,7 +152,7 @@ TEST_F(CurlTransportTest, DoesNotAskForContinueBeforeALargeBody) {
 
   Result<HttpResponse> response = transport.Send(request);
 
-  ASSERT_TRUE(response.ok()) << response.error().message;
+  ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->status, 201) << response->body;
   const std::vector<Seen> seen = recorder_.seen();
   ASSERT_EQ(seen.size(), 1u);

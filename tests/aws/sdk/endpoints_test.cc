@@ -8,6 +8,8 @@
 #include <map>
 #include <string>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -19,7 +21,7 @@ using ::testing::HasSubstr;
 
 Endpoint Resolve(std::string_view service, std::string_view region, const Environment& env = {}) {
   Result<Endpoint> endpoint = ResolveEndpoint(service, region, env);
-  EXPECT_TRUE(endpoint.ok()) << endpoint.error().message;
+  EXPECT_THAT(endpoint, IsOk());
   return endpoint.ok() ? *endpoint : Endpoint{};
 }
 

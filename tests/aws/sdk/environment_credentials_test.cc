@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 namespace {
@@ -33,7 +34,7 @@ TEST(EnvironmentCredentialsTest, ReadsKeysAndSessionToken) {
       FromEnvironment(Variables{{"AWS_ACCESS_KEY_ID", std::string(kKeyId)},
                                 {"AWS_SECRET_ACCESS_KEY", std::string(kSecret)},
                                 {"AWS_SESSION_TOKEN", std::string(kSessionToken)}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, kKeyId);
   EXPECT_EQ(credentials->secret_access_key, kSecret);
   EXPECT_EQ(credentials->session_token, kSessionToken);

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 namespace {
@@ -55,7 +56,7 @@ class ImdsTest : public CredentialsTest {
 TEST_F(ImdsTest, GetsTheRolesCredentialsWithASessionToken) {
   ImdsCredentialsProvider provider(ImdsEndpoint(), transport_, clock_);
   Result<Credentials> credentials = provider.Get();
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   ExpectTheSecrets(*credentials, "2026-05-01T18:00:00Z");
 
   const std::vector<HttpRequest> requests = transport_.requests();
@@ -71,23 +72,23 @@ TEST_F(ImdsTest, GetsTheRolesCredentialsWithASessionToken) {
 
 TEST_F(ImdsTest, ReusesTheTokenUntilNearItsExpiry) {
   ImdsClient client(ImdsEndpoint(), transport_, clock_);
-  ASSERT_TRUE(client.Region().ok());
+  ASSERT_THAT(client.Region(), IsOk());
   clock_.Advance(std::chrono::hours(5));
-  ASSERT_TRUE(client.Region().ok());
+  ASSERT_THAT(client.Region(), IsOk());
   EXPECT_EQ(imds_.tokens_issued, 1);
   clock_.Advance(std::chrono::minutes(59) + std::chrono::seconds(1));  // 60 s before 6 h
   Result<std::string> region = client.Region();
-  ASSERT_TRUE(region.ok()) << region.error().message;
+  ASSERT_THAT(region, IsOk());
   EXPECT_EQ(*region, "us-west-2");
   EXPECT_EQ(imds_.tokens_issued, 2);
 }
 
 TEST_F(ImdsTest, RejectedTokenIsRenewedOnce) {
   ImdsClient client(ImdsEndpoint(), transport_, clock_);
-  ASSERT_TRUE(client.Region().ok());
+  ASSERT_THAT(client.Region(), IsOk());
   ++imds_.tokens_issued;  // the service restarted and forgot token-1
   Result<std::string> region = client.Region();
-  ASSERT_TRUE(region.ok()) << region.error().message;
+  ASSERT_THAT(region, IsOk());
   EXPECT_EQ(imds_.tokens_issued, 3);
 }
 
@@ -147,13 +148,13 @@ TEST_F(ImdsTest, FailedCodeIsAnErrorWithoutSecrets) {
 
 TEST(ImdsEndpointTest, FromEnvironment) {
   Result<ImdsEndpoint> fallback = ImdsEndpointFromEnvironment(Environment());
-  ASSERT_TRUE(fallback.ok());
+  ASSERT_THAT(fallback, IsOk());
   EXPECT_EQ(fallback->scheme, "http");
   EXPECT_EQ(fallback->host, "169.254.169.254");
 
   Result<ImdsEndpoint> ipv6 = ImdsEndpointFromEnvironment(
       Environment(Variables{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://[fd00:ec2::254]"}}));
-  ASSERT_TRUE(ipv6.ok()) << ipv6.error().message;
+  ASSERT_THAT(ipv6, IsOk());
   EXPECT_EQ(ipv6->host, "[fd00:ec2::254]");
 
   Result<ImdsEndpoint> disabled =

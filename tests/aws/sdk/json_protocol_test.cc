@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "aws/sdk/scripted_transport.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -88,13 +89,13 @@ TEST(CallJsonTest, ParsesTheAnswerAndReportsErrors) {
                        &ParseJsonError);
 
   Result<nlohmann::json> parameter = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
-  ASSERT_TRUE(parameter.ok()) << parameter.error().message;
+  ASSERT_THAT(parameter, IsOk());
   EXPECT_EQ((*parameter)["Parameter"]["Value"], "ami-1");
   EXPECT_EQ(HeaderValue(transport.sent()[0].headers, "X-Amz-Target"), "AmazonSSM.GetParameter");
   EXPECT_FALSE(HeaderValue(transport.sent()[0].headers, "Authorization").empty());
 
   Result<nlohmann::json> empty = CallJson(client, kSsmJson, "DeleteParameter", {{"Name", "/a"}});
-  ASSERT_TRUE(empty.ok());
+  ASSERT_THAT(empty, IsOk());
   EXPECT_EQ(*empty, nlohmann::json::object());
 
   Result<nlohmann::json> garbled = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});

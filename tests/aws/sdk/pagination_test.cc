@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -19,7 +21,7 @@ TEST(PaginationTest, FollowsTokensUntilNone) {
     asked.push_back(token);
     return Result<std::string>(next[asked.size() - 1]);
   });
-  ASSERT_TRUE(status.ok()) << status.error().message;
+  ASSERT_THAT(status, IsOk());
   EXPECT_EQ(asked, (std::vector<std::string>{"", "t1", "t2"}));
 }
 

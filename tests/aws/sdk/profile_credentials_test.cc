@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 namespace {
@@ -32,7 +33,7 @@ TEST_F(ProfileCredentialsTest, StaticKeysOfTheSelectedProfile) {
                  std::string(kKeyId) + "\naws_secret_access_key = " + std::string(kSecret) +
                  "\naws_session_token = " + std::string(kSessionToken) + "\n");
   Result<Credentials> credentials = Get({{"AWS_PROFILE", "ci"}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, kKeyId);
   EXPECT_EQ(credentials->secret_access_key, kSecret);
   EXPECT_EQ(credentials->session_token, kSessionToken);
@@ -43,7 +44,7 @@ TEST_F(ProfileCredentialsTest, KeysMayComeFromTheConfigFile) {
   dir_.Write("config", "[profile ci]\naws_access_key_id = " + std::string(kKeyId) +
                            "\naws_secret_access_key = " + std::string(kSecret) + "\n");
   Result<Credentials> credentials = Get({{"AWS_PROFILE", "ci"}});
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->access_key_id, kKeyId);
 }
 
@@ -54,7 +55,7 @@ TEST_F(ProfileCredentialsTest, WebIdentityProfileCallsSts) {
              "web_identity_token_file = " +
                  token_file + "\nrole_session_name = s1\n");
   Result<Credentials> credentials = Get();
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   EXPECT_EQ(credentials->session_token, kSessionToken);
   ASSERT_EQ(sts_.requests().size(), 1u);
   EXPECT_EQ(sts_.requests()[0].host, "sts.us-east-1.amazonaws.com");

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "aws/sdk/scripted_transport.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -96,7 +97,7 @@ const char* const kDescribeInstances = R"(<?xml version="1.0" encoding="UTF-8"?>
 
 TEST(QueryResponseTest, ReadsDescribeInstances) {
   Result<XmlDocument> document = XmlDocument::Parse(kDescribeInstances, "ec2 DescribeInstances");
-  ASSERT_TRUE(document.ok()) << document.error().message;
+  ASSERT_THAT(document, IsOk());
   const XmlElement root = document->root();
   EXPECT_EQ(root.name(), "DescribeInstancesResponse");
   const std::vector<XmlElement> reservations = root.Items("reservationSet");
@@ -143,7 +144,7 @@ const char* const kDescribeSubnets =
 
 TEST(QueryResponseTest, ReadsDescribeSubnetsWithNumbersBooleansAndTheNextToken) {
   Result<XmlDocument> document = XmlDocument::Parse(kDescribeSubnets, "ec2 DescribeSubnets");
-  ASSERT_TRUE(document.ok()) << document.error().message;
+  ASSERT_THAT(document, IsOk());
   const std::vector<XmlElement> subnets = document->root().Items("subnetSet");
   ASSERT_EQ(subnets.size(), 1u);
   EXPECT_EQ(subnets[0].Text("subnetId"), "subnet-0a1b2c3d");
@@ -165,7 +166,7 @@ TEST(QueryResponseTest, ReadsIamMemberLists) {
   <ResponseMetadata><RequestId>37a87673-3e07-11e3-example</RequestId></ResponseMetadata>
 </GetInstanceProfileResponse>)",
       "iam GetInstanceProfile");
-  ASSERT_TRUE(document.ok()) << document.error().message;
+  ASSERT_THAT(document, IsOk());
   const XmlElement profile =
       document->root().Child("GetInstanceProfileResult").Child("InstanceProfile");
   const std::vector<XmlElement> roles = profile.Items("Roles");
@@ -234,7 +235,7 @@ TEST(CallQueryTest, ParsesTheAnswerOrReportsMalformedXml) {
   const QueryRequest request("DescribeSubnets", "2016-11-15");
 
   Result<XmlDocument> first = CallQuery(client, request);
-  ASSERT_TRUE(first.ok()) << first.error().message;
+  ASSERT_THAT(first, IsOk());
   EXPECT_EQ(first->root().Items("subnetSet").size(), 1u);
   EXPECT_EQ(transport.sent()[0].body, "Action=DescribeSubnets&Version=2016-11-15");
 

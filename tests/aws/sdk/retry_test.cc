@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -95,10 +97,10 @@ TEST(RetryTest, WaitSleepsTheBackoff) {
 
 TEST(RetryTest, MaxAttemptsComesFromTheEnvironment) {
   Result<RetryPolicy> standard = RetryPolicy::Standard({});
-  ASSERT_TRUE(standard.ok());
+  ASSERT_THAT(standard, IsOk());
   EXPECT_EQ(standard->max_attempts(), 3);
   Result<RetryPolicy> five = RetryPolicy::Standard(Env({{"AWS_MAX_ATTEMPTS", "5"}}));
-  ASSERT_TRUE(five.ok());
+  ASSERT_THAT(five, IsOk());
   EXPECT_EQ(five->max_attempts(), 5);
   const milliseconds delay = five->Backoff(0);
   EXPECT_GE(delay, milliseconds(0));

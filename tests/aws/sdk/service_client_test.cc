@@ -17,6 +17,7 @@
 #include "aws/sdk/query_protocol.h"
 #include "aws/sdk/scripted_transport.h"
 #include "aws/sdk/sigv4.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -65,7 +66,7 @@ TEST_F(ServiceClientTest, ThrottledTwiceThenSucceedsOnTheThirdAttempt) {
 
   Result<HttpResponse> response = client.Call("DescribeInstances", DescribeInstances());
 
-  ASSERT_TRUE(response.ok()) << response.error().message;
+  ASSERT_THAT(response, IsOk());
   EXPECT_EQ(response->body, kEc2Ok);
   EXPECT_EQ(transport_.sent().size(), 3u);
   EXPECT_EQ(slept_, (std::vector<milliseconds>{milliseconds(500), milliseconds(1000)}));
@@ -121,7 +122,7 @@ TEST_F(ServiceClientTest, EachAttemptIsAddressedAndSignedAfresh) {
   transport_.OnSend([this] { clock_.Advance(std::chrono::seconds(5)); });
   ServiceClient client = Client();
 
-  ASSERT_TRUE(client.Call("DescribeInstances", DescribeInstances()).ok());
+  ASSERT_THAT(client.Call("DescribeInstances", DescribeInstances()), IsOk());
 
   std::set<std::string> dates;
   for (const HttpRequest& sent : transport_.sent()) {
@@ -145,7 +146,7 @@ TEST_F(ServiceClientTest, AnEndpointBasePathPrefixesTheRequestPath) {
   transport_.Then(200, kEc2Ok);
   ServiceClient client = Client(Endpoint{"http", "localhost:4566", "/aws", "eu-west-1", "ec2"});
 
-  ASSERT_TRUE(client.Call("DescribeInstances", DescribeInstances()).ok());
+  ASSERT_THAT(client.Call("DescribeInstances", DescribeInstances()), IsOk());
 
   ASSERT_EQ(transport_.sent().size(), 1u);
   EXPECT_EQ(transport_.sent()[0].scheme, "http");
@@ -244,12 +245,12 @@ TEST_F(ServiceClientTest, ThroughCurlTheServerCanVerifyTheSignatureOfWhatItRecei
   QueryRequest describe("DescribeInstances", "2016-11-15");
   describe.AddList("InstanceId", {"i-0123456789abcdef0"});
   Result<XmlDocument> document = CallQuery(client, describe);
-  ASSERT_TRUE(document.ok()) << document.error().message;
+  ASSERT_THAT(document, IsOk());
   EXPECT_EQ(document->root().Text("requestId"), "req-3");
   HttpRequest odd;  // a path and query that need encoding, signed and sent alike
   odd.path = "/a b/c";
   odd.query = {{"filter", "name = x/y"}};
-  ASSERT_TRUE(client.Call("Odd", odd).ok());
+  ASSERT_THAT(client.Call("Odd", odd), IsOk());
 
   const std::lock_guard<std::mutex> lock(mutex);
   EXPECT_EQ(verdicts, (std::vector<std::string>{"ok", "ok"}));

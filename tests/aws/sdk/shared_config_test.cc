@@ -8,6 +8,8 @@
 
 #include "aws/sdk/credentials_provider.h"
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
+#include "support/param_name.h"
 
 namespace karpenter::aws {
 namespace {
@@ -32,7 +34,7 @@ TEST(SharedConfigProfileTest, ParsesSectionsPropertiesCommentsAndSubProperties) 
       "  nested = skipped\n"
       "[services local]\n",
       "config", SharedFileKind::kConfig);
-  ASSERT_TRUE(profiles.ok()) << profiles.error().message;
+  ASSERT_THAT(profiles, IsOk());
   ASSERT_EQ(profiles->size(), 2u);  // the sso-session and services sections are not profiles
   EXPECT_EQ(profiles->at("default").at("region"), "us-west-2");
   EXPECT_EQ(profiles->at("dev").at("region"), "eu-west-1");
@@ -42,7 +44,7 @@ TEST(SharedConfigProfileTest, ParsesSectionsPropertiesCommentsAndSubProperties) 
 TEST(SharedConfigProfileTest, CredentialsFileSectionsAreBareNames) {
   Result<Profiles> profiles = ParseSharedFile("[profile dev]\naws_access_key_id = A#B\n",
                                               "credentials", SharedFileKind::kCredentials);
-  ASSERT_TRUE(profiles.ok()) << profiles.error().message;
+  ASSERT_THAT(profiles, IsOk());
   // A '#' inside a value is not a comment.
   EXPECT_EQ(profiles->at("profile dev").at("aws_access_key_id"), "A#B");
 }
@@ -50,7 +52,7 @@ TEST(SharedConfigProfileTest, CredentialsFileSectionsAreBareNames) {
 TEST(SharedConfigProfileTest, ConfigFileNeedsTheProfilePrefixExceptForDefault) {
   Result<Profiles> profiles = ParseSharedFile("[dev]\nregion = x\n[profile  spaced ]\nregion = y\n",
                                               "config", SharedFileKind::kConfig);
-  ASSERT_TRUE(profiles.ok()) << profiles.error().message;
+  ASSERT_THAT(profiles, IsOk());
   EXPECT_EQ(profiles->count("dev"), 0u);
   EXPECT_EQ(profiles->at("spaced").at("region"), "y");
 }
@@ -85,7 +87,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadLine{"  indented = 1\n",
                 "/home/u/.aws/credentials:1: an indented line outside a section"},
         BadLine{"[default]\n  indented = 1\n",
-                "/home/u/.aws/credentials:2: an indented line that continues no property"}));
+                "/home/u/.aws/credentials:2: an indented line that continues no property"}),
+    ::karpenter::ReadableParamName());
 
 class SharedConfigFilesTest : public ::testing::Test {
  protected:
@@ -118,14 +121,14 @@ TEST_F(SharedConfigFilesTest, CredentialsFileWinsAndRegionComesFromConfig) {
              "[default]\nregion = us-east-2\n");
   dir_.Write("credentials", "[dev]\naws_access_key_id = FROMCREDENTIALS\n");
   Result<Profile> profile = LoadProfile(Env({{"AWS_PROFILE", "dev"}}));
-  ASSERT_TRUE(profile.ok()) << profile.error().message;
+  ASSERT_THAT(profile, IsOk());
   EXPECT_EQ(profile->name, "dev");
   EXPECT_EQ(profile->Get("aws_access_key_id"), "FROMCREDENTIALS");
   EXPECT_EQ(profile->Get("region"), "eu-central-1");
   EXPECT_EQ(profile->Get("absent"), "");
 
   Result<std::string> region = ProfileRegion(Env());
-  ASSERT_TRUE(region.ok()) << region.error().message;
+  ASSERT_THAT(region, IsOk());
   EXPECT_EQ(*region, "us-east-2");
 }
 
@@ -136,7 +139,7 @@ TEST_F(SharedConfigFilesTest, MissingFilesAndProfilesAreNotConfigured) {
   EXPECT_EQ(none.error().message, "no profile \"default\" in " + dir_.path() + "/credentials or " +
                                       dir_.path() + "/config");
   Result<std::string> region = ProfileRegion(Env());
-  ASSERT_TRUE(region.ok());
+  ASSERT_THAT(region, IsOk());
   EXPECT_EQ(*region, "");
 
   Result<Profile> homeless = LoadProfile(Environment());

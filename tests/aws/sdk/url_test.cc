@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
 TEST(UrlTest, SplitsSchemeHostPathAndQuery) {
   Result<Url> url = ParseUrl("HTTPS://example.com:8443/v1/creds?a=1&b=x%20y&flag#fragment", "X");
-  ASSERT_TRUE(url.ok()) << url.error().message;
+  ASSERT_THAT(url, IsOk());
   EXPECT_EQ(url->scheme, "https");
   EXPECT_EQ(url->host, "example.com:8443");
   EXPECT_EQ(url->path, "/v1/creds");
@@ -20,7 +22,7 @@ TEST(UrlTest, SplitsSchemeHostPathAndQuery) {
 
 TEST(UrlTest, EmptyPathIsRootAndIpv6KeepsBrackets) {
   Result<Url> url = ParseUrl("http://[fd00:ec2::254]:80", "X");
-  ASSERT_TRUE(url.ok()) << url.error().message;
+  ASSERT_THAT(url, IsOk());
   EXPECT_EQ(url->host, "[fd00:ec2::254]:80");
   EXPECT_EQ(url->path, "/");
   EXPECT_TRUE(url->query.empty());

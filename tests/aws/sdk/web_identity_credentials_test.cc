@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "aws/sdk/credentials_test_support.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::testing {
 namespace {
@@ -28,7 +29,7 @@ TEST_F(WebIdentityCredentialsTest, ExchangesTheTokenWithAnUnsignedFormPost) {
   dir_.Write("token", std::string(kWebIdentityToken) + "\n");
   WebIdentityCredentialsProvider provider(Settings("my-session"), kSts, sts_, clock_);
   Result<Credentials> credentials = provider.Get();
-  ASSERT_TRUE(credentials.ok()) << credentials.error().message;
+  ASSERT_THAT(credentials, IsOk());
   ExpectTheSecrets(*credentials, "2026-05-01T13:00:00Z");
 
   ASSERT_EQ(sts_.requests().size(), 1u);
@@ -50,7 +51,7 @@ TEST_F(WebIdentityCredentialsTest, ExchangesTheTokenWithAnUnsignedFormPost) {
 TEST_F(WebIdentityCredentialsTest, DefaultSessionNameCarriesTheTime) {
   dir_.Write("token", kWebIdentityToken);
   WebIdentityCredentialsProvider provider(Settings(), kSts, sts_, clock_);
-  ASSERT_TRUE(provider.Get().ok());
+  ASSERT_THAT(provider.Get(), IsOk());
   // 2026-05-01T12:00:00Z in Unix seconds.
   EXPECT_THAT(sts_.requests()[0].body, HasSubstr("&RoleSessionName=karpenter-1777636800&"));
 }
@@ -58,9 +59,9 @@ TEST_F(WebIdentityCredentialsTest, DefaultSessionNameCarriesTheTime) {
 TEST_F(WebIdentityCredentialsTest, ReadsTheRotatedTokenOnEveryCall) {
   dir_.Write("token", "first-token");
   WebIdentityCredentialsProvider provider(Settings(), kSts, sts_, clock_);
-  ASSERT_TRUE(provider.Get().ok());
+  ASSERT_THAT(provider.Get(), IsOk());
   dir_.Write("token", "second-token");
-  ASSERT_TRUE(provider.Get().ok());
+  ASSERT_THAT(provider.Get(), IsOk());
   ASSERT_EQ(sts_.requests().size(), 2u);
   EXPECT_THAT(sts_.requests()[0].body, HasSubstr("WebIdentityToken=first-token"));
   EXPECT_THAT(sts_.requests()[1].body, HasSubstr("WebIdentityToken=second-token"));
@@ -148,7 +149,7 @@ TEST(WebIdentitySettingsTest, FromEnvironment) {
       Environment(Variables{{"AWS_ROLE_ARN", std::string(kRoleArn)},
                             {"AWS_WEB_IDENTITY_TOKEN_FILE", "/var/run/token"},
                             {"AWS_ROLE_SESSION_NAME", "session"}}));
-  ASSERT_TRUE(full.ok()) << full.error().message;
+  ASSERT_THAT(full, IsOk());
   EXPECT_EQ(full->role_arn, kRoleArn);
   EXPECT_EQ(full->token_file, "/var/run/token");
   EXPECT_EQ(full->session_name, "session");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "aws/userdata/families.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws::userdata {
 namespace {
@@ -11,7 +12,7 @@ TEST(UserDataHelpersTest, ShellWordsFollowShellQuoting) {
   auto words = ShellWords(
       "/etc/eks/bootstrap.sh 'my cluster' --a \"x \\\"y\\\" $z\" b\\ c \\\n--d 'it'\\''s' # note\n"
       "next; x|y");
-  ASSERT_TRUE(words.ok()) << words.error().message;
+  ASSERT_THAT(words, IsOk());
   EXPECT_EQ(*words,
             (std::vector<std::string>{"/etc/eks/bootstrap.sh", "my cluster", "--a", "x \"y\" $z",
                                       "b c", "--d", "it's", ";", "next", ";", "x", "|", "y"}));
@@ -22,7 +23,7 @@ TEST(UserDataHelpersTest, ShellWordsFollowShellQuoting) {
 TEST(UserDataHelpersTest, QuotingRoundTrips) {
   for (const std::string text : {"plain", "it's", "a 'b' c", "", "$x `y` \\z"}) {
     auto words = ShellWords(ShellQuote(text));
-    ASSERT_TRUE(words.ok());
+    ASSERT_THAT(words, IsOk());
     EXPECT_EQ(*words, std::vector<std::string>{text}) << text;
     EXPECT_EQ(PowerShellWords(PowerShellQuote(text)), std::vector<std::string>{text}) << text;
   }
@@ -32,7 +33,7 @@ TEST(UserDataHelpersTest, TaintSpecsRoundTrip) {
   for (const std::string spec :
        {"a=b:NoSchedule", "example.com/x:NoExecute", "k=v:PreferNoSchedule"}) {
     auto taint = ParseTaintSpec(spec);
-    ASSERT_TRUE(taint.ok()) << taint.error().message;
+    ASSERT_THAT(taint, IsOk());
     EXPECT_EQ(TaintSpec(*taint), spec);
   }
   EXPECT_FALSE(ParseTaintSpec("a=b").ok());
@@ -57,11 +58,11 @@ TEST(UserDataHelpersTest, ClusterDnsIsTheTenthAddressOfTheServiceCidr) {
 
 TEST(UserDataHelpersTest, KubeletFlagsMergeLabelsAndReplaceTaints) {
   NodeRegistration registration;
-  ASSERT_TRUE(ApplyKubeletFlags(
+  ASSERT_THAT(ApplyKubeletFlags(
                   {"--node-labels=a=1,b=2", "--register-with-taints=x:NoSchedule", "--node-labels",
                    "b=3", "--register-with-taints=y=z:NoExecute", "--max-pods=17", "--v=2"},
-                  registration)
-                  .ok());
+                  registration),
+              IsOk());
   EXPECT_EQ(registration.labels, (api::Labels{{"a", "1"}, {"b", "3"}}));
   ASSERT_EQ(registration.taints.size(), 1u);
   EXPECT_EQ(registration.taints[0].key, "y");

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -26,13 +28,13 @@ TEST(MimeTest, SplitsAMultipartDocumentIntoParts) {
       "an epilogue\r\n";
   ASSERT_TRUE(LooksLikeMime(document));
   auto parts = ParseMime(document);
-  ASSERT_TRUE(parts.ok()) << parts.error().message;
+  ASSERT_THAT(parts, IsOk());
   ASSERT_EQ(parts->size(), 2u);
   EXPECT_EQ((*parts)[0].MediaType(), "text/x-shellscript");
   EXPECT_EQ((*parts)[0].body, "echo one\necho two");
   EXPECT_EQ((*parts)[1].Header("content-transfer-encoding"), "base64");
   auto body = (*parts)[1].DecodedBody();
-  ASSERT_TRUE(body.ok());
+  ASSERT_THAT(body, IsOk());
   EXPECT_EQ(*body, "hello");
 }
 
@@ -47,7 +49,7 @@ TEST(MimeTest, RenderedDocumentsParseBackToTheSameParts) {
   EXPECT_EQ(document.rfind("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"B\"\n", 0),
             0u);
   auto parsed = ParseMime(document);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_THAT(parsed, IsOk());
   ASSERT_EQ(parsed->size(), 3u);
   for (size_t i = 0; i < parts.size(); ++i) {
     EXPECT_EQ((*parsed)[i].headers, parts[i].headers) << i;
@@ -61,14 +63,14 @@ TEST(MimeTest, ChoosesAnotherBoundaryWhenABodyContainsIt) {
   const std::string document = RenderMultipart(parts, "B");
   EXPECT_NE(document.find("boundary=\"B-1\""), std::string::npos) << document;
   auto parsed = ParseMime(document);
-  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  ASSERT_THAT(parsed, IsOk());
   ASSERT_EQ(parsed->size(), 1u);
   EXPECT_EQ((*parsed)[0].body, parts[0].body);
 }
 
 TEST(MimeTest, ASingleEntityIsOnePart) {
   auto parts = ParseMime("Content-Type: text/x-shellscript\nMIME-Version: 1.0\n\necho hi\n");
-  ASSERT_TRUE(parts.ok()) << parts.error().message;
+  ASSERT_THAT(parts, IsOk());
   ASSERT_EQ(parts->size(), 1u);
   EXPECT_EQ((*parts)[0].headers.size(), 1u);  // MIME-Version belongs to the document
   EXPECT_EQ((*parts)[0].body, "echo hi");

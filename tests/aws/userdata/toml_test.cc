@@ -4,6 +4,8 @@
 
 #include <ostream>
 
+#include "support/matchers.h"
+
 namespace karpenter::aws {
 namespace {
 
@@ -35,7 +37,7 @@ empty = []
 [settings."host-containers".admin]
 enabled = false
 )");
-  ASSERT_TRUE(root.ok()) << root.error().message;
+  ASSERT_THAT(root, IsOk());
   EXPECT_EQ(std::get<std::string>(At(*root, "title").value), "top");
   const TomlTable* kubernetes = FindTomlTable(*root, {"settings", "kubernetes"});
   ASSERT_NE(kubernetes, nullptr);
@@ -72,7 +74,7 @@ list = [1, 2.5, "three", true]
 inline = { k = "v" }
 [empty]
 )");
-  ASSERT_TRUE(root.ok()) << root.error().message;
+  ASSERT_THAT(root, IsOk());
   const std::string text = RenderToml(*root);
   EXPECT_EQ(text,
             "[a.inline]\n"
@@ -87,7 +89,7 @@ inline = { k = "v" }
             "\n"
             "[empty]\n");
   auto again = ParseToml(text);
-  ASSERT_TRUE(again.ok()) << again.error().message;
+  ASSERT_THAT(again, IsOk());
   EXPECT_EQ(RenderToml(*again), text);
 }
 

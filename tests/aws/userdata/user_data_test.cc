@@ -7,6 +7,7 @@
 #include "aws/userdata/golden.h"
 #include "aws/userdata/mime.h"
 #include "aws/userdata/toml.h"
+#include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
@@ -61,14 +62,14 @@ api::KubeletConfiguration FullKubelet() {
 
 std::string Render(const NodeBootstrap& bootstrap) {
   auto rendered = RenderUserData(bootstrap);
-  EXPECT_TRUE(rendered.ok()) << rendered.error().message;
+  EXPECT_THAT(rendered, IsOk());
   return rendered.ok() ? *rendered : "";
 }
 
 // What the rendered user data makes the node register with is what the bootstrap asked for.
 void ExpectRoundTrip(const NodeBootstrap& bootstrap, const std::string& user_data) {
   auto registration = ParseNodeRegistration(user_data);
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->cluster_name, bootstrap.cluster_name);
   for (const auto& [key, value] : bootstrap.labels) {
     EXPECT_EQ(registration->labels[key], value) << key;
@@ -136,7 +137,7 @@ TEST(UserDataTest, EveryFamilyButCustomRegistersUnregistered) {
     NodeBootstrap bootstrap = Bootstrap(family);
     bootstrap.taints.clear();
     auto registration = ParseNodeRegistration(Render(bootstrap));
-    ASSERT_TRUE(registration.ok()) << family << ": " << registration.error().message;
+    ASSERT_THAT(registration, IsOk()) << family << ": " << registration.error().message;
     EXPECT_EQ(registration->taints,
               std::vector<api::Taint>{
                   MakeTaint("karpenter.sh/unregistered", "", api::TaintEffect::kNoExecute)})
@@ -156,7 +157,7 @@ TEST(UserDataTest, CustomIsTheUsersDataUnchanged) {
       "'--node-labels=a=b'\n";
   EXPECT_EQ(Render(bootstrap), bootstrap.custom_user_data);
   auto registration = ParseNodeRegistration(bootstrap.custom_user_data);
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->cluster_name, "other");
   EXPECT_EQ(registration->labels, (api::Labels{{"a", "b"}}));
   EXPECT_TRUE(registration->taints.empty());
@@ -164,7 +165,7 @@ TEST(UserDataTest, CustomIsTheUsersDataUnchanged) {
   bootstrap.custom_user_data = "";
   EXPECT_EQ(Render(bootstrap), "");
   auto empty = ParseNodeRegistration("");
-  ASSERT_TRUE(empty.ok());
+  ASSERT_THAT(empty, IsOk());
   EXPECT_TRUE(empty->labels.empty());
   EXPECT_FALSE(empty->max_pods.has_value());
 }
@@ -173,9 +174,9 @@ TEST(UserDataTest, Al2023KeepsTheUsersPartsFirstAndUnchanged) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
   bootstrap.custom_user_data = ReadUserDataTestFile("user_mime.txt");
   auto user_parts = ParseMime(bootstrap.custom_user_data);
-  ASSERT_TRUE(user_parts.ok()) << user_parts.error().message;
+  ASSERT_THAT(user_parts, IsOk());
   auto parts = ParseMime(Render(bootstrap));
-  ASSERT_TRUE(parts.ok()) << parts.error().message;
+  ASSERT_THAT(parts, IsOk());
   ASSERT_EQ(parts->size(), user_parts->size() + 1);
   for (size_t i = 0; i < user_parts->size(); ++i) {
     EXPECT_EQ((*parts)[i].headers, (*user_parts)[i].headers);
@@ -184,7 +185,7 @@ TEST(UserDataTest, Al2023KeepsTheUsersPartsFirstAndUnchanged) {
   EXPECT_EQ(parts->back().MediaType(), "application/node.eks.aws");
   // The user's NodeConfig labels the node too.
   auto registration = ParseNodeRegistration(Render(bootstrap));
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->labels["user.example.com/team"], "search");
 }
 
@@ -192,12 +193,12 @@ TEST(UserDataTest, Al2023OursWinsOverTheUsersNodeConfig) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
   bootstrap.custom_user_data = ReadUserDataTestFile("user_nodeconfig.yaml");  // maxPods: 5
   auto registration = ParseNodeRegistration(Render(bootstrap));
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->max_pods, 29);
   EXPECT_EQ(registration->labels["user.example.com/tier"], "batch");
   // Without ours, the user's value stands.
   auto users = ParseNodeRegistration(bootstrap.custom_user_data);
-  ASSERT_TRUE(users.ok()) << users.error().message;
+  ASSERT_THAT(users, IsOk());
   EXPECT_EQ(users->max_pods, 5);
 }
 
@@ -215,7 +216,7 @@ spec:
         - key: c
           effect: NoExecute
 )");
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->max_pods, 7);
   EXPECT_EQ(registration->taints,
             std::vector<api::Taint>{MakeTaint("a", "b", api::TaintEffect::kNoSchedule)});
@@ -225,7 +226,7 @@ TEST(UserDataTest, BottlerocketKeepsTheUsersSettingsAndOursWin) {
   NodeBootstrap bootstrap = Bootstrap("Bottlerocket");
   bootstrap.custom_user_data = ReadUserDataTestFile("user_bottlerocket.toml");
   auto root = ParseToml(Render(bootstrap));
-  ASSERT_TRUE(root.ok()) << root.error().message;
+  ASSERT_THAT(root, IsOk());
   const TomlTable* kubernetes = FindTomlTable(*root, {"settings", "kubernetes"});
   ASSERT_NE(kubernetes, nullptr);
   EXPECT_EQ(std::get<std::string>(kubernetes->at("cluster-name").value), "test-cluster");
@@ -235,7 +236,7 @@ TEST(UserDataTest, BottlerocketKeepsTheUsersSettingsAndOursWin) {
   ASSERT_NE(admin, nullptr);
   EXPECT_TRUE(std::get<bool>(admin->at("enabled").value));
   auto registration = ParseNodeRegistration(Render(bootstrap));
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->labels["user.example.com/team"], "storage");
   EXPECT_EQ(registration->labels["team"], "ml");
 }
@@ -276,26 +277,26 @@ TEST(UserDataTest, MaxPodsFallsBackToTheKubeletConfiguration) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
   bootstrap.max_pods.reset();
   auto none = ParseNodeRegistration(Render(bootstrap));
-  ASSERT_TRUE(none.ok());
+  ASSERT_THAT(none, IsOk());
   EXPECT_FALSE(none->max_pods.has_value());
   bootstrap.kubelet = api::KubeletConfiguration{};
   bootstrap.kubelet->max_pods = 42;
   auto from_kubelet = ParseNodeRegistration(Render(bootstrap));
-  ASSERT_TRUE(from_kubelet.ok());
+  ASSERT_THAT(from_kubelet, IsOk());
   EXPECT_EQ(from_kubelet->max_pods, 42);
 }
 
 TEST(UserDataTest, ReadsBase64EncodedParts) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
   auto parts = ParseMime(Render(bootstrap));
-  ASSERT_TRUE(parts.ok());
+  ASSERT_THAT(parts, IsOk());
   MimePart& ours = parts->back();
   ours.headers.emplace_back("Content-Transfer-Encoding", "base64");
   ours.body =
       "YXBpVmVyc2lvbjogbm9kZS5la3MuYXdzL3YxYWxwaGExCmtpbmQ6IE5vZGVDb25maWcKc3BlYzoKICBrdWJl"
       "bGV0OgogICAgY29uZmlnOgogICAgICBtYXhQb2RzOiAzCg==";  // maxPods: 3
   auto registration = ParseNodeRegistration(RenderMultipart(*parts, "x"));
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->max_pods, 3);
 }
 
@@ -366,7 +367,7 @@ TEST(ParseNodeRegistrationTest, TruncatedUserDataIsReadOrRejected) {
             << registration.error().message;
       }
     }
-    EXPECT_TRUE(ParseNodeRegistration(text).ok()) << name;
+    EXPECT_THAT(ParseNodeRegistration(text), IsOk()) << name;
     if (std::string_view(name).rfind("al2023", 0) == 0) {
       EXPECT_GT(rejected, 0u) << name;  // a cut-off MIME document has no closing delimiter
     }
@@ -377,7 +378,7 @@ TEST(UserDataTest, LeadingBlankLinesBeforeAMimeDocumentAreIgnored) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
   bootstrap.custom_user_data = "\n\n" + ReadUserDataTestFile("user_mime.txt");
   auto registration = ParseNodeRegistration(Render(bootstrap));
-  ASSERT_TRUE(registration.ok()) << registration.error().message;
+  ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->labels["user.example.com/team"], "search");
 }
 

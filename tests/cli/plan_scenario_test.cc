@@ -1,34 +1,36 @@
 // Table-driven scheduling scenarios: every tests/testdata/scheduling/*.yaml holds manifests plus
-// one `kind: Expectation` document. Each scenario runs `karpenter plan --output json` on the file
-// and checks the plan against the expectation, so the decoder, workload expansion, catalog and
-// scheduler are exercised together.
+// one `kind: Expectation` document. Each scenario runs the plan command (`karpenter plan --output
+// json`, in process) on the file and checks the plan against the expectation, so the decoder,
+// workload expansion, catalog and scheduler are exercised together.
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
+#include "cli/plan_command.h"
+
+namespace karpenter {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string RunPlan(const std::string& file, const std::string& catalog) {
-  std::string command = std::string(KARPENTER_BINARY) + " plan --output json --catalog " + catalog +
-                        " " + file + " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe.get()))
-    out.append(buffer.data(), n);
-  return out;
+std::string PlanJson(const std::string& file, const std::string& catalog) {
+  cli::PlanOptions options;
+  options.files = {file};
+  options.catalog = catalog;
+  options.output = "json";
+  std::ostringstream out;
+  std::ostringstream err;
+  if (cli::RunPlan(options, out, err) != 0) return "karpenter plan failed: " + err.str();
+  return out.str();
 }
 
 YAML::Node FindExpectation(const std::string& file) {
@@ -70,8 +72,9 @@ TEST_P(Scenario, MatchesExpectation) {
   YAML::Node expect = FindExpectation(file);
   ASSERT_TRUE(expect) << file << " has no Expectation document";
   std::string catalog = expect["catalog"] ? expect["catalog"].as<std::string>() : "fake400";
-  std::string output = RunPlan(file, catalog);
+  std::string output = PlanJson(file, catalog);
   ASSERT_FALSE(output.empty()) << "karpenter plan printed nothing for " << file;
+  ASSERT_EQ(output.rfind("karpenter plan failed", 0), std::string::npos) << file << ": " << output;
   json plan = json::parse(output);
   auto hosts = Hosts(plan);
 
@@ -208,3 +211,4 @@ INSTANTIATE_TEST_SUITE_P(Scheduling, Scenario, testing::ValuesIn(ScenarioFiles()
                          });
 
 }  // namespace
+}  // namespace karpenter

@@ -1,4 +1,4 @@
-#include "sim/node_booter.h"
+#include "cloud/sim/node_booter.h"
 
 #include <string>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "api/encode.h"
 #include "api/labels.h"
 
-namespace karpenter::sim {
+namespace karpenter::cloud {
 
 namespace {
 
@@ -69,12 +69,11 @@ Result<size_t> NodeBooter::Boot() {
   const TimePoint now = clock_.Now();
   const uint64_t launches = cloud_.launches();
   if (launches == launches_seen_ && (!next_boot_ || now < *next_boot_)) return size_t{0};
-  Result<std::vector<cloud::Instance>> instances = cloud_.List();
-  if (!instances.ok()) return instances.error();
+  ASSIGN_OR_RETURN(std::vector<cloud::Instance> instances, cloud_.List());
   launches_seen_ = launches;
   next_boot_.reset();
   size_t booted = 0;
-  for (const cloud::Instance& instance : *instances) {
+  for (const cloud::Instance& instance : instances) {
     if (const TimePoint ready = instance.launch_time + options_.boot_delay; now < ready) {
       next_boot_ = next_boot_ ? std::min(*next_boot_, ready) : ready;
       continue;
@@ -116,4 +115,4 @@ Result<size_t> NodeBooter::Boot() {
   return booted;
 }
 
-}  // namespace karpenter::sim
+}  // namespace karpenter::cloud

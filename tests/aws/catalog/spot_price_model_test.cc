@@ -1,4 +1,4 @@
-#include "cloud/spot_price_model.h"
+#include "aws/catalog/spot_price_model.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace karpenter::cloud {
+#include "support/matchers.h"
+
+namespace karpenter::aws {
 namespace {
 
 const std::vector<std::string> kZones = {"us-east-1a", "us-east-1b", "us-east-1c",
@@ -86,11 +88,10 @@ TEST(SpotPriceModelTest, PriceIsDiscountedOnDemandNeverAboveIt) {
 
 TEST(SpotPriceModelTest, OverridesFromJson) {
   SpotPriceModel model;
-  ASSERT_TRUE(model
-                  .LoadSpotPricesJson(R"({"m5.large": 0.031,
+  ASSERT_THAT(model.LoadSpotPricesJson(R"({"m5.large": 0.031,
                                          "c5.large": {"us-east-1a": 0.02, "us-east-1b": 0.025}})",
-                                      "inline")
-                  .ok());
+                                       "inline"),
+              IsOk());
   EXPECT_EQ(model.override_count(), 3u);
   EXPECT_DOUBLE_EQ(model.Price("m5.large", "us-east-1d", 0.096), 0.031);
   EXPECT_DOUBLE_EQ(model.Price("c5.large", "us-east-1b", 0.085), 0.025);
@@ -98,10 +99,10 @@ TEST(SpotPriceModelTest, OverridesFromJson) {
   EXPECT_NEAR(model.Price("c5.large", "us-east-1c", 0.085),
               0.085 * (1 - model.Discount("c5.large", "us-east-1c")), 1e-5);
   // Per-zone prices win over an all-zones price; later loads win.
-  ASSERT_TRUE(model.LoadSpotPricesJson(R"({"m5.large": {"us-east-1a": 0.029}})", "more").ok());
+  ASSERT_THAT(model.LoadSpotPricesJson(R"({"m5.large": {"us-east-1a": 0.029}})", "more"), IsOk());
   EXPECT_DOUBLE_EQ(model.Price("m5.large", "us-east-1a", 0.096), 0.029);
   EXPECT_DOUBLE_EQ(model.Price("m5.large", "us-east-1b", 0.096), 0.031);
-  ASSERT_TRUE(model.LoadSpotPricesJson(R"({"m5.large": 0.03})", "again").ok());
+  ASSERT_THAT(model.LoadSpotPricesJson(R"({"m5.large": 0.03})", "again"), IsOk());
   EXPECT_DOUBLE_EQ(model.Price("m5.large", "us-east-1b", 0.096), 0.03);
   EXPECT_EQ(model.Override("m5.large", "us-east-1a"), 0.029);
   EXPECT_EQ(model.Override("r5.large", "us-east-1a"), std::nullopt);
@@ -110,7 +111,7 @@ TEST(SpotPriceModelTest, OverridesFromJson) {
 TEST(SpotPriceModelTest, LoadsAFileAndNamesItInErrors) {
   SpotPriceModel model;
   const std::string good = WriteTempFile("spot-good.json", R"({"m5.large": {"us-east-1a": 0.03}})");
-  ASSERT_TRUE(model.LoadSpotPrices(good).ok());
+  ASSERT_THAT(model.LoadSpotPrices(good), IsOk());
   EXPECT_DOUBLE_EQ(model.Price("m5.large", "us-east-1a", 0.096), 0.03);
 
   const std::string missing = testing::TempDir() + "/no-such-spot-file.json";
@@ -144,4 +145,4 @@ TEST(SpotPriceModelTest, LoadsAFileAndNamesItInErrors) {
 }
 
 }  // namespace
-}  // namespace karpenter::cloud
+}  // namespace karpenter::aws

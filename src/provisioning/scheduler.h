@@ -1,7 +1,7 @@
 #pragma once
-// One provisioning pass (reference §8) as a pure function: pending pods, NodePools with their
-// instance types, existing capacity and daemonsets in; planned NodeClaims, placements on existing
-// capacity and unschedulable pods with a reason out. No I/O, no clock, deterministic.
+// One provisioning pass (upstream-reference §8) as a pure function: pending pods, NodePools with
+// their instance types, existing capacity and daemonsets in; planned NodeClaims, placements on
+// existing capacity and unschedulable pods with a reason out. No I/O, no clock, deterministic.
 
 #include <optional>
 #include <string>
@@ -15,7 +15,7 @@
 #include "scheduling/requirements.h"
 #include "scheduling/volume_topology.h"
 
-namespace karpenter::scheduling {
+namespace karpenter::provisioning {
 
 struct NodePoolOffer {
   const api::NodePool* node_pool = nullptr;
@@ -30,7 +30,7 @@ struct ExistingNode {
   api::Labels labels;  // for an in-flight NodeClaim: its single-valued requirements
   // In-flight NodeClaims: the full requirements. Nodes: those of their labels, or empty to have
   // the scheduler derive them from `labels`.
-  Requirements requirements;
+  scheduling::Requirements requirements;
   bool in_flight = false;
   std::vector<api::Taint> taints;
   api::ResourceList allocatable;
@@ -38,7 +38,7 @@ struct ExistingNode {
   // The sum of the pods' effective requests and their host ports, when the caller worked them
   // out once for many passes; derived from `pods` otherwise.
   std::optional<api::ResourceList> requested;
-  std::optional<std::vector<HostPort>> host_ports;
+  std::optional<std::vector<scheduling::HostPort>> host_ports;
 };
 
 struct SchedulerInput {
@@ -46,12 +46,12 @@ struct SchedulerInput {
   std::vector<NodePoolOffer> node_pools;
   std::vector<ExistingNode> existing_nodes;
   std::vector<const api::PodTemplate*> daemon_sets;  // the pod templates of DaemonSets
-  StorageState storage;
+  scheduling::StorageState storage;
 };
 
 struct PlannedNodeClaim {
   std::string node_pool;
-  Requirements requirements;  // incl. node.kubernetes.io/instance-type In [options]
+  scheduling::Requirements requirements;  // incl. node.kubernetes.io/instance-type In [options]
   std::vector<const cloud::InstanceType*> instance_types;  // cheapest first
   std::vector<std::string> capacity_types;
   std::vector<std::string> zones;
@@ -83,4 +83,4 @@ struct SchedulerResult {
 
 SchedulerResult Schedule(const SchedulerInput& input);
 
-}  // namespace karpenter::scheduling
+}  // namespace karpenter::provisioning

@@ -1,4 +1,4 @@
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 
 #include "api/labels.h"
 #include "cloud/catalog.h"
+#include "support/matchers.h"
 
 namespace karpenter::cloud {
 namespace {
@@ -42,7 +43,7 @@ constexpr std::string_view kCatalog = R"({"instanceTypes": [
 
 std::vector<InstanceType> Catalog() {
   Result<std::vector<InstanceType>> catalog = ParseCatalogJson(kCatalog, "test");
-  EXPECT_TRUE(catalog.ok()) << catalog.error().message;
+  EXPECT_THAT(catalog, IsOk());
   return catalog.ok() ? std::move(*catalog) : std::vector<InstanceType>{};
 }
 
@@ -134,7 +135,7 @@ TEST_F(SimCloudProviderTest, InstanceDescribesTheMachine) {
   claim.spec.taints = {{"dedicated", "web", api::TaintEffect::kNoSchedule}};
   claim.spec.startup_taints = {{"agent", "", api::TaintEffect::kNoExecute}};
   const Result<Instance> instance = cloud_.Create(claim);
-  ASSERT_TRUE(instance.ok()) << instance.error().message;
+  ASSERT_THAT(instance, IsOk());
 
   EXPECT_EQ(instance->provider_id, "sim:///us-east-1a/sim-000000000001");
   EXPECT_EQ(instance->node_claim, "default-abcde");
@@ -171,16 +172,16 @@ TEST_F(SimCloudProviderTest, InstanceDescribesTheMachine) {
 
 TEST_F(SimCloudProviderTest, CreateIsIdempotentPerNodeClaim) {
   const Result<Instance> first = cloud_.Create(Claim("a"));
-  ASSERT_TRUE(first.ok());
+  ASSERT_THAT(first, IsOk());
   clock_.Advance(seconds(5));
   // Even with other requirements: the NodeClaim already has its instance.
   const Result<Instance> again = cloud_.Create(Claim("a", {In(api::kLabelArch, {"amd64"})}));
-  ASSERT_TRUE(again.ok());
+  ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->provider_id, first->provider_id);
   EXPECT_EQ(again->instance_type, first->instance_type);
   EXPECT_EQ(again->launch_time, first->launch_time);
   const Result<Instance> other = cloud_.Create(Claim("b"));
-  ASSERT_TRUE(other.ok());
+  ASSERT_THAT(other, IsOk());
   EXPECT_NE(other->provider_id, first->provider_id);
   EXPECT_NE(other->node_name, first->node_name);
   EXPECT_EQ(cloud_.List()->size(), 2u);
@@ -189,17 +190,18 @@ TEST_F(SimCloudProviderTest, CreateIsIdempotentPerNodeClaim) {
 TEST_F(SimCloudProviderTest, GetListAndDelete) {
   const Result<Instance> a = cloud_.Create(Claim("a"));
   const Result<Instance> b = cloud_.Create(Claim("b", {In(api::kLabelArch, {"amd64"})}));
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
   const Result<Instance> got = cloud_.Get(a->provider_id);
-  ASSERT_TRUE(got.ok());
+  ASSERT_THAT(got, IsOk());
   EXPECT_EQ(got->node_claim, "a");
   const Result<std::vector<Instance>> instances = cloud_.List();
-  ASSERT_TRUE(instances.ok());
+  ASSERT_THAT(instances, IsOk());
   std::vector<std::string> listed;
   for (const Instance& instance : *instances) listed.push_back(instance.provider_id);
   EXPECT_THAT(listed, ElementsAre(b->provider_id, a->provider_id));  // by provider ID
 
-  ASSERT_TRUE(cloud_.Delete(a->provider_id).ok());
+  ASSERT_THAT(cloud_.Delete(a->provider_id), IsOk());
   const Result<Instance> gone = cloud_.Get(a->provider_id);
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().reason, kReasonNotFound);
@@ -215,21 +217,21 @@ TEST_F(SimCloudProviderTest, GetListAndDelete) {
 
   // The NodeClaim's instance is gone: creating for it again launches a new one.
   const Result<Instance> relaunched = cloud_.Create(Claim("a"));
-  ASSERT_TRUE(relaunched.ok());
+  ASSERT_THAT(relaunched, IsOk());
   EXPECT_NE(relaunched->provider_id, a->provider_id);
 }
 
 TEST_F(SimCloudProviderTest, UnavailableOfferingsAreSkippedAndReported) {
   Result<std::shared_ptr<const std::vector<InstanceType>>> before =
       cloud_.GetInstanceTypes(api::NodePool());
-  ASSERT_TRUE(before.ok());
+  ASSERT_THAT(before, IsOk());
   cloud_.SetOfferingAvailable("small-arm", "us-east-1b", "spot", false);
   EXPECT_EQ(Launch(Claim("a", {In(api::kLabelArch, {"arm64"})})),
             "small-arm us-east-1b on-demand 0.08");
 
   Result<std::shared_ptr<const std::vector<InstanceType>>> after =
       cloud_.GetInstanceTypes(api::NodePool());
-  ASSERT_TRUE(after.ok());
+  ASSERT_THAT(after, IsOk());
   const auto unavailable = [](const std::vector<InstanceType>& types) {
     std::vector<std::string> out;
     for (const InstanceType& type : types) {
@@ -267,14 +269,14 @@ TEST_F(SimCloudProviderTest, AdoptedInstancesAreListedAndTheirIdsNotReused) {
   cloud_.Adopt(adopted);
   cloud_.Adopt(adopted);  // once only
   ASSERT_EQ(cloud_.List()->size(), 1u);
-  ASSERT_TRUE(cloud_.Get(adopted.provider_id).ok());
+  ASSERT_THAT(cloud_.Get(adopted.provider_id), IsOk());
   // Its NodeClaim finds it rather than launching another.
   const Result<Instance> old = cloud_.Create(Claim("old"));
-  ASSERT_TRUE(old.ok());
+  ASSERT_THAT(old, IsOk());
   EXPECT_EQ(old->provider_id, adopted.provider_id);
 
   const Result<Instance> next = cloud_.Create(Claim("new"));
-  ASSERT_TRUE(next.ok());
+  ASSERT_THAT(next, IsOk());
   EXPECT_EQ(next->provider_id, "sim:///us-east-1b/sim-00000000000b");
   EXPECT_EQ(next->node_name, "ip-10-0-0-11.us-east-1.compute.internal");
 
@@ -284,11 +286,11 @@ TEST_F(SimCloudProviderTest, AdoptedInstancesAreListedAndTheirIdsNotReused) {
   older.node_claim = "older";
   cloud_.Adopt(older);
   const Result<Instance> after = cloud_.Create(Claim("after"));
-  ASSERT_TRUE(after.ok());
+  ASSERT_THAT(after, IsOk());
   EXPECT_EQ(after->provider_id, "sim:///us-east-1b/sim-00000000000c");
   EXPECT_EQ(cloud_.List()->size(), 4u);
 
-  ASSERT_TRUE(cloud_.Delete(adopted.provider_id).ok());
+  ASSERT_THAT(cloud_.Delete(adopted.provider_id), IsOk());
   EXPECT_FALSE(cloud_.Get(adopted.provider_id).ok());
 }
 
@@ -296,7 +298,7 @@ TEST_F(SimCloudProviderTest, CatalogAndName) {
   EXPECT_EQ(cloud_.Name(), "sim");
   const Result<std::shared_ptr<const std::vector<InstanceType>>> types =
       cloud_.GetInstanceTypes(api::NodePool());
-  ASSERT_TRUE(types.ok());
+  ASSERT_THAT(types, IsOk());
   std::vector<std::string> names;
   for (const InstanceType& type : **types) names.push_back(type.name);
   EXPECT_THAT(names, ElementsAre("small-amd", "large-amd", "small-arm"));

@@ -26,7 +26,7 @@
 
 #include "common/result.h"
 
-namespace karpenter::cloud {
+namespace karpenter::aws {
 
 inline constexpr uint64_t kDefaultSpotSeed = 1;
 inline constexpr double kSpotMinDiscount = 0.55;
@@ -62,4 +62,4 @@ class SpotPriceModel {
   std::map<std::string, std::vector<ZonePrice>, std::less<>> overrides_;
 };
 
-}  // namespace karpenter::cloud
+}  // namespace karpenter::aws

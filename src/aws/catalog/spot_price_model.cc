@@ -1,4 +1,4 @@
-#include "cloud/spot_price_model.h"
+#include "aws/catalog/spot_price_model.h"
 
 #include <fmt/format.h>
 
@@ -11,11 +11,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 #include "common/document.h"
 #include "common/hash.h"
 
-namespace karpenter::cloud {
+namespace karpenter::aws {
 namespace {
 
 uint64_t SplitMix64(uint64_t x) {
@@ -131,14 +131,12 @@ Status SpotPriceModel::LoadSpotPricesJson(std::string_view text, std::string_vie
       for (const auto& [zone, price_value] : value.items()) {
         const std::string field = fmt::format("{}.{}", Quote(type), Quote(zone));
         if (zone.empty()) return Error{fmt::format("{}: {}: empty zone name", where, field)};
-        Result<double> price = check_price(price_value, field);
-        if (!price.ok()) return price.error();
-        loaded.emplace_back(type, ZonePrice{zone, *price});
+        ASSIGN_OR_RETURN(double price, check_price(price_value, field));
+        loaded.emplace_back(type, ZonePrice{zone, price});
       }
     } else {
-      Result<double> price = check_price(value, Quote(type));
-      if (!price.ok()) return price.error();
-      loaded.emplace_back(type, ZonePrice{"", *price});
+      ASSIGN_OR_RETURN(double price, check_price(value, Quote(type)));
+      loaded.emplace_back(type, ZonePrice{"", price});
     }
   }
   for (auto& [type, entry] : loaded) {
@@ -154,4 +152,4 @@ Status SpotPriceModel::LoadSpotPricesJson(std::string_view text, std::string_vie
   return {};
 }
 
-}  // namespace karpenter::cloud
+}  // namespace karpenter::aws

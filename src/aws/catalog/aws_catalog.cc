@@ -1,4 +1,4 @@
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 #include "api/labels.h"
 
-namespace karpenter::cloud {
+namespace karpenter::aws {
 namespace {
 
 constexpr int64_t kMi = int64_t{1} << 20;
@@ -245,13 +245,13 @@ class LabelScratch {
 
 // The offerings of an embedded row: the selected zones it is offered in × its capacity types, at
 // the table's on-demand price and the model's spot price; unavailable without a price.
-std::vector<Offering> EmbeddedOfferings(const AwsInstanceTypeFacts& facts,
-                                        const AwsCatalogData& data, uint8_t zone_mask,
-                                        const SpotPriceModel& spot) {
+std::vector<cloud::Offering> EmbeddedOfferings(const AwsInstanceTypeFacts& facts,
+                                               const AwsCatalogData& data, uint8_t zone_mask,
+                                               const SpotPriceModel& spot) {
   const uint8_t zones = facts.zones & zone_mask;
   const int offered_capacity_types =
       ((facts.flags & kAwsFactOnDemand) ? 1 : 0) + ((facts.flags & kAwsFactSpot) ? 1 : 0);
-  std::vector<Offering> offerings;
+  std::vector<cloud::Offering> offerings;
   offerings.reserve(static_cast<size_t>(std::popcount(zones)) *
                     static_cast<size_t>(offered_capacity_types));
   for (size_t i = 0; i < data.zones.size(); ++i) {
@@ -259,13 +259,13 @@ std::vector<Offering> EmbeddedOfferings(const AwsInstanceTypeFacts& facts,
     const std::string_view zone = data.zones[i];
     if (facts.flags & kAwsFactOnDemand) {
       const double price = facts.on_demand_price;
-      offerings.push_back(
-          Offering{std::string(zone), std::string(api::kCapacityTypeOnDemand), price, price > 0});
+      offerings.push_back(cloud::Offering{
+          std::string(zone), std::string(api::kCapacityTypeOnDemand), price, price > 0});
     }
     if (facts.flags & kAwsFactSpot) {
       const double price = spot.Price(facts.name, zone, facts.on_demand_price);
-      offerings.push_back(
-          Offering{std::string(zone), std::string(api::kCapacityTypeSpot), price, price > 0});
+      offerings.push_back(cloud::Offering{std::string(zone), std::string(api::kCapacityTypeSpot),
+                                          price, price > 0});
     }
   }
   return offerings;
@@ -279,12 +279,13 @@ AwsZoneIds EmbeddedZoneIds(const AwsCatalogData& data) {
   return ids;
 }
 
-InstanceType Build(const AwsInstanceTypeDescription& d, std::vector<Offering> offerings,
-                   const AwsZoneIds& zone_ids, const AwsCatalogOptions& options,
-                   const Prepared& prepared, LabelScratch* scratch) {
+cloud::InstanceType Build(const AwsInstanceTypeDescription& d,
+                          std::vector<cloud::Offering> offerings, const AwsZoneIds& zone_ids,
+                          const AwsCatalogOptions& options, const Prepared& prepared,
+                          LabelScratch* scratch) {
   const AmiFamilyRules& rules = prepared.rules;
   const bool arm64 = d.arch == kAwsArchArm64;
-  InstanceType type;
+  cloud::InstanceType type;
   type.name = d.name;
 
   // The zones and capacity types of the available offerings, in order of appearance (on-demand
@@ -293,7 +294,7 @@ InstanceType Build(const AwsInstanceTypeDescription& d, std::vector<Offering> of
   bool on_demand_available = false;
   bool spot_available = false;
   std::vector<std::string> other_capacity_types;
-  for (const Offering& offering : offerings) {
+  for (const cloud::Offering& offering : offerings) {
     if (!offering.available) continue;
     if (std::find(available_zones.begin(), available_zones.end(), offering.zone) ==
         available_zones.end()) {
@@ -428,11 +429,11 @@ AwsInstanceTypeBuilder::AwsInstanceTypeBuilder(const AwsCatalogOptions& options)
 
 AwsInstanceTypeBuilder::~AwsInstanceTypeBuilder() = default;
 
-InstanceType AwsInstanceTypeBuilder::Build(const AwsInstanceTypeDescription& type,
-                                           std::vector<Offering> offerings,
-                                           const AwsZoneIds& zone_ids) {
-  return cloud::Build(type, std::move(offerings), zone_ids, state_->options, state_->prepared,
-                      &state_->scratch);
+cloud::InstanceType AwsInstanceTypeBuilder::Build(const AwsInstanceTypeDescription& type,
+                                                  std::vector<cloud::Offering> offerings,
+                                                  const AwsZoneIds& zone_ids) {
+  return aws::Build(type, std::move(offerings), zone_ids, state_->options, state_->prepared,
+                    &state_->scratch);
 }
 
 AwsInstanceTypeDescription ToAwsInstanceTypeDescription(const AwsInstanceTypeFacts& facts) {
@@ -550,8 +551,9 @@ Status ValidateAwsCatalogOptions(const AwsCatalogOptions& options) {
   return {};
 }
 
-InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
-                                  const AwsCatalogOptions& options, const SpotPriceModel& spot) {
+cloud::InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
+                                         const AwsCatalogOptions& options,
+                                         const SpotPriceModel& spot) {
   const AwsCatalogData data = EmbeddedAwsCatalogData();
   const Prepared prepared = Prepare(options, nullptr);
   LabelScratch scratch;
@@ -560,30 +562,30 @@ InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
                options, prepared, &scratch);
 }
 
-std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options) {
+std::vector<cloud::InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options) {
   return BuildAwsCatalog(options, SpotPriceModel(options.spot_seed));
 }
 
-std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
-                                          const SpotPriceModel& spot) {
+std::vector<cloud::InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
+                                                 const SpotPriceModel& spot) {
   const AwsCatalogData data = EmbeddedAwsCatalogData();
   const Prepared prepared = Prepare(options, nullptr);
   const AwsZoneIds zone_ids = EmbeddedZoneIds(data);
-  std::vector<InstanceType> catalog;
+  std::vector<cloud::InstanceType> catalog;
   catalog.reserve(data.instance_types.size());
   LabelScratch scratch;
   for (const AwsInstanceTypeFacts& facts : data.instance_types) {
     if (facts.arch == kAwsArchUnsupported) continue;
     if (prepared.rules.windows && facts.arch != kAwsArchAmd64) continue;
     if ((facts.zones & prepared.zone_mask) == 0) continue;
-    InstanceType type = Build(ToAwsInstanceTypeDescription(facts),
-                              EmbeddedOfferings(facts, data, prepared.zone_mask, spot), zone_ids,
-                              options, prepared, &scratch);
+    cloud::InstanceType type = Build(ToAwsInstanceTypeDescription(facts),
+                                     EmbeddedOfferings(facts, data, prepared.zone_mask, spot),
+                                     zone_ids, options, prepared, &scratch);
     const bool available = std::any_of(type.offerings.begin(), type.offerings.end(),
-                                       [](const Offering& o) { return o.available; });
+                                       [](const cloud::Offering& o) { return o.available; });
     if (available) catalog.push_back(std::move(type));
   }
   return catalog;
 }
 
-}  // namespace karpenter::cloud
+}  // namespace karpenter::aws

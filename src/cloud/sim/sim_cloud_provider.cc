@@ -1,4 +1,4 @@
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 
 #include <fmt/format.h>
 

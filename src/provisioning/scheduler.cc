@@ -1,4 +1,4 @@
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 #include <algorithm>
 #include <deque>
@@ -11,7 +11,20 @@
 #include "scheduling/pod_constraints.h"
 #include "scheduling/topology.h"
 
-namespace karpenter::scheduling {
+namespace karpenter::provisioning {
+
+using scheduling::AnyConflict;
+using scheduling::HostPort;
+using scheduling::HostPortsOf;
+using scheduling::PodConstraints;
+using scheduling::PodTopology;
+using scheduling::Requirement;
+using scheduling::Requirements;
+using scheduling::Topology;
+using scheduling::TopologyDomain;
+using scheduling::TopologyUniverse;
+using scheduling::VolumeRequirements;
+
 namespace {
 
 constexpr double kNoPrice = std::numeric_limits<double>::infinity();
@@ -481,9 +494,11 @@ bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
       continue;
     }
     Requirements pins;
-    if (!topology.empty() && !topology_->Narrow(pod, topology, static_cast<int>(i),
-                                                slot.requirements, !node.in_flight, pins)) {
-      continue;
+    if (!topology.empty()) {
+      auto narrowed =
+          topology_->Narrow(pod, topology, static_cast<int>(i), slot.requirements, !node.in_flight);
+      if (!narrowed.admitted) continue;
+      pins = std::move(narrowed.pins);
     }
     if (node.in_flight) {
       // An in-flight NodeClaim launches one type in one zone: the pods placed on it narrow it.
@@ -517,9 +532,10 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
     if (!pod.requirements().empty() || !topology.empty()) {
       if (!claim.requirements.IsCompatible(pod.requirements())) continue;
       Requirements pins;
-      if (!topology.empty() &&
-          !topology_->Narrow(pod, topology, candidate, claim.requirements, false, pins)) {
-        continue;
+      if (!topology.empty()) {
+        auto narrowed = topology_->Narrow(pod, topology, candidate, claim.requirements, false);
+        if (!narrowed.admitted) continue;
+        pins = std::move(narrowed.pins);
       }
       if (Changes(claim.requirements, pod.requirements()) || Changes(claim.requirements, pins)) {
         narrowed = claim.requirements;
@@ -578,12 +594,13 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
     Requirements requirements = pool.requirements;
     requirements.Add(pod.requirements());
     const int candidate = static_cast<int>(existing_.size() + claims_.size());
-    Requirements pins;
-    if (std::string why;
-        !topology_->Narrow(pod, topology, candidate, requirements, false, pins, &why)) {
-      fail(pool, why);
+    auto narrowed = topology_->Narrow(pod, topology, candidate, requirements, false,
+                                      /*explain=*/true);
+    if (!narrowed.admitted) {
+      fail(pool, narrowed.why);
       continue;
     }
+    const Requirements& pins = narrowed.pins;
     requirements.Add(pins);
     Requirements changed = pod.requirements();
     changed.Add(pins);
@@ -785,4 +802,4 @@ double SchedulerResult::PricePerHour() const {
 
 SchedulerResult Schedule(const SchedulerInput& input) { return Pass(input).Run(); }
 
-}  // namespace karpenter::scheduling
+}  // namespace karpenter::provisioning

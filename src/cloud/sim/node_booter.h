@@ -11,14 +11,14 @@
 #include <chrono>
 #include <optional>
 
-#include "cloud/sim_cloud_provider.h"
+#include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
 #include "kube/client.h"
 #include "kube/informer.h"
 
-namespace karpenter::sim {
+namespace karpenter::cloud {
 
 inline constexpr std::string_view kAnnotationKwokNode = "kwok.x-k8s.io/node";
 inline constexpr std::string_view kAnnotationInstance = "sim.karpenter.sh/instance";
@@ -55,4 +55,4 @@ class NodeBooter {
   std::optional<TimePoint> next_boot_;
 };
 
-}  // namespace karpenter::sim
+}  // namespace karpenter::cloud

@@ -1,4 +1,4 @@
-#include "cloud/aws_catalog.h"
+#include "aws/catalog/aws_catalog.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "support/matchers.h"
+#include "support/param_name.h"
 
-namespace karpenter::cloud {
+namespace karpenter::aws {
 namespace {
 
 constexpr int64_t kMi = int64_t{1} << 20;
@@ -36,7 +38,7 @@ const std::set<std::string, std::less<>> kNotLaunchable = {
     "mac2-m1ultra.metal", "mac2-m2.metal", "mac2-m2pro.metal", "mac2.metal",
 };
 
-std::vector<std::string> Values(const InstanceType& type, std::string_view key) {
+std::vector<std::string> Values(const cloud::InstanceType& type, std::string_view key) {
   const scheduling::Requirement* requirement = type.requirements.Get(key);
   if (requirement == nullptr) return {"<undefined>"};
   if (requirement->Operator() == api::NodeSelectorOperator::kDoesNotExist) {
@@ -45,7 +47,7 @@ std::vector<std::string> Values(const InstanceType& type, std::string_view key) 
   return requirement->Values();
 }
 
-std::string Value(const InstanceType& type, std::string_view key) {
+std::string Value(const cloud::InstanceType& type, std::string_view key) {
   std::vector<std::string> values = Values(type, key);
   return values.size() == 1 ? values[0] : "<" + std::to_string(values.size()) + " values>";
 }
@@ -53,25 +55,25 @@ std::string Value(const InstanceType& type, std::string_view key) {
 class AwsCatalogTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
-    catalog_ = new std::vector<InstanceType>(BuildAwsCatalog(AwsCatalogOptions{}));
+    catalog_ = new std::vector<cloud::InstanceType>(BuildAwsCatalog(AwsCatalogOptions{}));
   }
   static void TearDownTestSuite() {
     delete catalog_;
     catalog_ = nullptr;
   }
 
-  static const InstanceType& Get(std::string_view name) {
+  static const cloud::InstanceType& Get(std::string_view name) {
     auto it = std::find_if(catalog_->begin(), catalog_->end(),
-                           [&](const InstanceType& t) { return t.name == name; });
+                           [&](const cloud::InstanceType& t) { return t.name == name; });
     EXPECT_NE(it, catalog_->end()) << name;
-    static const InstanceType kEmpty;
+    static const cloud::InstanceType kEmpty;
     return it == catalog_->end() ? kEmpty : *it;
   }
 
-  static std::vector<InstanceType>* catalog_;
+  static std::vector<cloud::InstanceType>* catalog_;
 };
 
-std::vector<InstanceType>* AwsCatalogTest::catalog_ = nullptr;
+std::vector<cloud::InstanceType>* AwsCatalogTest::catalog_ = nullptr;
 
 TEST(AwsCatalogDataTest, EmbedsEveryDescribedTypeSortedByName) {
   const AwsCatalogData data = EmbeddedAwsCatalogData();
@@ -143,7 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
                     NameCase{"x8aedz.metal-12xl", {"x", "x8aedz", "8", "metal-12xl"}},
                     NameCase{"hpc7g.16xlarge", {"hpc", "hpc7g", "7", "16xlarge"}},
                     NameCase{"t3", {"", "", "", ""}}, NameCase{"", {"", "", "", ""}},
-                    NameCase{"a.b.c", {"", "", "", ""}}));
+                    NameCase{"a.b.c", {"", "", "", ""}}),
+    ::karpenter::ReadableParamName());
 
 TEST(AwsCatalogHelpersTest, ZoneIds) {
   EXPECT_EQ(AwsZoneId("us-east-1a"), "use1-az1");
@@ -177,15 +180,15 @@ TEST_F(AwsCatalogTest, CountsAndOfferings) {
   EXPECT_EQ(catalog_->size(), 1345u);
   const AwsCatalogData data = EmbeddedAwsCatalogData();
   std::set<std::string, std::less<>> built;
-  for (const InstanceType& type : *catalog_) built.insert(type.name);
+  for (const cloud::InstanceType& type : *catalog_) built.insert(type.name);
   for (const AwsInstanceTypeFacts& facts : data.instance_types) {
     const bool documented =
         kNotLaunchable.contains(facts.name) || kNotOfferedInUsEast1.contains(facts.name);
     EXPECT_NE(built.contains(facts.name), documented) << facts.name;
   }
-  for (const InstanceType& type : *catalog_) {
+  for (const cloud::InstanceType& type : *catalog_) {
     ASSERT_FALSE(type.offerings.empty()) << type.name;
-    for (const Offering& offering : type.offerings) {
+    for (const cloud::Offering& offering : type.offerings) {
       EXPECT_TRUE(offering.available) << type.name << " " << offering.zone;
       EXPECT_GT(offering.price, 0) << type.name;
       EXPECT_TRUE(offering.capacity_type == "on-demand" || offering.capacity_type == "spot");
@@ -201,7 +204,7 @@ TEST_F(AwsCatalogTest, CountsAndOfferings) {
 }
 
 TEST_F(AwsCatalogTest, M5XlargeMatchesHandComputedValues) {
-  const InstanceType& t = Get("m5.xlarge");
+  const cloud::InstanceType& t = Get("m5.xlarge");
   // Capacity: 16384 MiB − ceil(16384 × 0.075) = 16384 − 1229.
   EXPECT_EQ(t.capacity.cpu(), Quantity::FromUnits(4));
   EXPECT_EQ(t.capacity.memory(), Mi(15155));
@@ -257,7 +260,7 @@ TEST_F(AwsCatalogTest, M5XlargeMatchesHandComputedValues) {
 }
 
 TEST_F(AwsCatalogTest, T3Micro) {
-  const InstanceType& t = Get("t3.micro");
+  const cloud::InstanceType& t = Get("t3.micro");
   EXPECT_EQ(t.capacity.cpu(), Quantity::FromUnits(2));
   EXPECT_EQ(t.capacity.memory(), Mi(1024 - 77));
   EXPECT_EQ(t.capacity.pods(), Quantity::FromUnits(4));  // 2 × (2 − 1) + 2
@@ -273,7 +276,7 @@ TEST_F(AwsCatalogTest, T3Micro) {
 }
 
 TEST_F(AwsCatalogTest, NvidiaGpuType) {
-  const InstanceType& t = Get("g4dn.xlarge");
+  const cloud::InstanceType& t = Get("g4dn.xlarge");
   EXPECT_TRUE(t.exotic);
   EXPECT_EQ(t.capacity.Get(api::kResourceNvidiaGpu), Quantity::FromUnits(1));
   EXPECT_EQ(t.capacity.pods(), Quantity::FromUnits(29));  // 3 × 9 + 2
@@ -285,7 +288,7 @@ TEST_F(AwsCatalogTest, NvidiaGpuType) {
   EXPECT_EQ(Value(t, api::kLabelInstanceLocalNvme), "125");
   EXPECT_EQ(Value(t, api::kLabelInstanceAcceleratorName), "<DoesNotExist>");
 
-  const InstanceType& p4d = Get("p4d.24xlarge");
+  const cloud::InstanceType& p4d = Get("p4d.24xlarge");
   EXPECT_EQ(p4d.capacity.Get(api::kResourceNvidiaGpu), Quantity::FromUnits(8));
   EXPECT_EQ(p4d.capacity.Get(api::kResourceEfa), Quantity::FromUnits(4));
   // ENIs of the default network card (15), not of all four cards (60).
@@ -296,13 +299,13 @@ TEST_F(AwsCatalogTest, NvidiaGpuType) {
 }
 
 TEST_F(AwsCatalogTest, AmdGpuAndNeuronTypes) {
-  const InstanceType& g4ad = Get("g4ad.xlarge");
+  const cloud::InstanceType& g4ad = Get("g4ad.xlarge");
   EXPECT_EQ(g4ad.capacity.Get(api::kResourceAmdGpu), Quantity::FromUnits(1));
   EXPECT_EQ(Value(g4ad, api::kLabelInstanceGpuName), "radeon-pro-v520");
   EXPECT_EQ(Value(g4ad, api::kLabelInstanceGpuManufacturer), "amd");
   EXPECT_TRUE(g4ad.exotic);
 
-  const InstanceType& inf2 = Get("inf2.xlarge");
+  const cloud::InstanceType& inf2 = Get("inf2.xlarge");
   EXPECT_TRUE(inf2.exotic);
   EXPECT_EQ(inf2.capacity.Get(api::kResourceNeuron), Quantity::FromUnits(1));
   EXPECT_EQ(inf2.capacity.Get("aws.amazon.com/neuroncore"), Quantity::FromUnits(2));
@@ -312,13 +315,13 @@ TEST_F(AwsCatalogTest, AmdGpuAndNeuronTypes) {
   EXPECT_EQ(Value(inf2, api::kLabelInstanceGpuName), "<DoesNotExist>");
   EXPECT_EQ(Value(inf2, api::kLabelInstanceCategory), "inf");
 
-  const InstanceType& trn1 = Get("trn1.32xlarge");
+  const cloud::InstanceType& trn1 = Get("trn1.32xlarge");
   EXPECT_EQ(trn1.capacity.Get(api::kResourceNeuron), Quantity::FromUnits(16));
   EXPECT_EQ(Value(trn1, api::kLabelInstanceAcceleratorName), "trainium");
 }
 
 TEST_F(AwsCatalogTest, Arm64Type) {
-  const InstanceType& t = Get("m6g.large");
+  const cloud::InstanceType& t = Get("m6g.large");
   EXPECT_EQ(Value(t, api::kLabelArch), "arm64");
   EXPECT_EQ(Value(t, api::kLabelInstanceCpuManufacturer), "aws");
   // 8192 − 64 (Graviton CMA) = 8128; − ceil(8128 × 0.075) = 610.
@@ -330,7 +333,7 @@ TEST_F(AwsCatalogTest, Arm64Type) {
 }
 
 TEST_F(AwsCatalogTest, BareMetalType) {
-  const InstanceType& t = Get("c5.metal");
+  const cloud::InstanceType& t = Get("c5.metal");
   EXPECT_TRUE(t.exotic);
   EXPECT_EQ(Value(t, api::kLabelInstanceHypervisor), "");  // none on metal, as upstream
   EXPECT_EQ(Value(t, api::kLabelInstanceSize), "metal");
@@ -344,7 +347,7 @@ TEST_F(AwsCatalogTest, BareMetalType) {
 
 TEST_F(AwsCatalogTest, ExoticIsGpusAcceleratorsAndMetalOnly) {
   size_t exotic = 0;
-  for (const InstanceType& t : *catalog_) {
+  for (const cloud::InstanceType& t : *catalog_) {
     const bool expected = !t.capacity.Get(api::kResourceNvidiaGpu).is_zero() ||
                           !t.capacity.Get(api::kResourceAmdGpu).is_zero() ||
                           !t.capacity.Get(api::kResourceNeuron).is_zero() ||
@@ -361,11 +364,11 @@ TEST_F(AwsCatalogTest, ExoticIsGpusAcceleratorsAndMetalOnly) {
 TEST(AwsCatalogOptionsTest, ZonesRestrictOfferings) {
   AwsCatalogOptions options;
   options.zones = {"us-east-1e"};
-  const std::vector<InstanceType> catalog = BuildAwsCatalog(options);
+  const std::vector<cloud::InstanceType> catalog = BuildAwsCatalog(options);
   EXPECT_GT(catalog.size(), 10u);
   EXPECT_LT(catalog.size(), 100u);
-  for (const InstanceType& t : catalog) {
-    for (const Offering& o : t.offerings) EXPECT_EQ(o.zone, "us-east-1e");
+  for (const cloud::InstanceType& t : catalog) {
+    for (const cloud::Offering& o : t.offerings) EXPECT_EQ(o.zone, "us-east-1e");
     EXPECT_EQ(Values(t, api::kLabelZone), std::vector<std::string>{"us-east-1e"});
     EXPECT_EQ(Values(t, api::kLabelZoneId), std::vector<std::string>{"use1-az5"});
   }
@@ -376,7 +379,7 @@ TEST(AwsCatalogOptionsTest, ReservedEnisAndKubeletPods) {
   const SpotPriceModel spot;
   AwsCatalogOptions options;
   options.reserved_enis = 1;
-  InstanceType t = BuildAwsInstanceType(m5, options, spot);
+  cloud::InstanceType t = BuildAwsInstanceType(m5, options, spot);
   EXPECT_EQ(t.capacity.pods(), Quantity::FromUnits(44));
   EXPECT_EQ(t.kube_reserved.memory(), Mi(893));  // AL2023: ENI-limited pods, no reserved ENIs
 
@@ -412,8 +415,8 @@ TEST(AwsCatalogOptionsTest, KubeletReservationsAndEviction) {
   options.kubelet->system_reserved = {{"memory", "1Gi"}, {"cpu", "100m"}};
   options.kubelet->eviction_hard = {
       {"memory.available", "5%"}, {"nodefs.available", "15%"}, {"nodefs.inodesFree", "5%"}};
-  ASSERT_TRUE(ValidateAwsCatalogOptions(options).ok());
-  const InstanceType t = BuildAwsInstanceType(m5, options, SpotPriceModel());
+  ASSERT_THAT(ValidateAwsCatalogOptions(options), IsOk());
+  const cloud::InstanceType t = BuildAwsInstanceType(m5, options, SpotPriceModel());
   EXPECT_EQ(t.kube_reserved.cpu(), Quantity::FromMilli(200));
   EXPECT_EQ(t.kube_reserved.memory(), Mi(893));
   EXPECT_TRUE(t.kube_reserved.Get("pid").is_zero());
@@ -424,7 +427,7 @@ TEST(AwsCatalogOptionsTest, KubeletReservationsAndEviction) {
   EXPECT_EQ(t.eviction_threshold.ephemeral_storage(), Quantity::FromUnits(3221225472));
 
   options.kubelet->eviction_hard = {{"memory.available", "500Mi"}, {"nodefs.available", "100%"}};
-  const InstanceType u = BuildAwsInstanceType(m5, options, SpotPriceModel());
+  const cloud::InstanceType u = BuildAwsInstanceType(m5, options, SpotPriceModel());
   EXPECT_EQ(u.eviction_threshold.memory(), Mi(500));
   EXPECT_TRUE(u.eviction_threshold.ephemeral_storage().is_zero());
 }
@@ -434,7 +437,7 @@ TEST(AwsCatalogOptionsTest, StorageAndMemoryOverhead) {
   AwsCatalogOptions options;
   options.root_volume_size = Gi(100);
   options.vm_memory_overhead_percent = 0;
-  InstanceType t = BuildAwsInstanceType(i3, options, SpotPriceModel());
+  cloud::InstanceType t = BuildAwsInstanceType(i3, options, SpotPriceModel());
   EXPECT_EQ(t.capacity.ephemeral_storage(), Gi(100));
   EXPECT_EQ(t.eviction_threshold.ephemeral_storage(), Quantity::FromUnits(10 * kGi));
   EXPECT_EQ(t.capacity.memory(), Mi(15616));
@@ -446,13 +449,13 @@ TEST(AwsCatalogOptionsTest, StorageAndMemoryOverhead) {
 TEST(AwsCatalogOptionsTest, WindowsFamily) {
   AwsCatalogOptions options;
   options.ami_family = "Windows2022";
-  const std::vector<InstanceType> catalog = BuildAwsCatalog(options);
+  const std::vector<cloud::InstanceType> catalog = BuildAwsCatalog(options);
   ASSERT_FALSE(catalog.empty());
-  for (const InstanceType& t : catalog) {
+  for (const cloud::InstanceType& t : catalog) {
     ASSERT_EQ(Value(t, api::kLabelArch), "amd64") << t.name;
   }
   auto it = std::find_if(catalog.begin(), catalog.end(),
-                         [](const InstanceType& t) { return t.name == "m5.xlarge"; });
+                         [](const cloud::InstanceType& t) { return t.name == "m5.xlarge"; });
   ASSERT_NE(it, catalog.end());
   EXPECT_EQ(Value(*it, api::kLabelOs), "windows");
   EXPECT_EQ(Value(*it, api::kLabelWindowsBuild), "10.0.20348");
@@ -504,8 +507,8 @@ TEST(AwsCatalogOptionsTest, SpotSeedChangesOnlySpotPrices) {
   AwsCatalogOptions a;
   AwsCatalogOptions b;
   b.spot_seed = 42;
-  const std::vector<InstanceType> x = BuildAwsCatalog(a);
-  const std::vector<InstanceType> y = BuildAwsCatalog(b);
+  const std::vector<cloud::InstanceType> x = BuildAwsCatalog(a);
+  const std::vector<cloud::InstanceType> y = BuildAwsCatalog(b);
   ASSERT_EQ(x.size(), y.size());
   size_t differing = 0;
   for (size_t i = 0; i < x.size(); ++i) {
@@ -520,7 +523,7 @@ TEST(AwsCatalogOptionsTest, SpotSeedChangesOnlySpotPrices) {
   }
   EXPECT_GT(differing, 1000u);
   // And the same seed gives the same catalog.
-  const std::vector<InstanceType> z = BuildAwsCatalog(a);
+  const std::vector<cloud::InstanceType> z = BuildAwsCatalog(a);
   for (size_t i = 0; i < x.size(); ++i) {
     for (size_t j = 0; j < x[i].offerings.size(); ++j) {
       EXPECT_EQ(x[i].offerings[j].price, z[i].offerings[j].price);
@@ -530,7 +533,7 @@ TEST(AwsCatalogOptionsTest, SpotSeedChangesOnlySpotPrices) {
 
 TEST(AwsCatalogPerformanceTest, BuildsQuickly) {
   const auto start = std::chrono::steady_clock::now();
-  const std::vector<InstanceType> catalog = BuildAwsCatalog(AwsCatalogOptions{});
+  const std::vector<cloud::InstanceType> catalog = BuildAwsCatalog(AwsCatalogOptions{});
   const auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(catalog.size(), 1345u);
   // A few ms in Release; generous for sanitizer/debug builds on a loaded machine.
@@ -540,4 +543,4 @@ TEST(AwsCatalogPerformanceTest, BuildsQuickly) {
 }
 
 }  // namespace
-}  // namespace karpenter::cloud
+}  // namespace karpenter::aws

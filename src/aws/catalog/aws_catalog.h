@@ -36,12 +36,12 @@
 #include <vector>
 
 #include "api/ec2nodeclass.h"
+#include "aws/catalog/spot_price_model.h"
 #include "cloud/instance_type.h"
-#include "cloud/spot_price_model.h"
 #include "common/quantity.h"
 #include "common/result.h"
 
-namespace karpenter::cloud {
+namespace karpenter::aws {
 
 // ---- The embedded facts (one row per DescribeInstanceTypes record) ----
 
@@ -182,8 +182,9 @@ Status ValidateAwsCatalogOptions(const AwsCatalogOptions& options);
 
 // One instance type from its facts; its offerings may be empty (not offered in the selected
 // zones) or all unavailable (no known price).
-InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
-                                  const AwsCatalogOptions& options, const SpotPriceModel& spot);
+cloud::InstanceType BuildAwsInstanceType(const AwsInstanceTypeFacts& facts,
+                                         const AwsCatalogOptions& options,
+                                         const SpotPriceModel& spot);
 
 // Zone → zone id, for the zone-id label; zones without an entry get no zone id.
 using AwsZoneIds = std::map<std::string, std::string, std::less<>>;
@@ -202,8 +203,8 @@ class AwsInstanceTypeBuilder {
 
   // The type with the given offerings (zone and capacity-type requirements list the zones and
   // capacity types of the available ones).
-  InstanceType Build(const AwsInstanceTypeDescription& type, std::vector<Offering> offerings,
-                     const AwsZoneIds& zone_ids);
+  cloud::InstanceType Build(const AwsInstanceTypeDescription& type,
+                            std::vector<cloud::Offering> offerings, const AwsZoneIds& zone_ids);
 
  private:
   struct State;
@@ -213,8 +214,8 @@ class AwsInstanceTypeBuilder {
 // Every launchable type (arch amd64/arm64; amd64 only for Windows) with at least one available
 // offering in the selected zones, sorted by name. Invalid kubelet entries are ignored (validate
 // first). Spot prices come from SpotPriceModel(options.spot_seed) unless a model is passed.
-std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options);
-std::vector<InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
-                                          const SpotPriceModel& spot);
+std::vector<cloud::InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options);
+std::vector<cloud::InstanceType> BuildAwsCatalog(const AwsCatalogOptions& options,
+                                                 const SpotPriceModel& spot);
 
-}  // namespace karpenter::cloud
+}  // namespace karpenter::aws

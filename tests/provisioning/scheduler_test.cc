@@ -1,6 +1,6 @@
-// Direct tests of scheduling::Schedule() on inputs built in C++ over the synthetic catalog.
+// Direct tests of provisioning::Schedule() on inputs built in C++ over the synthetic catalog.
 
-#include "scheduling/scheduler.h"
+#include "provisioning/scheduler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,11 @@
 #include "api/labels.h"
 #include "cloud/fake_catalog.h"
 
-namespace karpenter::scheduling {
+namespace karpenter::provisioning {
+
+using scheduling::Requirement;
+using scheduling::Requirements;
+
 namespace {
 
 using Op = api::NodeSelectorOperator;
@@ -509,4 +513,4 @@ TEST_F(SchedulerTest, PlannedNodeClaimListsOptionsCheapestFirstWithDaemonSetOver
 }
 
 }  // namespace
-}  // namespace karpenter::scheduling
+}  // namespace karpenter::provisioning

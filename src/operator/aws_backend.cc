@@ -1,0 +1,76 @@
+#include "operator/aws_backend.h"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "aws/provider/aws_provider.h"
+#include "common/base64.h"
+#include "kube/http/server_version.h"
+
+namespace karpenter::op {
+namespace {
+
+class AwsBackend final : public CloudBackend {
+ public:
+  explicit AwsBackend(std::unique_ptr<aws::AwsProvider> provider)
+      : provider_(std::move(provider)) {}
+
+  cloud::CloudProvider& cloud() override { return provider_->cloud(); }
+
+  Result<std::vector<std::jthread>> Attach(kube::Client& client, Manager& manager,
+                                           const Logger& logger) override {
+    aws::NodeClassController& node_classes =
+        provider_->Attach(client, manager.cluster(), logger.Named("ec2nodeclass"));
+    manager.AddPeriodic(
+        PeriodicController{"ec2nodeclass controller", std::chrono::seconds(5),
+                           [&node_classes] { return node_classes.ReconcileAll(); }});
+    // Each refresh happens only when its data is older than 12 hours (or a refresh failed).
+    aws::AwsProvider& provider = *provider_;
+    manager.AddPeriodic(PeriodicController{"instance type and price refresh",
+                                           std::chrono::minutes(1),
+                                           [&provider] { return provider.RefreshCatalog(); }});
+    ASSIGN_OR_RETURN(std::optional<std::jthread> handler,
+                     provider_->StartInterruptionHandling(client, manager.cluster(),
+                                                          logger.Named("interruption")));
+    std::vector<std::jthread> threads;
+    if (handler) threads.push_back(std::move(*handler));
+    return threads;
+  }
+
+ private:
+  std::unique_ptr<aws::AwsProvider> provider_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<CloudBackend>> NewAwsBackend(const Options& options,
+                                                    const kube::http::Config& config,
+                                                    const Clock& clock) {
+  aws::AwsProviderOptions aws_options;
+  aws_options.cluster_name = options.cluster_name;
+  aws_options.region = options.aws_region;
+  aws_options.cluster_endpoint = options.cluster_endpoint;
+  // Out of the cluster, the kubeconfig's server is one nodes can reach too; in it, the service
+  // address is not.
+  if (!options.kubeconfig.empty()) aws_options.fallback_endpoint = config.server;
+  aws_options.certificate_authority = options.cluster_ca_bundle.empty()
+                                          ? EncodeBase64(config.certificate_authority)
+                                          : options.cluster_ca_bundle;
+  aws_options.isolated_vpc = options.isolated_vpc;
+  aws_options.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
+  aws_options.reserved_enis = options.reserved_enis;
+  aws_options.interruption_queue = options.interruption_queue;
+  Result<std::string> version = kube::http::ServerVersion(config);
+  if (!version.ok()) {
+    return Error("the API server's Kubernetes version: " + version.error().message);
+  }
+  aws_options.kubernetes_version = std::move(*version);
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<aws::AwsProvider> provider,
+      aws::AwsProvider::Create(aws::Environment::OfProcess(), std::move(aws_options), clock));
+  return std::unique_ptr<CloudBackend>(std::make_unique<AwsBackend>(std::move(provider)));
+}
+
+}  // namespace karpenter::op

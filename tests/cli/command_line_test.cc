@@ -1,0 +1,114 @@
+#include "cli/command_line.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/version.h"
+
+namespace karpenter::cli {
+namespace {
+
+using testing::HasSubstr;
+using testing::Not;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunArgs(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  Outcome outcome;
+  outcome.exit_code = RunCommandLine(args, out, err);
+  outcome.out = out.str();
+  outcome.err = err.str();
+  return outcome;
+}
+
+TEST(CommandLineTest, UnknownCommandNamesItselfAndIsAUsageError) {
+  const Outcome outcome = RunArgs({"foo"});
+  EXPECT_EQ(outcome.exit_code, kExitUsage);
+  EXPECT_THAT(outcome.err, HasSubstr("unknown command \"foo\""));
+  EXPECT_THAT(outcome.err, HasSubstr("controller, plan, simulate, validate"));
+  EXPECT_EQ(outcome.out, "");
+  // Not another command's help: `migrate` is not a command (yet), so `plan` after it is not run.
+  const Outcome nested = RunArgs({"migrate", "plan", "--help"});
+  EXPECT_EQ(nested.exit_code, kExitUsage);
+  EXPECT_THAT(nested.err, HasSubstr("unknown command \"migrate\""));
+  EXPECT_EQ(nested.out, "");
+}
+
+TEST(CommandLineTest, NoCommandIsAUsageError) {
+  const Outcome outcome = RunArgs({});
+  EXPECT_EQ(outcome.exit_code, kExitUsage);
+  EXPECT_THAT(outcome.err, HasSubstr("subcommand is required"));
+}
+
+TEST(CommandLineTest, UnknownFlagNamesItselfAndIsAUsageError) {
+  const Outcome plan = RunArgs({"plan", "--bogus"});
+  EXPECT_EQ(plan.exit_code, kExitUsage);
+  EXPECT_THAT(plan.err, HasSubstr("--bogus"));
+  EXPECT_THAT(plan.err, HasSubstr("karpenter plan --help"));
+  const Outcome top = RunArgs({"--bogus"});
+  EXPECT_EQ(top.exit_code, kExitUsage);
+  EXPECT_THAT(top.err, HasSubstr("--bogus"));
+  const Outcome controller = RunArgs({"controller", "--bogus"});
+  EXPECT_EQ(controller.exit_code, kExitUsage);
+  EXPECT_THAT(controller.err, HasSubstr("--bogus"));
+}
+
+TEST(CommandLineTest, MissingArgumentIsAUsageError) {
+  const Outcome outcome = RunArgs({"validate"});
+  EXPECT_EQ(outcome.exit_code, kExitUsage);
+  EXPECT_THAT(outcome.err, HasSubstr("files"));
+}
+
+TEST(CommandLineTest, EachCommandHasItsOwnHelp) {
+  const Outcome top = RunArgs({"--help"});
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_THAT(top.out, HasSubstr("simulate"));
+  EXPECT_THAT(top.out, HasSubstr("validate"));
+  const Outcome plan = RunArgs({"plan", "--help"});
+  EXPECT_EQ(plan.exit_code, 0);
+  EXPECT_THAT(plan.out, HasSubstr("--zones"));
+  EXPECT_THAT(plan.out, Not(HasSubstr("--timeline")));
+  const Outcome simulate = RunArgs({"simulate", "--help"});
+  EXPECT_EQ(simulate.exit_code, 0);
+  EXPECT_THAT(simulate.out, HasSubstr("--timeline"));
+  EXPECT_THAT(simulate.out, Not(HasSubstr("--zones")));
+  const Outcome validate = RunArgs({"validate", "--help"});
+  EXPECT_EQ(validate.exit_code, 0);
+  EXPECT_THAT(validate.out, HasSubstr("Validate"));
+  const Outcome controller = RunArgs({"controller", "--help"});
+  EXPECT_EQ(controller.exit_code, 0);
+  EXPECT_THAT(controller.out, HasSubstr("--cluster-name"));
+}
+
+TEST(CommandLineTest, VersionComesFromTheRepository) {
+  const Outcome outcome = RunArgs({"--version"});
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_THAT(outcome.out, HasSubstr("karpenter " + std::string(Version())));
+  EXPECT_THAT(outcome.out, HasSubstr("commit "));
+  std::ifstream file(KARPENTER_SOURCE_DIR "/VERSION");
+  std::string version;
+  std::getline(file, version);
+  EXPECT_EQ(Version(), version);
+}
+
+TEST(CommandLineTest, AFailedRunExitsOne) {
+  const std::string path = testing::TempDir() + "/command-line-bad.yaml";
+  std::ofstream(path) << "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: x}\n"
+                         "spec: {template: {spec: {nodeClassRef: {}}}}\n";
+  const Outcome outcome = RunArgs({"validate", path});
+  EXPECT_EQ(outcome.exit_code, kExitFailure) << outcome.out << outcome.err;
+}
+
+}  // namespace
+}  // namespace karpenter::cli
