@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -50,8 +51,12 @@ Status RunOperator(const Options& options, const Logger& logger, const std::stop
 
   HealthServerConfig health;
   health.port = options.health_probe_port;
-  health.ready = [&manager]() -> Status {
-    if (manager.cluster().synced()) return {};
+  // A replica waiting for the leader Lease is ready: it serves its purpose by standing by, and the
+  // chart's PodDisruptionBudget counts it as available (an unready standby would block every drain
+  // of the leader's node). The leader is ready once its caches have synced.
+  std::atomic<bool> leading = !options.leader_elect;
+  health.ready = [&manager, &leading]() -> Status {
+    if (!leading.load() || manager.cluster().synced()) return {};
     return Error("informer caches are not synced yet");
   };
   ASSIGN_OR_RETURN(std::unique_ptr<HealthServer> health_server,
@@ -68,10 +73,11 @@ Status RunOperator(const Options& options, const Logger& logger, const std::stop
     logger.Info("waiting for leadership",
                 {{"lease", election.namespace_ + "/" + election.lease_name},
                  {"identity", election.identity}});
-    const bool leading = elector->AwaitLeadership(stop, [&logger](const Error& error) {
+    const bool acquired = elector->AwaitLeadership(stop, [&logger](const Error& error) {
       logger.Warn("leader election", {logkey::Err(error)});
     });
-    if (!leading) return {};
+    if (!acquired) return {};
+    leading = true;
     logger.Info("acquired leadership", {{"identity", election.identity}});
   }
 

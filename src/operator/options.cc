@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <climits>
@@ -224,6 +225,12 @@ Status SetFeatureGates(std::string_view text, Options& options) {
   options.feature_gates = std::move(gates);
   return {};
 }
+
+// Gates whose features this controller does not have: on, they are refused (ReservedCapacity is
+// accepted either way: no EC2NodeClass can select a capacity reservation yet, so it changes
+// nothing).
+constexpr std::array<std::string_view, 4> kUnimplementedFeatureGates = {
+    "NodeRepair", "NodeOverlay", "StaticCapacity", "CapacityBuffer"};
 
 // Upstream's order, which is also the order the chart writes them in.
 constexpr std::string_view kDefaultFeatureGatesText =
@@ -501,6 +508,30 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
   }
   if (options.cloud_provider != CloudProviderKind::kSim && !source_of("catalog").empty()) {
     return Error(fmt::format("{}: applies only with --cloud-provider=sim", source_of("catalog")));
+  }
+  // Settings that upstream has and this controller does not implement yet are accepted at their
+  // defaults only: a value that would change nothing here is refused rather than ignored.
+  const auto unimplemented = [&](std::string_view flag, std::string_view what) {
+    return Error(fmt::format("{}: {} is not implemented yet; leave it at its default",
+                             source_of(flag), what));
+  };
+  if (options.preference_policy != PreferencePolicy::kRespect) {
+    return unimplemented("preference-policy", "ignoring preferences (Ignore)");
+  }
+  if (options.min_values_policy != MinValuesPolicy::kStrict) {
+    return unimplemented("min-values-policy", "relaxing minValues (BestEffort)");
+  }
+  for (std::string_view gate : kUnimplementedFeatureGates) {
+    if (options.FeatureGate(gate)) {
+      return unimplemented("feature-gates", fmt::format("the feature gate {}=true", gate));
+    }
+  }
+  const Options defaults;
+  if (options.kube_client_qps != defaults.kube_client_qps ||
+      options.kube_client_burst != defaults.kube_client_burst) {
+    return unimplemented(options.kube_client_qps != defaults.kube_client_qps ? "kube-client-qps"
+                                                                             : "kube-client-burst",
+                         "limiting the rate of API requests");
   }
   return options;
 }

@@ -2,8 +2,10 @@
 // takes over when the leader dies.
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <chrono>
+#include <regex>
 #include <string>
 
 #include "support/cluster.h"
@@ -27,6 +29,14 @@ bool Leads(const support::ControllerProcess& replica) {
   return replica.Log().find("acquired leadership") != std::string::npos;
 }
 
+// The port the replica serves /healthz and /readyz on, from its log; 0 before it says.
+int HealthPort(const support::ControllerProcess& replica) {
+  static const std::regex kServing(R"re("serving health probes"[^\n]*"port":(\d+))re");
+  std::smatch match;
+  const std::string log = replica.Log();
+  return std::regex_search(log, match, kServing) ? std::stoi(match[1]) : 0;
+}
+
 TEST(LeaderElection, SecondReplicaWaitsThenTakesOverWithinTheLeaseDuration) {
   const std::string dir = ::testing::TempDir();
   std::remove((dir + "leader-a.log").c_str());
@@ -39,6 +49,14 @@ TEST(LeaderElection, SecondReplicaWaitsThenTakesOverWithinTheLeaseDuration) {
       << b.Log();
   std::this_thread::sleep_for(seconds(3));
   EXPECT_FALSE(Leads(b)) << "two leaders at once";
+  // The standby is ready: the chart's PodDisruptionBudget (maxUnavailable 1) counts it as
+  // available, so a drain of the leader's node is not blocked by it.
+  const int port = HealthPort(b);
+  ASSERT_GT(port, 0) << b.Log();
+  httplib::Client health("127.0.0.1", port);
+  const httplib::Result ready = health.Get("/readyz");
+  ASSERT_TRUE(ready) << "no answer on " << port;
+  EXPECT_EQ(ready->status, 200) << ready->body;
 
   a.Kill();  // dies without releasing the lease
   const auto died = steady_clock::now();

@@ -156,8 +156,8 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
                    {"VM_MEMORY_OVERHEAD_PERCENT", "0.1"},
                    {"BATCH_MAX_DURATION", "15s"},
                    {"BATCH_IDLE_DURATION", "2s"},
-                   {"PREFERENCE_POLICY", "Ignore"},
-                   {"MIN_VALUES_POLICY", "BestEffort"},
+                   {"PREFERENCE_POLICY", "Respect"},
+                   {"MIN_VALUES_POLICY", "Strict"},
                    {"FEATURE_GATES",
                     "ReservedCapacity=false,SpotToSpotConsolidation=true,NodeRepair=false,"
                     "NodeOverlay=false,StaticCapacity=false"},
@@ -165,8 +165,8 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
                    {"METRICS_PORT", "8000"},
                    {"HEALTH_PROBE_PORT", "8001"},
                    {"SYSTEM_NAMESPACE", "karpenter"},
-                   {"KUBE_CLIENT_QPS", "50"},
-                   {"KUBE_CLIENT_BURST", "60"},
+                   {"KUBE_CLIENT_QPS", "200"},
+                   {"KUBE_CLIENT_BURST", "300"},
                    {"AWS_REGION", "us-west-2"},
                    {"MEMORY_LIMIT", "1073741824"},  // upstream's, for Go's GC: ignored
                    {"KARPENTER_SERVICE", "karpenter"}};
@@ -182,8 +182,8 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
   EXPECT_DOUBLE_EQ(o.vm_memory_overhead_percent, 0.1);
   EXPECT_EQ(o.batch_max_duration, Duration::Of(seconds(15)));
   EXPECT_EQ(o.batch_idle_duration, Duration::Of(seconds(2)));
-  EXPECT_EQ(o.preference_policy, PreferencePolicy::kIgnore);
-  EXPECT_EQ(o.min_values_policy, MinValuesPolicy::kBestEffort);
+  EXPECT_EQ(o.preference_policy, PreferencePolicy::kRespect);
+  EXPECT_EQ(o.min_values_policy, MinValuesPolicy::kStrict);
   EXPECT_TRUE(o.FeatureGate("SpotToSpotConsolidation"));
   EXPECT_FALSE(o.FeatureGate("ReservedCapacity"));
   EXPECT_FALSE(o.FeatureGate("CapacityBuffer"));
@@ -192,9 +192,39 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
   EXPECT_EQ(o.metrics_port, 8000);
   EXPECT_EQ(o.health_probe_port, 8001);
   EXPECT_EQ(o.leader_election_namespace, "karpenter");
-  EXPECT_EQ(o.kube_client_qps, 50);
-  EXPECT_EQ(o.kube_client_burst, 60);
+  EXPECT_EQ(o.kube_client_qps, 200);
+  EXPECT_EQ(o.kube_client_burst, 300);
   EXPECT_EQ(o.aws_region, "us-west-2");
+}
+
+// Upstream settings this controller does not implement are refused unless left at their defaults,
+// each naming where the value came from and what is missing.
+TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
+  const std::vector<std::pair<Env, std::string>> refused = {
+      {{{"PREFERENCE_POLICY", "Ignore"}},
+       "PREFERENCE_POLICY: ignoring preferences (Ignore) is not implemented yet"},
+      {{{"MIN_VALUES_POLICY", "BestEffort"}},
+       "MIN_VALUES_POLICY: relaxing minValues (BestEffort) is not implemented yet"},
+      {{{"FEATURE_GATES", "NodeRepair=true"}},
+       "FEATURE_GATES: the feature gate NodeRepair=true is not implemented yet"},
+      {{{"FEATURE_GATES", "NodeOverlay=true"}}, "the feature gate NodeOverlay=true"},
+      {{{"FEATURE_GATES", "StaticCapacity=true"}}, "the feature gate StaticCapacity=true"},
+      {{{"FEATURE_GATES", "CapacityBuffer=true"}}, "the feature gate CapacityBuffer=true"},
+      {{{"KUBE_CLIENT_QPS", "50"}},
+       "KUBE_CLIENT_QPS: limiting the rate of API requests is not implemented yet"},
+      {{{"KUBE_CLIENT_BURST", "60"}}, "KUBE_CLIENT_BURST: limiting the rate"},
+  };
+  for (const auto& [env, message] : refused) {
+    Env with = env;
+    with.emplace("CLOUD_PROVIDER", "sim");
+    EXPECT_THAT(Parse({}, with), ErrorIs(testing::HasSubstr(message)));
+  }
+  // The defaults, and ReservedCapacity either way (no EC2NodeClass selects a reservation yet).
+  EXPECT_THAT(Parse({}, {{"CLOUD_PROVIDER", "sim"},
+                         {"PREFERENCE_POLICY", "Respect"},
+                         {"MIN_VALUES_POLICY", "Strict"},
+                         {"FEATURE_GATES", "ReservedCapacity=false,NodeRepair=false"}}),
+              IsOk());
 }
 
 TEST(OptionsTest, FallbackVariablesComeAfterThePrimaryOne) {
@@ -237,10 +267,10 @@ TEST(OptionsTest, LeaderElectionTakesOursAndUpstreamsSpelling) {
 
 TEST(OptionsTest, FeatureGatesOverrideOnlyTheGatesNamed) {
   const Options o =
-      ParseSim({"--feature-gates", " SpotToSpotConsolidation = true ,,NodeRepair=1,"});
+      ParseSim({"--feature-gates", " SpotToSpotConsolidation = true ,,ReservedCapacity=0,"});
   EXPECT_TRUE(o.FeatureGate("SpotToSpotConsolidation"));
-  EXPECT_TRUE(o.FeatureGate("NodeRepair"));
-  EXPECT_TRUE(o.FeatureGate("ReservedCapacity"));  // its default
+  EXPECT_FALSE(o.FeatureGate("ReservedCapacity"));
+  EXPECT_FALSE(o.FeatureGate("NodeRepair"));  // its default
   EXPECT_EQ(o.feature_gates.size(), DefaultFeatureGates().size());
 }
 
