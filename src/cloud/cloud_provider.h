@@ -2,7 +2,7 @@
 // What controllers ask of a cloud (upstream-reference §2, §9): launch a machine for a NodeClaim (or
 // for several at once, so a provider can merge identical launches), find it again, list the
 // machines this cluster owns, and delete them. Implemented by the simulated EC2
-// (cloud/sim_cloud_provider.h) and the AWS provider.
+// (cloud/sim/sim_cloud_provider.h) and the AWS provider.
 
 #include <memory>
 #include <span>

@@ -1,7 +1,7 @@
 #pragma once
 // The instance types an EC2NodeClass can launch, built from what EC2 reports
 // (DescribeInstanceTypes and DescribeInstanceTypeOfferings, cached and refreshed every 12 hours)
-// with the formulas of cloud/aws_catalog, the PricingProvider's prices and the
+// with the formulas of aws/catalog/aws_catalog, the PricingProvider's prices and the
 // UnavailableOfferings cache.
 //
 // For a node class: zones = the zones of status.subnets (their zone ids label the offerings);

@@ -3,7 +3,7 @@
 // instance type and zone, in USD per hour.
 //
 // Sources:
-// - On-demand: seeded from the embedded table (cloud/aws_catalog) when the region is the table's;
+// - On-demand: seeded from the embedded table (aws/catalog) when the region is the table's;
 //   for other regions it starts empty (on-demand offerings stay unavailable until the first
 //   refresh), except in an isolated VPC, which can never reach the Pricing API: there the
 //   embedded table stands in as an approximation (relative prices are what choices depend on).

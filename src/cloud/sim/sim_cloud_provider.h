@@ -1,7 +1,7 @@
 #pragma once
 // A simulated EC2 on an instance-type catalog: launches are instant and always succeed unless an
 // offering was made unavailable, prices are the catalog's. Instances live in memory; something
-// else plays their kubelets (sim/node_booter.h creates their Node objects).
+// else plays their kubelets (cloud/sim/node_booter.h creates their Node objects).
 
 #include <atomic>
 #include <map>
