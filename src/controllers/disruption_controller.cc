@@ -37,7 +37,7 @@ DisruptionController::DisruptionController(ClusterCache& cluster, kube::Client& 
       clock_(clock),
       logger_(std::move(logger)),
       options_(options),
-      next_poll_(clock.Now() + options.poll_period) {}
+      next_poll_(clock.Monotonic() + options.poll_period) {}
 
 void DisruptionController::Recover() {
   const api::Taint disrupted = DisruptedTaint();
@@ -57,30 +57,31 @@ void DisruptionController::Recover() {
 
 void DisruptionController::Reconcile() {
   const TimePoint now = clock_.Now();
-  std::erase_if(in_flight_, [&](const InFlight& command) { return Progress(command, now); });
+  const MonoTime mono = clock_.Monotonic();
+  std::erase_if(in_flight_, [&](const InFlight& command) { return Progress(command, mono); });
   if (decided_) {
-    if (now >= decided_->at + options_.validation_delay) ValidateAndExecute(now);
+    if (mono >= decided_->at + options_.validation_delay) ValidateAndExecute(now, mono);
     return;
   }
-  if (now >= next_poll_) {
-    next_poll_ = now + options_.poll_period;
-    Decide(now);
+  if (mono >= next_poll_) {
+    next_poll_ = mono + options_.poll_period;
+    Decide(now, mono);
   }
 }
 
-TimePoint DisruptionController::NextWake() const {
-  TimePoint next = decided_ ? decided_->at + options_.validation_delay : next_poll_;
-  if (!in_flight_.empty()) next = std::min(next, clock_.Now() + kProgressPeriod);
+MonoTime DisruptionController::NextWake() const {
+  MonoTime next = decided_ ? decided_->at + options_.validation_delay : next_poll_;
+  if (!in_flight_.empty()) next = std::min(next, clock_.Monotonic() + kProgressPeriod);
   return next;
 }
 
-void DisruptionController::Decide(TimePoint now) {
+void DisruptionController::Decide(TimePoint now, MonoTime mono) {
   const uint64_t generation = cluster_.generation();
   // Nothing changed in the cluster since a pass that found nothing, and nothing it depends on
   // changes with time alone: skip even the view, but look again every few minutes (instance
   // types and prices change outside the cluster).
   if (fruitless_ && fruitless_->cluster_generation == generation && !fruitless_->scheduled &&
-      now < fruitless_at_ + kFruitlessRecheck) {
+      mono < fruitless_at_ + kFruitlessRecheck) {
     return;
   }
   const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
@@ -95,17 +96,17 @@ void DisruptionController::Decide(TimePoint now) {
     }
   }
   if (fruitless_ == inputs) {
-    fruitless_at_ = now;
+    fruitless_at_ = mono;
     return;
   }
   std::optional<disruption::Command> command = disruption::ComputeCommand(cluster, options_.engine);
   if (!command) {
     fruitless_ = std::move(inputs);
-    fruitless_at_ = now;
+    fruitless_at_ = mono;
     return;
   }
   fruitless_.reset();
-  Decided decided{command->method, {}, command->replacements.size(), now};
+  Decided decided{command->method, {}, command->replacements.size(), mono};
   for (size_t index : command->candidates) {
     decided.node_claims.push_back(cluster.candidates[index].node_claim);
   }
@@ -120,10 +121,10 @@ void DisruptionController::Decide(TimePoint now) {
   decided_ = std::move(decided);
 }
 
-void DisruptionController::ValidateAndExecute(TimePoint now) {
+void DisruptionController::ValidateAndExecute(TimePoint now, MonoTime mono) {
   const Decided decided = std::move(*decided_);
   decided_.reset();
-  next_poll_ = now + options_.poll_period;
+  next_poll_ = mono + options_.poll_period;
   const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
   const disruption::Cluster& cluster = view->cluster;
   std::vector<size_t> candidates;
@@ -145,15 +146,15 @@ void DisruptionController::ValidateAndExecute(TimePoint now) {
                   {"nodeclaims", decided.node_claims}});
     return;
   }
-  Execute(*view, *command, now);
+  Execute(*view, *command, now, mono);
 }
 
 void DisruptionController::Execute(const DisruptionView& view, const disruption::Command& command,
-                                   TimePoint now) {
+                                   TimePoint now, MonoTime mono) {
   const disruption::Cluster& cluster = view.cluster;
   const std::string description = command.Describe(cluster);
   const std::string reason = Reason(command.method);
-  InFlight in_flight{command.method, {}, {}, {}, now, description};
+  InFlight in_flight{command.method, {}, {}, {}, mono, description};
   for (size_t index : command.candidates) {
     const disruption::Candidate& candidate = cluster.candidates[index];
     in_flight.node_claims.push_back(candidate.node_claim);
@@ -221,7 +222,7 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
   }
 }
 
-bool DisruptionController::Progress(const InFlight& command, TimePoint now) {
+bool DisruptionController::Progress(const InFlight& command, MonoTime now) {
   bool initialized = true;
   for (const std::string& name : command.replacements) {
     const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);

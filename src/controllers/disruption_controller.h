@@ -58,7 +58,7 @@ class DisruptionController {
   // is over, and decides anew when the poll period is due.
   void Reconcile();
   // When Reconcile next has something to do.
-  TimePoint NextWake() const;
+  MonoTime NextWake() const;
 
   // The latest executed commands, oldest first (at most kDecisionsKept: a controller runs for
   // months).
@@ -72,7 +72,7 @@ class DisruptionController {
     disruption::Method method;
     std::vector<std::string> node_claims;
     size_t replacements = 0;
-    TimePoint at;
+    MonoTime at;
   };
   // What a decision depends on.
   struct PassInputs {
@@ -89,15 +89,18 @@ class DisruptionController {
     std::vector<std::string> node_claims;
     std::vector<std::string> nodes;
     std::vector<std::string> replacements;
-    TimePoint started;
+    MonoTime started;
     std::string description;
   };
 
-  void Decide(TimePoint now);
-  void ValidateAndExecute(TimePoint now);
-  void Execute(const DisruptionView& view, const disruption::Command& command, TimePoint now);
+  // `now` is the wall time (budget schedules, conditions written), `mono` the same instant on the
+  // monotonic clock (this controller's timers).
+  void Decide(TimePoint now, MonoTime mono);
+  void ValidateAndExecute(TimePoint now, MonoTime mono);
+  void Execute(const DisruptionView& view, const disruption::Command& command, TimePoint now,
+               MonoTime mono);
   // True when the command is finished (done or rolled back).
-  bool Progress(const InFlight& command, TimePoint now);
+  bool Progress(const InFlight& command, MonoTime now);
   void DeleteCandidates(const InFlight& command);
   void RollBack(const InFlight& command, std::string_view why);
   // Untaints the node and clears the NodeClaim's DisruptionReason.
@@ -112,10 +115,10 @@ class DisruptionController {
   Logger logger_;
   const DisruptionOptions options_;
 
-  TimePoint next_poll_;
+  MonoTime next_poll_;
   std::optional<Decided> decided_;
   std::optional<PassInputs> fruitless_;  // of the last pass that found nothing to do
-  TimePoint fruitless_at_;
+  MonoTime fruitless_at_;
   static constexpr std::chrono::minutes kFruitlessRecheck{5};
   std::vector<InFlight> in_flight_;
   std::deque<DisruptionDecision> decisions_;

@@ -30,13 +30,13 @@ std::string RandomSuffix(std::mt19937_64& random) {
 
 }  // namespace
 
-void Batcher::Trigger(TimePoint now) {
+void Batcher::Trigger(MonoTime now) {
   std::lock_guard lock(mutex_);
   if (!first_) first_ = now;
   last_ = now;
 }
 
-bool Batcher::Ready(TimePoint now) {
+bool Batcher::Ready(MonoTime now) {
   std::lock_guard lock(mutex_);
   if (!first_) return false;
   if (now - last_ < options_.idle && now - *first_ < options_.max) return false;
@@ -44,7 +44,7 @@ bool Batcher::Ready(TimePoint now) {
   return true;
 }
 
-std::optional<TimePoint> Batcher::Deadline() const {
+std::optional<MonoTime> Batcher::Deadline() const {
   std::lock_guard lock(mutex_);
   if (!first_) return std::nullopt;
   return std::min(last_ + options_.idle, *first_ + options_.max);

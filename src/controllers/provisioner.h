@@ -37,17 +37,17 @@ struct BatchOptions {
 class Batcher {
  public:
   explicit Batcher(BatchOptions options) : options_(options) {}
-  void Trigger(TimePoint now);
+  void Trigger(MonoTime now);
   // True (and the window resets) when an open window has closed by `now`.
-  bool Ready(TimePoint now);
+  bool Ready(MonoTime now);
   // When the open window closes at the latest, for sleeping until then; nullopt when closed.
-  std::optional<TimePoint> Deadline() const;
+  std::optional<MonoTime> Deadline() const;
 
  private:
   const BatchOptions options_;
   mutable std::mutex mutex_;
-  std::optional<TimePoint> first_;
-  TimePoint last_;
+  std::optional<MonoTime> first_;
+  MonoTime last_;
 };
 
 // Whether the pod waits for capacity Karpenter can provide: not bound, not terminal or

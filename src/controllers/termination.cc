@@ -110,12 +110,21 @@ NodeDrainer::NodeDrainer(ClusterCache& cluster, kube::Client& client, kube::Even
       logger_(std::move(logger)) {}
 
 DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& claim) {
+  // The deadlines come from written times (wall clock); the eviction backoffs are our own timers
+  // (monotonic clock). The wake-up is a delay from now, which both can give.
   const TimePoint now = clock_.Now();
+  const MonoTime mono = clock_.Monotonic();
   const std::string node_name(kube::Name(node));
   const std::optional<TimePoint> deadline = Deadline(claim);
   const bool expired = deadline && now >= *deadline;
-  TimePoint wake = now + kMaxWait;
-  if (deadline && !expired) wake = std::min(wake, *deadline);
+  milliseconds wake = kMaxWait;
+  auto wake_at = [&](TimePoint at) {
+    wake = std::min(wake, std::chrono::ceil<milliseconds>(at - now));
+  };
+  auto wake_after = [&](MonoTime at) {
+    wake = std::min(wake, std::chrono::ceil<milliseconds>(at - mono));
+  };
+  if (deadline && !expired) wake_at(*deadline);
 
   std::array<std::vector<Holder>, 4> tiers;
   for (const kube::Object& object : cluster_.pods().ByIndex(kIndexPodsByNode, node_name)) {
@@ -137,7 +146,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
                fmt::format("the NodeClaim's terminationGracePeriod expires in {}s", left));
         holder.going = true;
       } else {
-        wake = std::min(wake, force_at);
+        wake_at(force_at);
       }
     }
     tiers[Tier(pod)].push_back(std::move(holder));
@@ -160,16 +169,16 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
       }
       if (DoNotDisrupt(pod)) continue;  // until the deadline forces it
       const auto backoff = backoffs.find(pod.metadata.uid);
-      if (backoff != backoffs.end() && now < backoff->second.next_attempt) {
-        wake = std::min(wake, backoff->second.next_attempt);
-      } else if (Evict(node, pod, backoffs, now)) {
+      if (backoff != backoffs.end() && mono < backoff->second.next_attempt) {
+        wake_after(backoff->second.next_attempt);
+      } else if (Evict(node, pod, backoffs, mono)) {
         in_flight = true;
       } else {
-        wake = std::min(wake, backoffs[pod.metadata.uid].next_attempt);
+        wake_after(backoffs[pod.metadata.uid].next_attempt);
       }
     }
-    if (in_flight) wake = std::min(wake, now + kPoll);
-    return {.drained = false, .requeue = std::chrono::ceil<milliseconds>(wake - now)};
+    if (in_flight) wake = std::min<milliseconds>(wake, kPoll);
+    return {.drained = false, .requeue = wake};
   }
   Forget(node_name);
   return {.drained = true, .requeue = milliseconds(0)};
@@ -180,7 +189,7 @@ void NodeDrainer::Forget(std::string_view node_name) {
 }
 
 bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs,
-                        TimePoint now) {
+                        MonoTime now) {
   const std::string key = api::NamespacedName(pod.metadata);
   const Status evicted = client_.Evict(pod.metadata.namespace_, pod.metadata.name,
                                        {.precondition_uid = pod.metadata.uid,

@@ -45,13 +45,13 @@ class NodeDrainer {
 
  private:
   struct Backoff {
-    TimePoint next_attempt;
+    MonoTime next_attempt;  // a timer of ours: on the monotonic clock
     std::chrono::milliseconds delay{0};
   };
   using PodBackoffs = std::map<std::string, Backoff, std::less<>>;  // by pod uid
 
   // Evicts `pod`; returns whether it is on its way out (evicted, or already gone).
-  bool Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs, TimePoint now);
+  bool Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs, MonoTime now);
   // Deletes `pod` with `grace` seconds to stop, bypassing its budget.
   void Delete(const kube::Object& node, const api::Pod& pod, int64_t grace, std::string_view why);
 

@@ -2,7 +2,7 @@
 
 namespace karpenter::controllers {
 
-void WorkQueue::Add(const std::string& key, TimePoint when) {
+void WorkQueue::Add(const std::string& key, MonoTime when) {
   std::lock_guard lock(mutex_);
   const auto it = due_.find(key);
   if (it != due_.end()) {
@@ -15,7 +15,7 @@ void WorkQueue::Add(const std::string& key, TimePoint when) {
   order_.emplace(when, key);
 }
 
-std::vector<std::string> WorkQueue::TakeDue(TimePoint now) {
+std::vector<std::string> WorkQueue::TakeDue(MonoTime now) {
   std::lock_guard lock(mutex_);
   std::vector<std::string> out;
   while (!order_.empty() && order_.begin()->first <= now) {
@@ -26,7 +26,7 @@ std::vector<std::string> WorkQueue::TakeDue(TimePoint now) {
   return out;
 }
 
-std::optional<TimePoint> WorkQueue::NextDue() const {
+std::optional<MonoTime> WorkQueue::NextDue() const {
   std::lock_guard lock(mutex_);
   if (order_.empty()) return std::nullopt;
   return order_.begin()->first;

@@ -17,16 +17,16 @@ namespace karpenter::controllers {
 
 class WorkQueue {
  public:
-  void Add(const std::string& key, TimePoint when);
+  void Add(const std::string& key, MonoTime when);
   // Removes and returns the keys due at `now`, earliest first (ties by key).
-  std::vector<std::string> TakeDue(TimePoint now);
-  std::optional<TimePoint> NextDue() const;
+  std::vector<std::string> TakeDue(MonoTime now);
+  std::optional<MonoTime> NextDue() const;
   size_t size() const;
 
  private:
   mutable std::mutex mutex_;
-  std::map<std::string, TimePoint, std::less<>> due_;  // key → when
-  std::set<std::pair<TimePoint, std::string>> order_;
+  std::map<std::string, MonoTime, std::less<>> due_;  // key → when
+  std::set<std::pair<MonoTime, std::string>> order_;
 };
 
 }  // namespace karpenter::controllers

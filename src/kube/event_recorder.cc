@@ -21,18 +21,19 @@ EventRecorder::EventRecorder(Client& client, const Clock& clock, std::string com
 
 Status EventRecorder::Record(const Object& involved, EventType type, std::string_view reason,
                              std::string_view message) {
-  const TimePoint now = clock_.Now();
+  const TimePoint now = clock_.Now();        // written on the Event
+  const MonoTime mono = clock_.Monotonic();  // the deduplication window
   const std::string key =
       fmt::format("{}\n{}\n{}\n{}", Uid(involved), Key(involved), reason, message);
   uint64_t sequence = 0;
   {
     std::lock_guard lock(mutex_);
     const auto it = recent_.find(key);
-    if (it != recent_.end() && now - it->second < kDeduplicationWindow) return {};
-    recent_[key] = now;
-    recorded_.emplace_back(now, key);
+    if (it != recent_.end() && mono - it->second < kDeduplicationWindow) return {};
+    recent_[key] = mono;
+    recorded_.emplace_back(mono, key);
     // Forget entries past the window, oldest first, so the map stays small on long runs.
-    while (!recorded_.empty() && now - recorded_.front().first >= kDeduplicationWindow) {
+    while (!recorded_.empty() && mono - recorded_.front().first >= kDeduplicationWindow) {
       const auto old = recent_.find(recorded_.front().second);
       if (old != recent_.end() && old->second == recorded_.front().first) recent_.erase(old);
       recorded_.pop_front();

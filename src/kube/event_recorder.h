@@ -31,8 +31,8 @@ class EventRecorder {
   const Clock& clock_;
   const std::string component_;
   std::mutex mutex_;
-  std::map<std::string, TimePoint, std::less<>> recent_;    // uid/reason/message → last recorded
-  std::deque<std::pair<TimePoint, std::string>> recorded_;  // the same, oldest first
+  std::map<std::string, MonoTime, std::less<>> recent_;    // uid/reason/message → last recorded
+  std::deque<std::pair<MonoTime, std::string>> recorded_;  // the same, oldest first
   uint64_t sequence_ = 0;
 };
 

@@ -94,13 +94,13 @@ bool LeaderElector::AwaitLeadership(const std::stop_token& stop,
 }
 
 Status LeaderElector::HoldLeadership(const std::stop_token& stop) {
-  TimePoint last_renewed = clock_.Now();
+  MonoTime last_renewed = clock_.Monotonic();
   while (!stop.stop_requested()) {
     std::this_thread::sleep_for(options_.renew_period);
     Result<bool> leading = TryAcquireOrRenew();
     if (leading.ok() && *leading) {
-      last_renewed = clock_.Now();
-    } else if (clock_.Now() - last_renewed >= options_.lease_duration) {
+      last_renewed = clock_.Monotonic();
+    } else if (clock_.Monotonic() - last_renewed >= options_.lease_duration) {
       return Error("lost leadership: the lease was not renewed in time");
     }
   }

@@ -49,8 +49,8 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                              logger_.Named("nodeclaim.disruption")),
       disruption_(cluster_, client, cloud, provisioner_, events_, clock,
                   logger_.Named("disruption"), options_.disruption),
-      next_garbage_collection_(clock.Now() + options_.garbage_collection_period),
-      next_pending_recheck_(clock.Now() + options_.pending_recheck_period) {
+      next_garbage_collection_(clock.Monotonic() + options_.garbage_collection_period),
+      next_pending_recheck_(clock.Monotonic() + options_.pending_recheck_period) {
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
     if (std::optional<std::string> node = node_claim_disruption_.ObservePod(type, pod)) {
       // A pod arrived or left: the node's NodeClaim is not consolidatable for a while.
@@ -58,16 +58,16 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
         const std::string provider_id(kube::StringAt(*object, {"spec", "providerID"}));
         for (const kube::Object& claim : cluster_.node_claims().ByIndex(
                  controllers::kIndexNodeClaimsByProviderId, provider_id)) {
-          disruption_marks_.Add(std::string(kube::Name(claim)), clock_.Now());
+          disruption_marks_.Add(std::string(kube::Name(claim)), clock_.Monotonic());
         }
       }
     }
     if (type == kube::WatchEventType::kDeleted || !LooksProvisionable(pod)) return;
-    batcher_.Trigger(clock_.Now());
+    batcher_.Trigger(clock_.Monotonic());
     Wake();
   });
   cluster_.node_claims().AddHandler([this](kube::WatchEventType type, const kube::Object& claim) {
-    const TimePoint now = clock_.Now();
+    const MonoTime now = clock_.Monotonic();
     node_claims_.Add(std::string(kube::Name(claim)), now);
     disruption_marks_.Add(std::string(kube::Name(claim)), now);
     if (std::string_view pool = kube::Label(claim, api::kLabelNodePool); !pool.empty()) {
@@ -86,8 +86,8 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     if (provider_id.empty()) return;
     for (const kube::Object& claim :
          cluster_.node_claims().ByIndex(controllers::kIndexNodeClaimsByProviderId, provider_id)) {
-      node_claims_.Add(std::string(kube::Name(claim)), clock_.Now());
-      disruption_marks_.Add(std::string(kube::Name(claim)), clock_.Now());
+      node_claims_.Add(std::string(kube::Name(claim)), clock_.Monotonic());
+      disruption_marks_.Add(std::string(kube::Name(claim)), clock_.Monotonic());
     }
     Wake();
   });
@@ -97,19 +97,19 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       node_pool_generations_.erase(name);
       return;
     }
-    node_pools_.Add(name, clock_.Now());
+    node_pools_.Add(name, clock_.Monotonic());
     // A new or changed template may fit pending pods; our own status writes change nothing.
     const int64_t generation = kube::Generation(pool);
     auto [seen, added] = node_pool_generations_.try_emplace(std::move(name), generation);
     if (added || seen->second != generation) {
       seen->second = generation;
-      batcher_.Trigger(clock_.Now());
+      batcher_.Trigger(clock_.Monotonic());
       RecheckDisruptionMarks(kube::Name(pool));  // drift, consolidateAfter
     }
     Wake();
   });
   cluster_.node_classes().AddHandler([this](kube::WatchEventType, const kube::Object&) {
-    const TimePoint now = clock_.Now();
+    const MonoTime now = clock_.Monotonic();
     cluster_.node_pools().ForEach(
         [&](const kube::Object& pool) { node_pools_.Add(std::string(kube::Name(pool)), now); });
     RecheckDisruptionMarks("");
@@ -127,7 +127,7 @@ void Manager::Wake() {
 }
 
 void Manager::RecheckDisruptionMarks(std::string_view node_pool) {
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   cluster_.node_claims().ForEach([&](const kube::Object& claim) {
     if (node_pool.empty() || kube::Label(claim, api::kLabelNodePool) == node_pool) {
       disruption_marks_.Add(std::string(kube::Name(claim)), now);
@@ -136,7 +136,7 @@ void Manager::RecheckDisruptionMarks(std::string_view node_pool) {
 }
 
 void Manager::AddPeriodic(PeriodicController controller) {
-  periodic_.push_back(ScheduledController{std::move(controller), TimePoint{}});
+  periodic_.push_back(ScheduledController{std::move(controller), MonoTime{}});
 }
 
 void Manager::AddRoundController(RoundController& controller) {
@@ -149,7 +149,7 @@ void Manager::Start() {
 }
 
 void Manager::ReconcileDue(
-    controllers::WorkQueue& queue, TimePoint now, std::string_view failure,
+    controllers::WorkQueue& queue, MonoTime now, std::string_view failure,
     const std::function<std::vector<Requeue>(std::span<const std::string>)>& reconcile) {
   const std::vector<std::string> due = queue.TakeDue(now);
   const std::vector<Requeue> requeues = reconcile(due);
@@ -166,7 +166,7 @@ void Manager::ReconcileDue(
 }
 
 void Manager::RunOnce() {
-  TimePoint now = clock_.Now();
+  MonoTime now = clock_.Monotonic();
   // The cloud's own controllers first: what they keep current (node classes, prices) feeds the
   // provisioning below.
   for (ScheduledController& scheduled : periodic_) {
@@ -212,7 +212,7 @@ void Manager::RunOnce() {
     }
   }
   disruption_.Reconcile();
-  now = clock_.Now();
+  now = clock_.Monotonic();
   if (now >= next_garbage_collection_) {
     next_garbage_collection_ = now + options_.garbage_collection_period;
     if (Result<controllers::GarbageCollectionResult> collected = garbage_collector_.Collect();
@@ -222,13 +222,13 @@ void Manager::RunOnce() {
   }
 }
 
-TimePoint Manager::NextWake() const {
-  TimePoint next = clock_.Now() + options_.idle_wake;
+MonoTime Manager::NextWake() const {
+  MonoTime next = clock_.Monotonic() + options_.idle_wake;
   for (const RoundController* controller : round_controllers_) {
-    if (std::optional<TimePoint> wake = controller->NextWake()) next = std::min(next, *wake);
+    if (std::optional<MonoTime> wake = controller->NextWake()) next = std::min(next, *wake);
   }
-  for (const std::optional<TimePoint>& due : {node_claims_.NextDue(), disruption_marks_.NextDue(),
-                                              node_pools_.NextDue(), batcher_.Deadline()}) {
+  for (const std::optional<MonoTime>& due : {node_claims_.NextDue(), disruption_marks_.NextDue(),
+                                             node_pools_.NextDue(), batcher_.Deadline()}) {
     if (due) next = std::min(next, *due);
   }
   for (const ScheduledController& scheduled : periodic_) next = std::min(next, scheduled.next);

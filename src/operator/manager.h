@@ -65,7 +65,7 @@ class RoundController {
   virtual void Start() = 0;
   virtual void Run() = 0;
   // When it next has something to do, if it knows.
-  virtual std::optional<TimePoint> NextWake() const = 0;
+  virtual std::optional<MonoTime> NextWake() const = 0;
 };
 
 class Manager {
@@ -90,7 +90,7 @@ class Manager {
   // One round of every controller that is due at the clock's now.
   void RunOnce();
   // When RunOnce next has something to do, at the latest.
-  TimePoint NextWake() const;
+  MonoTime NextWake() const;
 
  private:
   using Requeue = Result<std::optional<std::chrono::milliseconds>>;  // when to look again
@@ -100,7 +100,7 @@ class Manager {
   // parallel to the names), queueing each again when it asks to be or failed (logged with
   // `failure`).
   void ReconcileDue(
-      controllers::WorkQueue& queue, TimePoint now, std::string_view failure,
+      controllers::WorkQueue& queue, MonoTime now, std::string_view failure,
       const std::function<std::vector<Requeue>(std::span<const std::string>)>& reconcile);
   // Queues the disruption marks of every NodeClaim (of `node_pool` only, when given).
   void RecheckDisruptionMarks(std::string_view node_pool);
@@ -126,11 +126,11 @@ class Manager {
   std::map<std::string, int64_t, std::less<>> node_pool_generations_;
   struct ScheduledController {
     PeriodicController controller;
-    TimePoint next;
+    MonoTime next;
   };
   std::vector<ScheduledController> periodic_;
-  TimePoint next_garbage_collection_;
-  TimePoint next_pending_recheck_;
+  MonoTime next_garbage_collection_;
+  MonoTime next_pending_recheck_;
 
   std::mutex wake_mutex_;
   std::condition_variable wake_;

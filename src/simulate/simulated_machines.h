@@ -23,9 +23,10 @@ class SimulatedMachines final : public op::RoundController {
 
   void Start() override;
   void Run() override;
-  std::optional<TimePoint> NextWake() const override { return booter_.NextWake(); }
+  std::optional<MonoTime> NextWake() const override;
 
  private:
+  const Clock& clock_;
   Logger logger_;
   cloud::NodeBooter booter_;
 };

@@ -570,7 +570,8 @@ Result<SimulationResult> World::Run(const Progress& progress) {
     Sample();
     if (progress) progress(std::chrono::duration<double>(now - kStart) / (end - kStart));
     if (now >= end) break;
-    TimePoint next = std::min(manager_.NextWake(), end);
+    // The manager's timers are monotonic; on the virtual clock they run with its wall time.
+    TimePoint next = std::min(now + (manager_.NextWake() - clock_.Monotonic()), end);
     if (next_action < actions.size()) next = std::min(next, kStart + actions[next_action].at);
     if (std::optional<TimePoint> wake = node_groups_.NextWake()) next = std::min(next, *wake);
     for (const Interrupted& interrupted : interrupted_) {

@@ -22,6 +22,27 @@ using std::chrono::seconds;
 // 23:53:15.
 constexpr TimePoint kSample{seconds(int64_t{20787} * 86400 + 23 * 3600 + 53 * 60 + 15)};
 
+TEST(VirtualClockTest, MonotonicTimeFollowsAdvanceButNotAStepBack) {
+  VirtualClock clock(TimePoint(std::chrono::seconds(1767225600)));
+  const MonoTime start = clock.Monotonic();
+  clock.Advance(std::chrono::seconds(5));
+  EXPECT_EQ(clock.Monotonic() - start, std::chrono::seconds(5));
+  clock.Set(clock.Now() + std::chrono::seconds(10));  // forward: both move
+  EXPECT_EQ(clock.Monotonic() - start, std::chrono::seconds(15));
+  clock.Set(clock.Now() - std::chrono::hours(1));  // a step back: the wall time only
+  EXPECT_EQ(clock.Now(), TimePoint(std::chrono::seconds(1767225600 + 15 - 3600)));
+  EXPECT_EQ(clock.Monotonic() - start, std::chrono::seconds(15));
+  clock.Advance(std::chrono::seconds(1));
+  EXPECT_EQ(clock.Monotonic() - start, std::chrono::seconds(16));
+}
+
+TEST(MonotonicAtTest, AWallDeadlineBecomesTheSameDelayOnTheMonotonicClock) {
+  VirtualClock clock(TimePoint(std::chrono::seconds(1767225600)));
+  clock.Advance(std::chrono::seconds(7));
+  EXPECT_EQ(MonotonicAt(clock, clock.Now() + std::chrono::seconds(30)),
+            clock.Monotonic() + std::chrono::seconds(30));
+}
+
 TEST(FormatTimeTest, WholeSecondsInUtc) {
   EXPECT_EQ(FormatTime(kSample), "2026-11-30T23:53:15Z");
   EXPECT_EQ(FormatTime(TimePoint()), "1970-01-01T00:00:00Z");

@@ -14,7 +14,7 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr TimePoint kT0{seconds(1767225600)};
+constexpr MonoTime kT0{seconds(1767225600)};
 constexpr BatchOptions kOptions{milliseconds(1000), milliseconds(10000)};
 
 TEST(BatcherTest, ClosedUntilTriggered) {
@@ -50,7 +50,7 @@ TEST(BatcherTest, EachTriggerExtendsTheIdleWindow) {
 
 TEST(BatcherTest, MaxWindowClosesEvenWhileTriggersContinue) {
   Batcher batcher(kOptions);
-  TimePoint now = kT0;
+  MonoTime now = kT0;
   for (; now < kT0 + seconds(10); now += milliseconds(500)) {
     batcher.Trigger(now);
     EXPECT_FALSE(batcher.Ready(now)) << (now - kT0).count();

@@ -354,6 +354,25 @@ TEST_F(TerminationTest, BudgetThatAllowsNoDisruptionHoldsTheNodeAndItsInstance) 
   EXPECT_TRUE(GetPod("web-2").is_null());
 }
 
+TEST_F(TerminationTest, AWallClockSteppedBackDoesNotHoldTheDrain) {
+  Start();
+  Create(resources::kPodDisruptionBudgets, Budget(0));
+  Bind(Pod("web-1"));
+  DeleteClaim();
+  ASSERT_TRUE(RunUntil([&] { return !NodeEvents("FailedDraining").empty(); }));
+  Step(seconds(20));  // the eviction retries back off to their longest wait
+
+  // The wall clock is stepped back an hour (an NTP correction) while the budget relaxes: the
+  // eviction backoff and the NodeClaim's requeue are timers on the monotonic clock, so the drain
+  // goes on within the longest backoff instead of an hour later.
+  clock_.Set(clock_.Now() - std::chrono::hours(1));
+  const Result<Object> relaxed =
+      client_.Patch(resources::kPodDisruptionBudgets, "default", "web", kube::PatchType::kMerge,
+                    {{"spec", {{"maxUnavailable", 1}}}}, kube::Subresource::kNone);
+  ASSERT_THAT(relaxed, IsOk());
+  EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(12)));
+}
+
 TEST_F(TerminationTest, InstanceIsTerminatedOnlyOnceTheNodeIsDrained) {
   Start();
   Bind(Held(Pod("web-1")));

@@ -15,7 +15,7 @@ using std::chrono::seconds;
 using testing::ElementsAre;
 using testing::IsEmpty;
 
-constexpr TimePoint kT0{seconds(1767225600)};
+constexpr MonoTime kT0{seconds(1767225600)};
 
 TEST(WorkQueueTest, EmptyQueue) {
   WorkQueue queue;

@@ -154,7 +154,7 @@ Status InstanceTypeProvider::Refresh(bool force) {
 }
 
 Status InstanceTypeProvider::RefreshLocked(bool force) {
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   if (!force && described_ != nullptr && updated_.has_value() &&
       now - *updated_ < options_.refresh_interval) {
     return {};
@@ -197,7 +197,7 @@ Status InstanceTypeProvider::RefreshLocked(bool force) {
 Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& node_class) {
   const std::string& name = node_class.metadata.name;
   std::lock_guard<std::mutex> lock(mutex_);
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   const bool stale = described_ == nullptr || !updated_.has_value() ||
                      now - *updated_ >= options_.refresh_interval;
   const bool backing_off =

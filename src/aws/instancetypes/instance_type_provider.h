@@ -97,8 +97,8 @@ class InstanceTypeProvider {
   mutable std::mutex mutex_;
   std::shared_ptr<const Described> described_;
   uint64_t generation_ = 0;
-  std::optional<TimePoint> updated_;
-  std::optional<TimePoint> last_failure_;
+  std::optional<MonoTime> updated_;
+  std::optional<MonoTime> last_failure_;
   std::map<std::string, CacheEntry, std::less<>> cache_;  // by node class inputs
 };
 

@@ -19,7 +19,7 @@ std::map<std::string, double, std::less<>> EmbeddedOnDemandPrices() {
   return prices;
 }
 
-bool Stale(const std::optional<TimePoint>& updated, TimePoint now,
+bool Stale(const std::optional<MonoTime>& updated, MonoTime now,
            std::chrono::milliseconds interval) {
   return !updated.has_value() || now - *updated >= interval;
 }
@@ -40,7 +40,7 @@ PricingProvider::PricingProvider(Ec2Api& ec2, PricingApi* pricing, const Clock& 
 
 Status PricingProvider::Refresh(bool force) {
   std::lock_guard<std::mutex> refresh_lock(refresh_mutex_);
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   bool on_demand_due = false;
   bool spot_due = false;
   {
@@ -73,7 +73,7 @@ Status PricingProvider::RefreshOnDemand() {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   on_demand_ = std::move(list->prices);
-  on_demand_updated_ = clock_.Now();
+  on_demand_updated_ = clock_.Monotonic();
   ++generation_;
   return {};
 }
@@ -91,7 +91,7 @@ Status PricingProvider::RefreshSpot() {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   spot_ = std::move(spot);
-  spot_updated_ = clock_.Now();
+  spot_updated_ = clock_.Monotonic();
   ++generation_;
   return {};
 }
@@ -125,12 +125,12 @@ uint64_t PricingProvider::Generation() const {
   return generation_;
 }
 
-std::optional<TimePoint> PricingProvider::OnDemandUpdated() const {
+std::optional<MonoTime> PricingProvider::OnDemandUpdated() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return on_demand_updated_;
 }
 
-std::optional<TimePoint> PricingProvider::SpotUpdated() const {
+std::optional<MonoTime> PricingProvider::SpotUpdated() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return spot_updated_;
 }

@@ -62,8 +62,8 @@ class PricingProvider {
   // Changes whenever the prices change (a cache key for things built from them).
   uint64_t Generation() const;
   // When each source last refreshed successfully (nullopt: never; the seed does not count).
-  std::optional<TimePoint> OnDemandUpdated() const;
-  std::optional<TimePoint> SpotUpdated() const;
+  std::optional<MonoTime> OnDemandUpdated() const;
+  std::optional<MonoTime> SpotUpdated() const;
   size_t on_demand_count() const;
   size_t spot_count() const;  // (type, zone) prices from EC2
 
@@ -82,8 +82,8 @@ class PricingProvider {
   mutable std::mutex mutex_;  // guards what follows
   std::map<std::string, double, std::less<>> on_demand_;
   std::map<std::string, ZonePrices, std::less<>> spot_;  // by type, then zone
-  std::optional<TimePoint> on_demand_updated_;
-  std::optional<TimePoint> spot_updated_;
+  std::optional<MonoTime> on_demand_updated_;
+  std::optional<MonoTime> spot_updated_;
   uint64_t generation_ = 1;
 };
 

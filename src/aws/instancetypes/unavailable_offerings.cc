@@ -10,7 +10,7 @@ UnavailableOfferings::UnavailableOfferings(const Clock& clock, std::chrono::mill
 void UnavailableOfferings::MarkUnavailable(std::string_view instance_type, std::string_view zone,
                                            std::string_view capacity_type,
                                            std::string_view reason) {
-  const TimePoint expires = clock_.Now() + ttl_;
+  const MonoTime expires = clock_.Monotonic() + ttl_;
   std::lock_guard<std::mutex> lock(mutex_);
   Expire();
   Key key{std::string(instance_type), std::string(zone), std::string(capacity_type)};
@@ -24,7 +24,7 @@ void UnavailableOfferings::MarkUnavailable(std::string_view instance_type, std::
 }
 
 void UnavailableOfferings::Expire() const {
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   bool expired = false;
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->second.expires <= now) {
@@ -40,7 +40,7 @@ void UnavailableOfferings::Expire() const {
 const UnavailableOfferings::Entry* UnavailableOfferings::Find(
     std::string_view instance_type, std::string_view zone, std::string_view capacity_type) const {
   if (entries_.empty()) return nullptr;
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   // The exact entry first, then the wildcards that could cover it.
   const std::array<std::string_view, 2> types = {instance_type, ""};
   const std::array<std::string_view, 2> zones = {zone, ""};

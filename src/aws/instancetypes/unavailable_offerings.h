@@ -44,7 +44,7 @@ class UnavailableOfferings {
  private:
   using Key = std::tuple<std::string, std::string, std::string>;
   struct Entry {
-    TimePoint expires;
+    MonoTime expires;
     std::string reason;
   };
   // Drops expired entries (bumping the sequence number when any went). Needs mutex_.

@@ -44,7 +44,10 @@ std::string LaunchTemplateName(const LaunchTemplateInput& input) {
 }
 
 LaunchTemplates::LaunchTemplates(Ec2Api& ec2, std::string cluster_name, const Clock& clock)
-    : ec2_(ec2), cluster_name_(std::move(cluster_name)), clock_(clock), started_(clock.Now()) {}
+    : ec2_(ec2),
+      cluster_name_(std::move(cluster_name)),
+      clock_(clock),
+      started_(clock.Monotonic()) {}
 
 Result<std::string> LaunchTemplates::Ensure(LaunchTemplateInput input,
                                             std::string_view node_class) {
@@ -52,12 +55,12 @@ Result<std::string> LaunchTemplates::Ensure(LaunchTemplateInput input,
   input.tags[std::string(kTagNodeClass)] = std::string(node_class);
   input.name = LaunchTemplateName(input);
   if (const auto known = last_used_.find(input.name); known != last_used_.end()) {
-    known->second = clock_.Now();
+    known->second = clock_.Monotonic();
     return input.name;
   }
   Result<LaunchTemplate> created = ec2_.CreateLaunchTemplate(input);
   if (!created.ok() && created.error().reason != kAlreadyExists) return created.error();
-  last_used_[input.name] = clock_.Now();
+  last_used_[input.name] = clock_.Monotonic();
   return input.name;
 }
 
@@ -71,7 +74,7 @@ Result<int> LaunchTemplates::DeleteForNodeClass(std::string_view node_class) {
 
 Result<int> LaunchTemplates::DeleteUnused(std::string_view node_class,
                                           std::chrono::milliseconds idle) {
-  const TimePoint cutoff = clock_.Now() - idle;
+  const MonoTime cutoff = clock_.Monotonic() - idle;
   return DeleteIf(node_class, [&](const std::string& name) {
     const auto used = last_used_.find(name);
     return (used == last_used_.end() ? started_ : used->second) <= cutoff;

@@ -51,8 +51,8 @@ class LaunchTemplates {
   Ec2Api& ec2_;
   const std::string cluster_name_;
   const Clock& clock_;
-  const TimePoint started_;
-  std::map<std::string, TimePoint, std::less<>> last_used_;  // the templates known to exist
+  const MonoTime started_;
+  std::map<std::string, MonoTime, std::less<>> last_used_;  // the templates known to exist
 };
 
 }  // namespace karpenter::aws

@@ -27,7 +27,7 @@ NodeClassController::NodeClassController(kube::Client& client, controllers::Clus
 
 Status NodeClassController::ReconcileAll() {
   std::vector<kube::Object> due;
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   cluster_.node_classes().ForEach([&](const kube::Object& object) {
     const auto seen = resolved_.find(kube::Name(object));
     if (seen == resolved_.end() || seen->second.generation != kube::Generation(object) ||
@@ -51,7 +51,7 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
       controllers::DecodeEC2NodeClass(object, &error);
   if (!node_class.has_value()) {
     // Remembered, so a bad object is reported once per change, not every round.
-    resolved_[name] = Resolved{kube::Generation(object), clock_.Now()};
+    resolved_[name] = Resolved{kube::Generation(object), clock_.Monotonic()};
     return Error(fmt::format("EC2NodeClass {}: {}", name, error));
   }
   // The finalizer, and the hash of the spec that NodeClaims launched from it carry (drift).
@@ -96,7 +96,7 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
                                            {"securityGroups", status.security_groups.size()},
                                            {"amis", status.amis.size()}});
   }
-  resolved_[name] = Resolved{kube::Generation(object), clock_.Now()};
+  resolved_[name] = Resolved{kube::Generation(object), clock_.Monotonic()};
   Result<int> deleted = launch_templates_.DeleteUnused(name, resync_);
   if (!deleted.ok()) return Error("EC2NodeClass " + name + ": " + deleted.error().message);
   if (*deleted > 0) {

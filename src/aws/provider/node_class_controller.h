@@ -48,7 +48,7 @@ class NodeClassController {
   const std::chrono::milliseconds resync_;
   struct Resolved {
     int64_t generation = 0;
-    TimePoint at;
+    MonoTime at;
   };
   std::map<std::string, Resolved, std::less<>> resolved_;  // by name
 };

@@ -39,7 +39,7 @@ Error ImdsClient::Failed(std::string_view what, const Result<HttpResponse>& resp
 
 Result<std::string> ImdsClient::SessionToken() {
   std::lock_guard<std::mutex> lock(mutex_);
-  const TimePoint now = clock_.Now();
+  const MonoTime now = clock_.Monotonic();
   if (token_.has_value() && now < token_->renew_at) return token_->value;
   HttpRequest request;
   request.method = "PUT";

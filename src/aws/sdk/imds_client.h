@@ -38,7 +38,7 @@ class ImdsClient {
  private:
   struct Token {
     std::string value;
-    TimePoint renew_at;
+    MonoTime renew_at;
   };
 
   Result<std::string> SessionToken();

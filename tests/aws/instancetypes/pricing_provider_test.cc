@@ -98,7 +98,7 @@ TEST_F(PricingProviderTest, RefreshReadsThePricingApiAndTheSpotHistory) {
   // After a successful spot refresh EC2's answer is authoritative: no price elsewhere.
   EXPECT_FALSE(provider.SpotPrice("m5.large", "eu-west-3a").has_value());
   EXPECT_FALSE(provider.SpotPrice("m5.nonesuch", zone_).has_value());
-  EXPECT_EQ(provider.SpotUpdated(), virtual_clock_.Now());
+  EXPECT_EQ(provider.SpotUpdated(), virtual_clock_.Monotonic());
 }
 
 TEST_F(PricingProviderTest, RefreshesOnlyStaleDataAndKeepsOldPricesOnFailure) {
@@ -126,7 +126,7 @@ TEST_F(PricingProviderTest, RefreshesOnlyStaleDataAndKeepsOldPricesOnFailure) {
   server_.set_fail(false);
   ASSERT_THAT(provider.Refresh(), IsOk());
   EXPECT_EQ(server_.requests().size(), 5U);
-  EXPECT_EQ(provider.OnDemandUpdated(), virtual_clock_.Now());
+  EXPECT_EQ(provider.OnDemandUpdated(), virtual_clock_.Monotonic());
 }
 
 TEST_F(PricingProviderTest, AnIsolatedVpcNeverCallsThePricingApi) {
