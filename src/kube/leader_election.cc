@@ -48,12 +48,20 @@ Result<bool> LeaderElector::TryAcquireOrRenew() {
   Object& spec = lease["spec"];
   if (!spec.is_object()) spec = Object::object();
   const std::string holder = StringOr(spec, "holderIdentity");
-  const TimePoint now = clock_.Now();
-  if (holder != options_.identity && !holder.empty()) {
-    const std::optional<TimePoint> renewed = ParseTime(StringOr(spec, "renewTime"));
-    const auto duration = std::chrono::seconds(IntOr(spec, "leaseDurationSeconds", 15));
-    if (renewed && *renewed + duration > now) return false;  // held and not expired
+  const auto duration = std::chrono::seconds(IntOr(spec, "leaseDurationSeconds", 15));
+  // Another holder's Lease expires `duration` after this replica last saw it change, timed on this
+  // replica's monotonic clock: the replicas' wall clocks need not agree.
+  const MonoTime seen = clock_.Monotonic();
+  std::string record =
+      holder + "\n" + StringOr(spec, "renewTime") + "\n" + std::to_string(duration.count());
+  if (record != observed_record_) {
+    observed_record_ = std::move(record);
+    observed_at_ = seen;
   }
+  if (holder != options_.identity && !holder.empty() && seen < observed_at_ + duration) {
+    return false;  // held, and renewed within its duration as far as this replica saw
+  }
+  const TimePoint now = clock_.Now();
   const std::string now_text = FormatMicroTime(now);
   if (holder != options_.identity) {
     spec["holderIdentity"] = options_.identity;

@@ -1,8 +1,8 @@
 #pragma once
 // Leader election with a coordination.k8s.io/v1 Lease, so that of several controller replicas one
-// acts: the holder renews the Lease every `retry_period`; the others try as often and take over
-// once it has not been renewed for `lease_duration`. Optimistic concurrency (resourceVersion)
-// makes a takeover race safe: exactly one update wins.
+// acts: the holder renews the Lease every `renew_period`; the others try every `follower_period`
+// and take over once they have not seen it renewed for `lease_duration`. Optimistic concurrency
+// (resourceVersion) makes a takeover race safe: exactly one update wins.
 
 #include <chrono>
 #include <functional>
@@ -25,6 +25,7 @@ struct LeaderElectionOptions {
   std::chrono::milliseconds follower_period{250};
 };
 
+// One thread drives an elector (it keeps what it last saw of the Lease).
 class LeaderElector {
  public:
   LeaderElector(Client& client, const Clock& clock, LeaderElectionOptions options);
@@ -51,6 +52,9 @@ class LeaderElector {
   Client& client_;
   const Clock& clock_;
   const LeaderElectionOptions options_;
+  // The Lease's holder, renewTime and duration as last read, and when they were first read so.
+  std::string observed_record_;
+  MonoTime observed_at_{};
 };
 
 }  // namespace karpenter::kube

@@ -130,6 +130,7 @@ TEST_F(LeaderElectionTest, RenewalKeepsTheLeaseAcrossManyDurations) {
 
 TEST_F(LeaderElectionTest, TakesOverOnceTheLeaseExpires) {
   ASSERT_TRUE(Leads(a_));
+  EXPECT_FALSE(Leads(b_));  // b sees the Lease from now on
   clock_.Advance(seconds(14));
   EXPECT_FALSE(Leads(b_));
   clock_.Advance(seconds(1));  // 15s since a last renewed
@@ -154,10 +155,39 @@ TEST_F(LeaderElectionTest, LeaseDurationOfTheHolderCounts) {
   long_lease.lease_duration = seconds(60);
   LeaderElector slow(client_, clock_, long_lease);
   ASSERT_TRUE(Leads(slow));
+  EXPECT_FALSE(Leads(b_));
   clock_.Advance(seconds(30));
   // b's own duration is 15s, but the Lease says 60.
   EXPECT_FALSE(Leads(b_));
   clock_.Advance(seconds(30));
+  EXPECT_TRUE(Leads(b_));
+}
+
+// Expiry is timed from when a follower saw the Lease last change, on its monotonic clock: neither a
+// renewTime written by a clock far behind nor the follower's own wall clock stepping matters.
+TEST_F(LeaderElectionTest, ExpiryIsTimedFromWhenTheFollowerSawTheLeaseChange) {
+  VirtualClock behind(kStart - std::chrono::hours(1));  // the holder's wall clock is an hour late
+  LeaderElector late(client_, behind, Options("late"));
+  ASSERT_TRUE(Leads(late));
+  EXPECT_FALSE(Leads(b_));  // its renewTime is an hour old by b's wall clock; b just saw it
+  clock_.Set(clock_.Now() - std::chrono::hours(2));  // b's wall clock is stepped back
+  clock_.Advance(seconds(14));
+  behind.Advance(seconds(14));
+  EXPECT_FALSE(Leads(b_));
+  EXPECT_TRUE(Leads(late));  // renewed: b times afresh from when it sees this
+  clock_.Advance(seconds(1));
+  EXPECT_FALSE(Leads(b_));
+  clock_.Advance(seconds(14));
+  EXPECT_FALSE(Leads(b_));
+  clock_.Advance(seconds(1));
+  EXPECT_TRUE(Leads(b_));  // 15 s since b saw the last renewal
+}
+
+TEST_F(LeaderElectionTest, SomeoneWhoNeverSawTheLeaseWaitsAFullDuration) {
+  ASSERT_TRUE(Leads(a_));
+  clock_.Advance(seconds(60));  // long unrenewed, but b has only just looked
+  EXPECT_FALSE(Leads(b_));
+  clock_.Advance(seconds(15));
   EXPECT_TRUE(Leads(b_));
 }
 
@@ -193,9 +223,11 @@ TEST_F(LeaderElectionTest, RacingCreatesMakeOneLeader) {
 
 TEST_F(LeaderElectionTest, RacingTakeoversMakeOneLeader) {
   ASSERT_TRUE(Leads(a_));
-  clock_.Advance(seconds(20));  // a stopped renewing: the Lease expired
   InterleavingClient racing(client_);
   LeaderElector c(racing, clock_, Options("c"));
+  EXPECT_FALSE(Leads(b_));
+  EXPECT_FALSE(Leads(c));
+  clock_.Advance(seconds(20));  // a stopped renewing: the Lease expired
   // c and b both read the expired Lease; b writes first, so c's write is stale.
   bool b_leads = false;
   racing.before_write = [&] { b_leads = Leads(b_); };
@@ -212,6 +244,7 @@ TEST_F(LeaderElectionTest, RacingTakeoversMakeOneLeader) {
 
 TEST_F(LeaderElectionTest, ARenewalRacingATakeoverKeepsOneLeader) {
   ASSERT_TRUE(Leads(a_));
+  EXPECT_FALSE(Leads(b_));
   clock_.Advance(seconds(16));
   InterleavingClient racing(client_);
   LeaderElector a(racing, clock_, Options("a"));
