@@ -111,9 +111,18 @@ int RunEndToEnd(const EndToEndArgs& args) {
 
   const std::string log = std::filesystem::temp_directory_path() /
                           ("karpenter-bench-e2e-" + std::to_string(getpid()) + ".log");
+  // The controller runs as the chart runs it: the identity scripts/testenv/identity gave the
+  // cluster of the kubeconfig (in its folder).
+  Result<support::ChartIdentity> identity =
+      support::ReadChartIdentity(std::filesystem::absolute(args.kubeconfig).parent_path().string());
+  if (!identity.ok()) return Fail(identity.error().message);
   support::ControllerProcess controller(
       args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary,
-      support::SimControllerArgs(args.kubeconfig), log);
+      support::SimControllerArgs(*identity), log, identity->env);
+  if (Status leading = support::AwaitLeadership(controller, std::chrono::seconds(60));
+      !leading.ok()) {
+    return Fail(leading.error().message);
+  }
   const auto started = std::chrono::steady_clock::now();
   for (const kube::Object& object : Workload(args.pods)) {
     if (Status applied = support::Apply(cluster, object); !applied.ok()) {

@@ -137,7 +137,10 @@ int main(int argc, char** argv) {
   auto* e2e_cmd = app.add_subcommand(
       "e2e", "Pending pods to Running on a test cluster, with our controller as a child process");
   e2e_cmd->add_option("--pods", e2e.pods, "Number of pods")->capture_default_str();
-  e2e_cmd->add_option("--kubeconfig", e2e.kubeconfig, "The test cluster (scripts/testenv/up)")
+  e2e_cmd
+      ->add_option("--kubeconfig", e2e.kubeconfig,
+                   "DIR/kubeconfig of a test cluster (scripts/testenv/up DIR); the controller "
+                   "runs as DIR/identity (scripts/testenv/identity)")
       ->required();
   e2e_cmd->add_option("--karpenter", e2e.karpenter_binary,
                       "The karpenter binary (default: beside this one)");

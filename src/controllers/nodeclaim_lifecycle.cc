@@ -12,6 +12,7 @@
 #include "controllers/conditions.h"
 #include "controllers/interruption.h"
 #include "controllers/node_taints.h"
+#include "controllers/owner_references.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -210,16 +211,11 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
     return kube::StringAt(owner, {"uid"}) == claim.metadata.uid;
   });
   if (!owned) {
-    owners.push_back({{"apiVersion", "karpenter.sh/v1"},
-                      {"kind", "NodeClaim"},
-                      {"name", name},
-                      {"uid", claim.metadata.uid},
-                      {"blockOwnerDeletion", true}});
+    owners.push_back(BlockingOwnerReference("NodeClaim", name, claim.metadata.uid));
   }
   kube::Object finalizers = kube::FinalizersWithout(*node, api::kFinalizerTermination);
   finalizers.push_back(std::string(api::kFinalizerTermination));
-  ASSIGN_OR_RETURN(
-      kube::Object patched,
+  Result<kube::Object> owned_node =
       client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
                     kube::Object{{"metadata",
                                   {{"labels", labels},
@@ -227,7 +223,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
                                    {"finalizers", finalizers},
                                    {"resourceVersion", std::string(kube::ResourceVersion(*node))}}},
                                  {"spec", {{"taints", api::Encode(taints)}}}},
-                    kube::Subresource::kNone));
+                    kube::Subresource::kNone);
+  if (!owned_node.ok()) return ExplainOwnerReferenceDenial(owned_node.error(), "nodeclaims");
   kube::Object conditions = ConditionsOf(object);
   SetCondition(conditions, api::kConditionRegistered, true, api::kConditionRegistered, "", now,
                claim.metadata.generation);

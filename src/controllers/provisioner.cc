@@ -14,6 +14,7 @@
 #include "controllers/nodeclass_hash.h"
 #include "controllers/nodepool_hash.h"
 #include "controllers/object_refs.h"
+#include "controllers/owner_references.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -201,15 +202,14 @@ Result<kube::Object> Provisioner::CreateNodeClaim(const provisioning::PlannedNod
           {"labels", labels},
           {"annotations", annotations},
           {"finalizers", {api::kFinalizerTermination}},
-          {"ownerReferences",
-           {{{"apiVersion", "karpenter.sh/v1"},
-             {"kind", "NodePool"},
-             {"name", planned.node_pool},
-             {"uid", std::string(kube::Uid(node_pool))},
-             {"blockOwnerDeletion", true}}}}}},
+          {"ownerReferences", kube::Object::array({BlockingOwnerReference(
+                                  "NodePool", planned.node_pool, kube::Uid(node_pool))})}}},
         {"spec", spec}};
     Result<kube::Object> created =
         client_.Create(kube::resources::kNodeClaims, claim, kube::WriteOptions{});
+    if (!created.ok() && created.error().status == 403) {
+      return ExplainOwnerReferenceDenial(created.error(), "nodepools");
+    }
     if (created.ok() || created.error().status != 409 || attempt == 3) return created;
   }
 }

@@ -159,19 +159,26 @@ class AwsE2E : public ControllerEndToEnd {
   }
 
   // The controller talks to EC2 through the fault proxy; this test's own clients do not.
+  // It runs as the chart runs it (the chart's ServiceAccount and environment), with the seeded
+  // account's cluster and queue, and the AWS endpoint and credentials IRSA would give it.
   void StartAwsController() {
-    for (const auto& [name, value] : environment_) setenv(name.c_str(), value.c_str(), 1);
-    setenv("AWS_ENDPOINT_URL", aws::testing::ReadMotoEndpoint("fault_endpoint").c_str(), 1);
+    Result<support::ChartIdentity> identity = support::ReadChartIdentity(KARPENTER_TESTENV_DIR);
+    ASSERT_THAT(identity, IsOk());
+    std::vector<std::string> env = identity->env;
+    for (const auto& [name, value] : environment_) support::SetVariable(env, name, value);
+    support::SetVariable(env, "AWS_ENDPOINT_URL", aws::testing::ReadMotoEndpoint("fault_endpoint"));
+    support::SetVariable(env, "CLUSTER_NAME", cluster_);
+    support::SetVariable(env, "INTERRUPTION_QUEUE", cluster_);
     const std::string log = ::testing::TempDir() + "aws-controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
     std::remove(log.c_str());
     controller_ = std::make_unique<support::ControllerProcess>(
         KARPENTER_BINARY,
-        std::vector<std::string>{"--kubeconfig", KARPENTER_TESTENV_KUBECONFIG, "--cloud-provider",
-                                 "aws", "--cluster-name", cluster_, "--interruption-queue",
-                                 cluster_, "--leader-elect=false", "--health-probe-port", "0"},
-        log);
+        std::vector<std::string>{"--kubeconfig", identity->kubeconfig, "--health-probe-port", "0"},
+        log, std::move(env));
+    Status leading = support::AwaitLeadership(*controller_, std::chrono::seconds(60));
+    ASSERT_THAT(leading, IsOk());
   }
 
   // Waits for `done`, registering the machines that boot meanwhile.

@@ -302,5 +302,77 @@ TEST_F(DisruptionE2E, DoNotDisruptPodKeepsItsNode) {
   EXPECT_EQ(NodeName(*still), keep_node);
 }
 
+// A NodeClaim's terminationGracePeriod bounds its drain: a pod that may not be evicted
+// (do-not-disrupt) is deleted once the period runs out, and the node goes.
+TEST_F(DisruptionE2E, TerminationGracePeriodDeletesWhatMayNotBeEvicted) {
+  Result<kube::Object> patched =
+      client_->Patch(kube::resources::kNodePools, "", "default", kube::PatchType::kMerge,
+                     {{"spec", {{"template", {{"spec", {{"terminationGracePeriod", "20s"}}}}}}}},
+                     kube::Subresource::kNone);
+  ASSERT_THAT(patched, IsOk());
+  CreateDeployment("keep", 1, "250m", {{std::string(api::kAnnotationDoNotDisrupt), "true"}});
+  ASSERT_TRUE(support::WaitFor([&] { return Ready("keep") == 1; }, seconds(180))) << State();
+  kube::Object keep;
+  for (kube::Object& pod : List(*client_, kube::resources::kPods, std::string(kNamespace))) {
+    if (kube::Label(pod, "app") == "keep") keep = std::move(pod);
+  }
+  ASSERT_FALSE(keep.is_null());
+  std::string claim;
+  for (const kube::Object& c : List(*client_, kube::resources::kNodeClaims)) {
+    if (Part(c, "status").value("nodeName", "") == NodeName(keep)) claim = kube::Name(c);
+  }
+  ASSERT_FALSE(claim.empty()) << State();
+  ASSERT_OK(client_->Delete(kube::resources::kNodeClaims, "", claim, {}));
+
+  // Held past an eviction round (do-not-disrupt), then deleted when the 20 s run out.
+  std::this_thread::sleep_for(seconds(5));
+  ASSERT_THAT(client_->Get(kube::resources::kPods, kNamespace, kube::Name(keep)), IsOk())
+      << "the do-not-disrupt pod went before the grace period ran out";
+  EXPECT_TRUE(support::WaitFor(
+      [&] {
+        Result<kube::Object> pod =
+            client_->Get(kube::resources::kPods, kNamespace, kube::Name(keep));
+        return !pod.ok() || kube::Uid(*pod) != kube::Uid(keep);
+      },
+      seconds(60)))
+      << State();
+  EXPECT_TRUE(support::WaitFor(
+      [&] { return !client_->Get(kube::resources::kNodeClaims, "", claim).ok(); }, seconds(60)))
+      << State();
+  EXPECT_NE(controller_->Log().find("terminationGracePeriod"), std::string::npos);
+}
+
+// A controller that dies between tainting a node for disruption and deleting its NodeClaim
+// leaves the node unschedulable; the next one to lead untaints it.
+TEST_F(DisruptionE2E, ARestartUntaintsANodeAPreviousRunLeftMarked) {
+  CreateDeployment("web", 2, "500m");
+  ASSERT_TRUE(support::WaitFor([&] { return Ready("web") == 2; }, seconds(180))) << State();
+  controller_->Kill();
+  const std::vector<kube::Object> nodes = SimNodes(*client_);
+  ASSERT_FALSE(nodes.empty());
+  const std::string node(kube::Name(nodes[0]));
+  kube::Object taints = Part(nodes[0], "spec").value("taints", kube::Object::array());
+  taints.push_back({{"key", std::string(api::kTaintDisrupted)}, {"effect", "NoSchedule"}});
+  Result<kube::Object> tainted =
+      client_->Patch(kube::resources::kNodes, "", node, kube::PatchType::kMerge,
+                     {{"spec", {{"taints", taints}}}}, kube::Subresource::kNone);
+  ASSERT_THAT(tainted, IsOk());
+
+  StartController();
+  const auto untainted = [&] {
+    Result<kube::Object> current = client_->Get(kube::resources::kNodes, "", node);
+    if (!current.ok()) return false;
+    for (const kube::Object& taint :
+         Part(*current, "spec").value("taints", kube::Object::array())) {
+      if (taint.value("key", "") == api::kTaintDisrupted) return false;
+    }
+    return true;
+  };
+  EXPECT_TRUE(support::WaitFor(untainted, seconds(60))) << State();
+  EXPECT_NE(controller_->Log().find("untainting a node a previous run left marked for disruption"),
+            std::string::npos)
+      << controller_->Log();
+}
+
 }  // namespace
 }  // namespace karpenter::integration

@@ -80,9 +80,10 @@ inline std::vector<std::string> EventMessages(kube::Client& client, const std::s
   return out;
 }
 
-// A test with the CRDs installed, a client, and `karpenter controller --cloud-provider sim` on
-// demand; the namespaces it uses, our NodePools, NodeClaims, EC2NodeClasses and simulated nodes
-// are removed before and after.
+// A test with the CRDs installed, a client (the admin's), and `karpenter controller
+// --cloud-provider sim` on demand, run as the chart runs it (support::SimControllerArgs); the
+// namespaces it uses, our NodePools, NodeClaims, EC2NodeClasses and simulated nodes are removed
+// before and after.
 class ControllerEndToEnd : public ::testing::Test {
  protected:
   explicit ControllerEndToEnd(std::vector<std::string> namespaces)
@@ -93,6 +94,9 @@ class ControllerEndToEnd : public ::testing::Test {
         support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
     ASSERT_THAT(client, IsOk());
     client_ = std::move(*client);
+    Result<support::ChartIdentity> identity = support::ReadChartIdentity(KARPENTER_TESTENV_DIR);
+    ASSERT_THAT(identity, IsOk());
+    identity_ = std::move(*identity);
     Status installed = support::InstallCrds(*client_, KARPENTER_SOURCE_DIR);
     ASSERT_THAT(installed, IsOk());
     Status clean = support::CleanUp(*client_, namespaces_);
@@ -116,11 +120,13 @@ class ControllerEndToEnd : public ::testing::Test {
                             ".log";
     std::remove(log.c_str());
     controller_ = std::make_unique<support::ControllerProcess>(
-        KARPENTER_BINARY, support::SimControllerArgs(KARPENTER_TESTENV_KUBECONFIG), log);
+        KARPENTER_BINARY, support::SimControllerArgs(identity_), log, identity_.env);
+    ASSERT_OK(support::AwaitLeadership(*controller_, std::chrono::seconds(60)));
   }
 
   const std::vector<std::string> namespaces_;
   std::unique_ptr<kube::Client> client_;
+  support::ChartIdentity identity_;  // the chart's ServiceAccount and environment
   std::unique_ptr<support::ControllerProcess> controller_;
 };
 

@@ -1,14 +1,17 @@
-// Two `karpenter controller` replicas against the test cluster: one leads, the other waits and
-// takes over when the leader dies.
+// Two `karpenter controller` replicas against the test cluster, each run as the chart runs it (the
+// chart's ServiceAccount, Role and Lease): one leads, the other waits and takes over when the
+// leader dies.
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <chrono>
+#include <memory>
 #include <regex>
 #include <string>
 
 #include "support/cluster.h"
+#include "support/matchers.h"
 
 namespace karpenter::integration {
 namespace {
@@ -16,13 +19,14 @@ namespace {
 using std::chrono::seconds;
 using std::chrono::steady_clock;
 
-std::vector<std::string> ReplicaArgs() {
-  std::vector<std::string> args = support::SimControllerArgs(KARPENTER_TESTENV_KUBECONFIG);
-  std::erase(args, "--leader-elect=false");
-  // A lease of its own, so no other test's controller competes.
-  args.insert(args.end(),
-              {"--leader-elect=true", "--leader-election-name", "karpenter-leader-election-test"});
-  return args;
+// A replica as the chart runs it: leader election on, the chart's Lease, under the chart's Role.
+std::unique_ptr<support::ControllerProcess> Replica(const std::string& log) {
+  Result<support::ChartIdentity> identity = support::ReadChartIdentity(KARPENTER_TESTENV_DIR);
+  EXPECT_THAT(identity, IsOk());
+  if (!identity.ok()) return nullptr;
+  std::remove(log.c_str());
+  return std::make_unique<support::ControllerProcess>(
+      KARPENTER_BINARY, support::SimControllerArgs(*identity), log, identity->env);
 }
 
 bool Leads(const support::ControllerProcess& replica) {
@@ -39,11 +43,13 @@ int HealthPort(const support::ControllerProcess& replica) {
 
 TEST(LeaderElection, SecondReplicaWaitsThenTakesOverWithinTheLeaseDuration) {
   const std::string dir = ::testing::TempDir();
-  std::remove((dir + "leader-a.log").c_str());
-  std::remove((dir + "leader-b.log").c_str());
-  support::ControllerProcess a(KARPENTER_BINARY, ReplicaArgs(), dir + "leader-a.log");
+  const std::unique_ptr<support::ControllerProcess> replica_a = Replica(dir + "leader-a.log");
+  ASSERT_NE(replica_a, nullptr);
+  support::ControllerProcess& a = *replica_a;
+  // A Lease left by an earlier test's killed controller expires within its 15 s.
   ASSERT_TRUE(support::WaitFor([&] { return Leads(a); }, seconds(30))) << a.Log();
-  support::ControllerProcess b(KARPENTER_BINARY, ReplicaArgs(), dir + "leader-b.log");
+  const std::unique_ptr<support::ControllerProcess> replica_b = Replica(dir + "leader-b.log");
+  support::ControllerProcess& b = *replica_b;
   ASSERT_TRUE(support::WaitFor(
       [&] { return b.Log().find("waiting for leadership") != std::string::npos; }, seconds(30)))
       << b.Log();
@@ -64,16 +70,17 @@ TEST(LeaderElection, SecondReplicaWaitsThenTakesOverWithinTheLeaseDuration) {
       support::WaitFor([&] { return Leads(b); }, seconds(30), std::chrono::milliseconds(100)))
       << b.Log();
   const double takeover = std::chrono::duration<double>(steady_clock::now() - died).count();
-  // The lease lasts 15 s from its last renewal (at most 1 s before the death); the follower
-  // retries every 250 ms.
-  EXPECT_LE(takeover, 15.5) << "took over after " << takeover << " s";
+  // The follower times the lease's 15 s from when it saw the last renewal (before the death; it
+  // looks every 250 ms), and looks again within 250 ms of the expiry: the bound is a property of
+  // the protocol, with a second to spare for a loaded machine.
+  EXPECT_LE(takeover, 16.5) << "took over after " << takeover << " s";
   RecordProperty("takeover_seconds", std::to_string(takeover));
 
   // A graceful stop releases the lease, so a new replica leads at once.
   EXPECT_EQ(b.Stop(), 0);
-  support::ControllerProcess c(KARPENTER_BINARY, ReplicaArgs(), dir + "leader-c.log");
+  const std::unique_ptr<support::ControllerProcess> c = Replica(dir + "leader-c.log");
   const auto started = steady_clock::now();
-  ASSERT_TRUE(support::WaitFor([&] { return Leads(c); }, seconds(10))) << c.Log();
+  ASSERT_TRUE(support::WaitFor([&] { return Leads(*c); }, seconds(10))) << c->Log();
   EXPECT_LT(std::chrono::duration<double>(steady_clock::now() - started).count(), 5.0);
 }
 

@@ -112,10 +112,43 @@ bool WaitFor(const std::function<bool()>& done, milliseconds timeout, millisecon
   }
 }
 
+Result<ChartIdentity> ReadChartIdentity(const std::string& testenv_dir, const std::string& name) {
+  const std::string dir = testenv_dir + "/" + name + "/";
+  std::ifstream env(dir + "env");
+  if (!env || !std::ifstream(dir + "kubeconfig")) {
+    return Error(dir + ": missing; run scripts/testenv/identity " + testenv_dir +
+                 " REPO (ctest runs it as the testenv_identity fixture)");
+  }
+  ChartIdentity identity{dir + "kubeconfig", {}};
+  for (std::string line; std::getline(env, line);) {
+    if (line.find('=') == std::string::npos) return Error(dir + "env: not NAME=VALUE: " + line);
+    identity.env.push_back(line);
+  }
+  return identity;
+}
+
+void SetVariable(std::vector<std::string>& env, std::string_view name, std::string_view value) {
+  const std::string entry = std::string(name) + "=" + std::string(value);
+  for (std::string& variable : env) {
+    if (variable.size() > name.size() && variable.compare(0, name.size(), name) == 0 &&
+        variable[name.size()] == '=') {
+      variable = entry;
+      return;
+    }
+  }
+  env.push_back(entry);
+}
+
 ControllerProcess::ControllerProcess(const std::string& binary, std::vector<std::string> args,
-                                     std::string log_path)
+                                     std::string log_path,
+                                     std::optional<std::vector<std::string>> env)
     : log_path_(std::move(log_path)) {
   args.insert(args.begin(), {"karpenter", "controller"});
+  std::vector<char*> envp;
+  if (env) {
+    for (std::string& variable : *env) envp.push_back(variable.data());
+    envp.push_back(nullptr);
+  }
   pid_ = fork();
   if (pid_ == 0) {
     const int log = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
@@ -126,7 +159,11 @@ ControllerProcess::ControllerProcess(const std::string& binary, std::vector<std:
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
+    if (env) {
+      execve(binary.c_str(), argv.data(), envp.data());
+    } else {
+      execv(binary.c_str(), argv.data());
+    }
     _exit(127);
   }
 }
@@ -197,9 +234,17 @@ std::string ControllerProcess::Log() const {
   return std::string((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
 }
 
-std::vector<std::string> SimControllerArgs(const std::string& kubeconfig) {
-  return {"--kubeconfig",        kubeconfig, "--cloud-provider", "sim", "--leader-elect=false",
-          "--health-probe-port", "0"};
+std::vector<std::string> SimControllerArgs(const ChartIdentity& identity) {
+  return {"--kubeconfig", identity.kubeconfig,   "--cloud-provider",
+          "sim",          "--health-probe-port", "0"};
+}
+
+Status AwaitLeadership(const ControllerProcess& controller, milliseconds timeout) {
+  if (WaitFor([&] { return controller.Log().find("acquired leadership") != std::string::npos; },
+              timeout)) {
+    return {};
+  }
+  return Error("the controller did not acquire leadership in time; its log:\n" + controller.Log());
 }
 
 Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,10 +33,28 @@ Status Apply(kube::Client& client, const kube::Object& object);
 bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout,
              std::chrono::milliseconds poll = std::chrono::milliseconds(500));
 
-// `karpenter controller` with `args` (the binary at `binary`), its output going to `log_path`.
+// How charts/karpenter runs the controller, given to a test cluster by scripts/testenv/identity: a
+// kubeconfig with a token of the chart's ServiceAccount, and the environment the rendered
+// Deployment gives the controller's container.
+struct ChartIdentity {
+  std::string kubeconfig;
+  std::vector<std::string> env;  // NAME=VALUE
+};
+// Reads DIR/`name` of the test cluster DIR (the script writes "identity" and "identity-denied"); an
+// error says to run the script.
+Result<ChartIdentity> ReadChartIdentity(const std::string& testenv_dir,
+                                        const std::string& name = "identity");
+// Sets `name` in an environment of NAME=VALUE entries, replacing its value if present (getenv reads
+// the first entry of a name).
+void SetVariable(std::vector<std::string>& env, std::string_view name, std::string_view value);
+
+// `karpenter controller` with `args` (the binary at `binary`), its output going to `log_path`. With
+// `env`, the process gets that environment and nothing else (as a container does); without, this
+// process's.
 class ControllerProcess {
  public:
-  ControllerProcess(const std::string& binary, std::vector<std::string> args, std::string log_path);
+  ControllerProcess(const std::string& binary, std::vector<std::string> args, std::string log_path,
+                    std::optional<std::vector<std::string>> env = std::nullopt);
   ~ControllerProcess();  // stops it (SIGTERM, then SIGKILL)
   ControllerProcess(const ControllerProcess&) = delete;
   ControllerProcess& operator=(const ControllerProcess&) = delete;
@@ -56,9 +75,15 @@ class ControllerProcess {
   std::string log_path_;
 };
 
-// The arguments of a controller on `kubeconfig`'s cluster with the simulated cloud, no leader
-// election and a free health port.
-std::vector<std::string> SimControllerArgs(const std::string& kubeconfig);
+// The arguments of a controller run as the chart runs it (with `identity.env` as its environment),
+// from outside the cluster: the identity's kubeconfig where a pod would use its mounted token, the
+// simulated cloud (kwok plays its machines' kubelets), and a free health port where the chart's
+// would clash between replicas on one host. Everything else, leader election included, comes from
+// the chart's environment.
+std::vector<std::string> SimControllerArgs(const ChartIdentity& identity);
+// Waits (up to `timeout`) until `controller` says it leads: with the chart's leader election on, a
+// controller started after another one was killed waits for the Lease to expire first.
+Status AwaitLeadership(const ControllerProcess& controller, std::chrono::milliseconds timeout);
 
 // Deletes NodePools, NodeClaims (releasing their finalizers), EC2NodeClasses, the Nodes of the
 // simulated cloud and of EC2 and the given namespaces, and waits (up to two minutes) until they are
