@@ -122,16 +122,6 @@ InstanceTypeInfo ReadInstanceType(const XmlElement& element) {
   return info;
 }
 
-std::vector<std::string> VolumeIds(const XmlElement& instance) {
-  std::vector<std::string> ids;
-  for (const XmlElement& mapping : instance.Items("blockDeviceMapping")) {
-    if (std::string id = mapping.Child("ebs").Text("volumeId"); !id.empty()) {
-      ids.push_back(std::move(id));
-    }
-  }
-  return ids;
-}
-
 Instance ReadInstance(const XmlElement& element) {
   std::string lifecycle = element.Text("instanceLifecycle");
   if (lifecycle.empty()) lifecycle = CapacityTypeName(CapacityType::kOnDemand);
@@ -145,8 +135,7 @@ Instance ReadInstance(const XmlElement& element) {
                   .launch_time = ParseTime(launch_time),
                   .tags = ReadTags(element),
                   .lifecycle = std::move(lifecycle),
-                  .private_dns_name = element.Text("privateDnsName"),
-                  .volume_ids = VolumeIds(element)};
+                  .private_dns_name = element.Text("privateDnsName")};
 }
 
 }  // namespace

@@ -194,7 +194,6 @@ struct Instance {
   Ec2Tags tags;
   std::string lifecycle;  // "on-demand" or "spot" (EC2 omits it for on-demand)
   std::string private_dns_name;
-  std::vector<std::string> volume_ids;  // of its EBS volumes
 };
 
 struct InstanceStateChange {

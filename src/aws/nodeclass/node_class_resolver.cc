@@ -182,21 +182,22 @@ Status OfferAliasImages(SsmApi& ssm, Ec2Api& ec2, std::string_view kubernetes_ve
                      "or latest; windows2019, windows2022, windows2025 with latest)",
                  400, std::string(kNotFound)};
   }
-  std::vector<std::string> names;
-  names.reserve(parameters.size());
-  for (const AliasParameter& parameter : parameters) names.push_back(parameter.name);
-  Result<SsmParameters> values = ssm.GetParameters(names);
-  if (!values.ok()) return TermError(where, term, values.error());
-  // Which parameters name each image (one image may serve several variants).
+  // Which parameters name each image (one image may serve several variants). One GetParameter
+  // each: the controller policy grants ssm:GetParameter, not GetParameters (upstream-reference
+  // §14, statement 7); a parameter not published for this version is skipped.
   std::map<std::string, std::vector<const AliasParameter*>> by_image;
   for (const AliasParameter& parameter : parameters) {
-    auto value = values->values.find(parameter.name);
-    if (value != values->values.end()) by_image[value->second].push_back(&parameter);
+    Result<std::string> value = ssm.GetParameter(parameter.name);
+    if (value.ok()) {
+      by_image[*value].push_back(&parameter);
+    } else if (value.error().reason != kParameterNotFound) {
+      return TermError(where, term, value.error());
+    }
   }
   if (by_image.empty()) {
     return Error{where + ".alias \"" + term.alias + "\": no AMI is published for Kubernetes " +
                      std::string(kubernetes_version) +
-                     " (none of the SSM parameters exists, e.g. " + names.front() + ")",
+                     " (none of the SSM parameters exists, e.g. " + parameters.front().name + ")",
                  404, std::string(kNotFound)};
   }
   std::vector<std::string> ids;
@@ -226,7 +227,7 @@ Status OfferSelectedImages(SsmApi& ssm, Ec2Api& ec2, const std::string& where,
     Result<std::string> id = ssm.GetParameter(term.ssm_parameter);
     if (id.ok()) {
       ids.push_back(*id);
-    } else if (id.error().reason != "ParameterNotFound") {
+    } else if (id.error().reason != kParameterNotFound) {
       return TermError(where, term, id.error());
     }
   }
@@ -372,6 +373,7 @@ std::string NodeClassResolver::InstanceProfileName(const api::EC2NodeClass& node
 IamTags NodeClassResolver::InstanceProfileTags(const api::EC2NodeClass& node_class) const {
   IamTags tags(node_class.spec.tags.begin(), node_class.spec.tags.end());
   tags["kubernetes.io/cluster/" + options_.cluster_name] = "owned";
+  tags["eks:eks-cluster-name"] = options_.cluster_name;
   tags["karpenter.sh/managed-by"] = options_.cluster_name;
   tags[std::string(api::kLabelNodeClass)] = node_class.metadata.name;
   tags[std::string(api::kLabelRegion)] = options_.region;
@@ -427,13 +429,14 @@ Result<std::string> NodeClassResolver::ResolveInstanceProfile(const api::EC2Node
     }
   }
 
-  IamTags missing;
-  for (const auto& [key, value] : tags) {
-    auto found = profile.tags.find(key);
-    if (found == profile.tags.end() || found->second != value) missing[key] = value;
-  }
-  if (!missing.empty()) {
-    Status tagged = iam_.TagInstanceProfile(name, missing);
+  // Any tag missing or changed: all of them again, as the scoped policy wants the ownership tags
+  // in the request of every TagInstanceProfile (upstream-reference §14, statement 11).
+  const bool stale = std::any_of(tags.begin(), tags.end(), [&](const auto& tag) {
+    const auto found = profile.tags.find(tag.first);
+    return found == profile.tags.end() || found->second != tag.second;
+  });
+  if (stale) {
+    Status tagged = iam_.TagInstanceProfile(name, tags);
     if (!tagged.ok()) return failed("tagging", tagged.error());
   }
 

@@ -21,6 +21,7 @@ namespace {
 
 constexpr std::string_view kTagNodePool = "karpenter.sh/nodepool";
 constexpr std::string_view kTagNodeClaim = "karpenter.sh/nodeclaim";
+constexpr std::string_view kTagName = "Name";  // what the EC2 console shows
 constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
 constexpr std::string_view kInstanceNotFound = "InvalidInstanceID.NotFound";
 constexpr std::string_view kLaunchTemplateNotFound = "InvalidLaunchTemplateName.NotFoundException";
@@ -357,8 +358,9 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
       input.instance_profile = node_class.status.instance_profile;
       input.security_group_ids = security_groups;
       input.user_data_base64 = EncodeBase64(*user_data);
-      input.tags = Ec2Tags(node_class.spec.tags.begin(), node_class.spec.tags.end());
-      input.tags[ClusterTag(options_.cluster_name)] = "owned";
+      // The launch's ownership tags (the node pool's among them), as the scoped controller policy
+      // requires of CreateLaunchTemplate: one template per node pool, as upstream.
+      input.tags = OwnershipTags(node_claim, node_class);
       input.metadata = node_class.spec.metadata_options;
       Result<std::string> name =
           launch_templates_.Ensure(std::move(input), node_class.metadata.name);
@@ -462,7 +464,6 @@ Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
   instance.subnet_id = launched.subnet_id;
   instance.lifecycle = launched.lifecycle.empty() ? launch.plan.capacity_type : launched.lifecycle;
   instance.tags = tags;
-  instance.tags[std::string(kTagNodeClaim)] = launch.node_claim->metadata.name;
   double price = 0;
   for (const LaunchCandidate& candidate : launch.plan.candidates) {
     if (candidate.instance_type->name == launched.instance_type &&
@@ -473,24 +474,27 @@ Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
       break;
     }
   }
-  // The private DNS name (the Node's name), launch time and volumes come from EC2.
-  std::vector<std::string> tagged = {instance.instance_id};
+  // The private DNS name (the Node's name) and the launch time come from EC2.
   if (const auto found = described.find(instance.instance_id); found != described.end()) {
     instance.private_dns_name = found->second.private_dns_name;
     instance.launch_time = found->second.launch_time;
     if (!found->second.image_id.empty()) instance.image_id = found->second.image_id;
     if (!found->second.zone.empty()) instance.zone = found->second.zone;
-    tagged.insert(tagged.end(), found->second.volume_ids.begin(), found->second.volume_ids.end());
   }
   // The instance is its NodeClaim's once tagged so. Left untagged, no NodeClaim claims it and
-  // garbage collection terminates it.
-  if (Status status =
-          ec2_.CreateTags(tagged, {{std::string(kTagNodeClaim), launch.node_claim->metadata.name}});
-      !status.ok()) {
+  // garbage collection terminates it. Only the instance, and only these two keys: what the scoped
+  // controller policy allows after launch (docs/upstream-reference.md §14, statement 4); its
+  // volumes carry the launch's tags already.
+  Ec2Tags claim_tags = {{std::string(kTagNodeClaim), launch.node_claim->metadata.name}};
+  if (!instance.private_dns_name.empty() && !tags.contains(std::string(kTagName))) {
+    claim_tags[std::string(kTagName)] = instance.private_dns_name;
+  }
+  if (Status status = ec2_.CreateTags({instance.instance_id}, claim_tags); !status.ok()) {
     return Error(fmt::format("{}: tagging instance {}: {}", launch.user, instance.instance_id,
                              status.error().message),
                  status.error().status, status.error().reason);
   }
+  instance.tags.insert(claim_tags.begin(), claim_tags.end());
   cloud::Instance out =
       ToCloudInstance(instance, launch.FindType(instance.instance_type), launch.node_claim, price);
   out.taints = launch.registration_taints;

@@ -261,7 +261,8 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTa
     EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodeclaim", batch[i]->metadata.name))) << id;
     EXPECT_THAT(tags, Contains(Pair("kubernetes.io/cluster/" + cluster_name_, "owned"))) << id;
     EXPECT_THAT(tags, Contains(Pair("karpenter.sh/nodepool", "default"))) << id;
-    EXPECT_FALSE(described->front().volume_ids.empty()) << id;
+    // Tagged after launch with the NodeClaim's name and, for the console, the Node's.
+    EXPECT_THAT(tags, Contains(Pair("Name", described->front().private_dns_name))) << id;
   }
 
   // Launched already: the same instances, no new request.
