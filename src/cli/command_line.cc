@@ -3,20 +3,23 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
 #include "cli/controller_command.h"
+#include "cli/iam_command.h"
 #include "cli/plan_command.h"
 #include "cli/simulate_command.h"
 #include "cli/validate_command.h"
 #include "cli/version.h"
+#include "common/duration.h"
 
 namespace karpenter::cli {
 namespace {
 
-constexpr std::array<std::string_view, 4> kCommands = {"controller", "plan", "simulate",
+constexpr std::array<std::string_view, 5> kCommands = {"controller", "iam", "plan", "simulate",
                                                        "validate"};
 
 std::vector<std::string> SplitCommas(const std::string& text) {
@@ -27,6 +30,21 @@ std::vector<std::string> SplitCommas(const std::string& text) {
     if (!item.empty()) out.push_back(item);
   }
   return out;
+}
+
+// --catalog names a built-in catalog or a file; what the file holds is checked when it loads.
+std::string CheckCatalog(const std::string& value) {
+  const bool fake = value.starts_with("fake") && value.size() > 4 &&
+                    value.find_first_not_of("0123456789", 4) == std::string::npos;
+  if (value == "aws" || fake || std::filesystem::is_regular_file(value)) return "";
+  return "\"" + value + "\" is not aws, fake<N> or a catalog file";
+}
+
+std::string CheckPositiveDuration(const std::string& value) {
+  Result<Duration> duration = Duration::Parse(value, /*allow_never=*/false);
+  if (!duration.ok()) return "\"" + value + "\": " + duration.error().message;
+  if (duration->value().count() <= 0) return "\"" + value + "\" is not a positive duration";
+  return "";
 }
 
 int UsageError(std::ostream& err, std::string_view command, std::string_view message) {
@@ -70,10 +88,13 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       "plan", "Plan one provisioning pass for manifests (no files: a built-in example)");
   plan_cmd->add_option("files", plan.files, "Manifest files (YAML or JSON)");
   plan_cmd->add_option("--catalog", plan.catalog, "aws | fake400 | a catalog JSON file")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CheckCatalog);
   plan_cmd->add_option("--region", plan.region, "AWS region")->capture_default_str();
   plan_cmd->add_option("--zones", zones, "Comma-separated zones (default: all)");
-  plan_cmd->add_option("--output,-o", plan.output, "table | json")->capture_default_str();
+  plan_cmd->add_option("--output,-o", plan.output, "table | json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
 
   SimulateOptions simulate;
   auto* simulate_cmd = app.add_subcommand(
@@ -86,20 +107,72 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   simulate_cmd->add_option("--timeline", simulate.timeline,
                            "Timeline YAML: node groups and actions (scale, drain, interrupt, …)");
   simulate_cmd->add_option("--duration", simulate.duration, "Virtual time to simulate")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CheckPositiveDuration);
   simulate_cmd->add_option("--seed", simulate.seed, "Seed of every random choice")
       ->capture_default_str();
   simulate_cmd->add_option("--catalog", simulate.catalog, "aws | fake<N> | a catalog JSON file")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CheckCatalog);
   simulate_cmd->add_option("--region", simulate.region, "AWS region")->capture_default_str();
   simulate_cmd->add_option("--spot-prices", simulate.spot_prices, "Spot prices file (aws catalog)");
-  simulate_cmd->add_option("--output,-o", simulate.output, "text | json")->capture_default_str();
+  simulate_cmd->add_option("--output,-o", simulate.output, "text | json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
   simulate_cmd->add_option("--report", simulate.report, "Write a self-contained HTML report");
 
   std::vector<std::string> validate_files;
   auto* validate_cmd =
       app.add_subcommand("validate", "Validate NodePool, NodeClaim and EC2NodeClass manifests");
   validate_cmd->add_option("files", validate_files, "Manifest files")->required();
+
+  aws::iam::PolicyInputs iam;
+  auto* iam_cmd = app.add_subcommand(
+      "iam",
+      "The IAM the controller needs: its policy, its node role's aws-auth entry, a CloudFormation "
+      "template");
+  iam_cmd->require_subcommand(1);
+  auto* iam_policy_cmd = iam_cmd->add_subcommand(
+      "policy", "Print the controller policy (JSON), scoped to the cluster like upstream's");
+  auto* iam_aws_auth_cmd = iam_cmd->add_subcommand(
+      "aws-auth", "Print the aws-auth mapRoles entry that lets the node role's nodes join");
+  aws::iam::StackInputs stack;
+  bool irsa = false;
+  bool pod_identity = false;
+  auto* iam_cloudformation_cmd = iam_cmd->add_subcommand(
+      "cloudformation",
+      "Print a CloudFormation template: node role, controller policy, interruption queue and its "
+      "EventBridge rules, and with --irsa or --pod-identity the controller role");
+  for (CLI::App* cmd : {iam_policy_cmd, iam_aws_auth_cmd, iam_cloudformation_cmd}) {
+    aws::iam::PolicyInputs& inputs = cmd == iam_cloudformation_cmd ? stack.policy : iam;
+    cmd->add_option("--cluster-name", inputs.cluster_name, "The EKS cluster")->required();
+    cmd->add_option("--account", inputs.account, "The AWS account ID (twelve digits)")->required();
+    cmd->add_option("--partition", inputs.partition, "aws | aws-cn | aws-us-gov")
+        ->capture_default_str();
+    cmd->add_option("--node-role", inputs.node_role,
+                    "The node role's name (default: KarpenterNodeRole-<cluster>)");
+    if (cmd == iam_aws_auth_cmd) continue;
+    cmd->add_option("--region", inputs.region, "The cluster's region")->required();
+    cmd->add_option("--interruption-queue", inputs.interruption_queue,
+                    cmd == iam_policy_cmd
+                        ? "The SQS queue of interruption events (settings.interruptionQueue)"
+                        : "The SQS queue to make (default: the cluster's name)");
+  }
+  auto* irsa_flag = iam_cloudformation_cmd->add_flag(
+      "--irsa", irsa, "Add the controller role, trusted by the cluster's OIDC provider (IRSA)");
+  iam_cloudformation_cmd
+      ->add_flag("--pod-identity", pod_identity,
+                 "Add the controller role, trusted by EKS Pod Identity")
+      ->excludes(irsa_flag);
+  iam_cloudformation_cmd->add_option("--oidc-provider", stack.oidc_provider,
+                                     "With --irsa: the cluster's OIDC issuer URL");
+  iam_cloudformation_cmd
+      ->add_option("--namespace", stack.namespace_, "With --irsa: the controller's namespace")
+      ->capture_default_str();
+  iam_cloudformation_cmd
+      ->add_option("--service-account", stack.service_account,
+                   "With --irsa: the controller's ServiceAccount")
+      ->capture_default_str();
 
   // CLI11 takes the arguments last first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -122,6 +195,13 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
     return RunPlan(plan, out, err);
   }
   if (simulate_cmd->parsed()) return RunSimulate(simulate, out, err);
+  if (iam_policy_cmd->parsed()) return RunIamPolicy(iam, out, err);
+  if (iam_aws_auth_cmd->parsed()) return RunIamAwsAuth(iam, out, err);
+  if (iam_cloudformation_cmd->parsed()) {
+    if (irsa) stack.trust = aws::iam::ControllerTrust::kIrsa;
+    if (pod_identity) stack.trust = aws::iam::ControllerTrust::kPodIdentity;
+    return RunIamCloudFormation(stack, out, err);
+  }
   if (validate_cmd->parsed()) return RunValidate(validate_files, out, err);
   return kExitFailure;
 }

@@ -12,6 +12,7 @@
 #include "api/workload_pods.h"
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
+#include "cli/command_line.h"
 #include "provisioning/scheduler.h"
 
 namespace karpenter::cli {
@@ -183,7 +184,7 @@ void PrintTable(const provisioning::SchedulerResult& result, size_t pod_count, s
 int RunPlan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
   if (options.output != "table" && options.output != "json") {
     err << "error: --output: unknown format \"" << options.output << "\" (table or json)\n";
-    return 1;
+    return kExitUsage;
   }
   Cluster cluster;
   std::vector<std::string> errors;

@@ -10,6 +10,7 @@
 
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_scenario.h"
+#include "cli/command_line.h"
 #include "common/duration.h"
 #include "simulate/html_report.h"
 #include "simulate/inputs.h"
@@ -64,7 +65,7 @@ class ProgressBar {
 int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
   if (options.output != "text" && options.output != "json") {
     err << fmt::format("simulate: --output: \"{}\" is not text or json\n", options.output);
-    return 1;
+    return kExitUsage;
   }
   simulate::SimulationInput input;
   input.seed = options.seed;
@@ -73,7 +74,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   if (!duration.ok() || duration->value().count() <= 0) {
     err << fmt::format("simulate: --duration: \"{}\" is not a positive duration{}\n",
                        options.duration, duration.ok() ? "" : ": " + duration.error().message);
-    return 1;
+    return kExitUsage;
   }
   input.duration = duration->value();
 

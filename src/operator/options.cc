@@ -275,7 +275,8 @@ std::vector<Setting> Settings() {
       "The CA bundle that new nodes trust the API server with; when empty, the controller's own.",
       &Options::cluster_ca_bundle));
   settings.push_back(StringSetting("aws-region", {"AWS_REGION", "AWS_DEFAULT_REGION"}, "",
-                                   "The AWS region; when empty, the AWS client discovers it.",
+                                   "The AWS region; required with --cloud-provider=aws (in an EKS "
+                                   "pod, IRSA and Pod Identity set AWS_REGION).",
                                    &Options::aws_region));
   settings.push_back(BoolSetting("isolated-vpc", {"ISOLATED_VPC"}, false,
                                  "Assume that AWS services without a VPC endpoint are out of "

@@ -36,7 +36,7 @@ TEST(CommandLineTest, UnknownCommandNamesItselfAndIsAUsageError) {
   const Outcome outcome = RunArgs({"foo"});
   EXPECT_EQ(outcome.exit_code, kExitUsage);
   EXPECT_THAT(outcome.err, HasSubstr("unknown command \"foo\""));
-  EXPECT_THAT(outcome.err, HasSubstr("controller, plan, simulate, validate"));
+  EXPECT_THAT(outcome.err, HasSubstr("controller, iam, plan, simulate, validate"));
   EXPECT_EQ(outcome.out, "");
   // Not another command's help: `migrate` is not a command (yet), so `plan` after it is not run.
   const Outcome nested = RunArgs({"migrate", "plan", "--help"});
@@ -89,6 +89,50 @@ TEST(CommandLineTest, EachCommandHasItsOwnHelp) {
   const Outcome controller = RunArgs({"controller", "--help"});
   EXPECT_EQ(controller.exit_code, 0);
   EXPECT_THAT(controller.out, HasSubstr("--cluster-name"));
+}
+
+TEST(CommandLineTest, IamPolicyPrintsTheScopedPolicyAndRefusesBadInput) {
+  const Outcome policy =
+      RunArgs({"iam", "policy", "--cluster-name", "demo", "--region", "eu-west-1", "--account",
+               "111122223333", "--interruption-queue", "demo"});
+  EXPECT_EQ(policy.exit_code, 0) << policy.err;
+  EXPECT_THAT(policy.out, HasSubstr("\"Sid\": \"AllowScopedDeletion\""));
+  EXPECT_THAT(policy.out, HasSubstr("arn:aws:sqs:eu-west-1:111122223333:demo"));
+  const Outcome bad = RunArgs(
+      {"iam", "policy", "--cluster-name", "demo", "--region", "eu-west-1", "--account", "12"});
+  EXPECT_EQ(bad.exit_code, kExitUsage);
+  EXPECT_THAT(bad.err, HasSubstr("--account \"12\""));
+  EXPECT_EQ(bad.out, "");
+  const Outcome missing =
+      RunArgs({"iam", "policy", "--cluster-name", "demo", "--account", "111122223333"});
+  EXPECT_EQ(missing.exit_code, kExitUsage);
+  EXPECT_THAT(missing.err, HasSubstr("--region"));
+  const Outcome too_long = RunArgs({"iam", "policy", "--cluster-name", std::string(90, 'c'),
+                                    "--region", "eu-west-1", "--account", "111122223333"});
+  EXPECT_EQ(too_long.exit_code, kExitFailure);
+  EXPECT_THAT(too_long.err, HasSubstr("over IAM's limit of 6144"));
+  const Outcome bare = RunArgs({"iam"});
+  EXPECT_EQ(bare.exit_code, kExitUsage);
+  const Outcome auth = RunArgs({"iam", "aws-auth", "--cluster-name", "demo", "--account",
+                                "111122223333", "--partition", "aws-cn"});
+  EXPECT_EQ(auth.exit_code, 0) << auth.err;
+  EXPECT_THAT(auth.out,
+              HasSubstr("rolearn: arn:aws-cn:iam::111122223333:role/KarpenterNodeRole-demo"));
+}
+
+TEST(CommandLineTest, MalformedOptionValuesAreUsageErrors) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"simulate", "--output", "yaml"},
+                                             {"simulate", "--duration", "0s"},
+                                             {"simulate", "--duration", "soon"},
+                                             {"simulate", "--catalog", "/nonexistent/catalog.json"},
+                                             {"plan", "--output", "xml"},
+                                             {"plan", "--catalog", "fake"}}) {
+    const Outcome outcome = RunArgs(args);
+    EXPECT_EQ(outcome.exit_code, kExitUsage) << args[1] << " " << args[2] << ": " << outcome.err;
+    EXPECT_THAT(outcome.err, HasSubstr(args[1])) << args[1];
+    EXPECT_EQ(outcome.out, "");
+  }
 }
 
 TEST(CommandLineTest, VersionComesFromTheRepository) {

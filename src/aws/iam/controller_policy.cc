@@ -1,0 +1,203 @@
+#include "aws/iam/controller_policy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+#include <vector>
+
+namespace karpenter::aws::iam {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+bool AllOf(std::string_view text, int (*accept)(int)) {
+  return std::all_of(text.begin(), text.end(),
+                     [&](char c) { return accept(static_cast<unsigned char>(c)) != 0; });
+}
+
+// Region names: lowercase words and digits joined by dashes, e.g. us-west-2, cn-north-1.
+bool LooksLikeRegion(std::string_view region) {
+  if (region.empty() || region.front() == '-' || region.back() == '-') return false;
+  return std::all_of(region.begin(), region.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+// The EC2 service principal and the partition's region prefix.
+std::string Ec2Principal(const PolicyInputs& inputs) {
+  return inputs.partition == "aws-cn" ? "ec2.amazonaws.com.cn" : "ec2.amazonaws.com";
+}
+
+Json Statement(std::string_view sid, std::vector<std::string> actions,
+               std::vector<std::string> resources, Json condition = Json()) {
+  Json statement = {{"Sid", sid}, {"Effect", "Allow"}};
+  statement["Action"] = std::move(actions);
+  if (resources.size() == 1) {
+    statement["Resource"] = resources.front();
+  } else {
+    statement["Resource"] = std::move(resources);
+  }
+  if (!condition.is_null()) statement["Condition"] = std::move(condition);
+  return statement;
+}
+
+}  // namespace
+
+Status Validate(const PolicyInputs& inputs, bool with_region) {
+  if (inputs.partition != "aws" && inputs.partition != "aws-cn" &&
+      inputs.partition != "aws-us-gov") {
+    return Error(fmt::format("--partition \"{}\": not a partition (aws, aws-cn or aws-us-gov)",
+                             inputs.partition));
+  }
+  if (with_region) {
+    if (!LooksLikeRegion(inputs.region)) {
+      return Error(
+          fmt::format("--region \"{}\": not a region name (e.g. us-west-2)", inputs.region));
+    }
+    const bool china = inputs.region.rfind("cn-", 0) == 0;
+    const bool gov = inputs.region.rfind("us-gov-", 0) == 0;
+    if (china != (inputs.partition == "aws-cn") || gov != (inputs.partition == "aws-us-gov")) {
+      return Error(fmt::format("--region {}: not in partition {} (--partition)", inputs.region,
+                               inputs.partition));
+    }
+  }
+  if (inputs.account.size() != 12 || !AllOf(inputs.account, ::isdigit)) {
+    return Error(
+        fmt::format("--account \"{}\": an AWS account ID is twelve digits", inputs.account));
+  }
+  // Cluster, queue and role names end up in ARNs and condition keys: no room for surprises.
+  auto plain = [](std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+    });
+  };
+  if (!plain(inputs.cluster_name) || inputs.cluster_name.size() > 100) {
+    return Error(fmt::format(
+        "--cluster-name \"{}\": an EKS cluster name is 1-100 letters, digits, -, _ or .",
+        inputs.cluster_name));
+  }
+  if (!inputs.interruption_queue.empty() &&
+      (!plain(inputs.interruption_queue) || inputs.interruption_queue.size() > 80)) {
+    return Error(fmt::format(
+        "--interruption-queue \"{}\": an SQS queue name is 1-80 letters, digits, - or _",
+        inputs.interruption_queue));
+  }
+  if (!inputs.node_role.empty() && (!plain(inputs.node_role) || inputs.node_role.size() > 64)) {
+    return Error(
+        fmt::format("--node-role \"{}\": an IAM role name is 1-64 characters", inputs.node_role));
+  }
+  return {};
+}
+
+std::string NodeRoleName(const PolicyInputs& inputs) {
+  return inputs.node_role.empty() ? "KarpenterNodeRole-" + inputs.cluster_name : inputs.node_role;
+}
+
+Json ControllerPolicy(const PolicyInputs& inputs) {
+  const std::string& p = inputs.partition;
+  const std::string& r = inputs.region;
+  const std::string& c = inputs.cluster_name;
+  const std::string ec2 = fmt::format("arn:{}:ec2:{}", p, r);
+  const std::string owned_key = "kubernetes.io/cluster/" + c;
+  auto request_tags = [&] {
+    return Json{{"aws:RequestTag/" + owned_key, "owned"},
+                {"aws:RequestTag/eks:eks-cluster-name", c}};
+  };
+  auto ours = [&] {  // a resource we launched: cluster-owned, of a node pool
+    return Json{{"StringEquals", {{"aws:ResourceTag/" + owned_key, "owned"}}},
+                {"StringLike", {{"aws:ResourceTag/karpenter.sh/nodepool", "*"}}}};
+  };
+  const std::vector<std::string> launched = {
+      ec2 + ":*:fleet/*",           ec2 + ":*:instance/*",
+      ec2 + ":*:volume/*",          ec2 + ":*:network-interface/*",
+      ec2 + ":*:launch-template/*", ec2 + ":*:spot-instances-request/*"};
+
+  Json statements = Json::array();
+  statements.push_back(Statement(
+      "AllowScopedEC2InstanceAccessActions", {"ec2:RunInstances", "ec2:CreateFleet"},
+      {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*", ec2 + ":*:subnet/*"}));
+  statements.push_back(Statement("AllowScopedEC2LaunchTemplateAccessActions",
+                                 {"ec2:RunInstances", "ec2:CreateFleet"},
+                                 {ec2 + ":*:launch-template/*"}, ours()));
+  statements.push_back(
+      Statement("AllowScopedEC2InstanceActionsWithTags",
+                {"ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"}, launched,
+                Json{{"StringEquals", request_tags()},
+                     {"StringLike", {{"aws:RequestTag/karpenter.sh/nodepool", "*"}}}}));
+  Json creation = request_tags();
+  creation["ec2:CreateAction"] = {"RunInstances", "CreateFleet", "CreateLaunchTemplate"};
+  statements.push_back(
+      Statement("AllowScopedResourceCreationTagging", {"ec2:CreateTags"}, launched,
+                Json{{"StringEquals", std::move(creation)},
+                     {"StringLike", {{"aws:RequestTag/karpenter.sh/nodepool", "*"}}}}));
+  Json after_launch = ours();
+  after_launch["ForAllValues:StringEquals"] = {{"aws:TagKeys", {"karpenter.sh/nodeclaim", "Name"}}};
+  statements.push_back(Statement("AllowScopedResourceTagging", {"ec2:CreateTags"},
+                                 {ec2 + ":*:instance/*"}, std::move(after_launch)));
+  statements.push_back(Statement("AllowScopedDeletion",
+                                 {"ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"},
+                                 {ec2 + ":*:instance/*", ec2 + ":*:launch-template/*"}, ours()));
+  statements.push_back(Statement(
+      "AllowRegionalReadActions",
+      {"ec2:DescribeImages", "ec2:DescribeInstances", "ec2:DescribeInstanceTypeOfferings",
+       "ec2:DescribeInstanceTypes", "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups",
+       "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets"},
+      {"*"}, Json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
+  statements.push_back(Statement("AllowSSMReadActions", {"ssm:GetParameter"},
+                                 {fmt::format("arn:{}:ssm:{}::parameter/aws/service/*", p, r)}));
+  statements.push_back(Statement("AllowPricingReadActions", {"pricing:GetProducts"}, {"*"}));
+  if (!inputs.interruption_queue.empty()) {
+    statements.push_back(Statement(
+        "AllowInterruptionQueueActions",
+        {"sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"},
+        {fmt::format("arn:{}:sqs:{}:{}:{}", p, r, inputs.account, inputs.interruption_queue)}));
+  }
+  statements.push_back(
+      Statement("AllowPassingInstanceRole", {"iam:PassRole"},
+                {fmt::format("arn:{}:iam::{}:role/{}", p, inputs.account, NodeRoleName(inputs))},
+                Json{{"StringEquals", {{"iam:PassedToService", Ec2Principal(inputs)}}}}));
+  const std::string profiles = fmt::format("arn:{}:iam::{}:instance-profile/*", p, inputs.account);
+  Json profile_request = request_tags();
+  profile_request["aws:RequestTag/topology.kubernetes.io/region"] = r;
+  statements.push_back(Statement(
+      "AllowScopedInstanceProfileCreationActions", {"iam:CreateInstanceProfile"}, {profiles},
+      Json{{"StringEquals", profile_request},
+           {"StringLike", {{"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
+  Json profile_ours = {{"aws:ResourceTag/" + owned_key, "owned"},
+                       {"aws:ResourceTag/topology.kubernetes.io/region", r}};
+  Json tagging = profile_ours;
+  tagging.update(profile_request);
+  statements.push_back(Statement("AllowScopedInstanceProfileTagActions", {"iam:TagInstanceProfile"},
+                                 {profiles},
+                                 Json{{"StringEquals", std::move(tagging)},
+                                      {"StringLike",
+                                       {{"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass", "*"},
+                                        {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
+  statements.push_back(
+      Statement("AllowScopedInstanceProfileActions",
+                {"iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile",
+                 "iam:DeleteInstanceProfile"},
+                {profiles},
+                Json{{"StringEquals", std::move(profile_ours)},
+                     {"StringLike", {{"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
+  statements.push_back(
+      Statement("AllowInstanceProfileReadActions", {"iam:GetInstanceProfile"}, {profiles}));
+  statements.push_back(
+      Statement("AllowAPIServerEndpointDiscovery", {"eks:DescribeCluster"},
+                {fmt::format("arn:{}:eks:{}:{}:cluster/{}", p, r, inputs.account, c)}));
+  return Json{{"Version", "2012-10-17"}, {"Statement", std::move(statements)}};
+}
+
+std::string AwsAuthMapRoles(const PolicyInputs& inputs) {
+  return fmt::format(
+      "- groups:\n"
+      "  - system:bootstrappers\n"
+      "  - system:nodes\n"
+      "  rolearn: arn:{}:iam::{}:role/{}\n"
+      "  username: system:node:{{{{EC2PrivateDNSName}}}}\n",
+      inputs.partition, inputs.account, NodeRoleName(inputs));
+}
+
+}  // namespace karpenter::aws::iam
