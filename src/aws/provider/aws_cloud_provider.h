@@ -77,12 +77,12 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // for the NodeClaims left without an instance.
   std::vector<std::string> RecordFleetErrors(const PlannedLaunch& launch,
                                              const std::vector<FleetError>& errors);
-  // The launched instances as EC2 describes them (names, launch times, volumes), by ID; those it
-  // cannot describe yet are missing.
+  // The launched instances as EC2 describes them (names, launch times), by ID; those it cannot
+  // describe yet are missing.
   std::map<std::string, Instance, std::less<>> DescribeLaunched(
       std::span<const FleetInstance> launched);
-  // Gives `launched` (of a fleet whose tags were `tags`) to the launch's NodeClaim: tags it and its
-  // volumes with the NodeClaim, and returns it as controllers see it.
+  // Gives `launched` (of a fleet whose tags were `tags`) to the launch's NodeClaim: tags it with
+  // the NodeClaim (and its Name), and returns it as controllers see it.
   Result<cloud::Instance> ClaimInstance(
       const PlannedLaunch& launch, const FleetInstance& launched, const Ec2Tags& tags,
       const std::map<std::string, Instance, std::less<>>& described);
