@@ -11,9 +11,9 @@ int RunIamPolicy(const aws::iam::PolicyInputs& inputs, std::ostream& out, std::o
   }
   const nlohmann::ordered_json policy = aws::iam::ControllerPolicy(inputs);
   // IAM refuses a managed policy longer than this, counted without whitespace.
-  if (policy.dump().size() > aws::iam::kManagedPolicyMaxCharacters) {
-    err << "karpenter iam policy: the policy is " << policy.dump().size()
-        << " characters, over IAM's limit of " << aws::iam::kManagedPolicyMaxCharacters << "\n";
+  if (const size_t size = policy.dump().size(); size > aws::iam::kManagedPolicyMaxCharacters) {
+    err << "karpenter iam policy: the policy is " << size << " characters, over IAM's limit of "
+        << aws::iam::kManagedPolicyMaxCharacters << "\n";
     return kExitFailure;
   }
   out << policy.dump(2) << "\n";

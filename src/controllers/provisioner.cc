@@ -207,10 +207,10 @@ Result<kube::Object> Provisioner::CreateNodeClaim(const provisioning::PlannedNod
         {"spec", spec}};
     Result<kube::Object> created =
         client_.Create(kube::resources::kNodeClaims, claim, kube::WriteOptions{});
-    if (!created.ok() && created.error().status == 403) {
+    if (created.ok()) return created;
+    if (created.error().status != 409 || attempt == 3) {
       return ExplainOwnerReferenceDenial(created.error(), "nodepools");
     }
-    if (created.ok() || created.error().status != 409 || attempt == 3) return created;
   }
 }
 

@@ -59,7 +59,6 @@ Result<Json> CloudFormationTemplate(StackInputs inputs) {
 
   const std::string& p = policy.partition;
   const std::string& cluster = policy.cluster_name;
-  const std::string url_suffix = p == "aws-cn" ? "amazonaws.com.cn" : "amazonaws.com";
   Json resources;
   Json managed = Json::array();
   for (const char* name : {"AmazonEKS_CNI_Policy", "AmazonEKSWorkerNodePolicy",
@@ -74,7 +73,7 @@ Result<Json> CloudFormationTemplate(StackInputs inputs) {
                                        {{"Version", "2012-10-17"},
                                         {"Statement",
                                          {{{"Effect", "Allow"},
-                                           {"Principal", {{"Service", "ec2." + url_suffix}}},
+                                           {"Principal", {{"Service", "ec2." + UrlSuffix(p)}}},
                                            {"Action", "sts:AssumeRole"}}}}}},
                                       {"ManagedPolicyArns", std::move(managed)}}}};
   resources["KarpenterControllerPolicy"] = {

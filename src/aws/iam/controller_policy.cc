@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
 #include <string_view>
 #include <vector>
 
@@ -12,22 +10,19 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-bool AllOf(std::string_view text, int (*accept)(int)) {
-  return std::all_of(text.begin(), text.end(),
-                     [&](char c) { return accept(static_cast<unsigned char>(c)) != 0; });
+// Whether `text` is non-empty and made only of the characters in `allowed`.
+bool OnlyOf(std::string_view text, std::string_view allowed) {
+  return !text.empty() && text.find_first_not_of(allowed) == std::string_view::npos;
 }
+
+constexpr std::string_view kDigits = "0123456789";
+constexpr std::string_view kLower = "abcdefghijklmnopqrstuvwxyz";
+constexpr std::string_view kUpper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
 // Region names: lowercase words and digits joined by dashes, e.g. us-west-2, cn-north-1.
 bool LooksLikeRegion(std::string_view region) {
-  if (region.empty() || region.front() == '-' || region.back() == '-') return false;
-  return std::all_of(region.begin(), region.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-  });
-}
-
-// The EC2 service principal and the partition's region prefix.
-std::string Ec2Principal(const PolicyInputs& inputs) {
-  return inputs.partition == "aws-cn" ? "ec2.amazonaws.com.cn" : "ec2.amazonaws.com";
+  return OnlyOf(region, fmt::format("{}{}-", kLower, kDigits)) && region.front() != '-' &&
+         region.back() != '-';
 }
 
 Json Statement(std::string_view sid, std::vector<std::string> actions,
@@ -63,16 +58,13 @@ Status Validate(const PolicyInputs& inputs, bool with_region) {
                                inputs.partition));
     }
   }
-  if (inputs.account.size() != 12 || !AllOf(inputs.account, ::isdigit)) {
+  if (inputs.account.size() != 12 || !OnlyOf(inputs.account, kDigits)) {
     return Error(
         fmt::format("--account \"{}\": an AWS account ID is twelve digits", inputs.account));
   }
   // Cluster, queue and role names end up in ARNs and condition keys: no room for surprises.
-  auto plain = [](std::string_view name) {
-    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
-    });
-  };
+  const std::string name_characters = fmt::format("{}{}{}-_.", kLower, kUpper, kDigits);
+  auto plain = [&](std::string_view name) { return OnlyOf(name, name_characters); };
   if (!plain(inputs.cluster_name) || inputs.cluster_name.size() > 100) {
     return Error(fmt::format(
         "--cluster-name \"{}\": an EKS cluster name is 1-100 letters, digits, -, _ or .",
@@ -89,6 +81,10 @@ Status Validate(const PolicyInputs& inputs, bool with_region) {
         fmt::format("--node-role \"{}\": an IAM role name is 1-64 characters", inputs.node_role));
   }
   return {};
+}
+
+std::string UrlSuffix(std::string_view partition) {
+  return partition == "aws-cn" ? "amazonaws.com.cn" : "amazonaws.com";
 }
 
 std::string NodeRoleName(const PolicyInputs& inputs) {
@@ -157,7 +153,7 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
   statements.push_back(
       Statement("AllowPassingInstanceRole", {"iam:PassRole"},
                 {fmt::format("arn:{}:iam::{}:role/{}", p, inputs.account, NodeRoleName(inputs))},
-                Json{{"StringEquals", {{"iam:PassedToService", Ec2Principal(inputs)}}}}));
+                Json{{"StringEquals", {{"iam:PassedToService", "ec2." + UrlSuffix(p)}}}}));
   const std::string profiles = fmt::format("arn:{}:iam::{}:instance-profile/*", p, inputs.account);
   Json profile_request = request_tags();
   profile_request["aws:RequestTag/topology.kubernetes.io/region"] = r;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -22,6 +23,9 @@ struct PolicyInputs {
 // Checks every input (the region only when `with_region`); an error names the flag (--region,
 // --account, …) and what is wrong.
 Status Validate(const PolicyInputs& inputs, bool with_region = true);
+
+// The domain of the partition's service principals (ec2.<suffix>): amazonaws.com.cn in aws-cn.
+std::string UrlSuffix(std::string_view partition);
 
 // The node role's name: `node_role`, or the guide's default.
 std::string NodeRoleName(const PolicyInputs& inputs);
