@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "api/labels.h"
 #include "aws/catalog/load_catalog.h"
@@ -85,6 +86,48 @@ class DisruptionE2E : public ControllerEndToEnd {
       }
     }
     return ready;
+  }
+
+  // Gives `keep` pods of `app`, taken from the nodes in turn, the highest pod-deletion-cost, so a
+  // scale-down to `keep` replicas deletes the others; returns how many nodes the kept pods are on.
+  size_t MarkSurvivorsSpread(const std::string& app, size_t keep) {
+    std::map<std::string, std::vector<std::string>> by_node;
+    for (const kube::Object& pod :
+         List(*client_, kube::resources::kPods, std::string(kNamespace))) {
+      if (kube::Label(pod, "app") == app && kube::DeletionTimestamp(pod).empty()) {
+        by_node[NodeName(pod)].emplace_back(kube::Name(pod));
+      }
+    }
+    std::set<std::string> nodes;
+    for (size_t round = 0, kept = 0; kept < keep; ++round) {
+      bool any = false;
+      for (auto& [node, pods] : by_node) {
+        if (round >= pods.size() || kept == keep) continue;
+        Result<kube::Object> marked = client_->Patch(
+            kube::resources::kPods, kNamespace, pods[round], kube::PatchType::kMerge,
+            {{"metadata",
+              {{"annotations", {{"controller.kubernetes.io/pod-deletion-cost", "1000"}}}}}},
+            kube::Subresource::kNone);
+        EXPECT_THAT(marked, IsOk());
+        nodes.insert(node);
+        ++kept;
+        any = true;
+      }
+      if (!any) break;
+    }
+    return nodes.size();
+  }
+
+  // How many nodes run a pod of `app`.
+  size_t NodesRunning(const std::string& app) {
+    std::set<std::string> nodes;
+    for (const kube::Object& pod :
+         List(*client_, kube::resources::kPods, std::string(kNamespace))) {
+      if (kube::Label(pod, "app") == app && kube::DeletionTimestamp(pod).empty()) {
+        nodes.insert(NodeName(pod));
+      }
+    }
+    return nodes.size();
   }
 
   // What the simulated cloud's nodes cost per hour, at the embedded catalog's prices.
@@ -184,8 +227,12 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   const size_t nodes_before = SimNodes(*client_).size();
   const double price_before = PricePerHour();
 
+  // The 10 pods that stay are spread over the nodes, so consolidation has pods to move (left to
+  // the ReplicaSet's choice, they may all stay on one node, and emptiness alone removes the rest).
+  ASSERT_GE(MarkSurvivorsSpread("web", 10), 2u) << State();
   Scale("web", 10);
   ASSERT_TRUE(support::WaitFor([&] { return Ready("web") == 10; }, seconds(60)));
+  EXPECT_GE(NodesRunning("web"), 2u) << State();
   {
     // The budget allows one web pod down at a time: never fewer than 9 of the 10 ready.
     const std::unique_ptr<kube::Client> watcher_client = NewClient();
