@@ -7,6 +7,8 @@
 #include <cctype>
 #include <chrono>
 
+#include "common/mutex.h"
+
 namespace karpenter {
 namespace {
 
@@ -83,7 +85,7 @@ LogSink::LogSink(std::ostream& out, const Clock& clock, LogLevel min_level)
     : stream_(&out), clock_(clock), min_level_(min_level) {}
 
 void LogSink::Write(std::string_view line) {
-  const std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (file_ != nullptr) {
     std::fwrite(line.data(), 1, line.size(), file_);
     std::fputc('\n', file_);

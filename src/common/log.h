@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace karpenter {
@@ -51,11 +52,12 @@ class LogSink {
   void Write(std::string_view line);
 
  private:
-  std::FILE* file_ = nullptr;
-  std::ostream* stream_ = nullptr;
+  // Lines are written whole, one at a time.
+  std::FILE* file_ PT_GUARDED_BY(mutex_) = nullptr;
+  std::ostream* stream_ PT_GUARDED_BY(mutex_) = nullptr;
   const Clock& clock_;
   const LogLevel min_level_;
-  std::mutex mutex_;
+  Mutex mutex_;
 };
 
 class Logger {

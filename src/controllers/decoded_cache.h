@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/mutex.h"
 #include "kube/informer.h"
 #include "kube/object.h"
 
@@ -34,7 +35,7 @@ class DecodedCache {
         }
       }
       std::string key = kube::Key(object);
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (decoded) {
         objects_[std::move(key)] = std::move(decoded);
       } else {
@@ -47,7 +48,7 @@ class DecodedCache {
 
   // Every object that decoded, in key order.
   std::vector<std::shared_ptr<const T>> All() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     std::vector<std::shared_ptr<const T>> all;
     all.reserve(objects_.size());
     for (const auto& [key, object] : objects_) all.push_back(object);
@@ -56,15 +57,15 @@ class DecodedCache {
 
   // The object under `key` ("namespace/name", or the name), or nullptr when absent or undecodable.
   std::shared_ptr<const T> Get(std::string_view key) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto found = objects_.find(key);
     return found == objects_.end() ? nullptr : found->second;
   }
 
  private:
   const Decode decode_;
-  mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_;
+  mutable Mutex mutex_;
+  std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_ GUARDED_BY(mutex_);
 };
 
 }  // namespace karpenter::controllers

@@ -7,6 +7,7 @@
 
 #include "api/condition.h"
 #include "api/labels.h"
+#include "common/mutex.h"
 #include "controllers/conditions.h"
 #include "controllers/nodeclass_hash.h"
 #include "controllers/nodepool_hash.h"
@@ -57,7 +58,7 @@ std::optional<std::string> NodeClaimDisruption::ObservePod(kube::WatchEventType 
                                                            const kube::Object& pod) {
   const std::string uid(kube::Uid(pod));
   const std::string_view node = kube::StringAt(pod, {"spec", "nodeName"});
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto known = bound_pods_.find(uid);
   if (IsGone(type, pod)) {
     if (known == bound_pods_.end()) return std::nullopt;
@@ -73,21 +74,21 @@ std::optional<std::string> NodeClaimDisruption::ObservePod(kube::WatchEventType 
 }
 
 std::optional<TimePoint> NodeClaimDisruption::LastPodEvent(std::string_view node) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = last_pod_event_.find(node);
   if (it == last_pod_event_.end()) return std::nullopt;
   return it->second;
 }
 
 void NodeClaimDisruption::ForgetNode(std::string_view node) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const auto it = last_pod_event_.find(node); it != last_pod_event_.end()) {
     last_pod_event_.erase(it);
   }
 }
 
 void NodeClaimDisruption::ForgetPodEvent(std::string_view node, TimePoint written) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = last_pod_event_.find(node);
   if (it != last_pod_event_.end() && it->second <= written) last_pod_event_.erase(it);
 }

@@ -18,6 +18,7 @@
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/mutex.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "kube/client.h"
@@ -56,9 +57,11 @@ class NodeClaimDisruption {
   const Clock& clock_;
   Logger logger_;
 
-  mutable std::mutex mutex_;
-  std::map<std::string, std::string, std::less<>> bound_pods_;    // pod uid -> node
-  std::map<std::string, TimePoint, std::less<>> last_pod_event_;  // node -> time
+  mutable Mutex mutex_;
+  std::map<std::string, std::string, std::less<>> bound_pods_
+      GUARDED_BY(mutex_);  // pod uid -> node
+  // Node -> the time of its last pod event.
+  std::map<std::string, TimePoint, std::less<>> last_pod_event_ GUARDED_BY(mutex_);
 };
 
 }  // namespace karpenter::controllers

@@ -11,6 +11,7 @@
 
 #include "api/encode.h"
 #include "api/labels.h"
+#include "common/mutex.h"
 #include "controllers/nodeclass_hash.h"
 #include "controllers/nodepool_hash.h"
 #include "controllers/object_refs.h"
@@ -32,13 +33,13 @@ std::string RandomSuffix(std::mt19937_64& random) {
 }  // namespace
 
 void Batcher::Trigger(MonoTime now) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!first_) first_ = now;
   last_ = now;
 }
 
 bool Batcher::Ready(MonoTime now) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!first_) return false;
   if (now - last_ < options_.idle && now - *first_ < options_.max) return false;
   first_.reset();
@@ -46,7 +47,7 @@ bool Batcher::Ready(MonoTime now) {
 }
 
 std::optional<MonoTime> Batcher::Deadline() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!first_) return std::nullopt;
   return std::min(last_ + options_.idle, *first_ + options_.max);
 }

@@ -18,6 +18,7 @@
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/mutex.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/cluster_snapshot.h"
@@ -45,9 +46,9 @@ class Batcher {
 
  private:
   const BatchOptions options_;
-  mutable std::mutex mutex_;
-  std::optional<MonoTime> first_;
-  MonoTime last_;
+  mutable Mutex mutex_;
+  std::optional<MonoTime> first_ GUARDED_BY(mutex_);
+  MonoTime last_ GUARDED_BY(mutex_);
 };
 
 // Whether the pod waits for capacity Karpenter can provide: not bound, not terminal or

@@ -1,9 +1,11 @@
 #include "controllers/work_queue.h"
 
+#include "common/mutex.h"
+
 namespace karpenter::controllers {
 
 void WorkQueue::Add(const std::string& key, MonoTime when) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = due_.find(key);
   if (it != due_.end()) {
     if (it->second <= when) return;
@@ -16,7 +18,7 @@ void WorkQueue::Add(const std::string& key, MonoTime when) {
 }
 
 std::vector<std::string> WorkQueue::TakeDue(MonoTime now) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<std::string> out;
   while (!order_.empty() && order_.begin()->first <= now) {
     auto node = order_.extract(order_.begin());
@@ -27,13 +29,13 @@ std::vector<std::string> WorkQueue::TakeDue(MonoTime now) {
 }
 
 std::optional<MonoTime> WorkQueue::NextDue() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (order_.empty()) return std::nullopt;
   return order_.begin()->first;
 }
 
 size_t WorkQueue::size() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return due_.size();
 }
 

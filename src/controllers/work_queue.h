@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 
 namespace karpenter::controllers {
 
@@ -24,9 +25,9 @@ class WorkQueue {
   size_t size() const;
 
  private:
-  mutable std::mutex mutex_;
-  std::map<std::string, MonoTime, std::less<>> due_;  // key → when
-  std::set<std::pair<MonoTime, std::string>> order_;
+  mutable Mutex mutex_;
+  std::map<std::string, MonoTime, std::less<>> due_ GUARDED_BY(mutex_);  // key → when
+  std::set<std::pair<MonoTime, std::string>> order_ GUARDED_BY(mutex_);
 };
 
 }  // namespace karpenter::controllers

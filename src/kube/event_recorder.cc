@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "common/mutex.h"
+
 namespace karpenter::kube {
 namespace {
 
@@ -27,7 +29,7 @@ Status EventRecorder::Record(const Object& involved, EventType type, std::string
       fmt::format("{}\n{}\n{}\n{}", Uid(involved), Key(involved), reason, message);
   uint64_t sequence = 0;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto it = recent_.find(key);
     if (it != recent_.end() && mono - it->second < kDeduplicationWindow) return {};
     recent_[key] = mono;
@@ -73,7 +75,7 @@ Status EventRecorder::Record(const Object& involved, EventType type, std::string
   Result<Object> created = client_.Create(resources::kEvents, event, WriteOptions{});
   if (!created.ok()) {
     // Not recorded, so the next attempt is no repeat.
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     recent_.erase(key);
     return created.error();
   }

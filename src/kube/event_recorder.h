@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "kube/client.h"
 
 namespace karpenter::kube {
@@ -30,10 +31,11 @@ class EventRecorder {
   Client& client_;
   const Clock& clock_;
   const std::string component_;
-  std::mutex mutex_;
-  std::map<std::string, MonoTime, std::less<>> recent_;    // uid/reason/message → last recorded
-  std::deque<std::pair<MonoTime, std::string>> recorded_;  // the same, oldest first
-  uint64_t sequence_ = 0;
+  Mutex mutex_;
+  // uid/reason/message → when last recorded; recorded_ holds the same, oldest first.
+  std::map<std::string, MonoTime, std::less<>> recent_ GUARDED_BY(mutex_);
+  std::deque<std::pair<MonoTime, std::string>> recorded_ GUARDED_BY(mutex_);
+  uint64_t sequence_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace karpenter::kube

@@ -4,6 +4,8 @@
 #include <thread>
 #include <utility>
 
+#include "common/mutex.h"
+
 namespace karpenter::kube {
 
 Informer::Informer(Client& client, Resource resource, ListOptions options)
@@ -37,7 +39,7 @@ void Informer::Apply(WatchEventType type, Object object) {
   // it stays put while they run, and the cache holds one copy of each object, not two.
   const Object* cached = &object;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     const auto it = objects_.find(key);
     if (it != objects_.end()) IndexLocked(key, it->second, false);
     if (type == WatchEventType::kDeleted) {
@@ -66,7 +68,7 @@ Status Informer::Sync() {
   std::vector<Object> deleted;
   std::vector<std::pair<WatchEventType, Object>> changed;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     for (const auto& [key, object] : objects_) {
       if (!fresh.contains(key)) deleted.push_back(object);
     }
@@ -84,7 +86,7 @@ Status Informer::Sync() {
   for (auto& [type, object] : changed) Apply(type, std::move(object));
   resource_version_ = list.resource_version;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     synced_ = true;
   }
   WatchOptions watch_options{options_.namespace_, options_.label_selector, options_.field_selector,
@@ -150,29 +152,29 @@ void Informer::Run(const std::stop_token& stop, const std::function<void(const E
 }
 
 bool Informer::synced() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return synced_;
 }
 
 std::optional<Object> Informer::Get(std::string_view key) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = objects_.find(key);
   if (it == objects_.end()) return std::nullopt;
   return it->second;
 }
 
 bool Informer::Contains(std::string_view key) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return objects_.find(key) != objects_.end();
 }
 
 void Informer::ForEach(const std::function<void(const Object&)>& fn) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   for (const auto& [key, object] : objects_) fn(object);
 }
 
 std::vector<Object> Informer::ByIndex(std::string_view index, std::string_view value) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<Object> out;
   const auto by_value = indexes_.find(index);
   if (by_value == indexes_.end()) return out;
@@ -185,7 +187,7 @@ std::vector<Object> Informer::ByIndex(std::string_view index, std::string_view v
 void Informer::VisitIndexed(
     std::string_view index, std::string_view value,
     const std::function<void(const std::vector<const Object*>&)>& fn) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<const Object*> objects;
   if (const auto by_value = indexes_.find(index); by_value != indexes_.end()) {
     if (const auto keys = by_value->second.find(value); keys != by_value->second.end()) {
@@ -197,7 +199,7 @@ void Informer::VisitIndexed(
 }
 
 size_t Informer::size() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return objects_.size();
 }
 

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
 #include "kube/client.h"
 
@@ -66,7 +67,7 @@ class Informer {
 
  private:
   void Apply(WatchEventType type, Object object);
-  void IndexLocked(const std::string& key, const Object& object, bool add);
+  void IndexLocked(const std::string& key, const Object& object, bool add) REQUIRES(mutex_);
 
   Client& client_;
   const Resource resource_;
@@ -74,12 +75,12 @@ class Informer {
   std::vector<Handler> handlers_;
   std::map<std::string, IndexFunc, std::less<>> index_funcs_;
 
-  mutable std::mutex mutex_;
-  std::map<std::string, Object, std::less<>> objects_;
+  mutable Mutex mutex_;
+  std::map<std::string, Object, std::less<>> objects_ GUARDED_BY(mutex_);
   // index name → value → keys
   std::map<std::string, std::map<std::string, std::vector<std::string>, std::less<>>, std::less<>>
-      indexes_;
-  bool synced_ = false;
+      indexes_ GUARDED_BY(mutex_);
+  bool synced_ GUARDED_BY(mutex_) = false;
 
   std::string resource_version_;  // last seen; touched only by the pumping thread
   std::unique_ptr<Watch> watch_;

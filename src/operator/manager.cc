@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "common/mutex.h"
 
 namespace karpenter::op {
 namespace {
@@ -120,10 +121,10 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
 
 void Manager::Wake() {
   {
-    std::lock_guard lock(wake_mutex_);
+    MutexLock lock(wake_mutex_);
     woken_ = true;
   }
-  wake_.notify_one();
+  wake_.NotifyOne();
 }
 
 void Manager::RecheckDisruptionMarks(std::string_view node_pool) {
@@ -256,8 +257,10 @@ void Manager::Run(std::stop_token stop) {
   std::stop_callback wake_on_stop(stop, [this] { Wake(); });
   while (!stop.stop_requested()) {
     RunOnce();
-    std::unique_lock lock(wake_mutex_);
-    wake_.wait_until(lock, NextWake(), [&] { return woken_ || stop.stop_requested(); });
+    MutexLock lock(wake_mutex_);
+    const MonoTime until = NextWake();
+    while (!woken_ && !stop.stop_requested() && wake_.WaitUntil(lock, until)) {
+    }
     woken_ = false;
   }
 }

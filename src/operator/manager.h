@@ -8,7 +8,6 @@
 // deterministic run on a virtual clock.
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +21,7 @@
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/mutex.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/disruption_controller.h"
 #include "controllers/garbage_collection.h"
@@ -132,9 +132,9 @@ class Manager {
   MonoTime next_garbage_collection_;
   MonoTime next_pending_recheck_;
 
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  bool woken_ = false;
+  Mutex wake_mutex_;
+  CondVar wake_;
+  bool woken_ GUARDED_BY(wake_mutex_) = false;
 };
 
 }  // namespace karpenter::op

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "api/labels.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 namespace {
@@ -149,7 +150,7 @@ InstanceTypeProvider::InstanceTypeProvider(Ec2Api& ec2, PricingProvider& pricing
       options_(std::move(options)) {}
 
 Status InstanceTypeProvider::Refresh(bool force) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return RefreshLocked(force);
 }
 
@@ -159,16 +160,24 @@ Status InstanceTypeProvider::RefreshLocked(bool force) {
       now - *updated_ < options_.refresh_interval) {
     return {};
   }
-  auto fail = [&](const Error& error) -> Status {
+  Status described = ReadInstanceTypes();
+  if (!described.ok()) {
     last_failure_ = now;
-    return Error{"refreshing instance types (keeping the previous ones): " + error.message,
-                 error.status, error.reason};
-  };
+    return Error{
+        "refreshing instance types (keeping the previous ones): " + described.error().message,
+        described.error().status, described.error().reason};
+  }
+  updated_ = now;
+  last_failure_.reset();
+  return {};
+}
+
+Status InstanceTypeProvider::ReadInstanceTypes() {
   Result<std::vector<InstanceTypeInfo>> infos = ec2_.DescribeInstanceTypes();
-  if (!infos.ok()) return fail(infos.error());
-  if (infos->empty()) return fail(Error{"DescribeInstanceTypes gave no instance type"});
+  if (!infos.ok()) return infos.error();
+  if (infos->empty()) return Error{"DescribeInstanceTypes gave no instance type"};
   Result<std::vector<InstanceTypeOffering>> offerings = ec2_.DescribeInstanceTypeOfferings();
-  if (!offerings.ok()) return fail(offerings.error());
+  if (!offerings.ok()) return offerings.error();
 
   auto described = std::make_shared<Described>();
   for (const InstanceTypeOffering& offering : *offerings) {
@@ -187,8 +196,6 @@ Status InstanceTypeProvider::RefreshLocked(bool force) {
   std::sort(described->types.begin(), described->types.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   described_ = std::move(described);
-  updated_ = now;
-  last_failure_.reset();
   ++generation_;
   cache_.clear();
   return {};
@@ -196,7 +203,7 @@ Status InstanceTypeProvider::RefreshLocked(bool force) {
 
 Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& node_class) {
   const std::string& name = node_class.metadata.name;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   const MonoTime now = clock_.Monotonic();
   const bool stale = described_ == nullptr || !updated_.has_value() ||
                      now - *updated_ >= options_.refresh_interval;
@@ -272,9 +279,10 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
   }
 
   if (cache_.size() >= kMaxCachedLists) {
+    const uint64_t generation = generation_;
     std::erase_if(cache_, [&](const auto& entry) {
       return entry.second.seq_num != seq_num || entry.second.price_generation != price_generation ||
-             entry.second.data_generation != generation_;
+             entry.second.data_generation != generation;
     });
     if (cache_.size() >= kMaxCachedLists) cache_.clear();
   }
@@ -284,7 +292,7 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
 }
 
 uint64_t InstanceTypeProvider::Generation() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return generation_;
 }
 

@@ -40,6 +40,7 @@
 #include "aws/instancetypes/unavailable_offerings.h"
 #include "cloud/instance_type.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace karpenter::aws {
@@ -86,7 +87,9 @@ class InstanceTypeProvider {
     uint64_t data_generation = 0;
     InstanceTypeList list;
   };
-  Status RefreshLocked(bool force);
+  Status RefreshLocked(bool force) REQUIRES(mutex_);
+  // Describes the instance types and their zones anew (replacing described_ on success).
+  Status ReadInstanceTypes() REQUIRES(mutex_);
 
   Ec2Api& ec2_;
   PricingProvider& pricing_;
@@ -94,12 +97,13 @@ class InstanceTypeProvider {
   const Clock& clock_;
   const InstanceTypeProviderOptions options_;
 
-  mutable std::mutex mutex_;
-  std::shared_ptr<const Described> described_;
-  uint64_t generation_ = 0;
-  std::optional<MonoTime> updated_;
-  std::optional<MonoTime> last_failure_;
-  std::map<std::string, CacheEntry, std::less<>> cache_;  // by node class inputs
+  mutable Mutex mutex_;
+  std::shared_ptr<const Described> described_ GUARDED_BY(mutex_);
+  uint64_t generation_ GUARDED_BY(mutex_) = 0;
+  std::optional<MonoTime> updated_ GUARDED_BY(mutex_);
+  std::optional<MonoTime> last_failure_ GUARDED_BY(mutex_);
+  // By node class inputs.
+  std::map<std::string, CacheEntry, std::less<>> cache_ GUARDED_BY(mutex_);
 };
 
 }  // namespace karpenter::aws

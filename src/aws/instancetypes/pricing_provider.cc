@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "aws/catalog/aws_catalog.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 namespace {
@@ -39,12 +40,12 @@ PricingProvider::PricingProvider(Ec2Api& ec2, PricingApi* pricing, const Clock& 
 }
 
 Status PricingProvider::Refresh(bool force) {
-  std::lock_guard<std::mutex> refresh_lock(refresh_mutex_);
+  MutexLock refresh_lock(refresh_mutex_);
   const MonoTime now = clock_.Monotonic();
   bool on_demand_due = false;
   bool spot_due = false;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    MutexLock lock(mutex_);
     on_demand_due = force || Stale(on_demand_updated_, now, options_.refresh_interval);
     spot_due = force || Stale(spot_updated_, now, options_.refresh_interval);
   }
@@ -71,7 +72,7 @@ Status PricingProvider::RefreshOnDemand() {
         options_.region, list->entries, list->skipped,
         list->first_problem.empty() ? "" : ": first: " + list->first_problem)};
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   on_demand_ = std::move(list->prices);
   on_demand_updated_ = clock_.Monotonic();
   ++generation_;
@@ -89,7 +90,7 @@ Status PricingProvider::RefreshSpot() {
   for (const aws::SpotPrice& price : *prices) {
     spot[price.instance_type][price.zone] = price.price;
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   spot_ = std::move(spot);
   spot_updated_ = clock_.Monotonic();
   ++generation_;
@@ -97,7 +98,7 @@ Status PricingProvider::RefreshSpot() {
 }
 
 std::optional<double> PricingProvider::OnDemandPrice(std::string_view instance_type) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = on_demand_.find(instance_type);
   if (it == on_demand_.end()) return std::nullopt;
   return it->second;
@@ -105,7 +106,7 @@ std::optional<double> PricingProvider::OnDemandPrice(std::string_view instance_t
 
 std::optional<double> PricingProvider::SpotPrice(std::string_view instance_type,
                                                  std::string_view zone) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (spot_updated_.has_value()) {
     auto type = spot_.find(instance_type);
     if (type == spot_.end()) return std::nullopt;
@@ -121,27 +122,27 @@ std::optional<double> PricingProvider::SpotPrice(std::string_view instance_type,
 }
 
 uint64_t PricingProvider::Generation() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return generation_;
 }
 
 std::optional<MonoTime> PricingProvider::OnDemandUpdated() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return on_demand_updated_;
 }
 
 std::optional<MonoTime> PricingProvider::SpotUpdated() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return spot_updated_;
 }
 
 size_t PricingProvider::on_demand_count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return on_demand_.size();
 }
 
 size_t PricingProvider::spot_count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   size_t count = 0;
   for (const auto& [type, zones] : spot_) count += zones.size();
   return count;

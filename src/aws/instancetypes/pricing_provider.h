@@ -33,6 +33,7 @@
 #include "aws/api/pricing_api.h"
 #include "aws/catalog/spot_price_model.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace karpenter::aws {
@@ -69,8 +70,8 @@ class PricingProvider {
 
  private:
   using ZonePrices = std::map<std::string, double, std::less<>>;
-  Status RefreshOnDemand();
-  Status RefreshSpot();
+  Status RefreshOnDemand() REQUIRES(refresh_mutex_);
+  Status RefreshSpot() REQUIRES(refresh_mutex_);
 
   Ec2Api& ec2_;
   PricingApi* pricing_;
@@ -78,13 +79,13 @@ class PricingProvider {
   const PricingProviderOptions options_;
   const aws::SpotPriceModel spot_model_;
 
-  std::mutex refresh_mutex_;  // one Refresh at a time (the API clients are not thread-safe)
-  mutable std::mutex mutex_;  // guards what follows
-  std::map<std::string, double, std::less<>> on_demand_;
-  std::map<std::string, ZonePrices, std::less<>> spot_;  // by type, then zone
-  std::optional<MonoTime> on_demand_updated_;
-  std::optional<MonoTime> spot_updated_;
-  uint64_t generation_ = 1;
+  Mutex refresh_mutex_;  // one Refresh at a time (the API clients are not thread-safe)
+  mutable Mutex mutex_;
+  std::map<std::string, double, std::less<>> on_demand_ GUARDED_BY(mutex_);
+  std::map<std::string, ZonePrices, std::less<>> spot_ GUARDED_BY(mutex_);  // by type, zone
+  std::optional<MonoTime> on_demand_updated_ GUARDED_BY(mutex_);
+  std::optional<MonoTime> spot_updated_ GUARDED_BY(mutex_);
+  uint64_t generation_ GUARDED_BY(mutex_) = 1;
 };
 
 }  // namespace karpenter::aws

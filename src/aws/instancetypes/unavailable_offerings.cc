@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "common/mutex.h"
+
 namespace karpenter::aws {
 
 UnavailableOfferings::UnavailableOfferings(const Clock& clock, std::chrono::milliseconds ttl)
@@ -11,7 +13,7 @@ void UnavailableOfferings::MarkUnavailable(std::string_view instance_type, std::
                                            std::string_view capacity_type,
                                            std::string_view reason) {
   const MonoTime expires = clock_.Monotonic() + ttl_;
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   Expire();
   Key key{std::string(instance_type), std::string(zone), std::string(capacity_type)};
   auto it = entries_.find(key);
@@ -58,25 +60,25 @@ const UnavailableOfferings::Entry* UnavailableOfferings::Find(
 
 bool UnavailableOfferings::IsUnavailable(std::string_view instance_type, std::string_view zone,
                                          std::string_view capacity_type) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return Find(instance_type, zone, capacity_type) != nullptr;
 }
 
 std::string UnavailableOfferings::Reason(std::string_view instance_type, std::string_view zone,
                                          std::string_view capacity_type) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   const Entry* entry = Find(instance_type, zone, capacity_type);
   return entry == nullptr ? std::string() : entry->reason;
 }
 
 uint64_t UnavailableOfferings::SeqNum() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   Expire();
   return seq_num_;
 }
 
 size_t UnavailableOfferings::size() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   Expire();
   return entries_.size();
 }

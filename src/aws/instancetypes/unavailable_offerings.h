@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 
@@ -47,16 +48,16 @@ class UnavailableOfferings {
     MonoTime expires;
     std::string reason;
   };
-  // Drops expired entries (bumping the sequence number when any went). Needs mutex_.
-  void Expire() const;
+  // Drops expired entries (bumping the sequence number when any went).
+  void Expire() const REQUIRES(mutex_);
   const Entry* Find(std::string_view instance_type, std::string_view zone,
-                    std::string_view capacity_type) const;
+                    std::string_view capacity_type) const REQUIRES(mutex_);
 
   const Clock& clock_;
   const std::chrono::milliseconds ttl_;
-  mutable std::mutex mutex_;
-  mutable std::map<Key, Entry, std::less<>> entries_;
-  mutable uint64_t seq_num_ = 0;
+  mutable Mutex mutex_;
+  mutable std::map<Key, Entry, std::less<>> entries_ GUARDED_BY(mutex_);
+  mutable uint64_t seq_num_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace karpenter::aws

@@ -14,6 +14,7 @@
 #include "aws/provider/launch_plan.h"
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
+#include "common/mutex.h"
 #include "scheduling/requirements.h"
 
 namespace karpenter::aws {
@@ -118,7 +119,7 @@ Result<api::EC2NodeClass> AwsCloudProvider::ReadyNodeClass(std::string_view name
 
 Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> AwsCloudProvider::GetInstanceTypes(
     const api::NodePool& node_pool) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(api::EC2NodeClass node_class,
                    ReadyNodeClass(node_pool.spec.template_.spec.node_class_ref.name,
                                   "NodePool " + node_pool.metadata.name));
@@ -241,7 +242,7 @@ Result<cloud::Instance> AwsCloudProvider::Create(const api::NodeClaim& node_clai
 
 std::vector<Result<cloud::Instance>> AwsCloudProvider::CreateAll(
     std::span<const api::NodeClaim* const> node_claims) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   // Every entry is replaced by the NodeClaim's instance or error below.
   std::vector<Result<cloud::Instance>> instances(node_claims.size(), Error("not launched"));
   std::vector<PlannedLaunch> launches;
@@ -516,7 +517,7 @@ Result<Instance> AwsCloudProvider::DescribeLive(std::string_view provider_id) {
 }
 
 Status AwsCloudProvider::Delete(std::string_view provider_id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(Instance instance, DescribeLive(provider_id));
   if (!Owned(instance)) {
     return Error(
@@ -535,7 +536,7 @@ Status AwsCloudProvider::Delete(std::string_view provider_id) {
 }
 
 Result<cloud::Instance> AwsCloudProvider::Get(std::string_view provider_id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(Instance instance, DescribeLive(provider_id));
   if (!Owned(instance)) {
     return NotFound(provider_id, "is not owned by cluster " + options_.cluster_name);
@@ -544,7 +545,7 @@ Result<cloud::Instance> AwsCloudProvider::Get(std::string_view provider_id) {
 }
 
 Result<std::vector<cloud::Instance>> AwsCloudProvider::List() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(std::vector<Instance> instances, DescribeOwned({}));
   std::vector<cloud::Instance> out;
   out.reserve(instances.size());

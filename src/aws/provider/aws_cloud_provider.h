@@ -25,6 +25,7 @@
 #include "aws/provider/launch_templates.h"
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 
@@ -68,24 +69,25 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   struct PlannedLaunch;
   // Plans the launch of `launch`'s NodeClaim: its offerings, user data, launch templates and
   // CreateFleet request.
-  Status PlanFleet(PlannedLaunch& launch);
+  Status PlanFleet(PlannedLaunch& launch) REQUIRES(mutex_);
   // Sends the CreateFleet request the launches of `group` share, for one instance each, and
   // records what each got in `instances` (at its index).
   void LaunchFleet(std::span<const PlannedLaunch* const> group,
-                   std::vector<Result<cloud::Instance>>& instances);
+                   std::vector<Result<cloud::Instance>>& instances) REQUIRES(mutex_);
   // Marks the offerings a fleet's capacity errors name unavailable; returns every error, described
   // for the NodeClaims left without an instance.
   std::vector<std::string> RecordFleetErrors(const PlannedLaunch& launch,
-                                             const std::vector<FleetError>& errors);
+                                             const std::vector<FleetError>& errors)
+      REQUIRES(mutex_);
   // The launched instances as EC2 describes them (names, launch times), by ID; those it cannot
   // describe yet are missing.
   std::map<std::string, Instance, std::less<>> DescribeLaunched(
-      std::span<const FleetInstance> launched);
+      std::span<const FleetInstance> launched) REQUIRES(mutex_);
   // Gives `launched` (of a fleet whose tags were `tags`) to the launch's NodeClaim: tags it with
   // the NodeClaim (and its Name), and returns it as controllers see it.
   Result<cloud::Instance> ClaimInstance(
       const PlannedLaunch& launch, const FleetInstance& launched, const Ec2Tags& tags,
-      const std::map<std::string, Instance, std::less<>>& described);
+      const std::map<std::string, Instance, std::less<>>& described) REQUIRES(mutex_);
   Result<api::EC2NodeClass> ReadyNodeClass(std::string_view name, std::string_view user) const;
   // The tags every launched resource carries, from which ownership is read back; the NodeClaim's
   // own tag (karpenter.sh/nodeclaim) is added once the instance is launched.
@@ -96,9 +98,10 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   cloud::Instance ToCloudInstance(const Instance& instance, const cloud::InstanceType* type,
                                   const api::NodeClaim* node_claim, double price) const;
   // The instances this cluster owns that have not begun terminating, matching `filters` too.
-  Result<std::vector<Instance>> DescribeOwned(const std::vector<QueryFilter>& filters);
+  Result<std::vector<Instance>> DescribeOwned(const std::vector<QueryFilter>& filters)
+      REQUIRES(mutex_);
   // The instance of an AWS provider ID that has not terminated (else reason NotFound).
-  Result<Instance> DescribeLive(std::string_view provider_id);
+  Result<Instance> DescribeLive(std::string_view provider_id) REQUIRES(mutex_);
 
   Ec2Api& ec2_;
   InstanceTypeProvider& instance_types_;
@@ -107,7 +110,8 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   NodeClassLookup node_classes_;
   const AwsCloudProviderOptions options_;
   const Clock& clock_;
-  std::mutex mutex_;
+  // Every public call holds it: the AWS API clients are not thread-safe.
+  Mutex mutex_;
 };
 
 }  // namespace karpenter::aws

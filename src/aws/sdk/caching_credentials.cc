@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "common/mutex.h"
+
 namespace karpenter::aws {
 
 CachingCredentialsProvider::CachingCredentialsProvider(std::unique_ptr<CredentialsProvider> source,
@@ -9,7 +11,7 @@ CachingCredentialsProvider::CachingCredentialsProvider(std::unique_ptr<Credentia
     : source_(std::move(source)), clock_(clock), logger_(std::move(logger)) {}
 
 Result<Credentials> CachingCredentialsProvider::Get() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   const TimePoint now = clock_.Now();
   const bool usable = held_.has_value() && (!held_->expiration || now < *held_->expiration);
   if (usable && (!held_->expiration || now < *held_->expiration - kRefreshBefore)) return *held_;

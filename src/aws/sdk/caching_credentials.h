@@ -11,6 +11,7 @@
 #include "aws/sdk/credentials_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 
@@ -36,9 +37,9 @@ class CachingCredentialsProvider final : public CredentialsProvider {
   const std::unique_ptr<CredentialsProvider> source_;
   const Clock& clock_;
   const Logger logger_;
-  std::mutex mutex_;
-  std::optional<Credentials> held_;  // guarded by mutex_
-  TimePoint next_fetch_{};           // guarded by mutex_
+  Mutex mutex_;
+  std::optional<Credentials> held_ GUARDED_BY(mutex_);
+  TimePoint next_fetch_ GUARDED_BY(mutex_){};
 };
 
 }  // namespace karpenter::aws

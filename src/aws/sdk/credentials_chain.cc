@@ -6,6 +6,7 @@
 #include "aws/sdk/environment_credentials.h"
 #include "aws/sdk/imds_credentials.h"
 #include "aws/sdk/profile_credentials.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 namespace {
@@ -31,7 +32,7 @@ std::unique_ptr<CredentialsProvider> ProviderOr(Result<Settings> settings, Make 
 CredentialsChain::CredentialsChain(std::vector<ChainLink> links) : links_(std::move(links)) {}
 
 Result<Credentials> CredentialsChain::Get() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (answered_.has_value()) {
     const ChainLink& link = links_[*answered_];
     Result<Credentials> credentials = link.provider->Get();
@@ -58,7 +59,7 @@ Result<Credentials> CredentialsChain::Get() {
 }
 
 std::string CredentialsChain::Source() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   return answered_.has_value() ? links_[*answered_].name : std::string();
 }
 

@@ -13,6 +13,7 @@
 #include "aws/sdk/http_transport.h"
 #include "aws/sdk/web_identity_credentials.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 
@@ -36,9 +37,9 @@ class CredentialsChain final : public CredentialsProvider {
   std::string Source() const;
 
  private:
-  mutable std::mutex mutex_;
+  mutable Mutex mutex_;
   std::vector<ChainLink> links_;
-  std::optional<size_t> answered_;  // guarded by mutex_
+  std::optional<size_t> answered_ GUARDED_BY(mutex_);
 };
 
 // The AWS SDKs' standard order: the environment's keys, a web identity from the environment

@@ -7,6 +7,7 @@
 
 #include "aws/sdk/sigv4.h"
 #include "common/curl_global.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 namespace {
@@ -94,7 +95,7 @@ Result<HttpResponse> CurlTransport::Send(const HttpRequest& request) {
   const auto failure = [&](std::string_view reason, std::string_view code) {
     return Error{target + ": " + std::string(reason), 0, std::string(code)};
   };
-  const std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   if (easy_ == nullptr) return failure("libcurl could not be initialised", "ConnectionError");
   const HeaderList headers = Headers(request);
   if (headers == nullptr) return failure("out of memory building the headers", "ConnectionError");

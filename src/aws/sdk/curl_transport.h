@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "aws/sdk/http_transport.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 
@@ -33,8 +34,9 @@ class CurlTransport final : public HttpTransport {
 
  private:
   CurlTransportOptions options_;
-  std::mutex mutex_;
-  CURL* easy_ = nullptr;  // null when libcurl could not be initialised; Send then fails
+  Mutex mutex_;
+  // Null when libcurl could not be initialised; Send then fails.
+  CURL* easy_ GUARDED_BY(mutex_) = nullptr;
 };
 
 }  // namespace karpenter::aws

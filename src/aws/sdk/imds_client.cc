@@ -5,6 +5,7 @@
 
 #include "aws/sdk/credentials_provider.h"
 #include "aws/sdk/url.h"
+#include "common/mutex.h"
 
 namespace karpenter::aws {
 namespace {
@@ -38,7 +39,7 @@ Error ImdsClient::Failed(std::string_view what, const Result<HttpResponse>& resp
 }
 
 Result<std::string> ImdsClient::SessionToken() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  MutexLock lock(mutex_);
   const MonoTime now = clock_.Monotonic();
   if (token_.has_value() && now < token_->renew_at) return token_->value;
   HttpRequest request;
@@ -65,7 +66,7 @@ Result<std::string> ImdsClient::Get(std::string_view path) {
     if (response.ok() && response->status == 200) return std::move(response->body);
     // 401: the token is no longer valid (the service restarted, say); fetch a new one once.
     if (response.ok() && response->status == 401 && attempt == 0) {
-      std::lock_guard<std::mutex> lock(mutex_);
+      MutexLock lock(mutex_);
       token_.reset();
       continue;
     }

@@ -10,6 +10,7 @@
 #include "aws/sdk/environment.h"
 #include "aws/sdk/http_transport.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace karpenter::aws {
@@ -47,8 +48,8 @@ class ImdsClient {
   const ImdsEndpoint endpoint_;
   HttpTransport& transport_;
   const Clock& clock_;
-  std::mutex mutex_;
-  std::optional<Token> token_;  // guarded by mutex_
+  Mutex mutex_;
+  std::optional<Token> token_ GUARDED_BY(mutex_);
 };
 
 }  // namespace karpenter::aws

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "api/labels.h"
+#include "common/mutex.h"
 #include "scheduling/requirements.h"
 
 namespace karpenter::cloud {
@@ -49,7 +50,7 @@ SimCloudProvider::SimCloudProvider(std::vector<InstanceType> catalog, const Cloc
       catalog_(std::make_shared<const std::vector<InstanceType>>(std::move(catalog))) {}
 
 Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (const auto it = by_node_claim_.find(node_claim.metadata.name); it != by_node_claim_.end()) {
     return instances_.at(it->second);
   }
@@ -103,7 +104,7 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
 }
 
 void SimCloudProvider::Adopt(Instance instance) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (instances_.contains(instance.provider_id)) return;
   // Later launches must not reuse the adopted instance's number (nor its node name).
   const size_t dash = instance.provider_id.rfind('-');
@@ -118,7 +119,7 @@ void SimCloudProvider::Adopt(Instance instance) {
 }
 
 Status SimCloudProvider::Delete(std::string_view provider_id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = instances_.find(provider_id);
   if (it == instances_.end()) {
     return Error(fmt::format("instance {} not found", provider_id), 404,
@@ -130,7 +131,7 @@ Status SimCloudProvider::Delete(std::string_view provider_id) {
 }
 
 Result<Instance> SimCloudProvider::Get(std::string_view provider_id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = instances_.find(provider_id);
   if (it == instances_.end()) {
     return Error(fmt::format("instance {} not found", provider_id), 404,
@@ -140,7 +141,7 @@ Result<Instance> SimCloudProvider::Get(std::string_view provider_id) {
 }
 
 Result<std::vector<Instance>> SimCloudProvider::List() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   std::vector<Instance> out;
   out.reserve(instances_.size());
   for (const auto& [id, instance] : instances_) out.push_back(instance);
@@ -149,13 +150,13 @@ Result<std::vector<Instance>> SimCloudProvider::List() {
 
 Result<std::shared_ptr<const std::vector<InstanceType>>> SimCloudProvider::GetInstanceTypes(
     const api::NodePool&) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return catalog_;
 }
 
 void SimCloudProvider::SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
                                             std::string_view capacity_type, bool available) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto changed = std::make_shared<std::vector<InstanceType>>(*catalog_);
   for (InstanceType& type : *changed) {
     if (type.name != instance_type) continue;
@@ -169,7 +170,7 @@ void SimCloudProvider::SetOfferingAvailable(std::string_view instance_type, std:
 }
 
 void SimCloudProvider::RemoveInstanceType(std::string_view instance_type) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto changed = std::make_shared<std::vector<InstanceType>>(*catalog_);
   std::erase_if(*changed, [&](const InstanceType& type) { return type.name == instance_type; });
   catalog_ = std::move(changed);

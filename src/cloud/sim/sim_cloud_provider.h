@@ -13,6 +13,7 @@
 
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
+#include "common/mutex.h"
 
 namespace karpenter::cloud {
 
@@ -45,11 +46,12 @@ class SimCloudProvider final : public CloudProvider {
  private:
   const Clock& clock_;
   const std::string region_;
-  std::mutex mutex_;
-  std::shared_ptr<const std::vector<InstanceType>> catalog_;  // replaced, never mutated
-  std::map<std::string, Instance, std::less<>> instances_;    // by provider ID
-  std::map<std::string, std::string, std::less<>> by_node_claim_;
-  uint64_t launched_ = 0;
+  Mutex mutex_;
+  // Replaced, never mutated.
+  std::shared_ptr<const std::vector<InstanceType>> catalog_ GUARDED_BY(mutex_);
+  std::map<std::string, Instance, std::less<>> instances_ GUARDED_BY(mutex_);  // by provider ID
+  std::map<std::string, std::string, std::less<>> by_node_claim_ GUARDED_BY(mutex_);
+  uint64_t launched_ GUARDED_BY(mutex_) = 0;
   std::atomic<uint64_t> launches_{0};
 };
 

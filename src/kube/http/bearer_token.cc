@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "common/mutex.h"
 #include "common/read_file.h"
 
 namespace karpenter::kube::http {
@@ -14,7 +15,7 @@ BearerToken::BearerToken(std::string token, std::string file)
     : token_(std::move(token)), file_(std::move(file)) {}
 
 Result<std::string> BearerToken::Get() {
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (file_.empty()) return token_;
   // One stat per request is cheap next to the request itself and notices a rotation at once.
   struct stat info {};

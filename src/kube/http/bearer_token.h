@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 
+#include "common/mutex.h"
 #include "common/result.h"
 
 namespace karpenter::kube::http {
@@ -24,14 +25,14 @@ class BearerToken {
   Result<std::string> Get();
 
  private:
-  std::mutex mu_;
-  std::string token_;
+  Mutex mu_;
+  std::string token_ GUARDED_BY(mu_);
   const std::string file_;
   // What the file looked like when it was read last: any change means read it again.
-  bool read_ = false;
-  ino_t inode_ = 0;
-  off_t size_ = 0;
-  timespec modified_{};
+  bool read_ GUARDED_BY(mu_) = false;
+  ino_t inode_ GUARDED_BY(mu_) = 0;
+  off_t size_ GUARDED_BY(mu_) = 0;
+  timespec modified_ GUARDED_BY(mu_){};
 };
 
 }  // namespace karpenter::kube::http

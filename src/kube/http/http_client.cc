@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "common/mutex.h"
 #include "kube/http/api_error.h"
 #include "kube/http/transport.h"
 #include "kube/http/url.h"
@@ -232,13 +233,13 @@ class HttpClient final : public Client {
   }
 
   int RandomWatchSeconds() {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     return std::uniform_int_distribution<int>(kMinWatchSeconds, kMaxWatchSeconds)(random_);
   }
 
   std::shared_ptr<Transport> transport_;
-  std::mutex mu_;  // guards random_
-  std::minstd_rand random_{std::random_device{}()};
+  Mutex mu_;
+  std::minstd_rand random_ GUARDED_BY(mu_){std::random_device{}()};
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/curl_global.h"
+#include "common/mutex.h"
 #include "kube/http/api_error.h"
 #include "kube/http/url.h"
 
@@ -228,7 +229,7 @@ Result<HeaderList> Transport::Headers(std::string_view content_type) {
 
 EasyHandle Transport::Acquire() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(mu_);
     if (!idle_.empty()) {
       EasyHandle easy = std::move(idle_.back());
       idle_.pop_back();
@@ -243,7 +244,7 @@ void Transport::Release(EasyHandle easy) {
   curl_easy_setopt(easy.get(), CURLOPT_ERRORBUFFER, nullptr);
   curl_easy_setopt(easy.get(), CURLOPT_WRITEDATA, nullptr);
   curl_easy_setopt(easy.get(), CURLOPT_HTTPHEADER, nullptr);
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   if (idle_.size() < kMaxIdleHandles) idle_.push_back(std::move(easy));
 }
 
@@ -251,7 +252,7 @@ std::chrono::milliseconds Transport::Backoff(int attempt) {
   // 100 ms, 200 ms, ... capped at 1 s, each between half and all of that (jitter spreads the
   // retries of many clients hitting the same overloaded server).
   const int64_t ceiling = std::min<int64_t>(1000, int64_t{100} << std::min(attempt - 1, 4));
-  std::lock_guard<std::mutex> lock(mu_);
+  MutexLock lock(mu_);
   std::uniform_int_distribution<int64_t> pick(ceiling / 2, ceiling);
   return std::chrono::milliseconds(pick(random_));
 }

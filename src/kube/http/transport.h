@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/result.h"
 #include "kube/http/bearer_token.h"
 #include "kube/http/config.h"
@@ -92,9 +93,9 @@ class Transport {
   const std::string client_key_;
   BearerToken token_;
 
-  std::mutex mu_;  // guards idle_ and random_
-  std::vector<EasyHandle> idle_;
-  std::minstd_rand random_;
+  Mutex mu_;
+  std::vector<EasyHandle> idle_ GUARDED_BY(mu_);
+  std::minstd_rand random_ GUARDED_BY(mu_);
 };
 
 }  // namespace karpenter::kube::http

@@ -1,14 +1,13 @@
 #include "kube/http/watch_stream.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
 #include <utility>
 
+#include "common/mutex.h"
 #include "kube/http/api_error.h"
 #include "kube/http/url.h"
 
@@ -34,10 +33,10 @@ class StreamWatch final : public Watch {
     {
       // Under the lock, so that a transfer thread between checking abort_ and waiting for room
       // in the queue cannot miss the notification.
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       abort_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
     // Interrupts curl_multi_poll at once, so destruction does not wait for the next byte.
     if (multi_ != nullptr) curl_multi_wakeup(multi_);
     if (thread_.joinable()) thread_.join();
@@ -65,8 +64,10 @@ class StreamWatch final : public Watch {
     }
     thread_ = std::thread(&StreamWatch::Run, this);
 
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, wait, [this] { return answered_ || end_.has_value(); });
+    MutexLock lock(mu_);
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    while (!answered_ && !end_.has_value() && cv_.WaitUntil(lock, deadline)) {
+    }
     if (answered_) return {};  // an early end (an ERROR event) is for Next to report
     if (end_.has_value()) return *end_;
     return TransportError("GET", Path(),
@@ -74,17 +75,21 @@ class StreamWatch final : public Watch {
   }
 
   Result<std::optional<WatchEvent>> Next(std::chrono::milliseconds timeout) override {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait_for(lock, timeout, [this] { return !events_.empty() || end_.has_value(); });
-    if (!events_.empty()) {
-      WatchEvent event = std::move(events_.front());
+    std::optional<WatchEvent> event;
+    {
+      MutexLock lock(mu_);
+      const auto deadline = std::chrono::steady_clock::now() + timeout;
+      while (events_.empty() && !end_.has_value() && cv_.WaitUntil(lock, deadline)) {
+      }
+      if (events_.empty()) {
+        if (end_.has_value()) return *end_;
+        return std::optional<WatchEvent>();
+      }
+      event = std::move(events_.front());
       events_.pop_front();
-      lock.unlock();
-      cv_.notify_all();  // room in the queue for a transfer thread that waits for it
-      return std::optional<WatchEvent>(std::move(event));
     }
-    if (end_.has_value()) return *end_;
-    return std::optional<WatchEvent>();
+    cv_.NotifyAll();  // room in the queue for a transfer thread that waits for it
+    return event;
   }
 
  private:
@@ -135,10 +140,10 @@ class StreamWatch final : public Watch {
     watch->status_ = static_cast<int>(status);
     if (status <= 299) {
       {
-        std::lock_guard<std::mutex> lock(watch->mu_);
+        MutexLock lock(watch->mu_);
         watch->answered_ = true;
       }
-      watch->cv_.notify_all();
+      watch->cv_.NotifyAll();
     }
     return size * count;
   }
@@ -200,23 +205,24 @@ class StreamWatch final : public Watch {
       if (!out.object.contains("apiVersion")) out.object["apiVersion"] = api_version_;
       if (!out.object.contains("kind")) out.object["kind"] = kind_;
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return events_.size() < kMaxQueued || abort_.load(); });
-    if (abort_.load()) return false;
-    events_.push_back(std::move(out));
-    lock.unlock();
-    cv_.notify_all();
+    {
+      MutexLock lock(mu_);
+      while (events_.size() >= kMaxQueued && !abort_.load()) cv_.Wait(lock);
+      if (abort_.load()) return false;
+      events_.push_back(std::move(out));
+    }
+    cv_.NotifyAll();
     return true;
   }
 
   // Records how the watch ended; the first reason wins.
   void Finish(Error error) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      MutexLock lock(mu_);
       if (end_.has_value()) return;
       end_ = std::move(error);
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
 
   Stream stream_;
@@ -232,12 +238,11 @@ class StreamWatch final : public Watch {
   std::string pending_;  // the start of a line whose end has not arrived
   std::string error_body_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  // Guarded by mu_.
-  std::deque<WatchEvent> events_;
-  bool answered_ = false;  // a 2xx status arrived
-  std::optional<Error> end_;
+  Mutex mu_;
+  CondVar cv_;
+  std::deque<WatchEvent> events_ GUARDED_BY(mu_);
+  bool answered_ GUARDED_BY(mu_) = false;  // a 2xx status arrived
+  std::optional<Error> end_ GUARDED_BY(mu_);
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/mutex.h"
 #include "kube/disruption_budget.h"
 #include "kube/memory/api_errors.h"
 #include "kube/memory/field_labels.h"
@@ -216,28 +217,30 @@ class Store : public std::enable_shared_from_this<Store> {
 
  private:
   // The helpers below run with mutex_ held.
-  const Object* Find(const ObjectKey& key) const;
+  const Object* Find(const ObjectKey& key) const REQUIRES(mutex_);
   // Calls `visit` with each object of `resource` in `namespace_` (every namespace when empty),
   // in list order.
   template <class Visit>
-  void ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const;
-  bool NamespaceEmpty(std::string_view namespace_) const;
+  void ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const
+      REQUIRES(mutex_);
+  bool NamespaceEmpty(std::string_view namespace_) const REQUIRES(mutex_);
   // Writes the new state of `key` (removes it for kDeleted) at the next resourceVersion, records
   // the event (with the state it replaces), and returns the object as stored.
-  std::shared_ptr<const Object> Record(WatchEventType type, const ObjectKey& key, Object object);
+  std::shared_ptr<const Object> Record(WatchEventType type, const ObjectKey& key, Object object)
+      REQUIRES(mutex_);
   Result<Object> Replace(const Resource& resource, const ObjectKey& key, const Object& body,
-                         Subresource subresource);
-  Object Remove(const ObjectKey& key);
-  void DeleteObject(const ObjectKey& key);
-  void DeleteNamespace(const ObjectKey& key);
-  void RemoveNamespaceIfDone(std::string_view namespace_);
-  Status EvictPod(const ObjectKey& key, const DeleteOptions& options);
+                         Subresource subresource) REQUIRES(mutex_);
+  Object Remove(const ObjectKey& key) REQUIRES(mutex_);
+  void DeleteObject(const ObjectKey& key) REQUIRES(mutex_);
+  void DeleteNamespace(const ObjectKey& key) REQUIRES(mutex_);
+  void RemoveNamespaceIfDone(std::string_view namespace_) REQUIRES(mutex_);
+  Status EvictPod(const ObjectKey& key, const DeleteOptions& options) REQUIRES(mutex_);
   // Deletes Events older than the TTL, as the API server does (they would pile up otherwise).
-  void ExpireEvents(TimePoint now);
+  void ExpireEvents(TimePoint now) REQUIRES(mutex_);
   // A budget's status as its controller wrote it for the current generation; nullopt when none.
   static std::optional<DisruptionBudgetStatus> ObservedStatus(const Object& budget);
-  std::string NewUid();
-  std::string GenerateName(std::string_view prefix);
+  std::string NewUid() REQUIRES(mutex_);
+  std::string GenerateName(std::string_view prefix) REQUIRES(mutex_);
 
   const Clock& clock_;
   const size_t history_limit_;
@@ -248,17 +251,19 @@ class Store : public std::enable_shared_from_this<Store> {
     ObjectKey key;
     std::string uid;
   };
-  std::deque<StoredEvent> events_;  // Events by creation, for their TTL
-  mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::mt19937_64 random_;
-  int64_t resource_version_ = 0;
-  int64_t uids_ = 0;
-  std::map<ObjectKey, std::shared_ptr<const Object>> objects_;
-  std::deque<HistoryEvent> history_;
-  int64_t history_start_ = 0;  // every event after this version is in history_
-  uint64_t watches_started_ = 0;
-  std::map<uint64_t, int64_t> watch_positions_;  // live watch -> last resourceVersion passed
+  std::deque<StoredEvent> events_ GUARDED_BY(mutex_);  // Events by creation, for their TTL
+  mutable Mutex mutex_;
+  CondVar changed_;
+  std::mt19937_64 random_ GUARDED_BY(mutex_);
+  int64_t resource_version_ GUARDED_BY(mutex_) = 0;
+  int64_t uids_ GUARDED_BY(mutex_) = 0;
+  std::map<ObjectKey, std::shared_ptr<const Object>> objects_ GUARDED_BY(mutex_);
+  std::deque<HistoryEvent> history_ GUARDED_BY(mutex_);
+  // Every event after this version is in history_.
+  int64_t history_start_ GUARDED_BY(mutex_) = 0;
+  uint64_t watches_started_ GUARDED_BY(mutex_) = 0;
+  // Live watch -> the last resourceVersion it passed.
+  std::map<uint64_t, int64_t> watch_positions_ GUARDED_BY(mutex_);
 };
 
 namespace {
@@ -385,7 +390,7 @@ std::shared_ptr<const Object> Store::Record(WatchEventType type, const ObjectKey
     history_start_ = history_.front().resource_version;
     history_.pop_front();
   }
-  changed_.notify_all();
+  changed_.NotifyAll();
   return next;
 }
 
@@ -401,14 +406,14 @@ std::string Store::GenerateName(std::string_view prefix) {
 
 Result<Object> Store::Get(const Resource& resource, std::string_view namespace_,
                           std::string_view name) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const Object* object = Find(KeyOf(resource, namespace_, name));
   if (object == nullptr) return NotFound(resource, name);
   return *object;
 }
 
 Result<ObjectList> Store::List(const Resource& resource, const ListOptions& options) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(Filter filter, Filter::Make(resource, options.namespace_, options.label_selector,
                                                options.field_selector));
   ObjectList list;
@@ -421,7 +426,7 @@ Result<ObjectList> Store::List(const Resource& resource, const ListOptions& opti
 
 Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
                                                  const WatchOptions& options) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(Filter filter, Filter::Make(resource, options.namespace_, options.label_selector,
                                                options.field_selector));
   int64_t after = resource_version_;
@@ -446,7 +451,7 @@ Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
 }
 
 void Store::EndWatch(uint64_t watch) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   watch_positions_.erase(watch);
 }
 
@@ -454,7 +459,7 @@ Result<std::optional<WatchEvent>> Store::NextEvent(uint64_t watch, const Filter&
                                                    int64_t& after,
                                                    std::chrono::milliseconds timeout) {
   const auto deadline = Deadline(timeout);
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   const auto position = watch_positions_.find(watch);
   while (true) {
     if (after < history_start_) return TooOld(after, history_start_);
@@ -472,15 +477,17 @@ Result<std::optional<WatchEvent>> Store::NextEvent(uint64_t watch, const Filter&
     }
     position->second = after;
     if (timeout.count() <= 0) return std::optional<WatchEvent>();  // a poll: no futex wait
-    if (!changed_.wait_until(lock, deadline, [&] { return resource_version_ > after; })) {
-      return std::optional<WatchEvent>();
+    while (resource_version_ <= after) {
+      if (!changed_.WaitUntil(lock, deadline) && resource_version_ <= after) {
+        return std::optional<WatchEvent>();
+      }
     }
   }
 }
 
 Result<Object> Store::Create(const Resource& resource, const Object& body,
                              const WriteOptions& options) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   Result<Object> incoming = DecodeBody(resource, body);
   if (!incoming.ok()) return incoming;
   Object object = std::move(incoming).value();
@@ -549,7 +556,7 @@ void Store::ExpireEvents(TimePoint now) {
 
 Result<Object> Store::Update(const Resource& resource, const Object& body,
                              Subresource subresource) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (subresource == Subresource::kStatus && !HasStatusSubresource(resource)) {
     return NoStatusSubresource(resource);
   }
@@ -563,7 +570,7 @@ Result<Object> Store::Update(const Resource& resource, const Object& body,
 Result<Object> Store::Patch(const Resource& resource, std::string_view namespace_,
                             std::string_view name, PatchType type, const Object& patch,
                             Subresource subresource) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (subresource == Subresource::kStatus && !HasStatusSubresource(resource)) {
     return NoStatusSubresource(resource);
   }
@@ -709,7 +716,7 @@ void Store::RemoveNamespaceIfDone(std::string_view namespace_) {
 
 Status Store::Delete(const Resource& resource, std::string_view namespace_, std::string_view name,
                      const DeleteOptions& options) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const ObjectKey key = KeyOf(resource, namespace_, name);
   const Object* stored = Find(key);
   if (stored == nullptr) return NotFound(resource, name);
@@ -726,7 +733,7 @@ Status Store::Delete(const Resource& resource, std::string_view namespace_, std:
 
 Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
                     const DeleteOptions& options) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const ObjectKey key = KeyOf(resources::kPods, namespace_, pod_name);
   const Object* pod = Find(key);
   if (pod == nullptr) return NotFound(resources::kPods, pod_name);
