@@ -8,12 +8,18 @@ through its control endpoint:
   InsufficientInstanceCapacity, the way EC2 reports an instant fleet it could only partly fill
   (or not at all);
 - the next N EC2 requests are refused with RequestLimitExceeded (throttling);
-- the next N requests are held for S seconds before they are forwarded (slow answers, timeouts).
+- the next N requests are held for S seconds before they are forwarded (slow answers, timeouts);
+- requests signed with an access key that has an IAM policy are authorized as AWS would authorize
+  them (scripts/testenv/iam_authz.py): a denial is answered as the service answers it, and a
+  denied launch of an instant CreateFleet is reported in its errorSet as UnauthorizedOperation.
 Control: GET /_faults (the faults, how many of each were injected since they were set, and
 "forwarded": how many requests of each query Action, e.g. {"CreateFleet": 1}, went on to moto since
 then), POST /_faults with a JSON object {"insufficient_capacity": [{"instance_type": "m5.large",
 "zone": ""}], "throttle": 2, "delay": {"count": 1, "seconds": 5}} (fields left out are cleared,
-the counts start again), DELETE /_faults (none).
+the counts start again), DELETE /_faults (none). IAM: GET /_iam (the enforced keys, the checks
+allowed per IAM action, the denials), POST /_iam with {"principals": {"ACCESS_KEY_ID": {"arn":
+"arn:aws:iam::…", "policies": [{"name": "…", "policy": {…}}]}}} (keys left out are not enforced;
+the counts start again), DELETE /_iam (nothing enforced).
 Writes DIR/fault_endpoint once it listens and serves until SIGTERM.
 """
 
@@ -30,6 +36,8 @@ import urllib.request
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from xml.sax.saxutils import escape
+
+import iam_authz
 
 EC2_NAMESPACE = "http://ec2.amazonaws.com/doc/2016-11-15/"
 
@@ -98,9 +106,10 @@ OVERRIDE = re.compile(r"^LaunchTemplateConfigs\.(\d+)\.Overrides\.(\d+)\.(.+)$")
 CONFIG = re.compile(r"^LaunchTemplateConfigs\.(\d+)\.(.+)$")
 
 
-def split_fleet(params, faults):
-    """Takes the overrides that lack capacity out of a CreateFleet request; returns the new
-    parameters and the errorSet items for what was taken out."""
+def split_fleet(params, refuse):
+    """Takes the overrides `refuse` refuses (it returns an error code and message, or None) out of a
+    CreateFleet request; returns the new parameters and the errorSet items for what was taken
+    out."""
     configs = {}  # config index -> {"fields": {...}, "overrides": {index: {...}}}
     rest = []
     for key, value in params:
@@ -122,9 +131,9 @@ def split_fleet(params, faults):
     for _, config in sorted(configs.items()):
         overrides = []
         for _, override in sorted(config["overrides"].items()):
-            if faults.lacks_capacity(override.get("InstanceType", ""),
-                                     override.get("AvailabilityZone", "")):
-                errors.append((config["fields"], override, lifecycle))
+            refused = refuse(config["fields"], override)
+            if refused:
+                errors.append((config["fields"], override, lifecycle, refused))
             else:
                 overrides.append(override)
         if overrides:
@@ -140,7 +149,7 @@ def split_fleet(params, faults):
 
 def error_items(errors):
     items = []
-    for fields, override, lifecycle in errors:
+    for fields, override, lifecycle, (code, message) in errors:
         name = fields.get("LaunchTemplateSpecification.LaunchTemplateName", "")
         items.append(
             "<item><launchTemplateAndOverrides><launchTemplateSpecification>"
@@ -150,22 +159,28 @@ def error_items(errors):
             f"<subnetId>{escape(override.get('SubnetId', ''))}</subnetId>"
             f"<availabilityZone>{escape(override.get('AvailabilityZone', ''))}</availabilityZone>"
             f"</overrides></launchTemplateAndOverrides><lifecycle>{escape(lifecycle)}</lifecycle>"
-            "<errorCode>InsufficientInstanceCapacity</errorCode><errorMessage>We currently do not "
-            "have sufficient capacity in the Availability Zone you requested.</errorMessage></item>")
+            f"<errorCode>{escape(code)}</errorCode><errorMessage>{escape(message)}</errorMessage>"
+            "</item>")
     return "".join(items)
 
 
-def make_handler(upstream, faults):
+INSUFFICIENT_CAPACITY = ("InsufficientInstanceCapacity", "We currently do not have sufficient "
+                         "capacity in the Availability Zone you requested.")
+
+
+def make_handler(upstream, faults, authorizer):
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def log_message(self, format, *args):  # pylint: disable=redefined-builtin
             pass
 
-        def reply(self, status, body, content_type="text/xml"):
+        def reply(self, status, body, content_type="text/xml", headers=None):
             data = body.encode()
             self.send_response(status)
             self.send_header("Content-Type", content_type)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -180,6 +195,17 @@ def make_handler(upstream, faults):
             elif self.command == "DELETE":
                 faults.set({})
             self.reply(200, json.dumps(faults.describe()), "application/json")
+
+        def control_iam(self, body):
+            if self.command == "POST":
+                try:
+                    authorizer.set(json.loads(body or b"{}"))
+                except (ValueError, TypeError, AttributeError) as error:
+                    self.reply(400, json.dumps({"error": str(error)}), "application/json")
+                    return
+            elif self.command == "DELETE":
+                authorizer.set({})
+            self.reply(200, json.dumps(authorizer.describe()), "application/json")
 
         def forward(self, body):
             request = urllib.request.Request(upstream + self.path, data=body or None,
@@ -199,6 +225,9 @@ def make_handler(upstream, faults):
             if self.path.startswith("/_faults"):
                 self.control(body)
                 return
+            if self.path.startswith("/_iam"):
+                self.control_iam(body)
+                return
             delay = faults.take_delay()
             if delay:
                 time.sleep(delay)
@@ -210,9 +239,22 @@ def make_handler(upstream, faults):
                            "<Message>Request limit exceeded.</Message></Error></Errors>"
                            f"<RequestID>{uuid.uuid4()}</RequestID></Response>")
                 return
+            request = iam_authz.Request(self.command, self.path, self.headers, body, params)
+            denial = authorizer.authorize(request)
+            if denial:
+                self.reply(*denial)
+                return
             errors = []
             if action == "CreateFleet":
-                params, any_left, errors = split_fleet(params, faults)
+                def refuse(fields, override):
+                    denied = authorizer.launch_denial(request, fields, override)
+                    if denied:
+                        return denied
+                    if faults.lacks_capacity(override.get("InstanceType", ""),
+                                             override.get("AvailabilityZone", "")):
+                        return INSUFFICIENT_CAPACITY
+                    return None
+                params, any_left, errors = split_fleet(params, refuse)
                 if not any_left:
                     self.reply(200, f'<CreateFleetResponse xmlns="{EC2_NAMESPACE}">'
                                     f"<requestId>{uuid.uuid4()}</requestId>"
@@ -246,9 +288,14 @@ def main():
     parser.add_argument("--dir", required=True, help="where fault_endpoint goes")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--upstream", required=True, help="moto's URL")
+    parser.add_argument("--iam-eval", default="",
+                        help="the installed scripts/testenv/iam-eval (enforcement needs it)")
+    parser.add_argument("--account", default="123456789012", help="moto's account")
     args = parser.parse_args()
+    upstream = args.upstream.rstrip("/")
+    authorizer = iam_authz.Authorizer(upstream, args.iam_eval, args.account)
     server = ThreadingHTTPServer(("127.0.0.1", args.port),
-                                 make_handler(args.upstream.rstrip("/"), Faults()))
+                                 make_handler(upstream, Faults(), authorizer))
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     endpoint = f"http://127.0.0.1:{args.port}"
     with open(os.path.join(args.dir, "fault_endpoint.tmp"), "w", encoding="utf-8") as f:
@@ -256,6 +303,7 @@ def main():
     os.replace(os.path.join(args.dir, "fault_endpoint.tmp"),
                os.path.join(args.dir, "fault_endpoint"))
     server.serve_forever()
+    authorizer.close()
 
 
 if __name__ == "__main__":

@@ -26,6 +26,11 @@ ACCOUNT_ID = "123456789012"
 SERVICE_CIDR = "10.100.0.0/16"  # the seeded EKS cluster's services
 ACCESS_KEY_ID = "AKIAKARPENTERTEST"
 SECRET_ACCESS_KEY = "karpenter-test-secret-access-key"
+# The controller's own key: tests give it a policy through the fault proxy's /_iam endpoint
+# (scripts/testenv/iam_authz.py), as IRSA gives the controller its role; the key above stays
+# unrestricted for the test harness.
+CONTROLLER_ACCESS_KEY_ID = "AKIAKARPENTERCONTROLLER"
+CONTROLLER_SECRET_ACCESS_KEY = "karpenter-controller-secret-access-key"
 # The account EKS publishes its optimized AMIs from (their OwnerId in DescribeImages).
 AMI_OWNER_ID = "602401143452"
 AMI_RELEASE = "v20241121"  # the release date suffix of the seeded AMIs' names
@@ -161,7 +166,12 @@ def seed(endpoint, args, specs, extra_specs):
     out = {"account": ACCOUNT_ID, "region": args.region, "cluster": args.cluster,
            "kubernetes_version": args.kubernetes_version,
            "credentials": {"access_key_id": ACCESS_KEY_ID,
-                           "secret_access_key": SECRET_ACCESS_KEY}}
+                           "secret_access_key": SECRET_ACCESS_KEY},
+           "controller_credentials": {
+               "access_key_id": CONTROLLER_ACCESS_KEY_ID,
+               "secret_access_key": CONTROLLER_SECRET_ACCESS_KEY,
+               "principal_arn": f"arn:aws:sts::{ACCOUNT_ID}:assumed-role/"
+                                f"KarpenterControllerRole-{args.cluster}/karpenter"}}
 
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16", TagSpecifications=[{
         "ResourceType": "vpc", "Tags": tags(Name=f"{args.cluster}-vpc")}])["Vpc"]["VpcId"]

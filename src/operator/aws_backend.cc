@@ -26,11 +26,13 @@ class AwsBackend final : public CloudBackend {
     manager.AddPeriodic(
         PeriodicController{"ec2nodeclass controller", std::chrono::seconds(5),
                            [&node_classes] { return node_classes.ReconcileAll(); }});
-    // Each refresh happens only when its data is older than 12 hours (or a refresh failed).
+    // Each refresh happens only when its data is older than 12 hours (or a refresh failed). A
+    // failed one (throttled at start-up, say) is retried after 5 s, then 10 s, … up to a minute:
+    // until spot prices are known, no spot offering can launch.
     aws::AwsProvider& provider = *provider_;
-    manager.AddPeriodic(PeriodicController{"instance type and price refresh",
-                                           std::chrono::minutes(1),
-                                           [&provider] { return provider.RefreshCatalog(); }});
+    manager.AddPeriodic(PeriodicController{
+        "instance type and price refresh", std::chrono::minutes(1),
+        [&provider] { return provider.RefreshCatalog(); }, std::chrono::seconds(5)});
     ASSIGN_OR_RETURN(std::optional<std::jthread> handler,
                      provider_->StartInterruptionHandling(client, manager.cluster(),
                                                           logger.Named("interruption")));

@@ -173,8 +173,17 @@ void Manager::RunOnce() {
   for (ScheduledController& scheduled : periodic_) {
     if (now < scheduled.next) continue;
     scheduled.next = now + scheduled.controller.period;
-    if (Status status = scheduled.controller.run(); !status.ok()) {
-      logger_.Error(scheduled.controller.name + " failed", {logkey::Err(status.error())});
+    Status status = scheduled.controller.run();
+    if (status.ok()) {
+      scheduled.failures = 0;
+      continue;
+    }
+    logger_.Error(scheduled.controller.name + " failed", {logkey::Err(status.error())});
+    const std::chrono::milliseconds retry = scheduled.controller.retry;
+    if (retry.count() > 0) {
+      const int doublings = std::min(scheduled.failures++, 16);
+      scheduled.next =
+          now + std::min(scheduled.controller.period, retry * (int64_t{1} << doublings));
     }
   }
   ReconcileDue(node_claims_, now, "reconciling nodeclaim failed",

@@ -49,11 +49,14 @@ struct ManagerOptions {
 };
 
 // A controller a cloud provider brings (the AWS EC2NodeClass controller, the instance type and
-// price refresh): run on the controller loop every `period`, first in the first round.
+// price refresh): run on the controller loop every `period`, first in the first round. After a
+// failure it runs again after `retry`, doubling with each failure in a row up to `period` (zero:
+// after `period`).
 struct PeriodicController {
   std::string name;  // in logs
   std::chrono::milliseconds period;
   std::function<Status()> run;
+  std::chrono::milliseconds retry{0};
 };
 
 // A controller that runs in every round, after the NodeClaim controllers: the simulated cloud's
@@ -127,6 +130,7 @@ class Manager {
   struct ScheduledController {
     PeriodicController controller;
     MonoTime next;
+    int failures = 0;  // in a row
   };
   std::vector<ScheduledController> periodic_;
   MonoTime next_garbage_collection_;

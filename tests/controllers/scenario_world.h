@@ -168,6 +168,7 @@ class World {
 
   kube::Client& client() { return client_; }
   op::Manager& manager() { return manager_; }
+  VirtualClock& clock() { return clock_; }
   TimePoint Now() const { return clock_.Now(); }
   cloud::SimCloudProvider& cloud() { return cloud_; }
 

@@ -5,17 +5,25 @@
 // proxy, which first refuses a zone's capacity and throttles. EC2 and Kubernetes must agree: every
 // instance of the cluster has a NodeClaim and every NodeClaim an instance, a leaked instance is
 // garbage-collected, and the instance Karpenter does not own is never touched.
+//
+// The controller signs with its own key, which the proxy holds to an IAM policy as AWS would
+// (scripts/testenv/iam_authz.py, a real policy evaluator): the run repeats under the policy
+// `karpenter iam policy` prints, under upstream's scoped policy and under the migration guide's
+// (tests/testdata/iam/). The first two must need no denial; the guide's grants nothing on SQS,
+// and those are its only denials.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <cstdio>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -104,7 +112,20 @@ class NodeRegistrar {
   std::set<std::string> registered_;
 };
 
-class AwsE2E : public ControllerEndToEnd {
+// A controller policy the run is held to.
+struct PolicyCase {
+  std::string name;  // generated | upstream | seed
+  // Whether it lets the controller read the interruption queue (the guide's does not).
+  bool reads_the_queue = true;
+};
+
+std::string PolicyCaseName(const ::testing::TestParamInfo<PolicyCase>& info) {
+  return info.param.name;
+}
+
+void PrintTo(const PolicyCase& policy, std::ostream* out) { *out << policy.name; }
+
+class AwsE2E : public ControllerEndToEnd, public ::testing::WithParamInterface<PolicyCase> {
  protected:
   AwsE2E() : ControllerEndToEnd({"aws-e2e"}) {}
 
@@ -130,10 +151,22 @@ class AwsE2E : public ControllerEndToEnd {
     sqs_.emplace(clients_->sqs());
     registrar_.emplace(*client_, *ec2_, cluster_);
     ASSERT_OK(TerminateLeftovers());
+    const kube::Object policy = aws::testing::ControllerPolicyFor(GetParam().name);
+    ASSERT_TRUE(policy.is_object());
+    aws::testing::SetControllerPolicy(policy);
   }
 
   void TearDown() override {
-    if (ec2_) aws::testing::SetFaults(kube::Object::object());
+    if (ec2_) {
+      // What the run needed and was refused, for the README's figures and a failure's reader.
+      const kube::Object decisions = aws::testing::IamDecisions();
+      std::ofstream(std::string(KARPENTER_TESTENV_DIR) + "/iam-decisions-" + GetParam().name +
+                    ".json")
+          << decisions.dump(2) << "\n";
+      if (HasFailure()) std::cerr << "IAM decisions: " << decisions.dump(2) << "\n";
+      aws::testing::SetControllerPolicy(nullptr);
+      aws::testing::SetFaults(kube::Object::object());
+    }
     ControllerEndToEnd::TearDown();
     if (ec2_) {
       Status terminated = TerminateLeftovers();
@@ -167,11 +200,13 @@ class AwsE2E : public ControllerEndToEnd {
     std::vector<std::string> env = identity->env;
     for (const auto& [name, value] : environment_) support::SetVariable(env, name, value);
     support::SetVariable(env, "AWS_ENDPOINT_URL", aws::testing::ReadMotoEndpoint("fault_endpoint"));
+    const kube::Object& credentials = seed_["controller_credentials"];
+    support::SetVariable(env, "AWS_ACCESS_KEY_ID", credentials["access_key_id"].get<std::string>());
+    support::SetVariable(env, "AWS_SECRET_ACCESS_KEY",
+                         credentials["secret_access_key"].get<std::string>());
     support::SetVariable(env, "CLUSTER_NAME", cluster_);
     support::SetVariable(env, "INTERRUPTION_QUEUE", cluster_);
-    const std::string log = ::testing::TempDir() + "aws-controller-" +
-                            ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-                            ".log";
+    const std::string log = ::testing::TempDir() + "aws-controller-" + GetParam().name + ".log";
     std::remove(log.c_str());
     controller_ = std::make_unique<support::ControllerProcess>(
         KARPENTER_BINARY,
@@ -217,7 +252,7 @@ class AwsE2E : public ControllerEndToEnd {
   std::optional<NodeRegistrar> registrar_;
 };
 
-TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
+TEST_P(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   // EC2 has no capacity at all in the first zone and throttles the first requests.
   const std::string full_zone = seed_["subnets"][0]["zone"].get<std::string>();
   aws::testing::SetFaults(
@@ -259,52 +294,56 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   }
 
   // A spot interruption warning for one instance: its NodeClaim goes, its pods move to a new one.
-  const std::string interrupted = *instances.begin();
-  std::string interrupted_node;
-  std::set<std::string> claims_before;
-  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
-    claims_before.emplace(kube::Name(claim));
-    if (kube::StringAt(claim, {"status", "providerID"}).ends_with("/" + interrupted)) {
-      interrupted_node = kube::StringAt(claim, {"status", "nodeName"});
-    }
-  }
-  ASSERT_FALSE(interrupted_node.empty());
-  Result<std::string> queue = sqs_->GetQueueUrl(cluster_);
-  ASSERT_THAT(queue, IsOk());
-  Result<std::string> sent = sqs_->SendMessage(
-      *queue, R"({"version":"0","detail-type":"EC2 Spot Instance Interruption Warning",)"
-              R"("source":"aws.ec2","detail":{"instance-id":")" +
-                  interrupted + R"(","instance-action":"terminate"}})");
-  ASSERT_THAT(sent, IsOk());
-  ASSERT_TRUE(WaitRegistering(
-      [&] {
-        auto [now, claims] = InstancesAndClaims();
-        return !now.contains(interrupted) && !claims.contains(interrupted) &&
-               CountRunning(*client_, "aws-e2e") == kPods;
-      },
-      seconds(240)))
-      << "the interrupted instance's pods did not move";
-  // A replacement came up first: the NodeClaims launched for the interrupted node's pods were
-  // initialized before the first of those pods was evicted.
-  std::string first_eviction;
-  for (const kube::Object& event : List(*client_, kube::resources::kEvents)) {
-    if (kube::StringAt(event, {"involvedObject", "name"}) == interrupted_node &&
-        kube::StringAt(event, {"reason"}) == "Evicted") {
-      const std::string at(kube::StringAt(event, {"firstTimestamp"}));
-      if (first_eviction.empty() || at < first_eviction) first_eviction = at;
-    }
-  }
-  ASSERT_FALSE(first_eviction.empty()) << "no pod was evicted from " << interrupted_node;
-  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
-    if (claims_before.contains(std::string(kube::Name(claim)))) continue;
-    std::string initialized;
-    for (const kube::Object& condition : Part(Part(claim, "status"), "conditions")) {
-      if (kube::StringAt(condition, {"type"}) == "Initialized") {
-        initialized = kube::StringAt(condition, {"lastTransitionTime"});
+  // (The guide's policy cannot read the queue: the controller reports it and goes on.)
+  if (GetParam().reads_the_queue) {
+    const std::string interrupted = *instances.begin();
+    std::string interrupted_node;
+    std::set<std::string> claims_before;
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      claims_before.emplace(kube::Name(claim));
+      if (kube::StringAt(claim, {"status", "providerID"}).ends_with("/" + interrupted)) {
+        interrupted_node = kube::StringAt(claim, {"status", "nodeName"});
       }
     }
-    EXPECT_FALSE(initialized.empty()) << kube::Name(claim);
-    EXPECT_LE(initialized, first_eviction) << kube::Name(claim) << " came up after the drain began";
+    ASSERT_FALSE(interrupted_node.empty());
+    Result<std::string> queue = sqs_->GetQueueUrl(cluster_);
+    ASSERT_THAT(queue, IsOk());
+    Result<std::string> sent = sqs_->SendMessage(
+        *queue, R"({"version":"0","detail-type":"EC2 Spot Instance Interruption Warning",)"
+                R"("source":"aws.ec2","detail":{"instance-id":")" +
+                    interrupted + R"(","instance-action":"terminate"}})");
+    ASSERT_THAT(sent, IsOk());
+    ASSERT_TRUE(WaitRegistering(
+        [&] {
+          auto [now, claims] = InstancesAndClaims();
+          return !now.contains(interrupted) && !claims.contains(interrupted) &&
+                 CountRunning(*client_, "aws-e2e") == kPods;
+        },
+        seconds(240)))
+        << "the interrupted instance's pods did not move";
+    // A replacement came up first: the NodeClaims launched for the interrupted node's pods were
+    // initialized before the first of those pods was evicted.
+    std::string first_eviction;
+    for (const kube::Object& event : List(*client_, kube::resources::kEvents)) {
+      if (kube::StringAt(event, {"involvedObject", "name"}) == interrupted_node &&
+          kube::StringAt(event, {"reason"}) == "Evicted") {
+        const std::string at(kube::StringAt(event, {"firstTimestamp"}));
+        if (first_eviction.empty() || at < first_eviction) first_eviction = at;
+      }
+    }
+    ASSERT_FALSE(first_eviction.empty()) << "no pod was evicted from " << interrupted_node;
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      if (claims_before.contains(std::string(kube::Name(claim)))) continue;
+      std::string initialized;
+      for (const kube::Object& condition : Part(Part(claim, "status"), "conditions")) {
+        if (kube::StringAt(condition, {"type"}) == "Initialized") {
+          initialized = kube::StringAt(condition, {"lastTransitionTime"});
+        }
+      }
+      EXPECT_FALSE(initialized.empty()) << kube::Name(claim);
+      EXPECT_LE(initialized, first_eviction)
+          << kube::Name(claim) << " came up after the drain began";
+    }
   }
 
   // Scale down: consolidation removes what is no longer needed, in EC2 too.
@@ -356,7 +395,27 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   ASSERT_THAT(unmanaged, IsOk());
   ASSERT_EQ(unmanaged->size(), 1U);
   EXPECT_EQ(unmanaged->front().state, "running");
+
+  // The policy allowed every call but the ones it leaves out: none for the generated and upstream
+  // policies; for the guide's, the interruption queue's (and the queue was read, so they happened).
+  const kube::Object decisions = aws::testing::IamDecisions();
+  ASSERT_TRUE(decisions.is_object());
+  EXPECT_GT(Part(decisions, "allowed").value("ec2:CreateFleet", 0), 0) << "nothing was enforced";
+  if (GetParam().reads_the_queue) {
+    EXPECT_EQ(decisions.value("denials", -1), 0) << decisions["denied"].dump(2);
+  } else {
+    EXPECT_GT(decisions.value("denials", 0), 0) << "the queue was never read";
+    for (const kube::Object& denial : Part(decisions, "denied")) {
+      EXPECT_TRUE(denial.value("action", "").starts_with("sqs:")) << denial.dump();
+    }
+  }
+  EXPECT_TRUE(controller_->Running());
 }
+
+INSTANTIATE_TEST_SUITE_P(Policies, AwsE2E,
+                         ::testing::Values(PolicyCase{"generated"}, PolicyCase{"upstream"},
+                                           PolicyCase{"seed", /*reads_the_queue=*/false}),
+                         PolicyCaseName);
 
 }  // namespace
 }  // namespace karpenter::integration

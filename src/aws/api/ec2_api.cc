@@ -270,6 +270,8 @@ Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& i
   }
   if (!input.tags.empty()) {
     request.AddTagSpecifications({{"launch-template", TagPairs(input.tags)}});
+    request.AddTagSpecifications({{"network-interface", TagPairs(input.tags)}},
+                                 "LaunchTemplateData.TagSpecification");
   }
   ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
   const XmlElement created = document.root().Child("launchTemplate");

@@ -109,7 +109,9 @@ struct LaunchTemplateInput {
   std::string instance_profile;  // the profile's name
   std::vector<std::string> security_group_ids;
   std::string user_data_base64;
-  Ec2Tags tags;                   // on the launch template itself
+  // On the launch template, and on the network interfaces launched from it: a fleet's own tag
+  // specifications cannot tag those, and the scoped policy lets a launch create only tagged ones.
+  Ec2Tags tags;
   api::MetadataOptions metadata;  // the EC2NodeClass's, as given
 };
 

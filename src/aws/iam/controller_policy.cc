@@ -105,10 +105,11 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
     return Json{{"StringEquals", {{"aws:ResourceTag/" + owned_key, "owned"}}},
                 {"StringLike", {{"aws:ResourceTag/karpenter.sh/nodepool", "*"}}}};
   };
-  const std::vector<std::string> launched = {
-      ec2 + ":*:fleet/*",           ec2 + ":*:instance/*",
-      ec2 + ":*:volume/*",          ec2 + ":*:network-interface/*",
-      ec2 + ":*:launch-template/*", ec2 + ":*:spot-instances-request/*"};
+  // What a launch creates and tags. Not the spot request: EC2 checks it only when it is tagged on
+  // creation, and we never tag it.
+  const std::vector<std::string> launched = {ec2 + ":*:fleet/*", ec2 + ":*:instance/*",
+                                             ec2 + ":*:volume/*", ec2 + ":*:network-interface/*",
+                                             ec2 + ":*:launch-template/*"};
 
   Json statements = Json::array();
   statements.push_back(Statement(

@@ -36,9 +36,9 @@ QueryRequest& QueryRequest::AddFilters(const std::vector<QueryFilter>& filters) 
 }
 
 QueryRequest& QueryRequest::AddTagSpecifications(
-    const std::vector<QueryTagSpecification>& specifications) {
+    const std::vector<QueryTagSpecification>& specifications, std::string_view prefix_of_list) {
   for (size_t i = 0; i < specifications.size(); ++i) {
-    const std::string prefix = "TagSpecification." + std::to_string(i + 1);
+    const std::string prefix = std::string(prefix_of_list) + "." + std::to_string(i + 1);
     Add(prefix + ".ResourceType", specifications[i].resource_type);
     const auto& tags = specifications[i].tags;
     for (size_t j = 0; j < tags.size(); ++j) {

@@ -35,8 +35,10 @@ class QueryRequest {
   QueryRequest& AddMemberList(std::string_view name, const std::vector<std::string>& values);
   // Filter.N.Name and Filter.N.Value.M, numbered from 1; pass all filters in one call.
   QueryRequest& AddFilters(const std::vector<QueryFilter>& filters);
-  // TagSpecification.N.ResourceType and TagSpecification.N.Tag.M.Key/Value; pass all in one call.
-  QueryRequest& AddTagSpecifications(const std::vector<QueryTagSpecification>& specifications);
+  // PREFIX.N.ResourceType and PREFIX.N.Tag.M.Key/Value (PREFIX is TagSpecification, or
+  // LaunchTemplateData.TagSpecification for what a launch template tags); pass all in one call.
+  QueryRequest& AddTagSpecifications(const std::vector<QueryTagSpecification>& specifications,
+                                     std::string_view prefix = "TagSpecification");
 
   const std::string& action() const { return action_; }
   // Action and Version first, then the rest in the order added.

@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -20,6 +22,7 @@
 #include "aws/sdk/environment.h"
 #include "common/clock.h"
 #include "support/matchers.h"
+#include "support/run_command.h"
 
 namespace karpenter::aws::testing {
 
@@ -70,6 +73,85 @@ inline int ForwardedRequests(const std::string& action) {
   const nlohmann::json state = FaultProxyState();
   return state.is_object() ? state.value("forwarded", nlohmann::json::object()).value(action, 0)
                            : -1;
+}
+
+// `text` with each ${NAME} of `values` replaced.
+inline std::string FillIn(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [name, value] : values) {
+    const std::string placeholder = "${" + name + "}";
+    for (size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size())) {
+      text.replace(at, placeholder.size(), value);
+    }
+  }
+  return text;
+}
+
+// A controller policy for the seeded account, cluster, queue and node role: "generated" is what
+// `karpenter iam policy` prints; "upstream" and "seed" are tests/testdata/iam/NAME-policy.json
+// (that folder's README says what each is). Null, with a test failure, when there is none.
+inline nlohmann::json ControllerPolicyFor(const std::string& name) {
+  const nlohmann::json seed = nlohmann::json::parse(ReadMotoFile("seed.json"));
+  const std::map<std::string, std::string> values = {
+      {"PARTITION", "aws"},
+      {"REGION", seed["region"].get<std::string>()},
+      {"ACCOUNT", seed["account"].get<std::string>()},
+      {"CLUSTER", seed["cluster"].get<std::string>()},
+      {"QUEUE", seed["cluster"].get<std::string>()},
+      {"NODE_ROLE", seed["node_role"].get<std::string>()}};
+  std::string text;
+  if (name == "generated") {
+    try {
+      text = support::RunCommand(
+          FillIn(std::string(KARPENTER_BINARY) +
+                     " iam policy --cluster-name ${CLUSTER} --region ${REGION} --account ${ACCOUNT}"
+                     " --interruption-queue ${QUEUE} --node-role ${NODE_ROLE}",
+                 values));
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << error.what();
+      return nullptr;
+    }
+  } else {
+    std::ifstream in(std::string(KARPENTER_TESTDATA) + "/iam/" + name + "-policy.json");
+    std::ostringstream read;
+    read << in.rdbuf();
+    text = FillIn(read.str(), values);
+  }
+  nlohmann::json policy = nlohmann::json::parse(text, nullptr, false);
+  if (!policy.is_object()) {
+    ADD_FAILURE() << "no policy " << name << ":\n" << text;
+    return nullptr;
+  }
+  return policy;
+}
+
+// Enforces `policy` (an IAM policy document) on the requests the controller's access key signs
+// (seed.json's controller_credentials), through the fault proxy (scripts/testenv/iam_authz.py);
+// null enforces nothing. Zeroes the proxy's counts of allowed checks and denials.
+inline void SetControllerPolicy(const nlohmann::json& policy) {
+  nlohmann::json spec = nlohmann::json::object();
+  if (!policy.is_null()) {
+    const nlohmann::json seed = nlohmann::json::parse(ReadMotoFile("seed.json"));
+    const nlohmann::json& controller = seed["controller_credentials"];
+    spec["principals"][controller["access_key_id"].get<std::string>()] = {
+        {"arn", controller["principal_arn"]},
+        {"policies", nlohmann::json::array({{{"name", "controller"}, {"policy", policy}}})}};
+  }
+  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
+  httplib::Result answer = proxy.Post("/_iam", spec.dump(), "application/json");
+  EXPECT_TRUE(answer && answer->status == 200)
+      << "setting the controller's policy: " << (answer ? answer->body : "no answer");
+}
+
+// What the proxy decided under the policy since it was set (GET /_iam): "allowed" (checks per IAM
+// action), "denials" (how many requests were refused) and "denied" (the last refusals, each with
+// its request, action, resource and decision); discarded JSON when unreadable.
+inline nlohmann::json IamDecisions() {
+  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
+  httplib::Result answer = proxy.Get("/_iam");
+  EXPECT_TRUE(answer && answer->status == 200) << "reading the IAM decisions";
+  if (!answer || answer->status != 200) return nlohmann::json::value_t::discarded;
+  return nlohmann::json::parse(answer->body, nullptr, false);
 }
 
 // A name no other test, run or process uses, so tests can run against a long-lived moto.

@@ -3,34 +3,18 @@
 // botocore and moto): the directory scripts/aws-test-tools installs them to and prints. CTest
 // runs that script first (the aws_tools fixture); asking it again here costs nothing once cached.
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
+#include "support/run_command.h"
+
 namespace karpenter::aws::testing {
 
-// What `command` printed on standard output; throws with that output when it fails.
-inline std::string RunCommand(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) throw std::runtime_error("cannot run: " + command);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  size_t read = 0;
-  while ((read = fread(buffer.data(), 1, buffer.size(), pipe.get())) > 0) {
-    out.append(buffer.data(), read);
-  }
-  const int status = pclose(pipe.release());
-  if (status != 0) {
-    throw std::runtime_error("`" + command + "` failed (status " + std::to_string(status) + "):\n" +
-                             out);
-  }
-  return out;
-}
+using karpenter::support::RunCommand;
 
 // The installed tools' directory: $KARPENTER_AWS_TEST_TOOLS, else what scripts/aws-test-tools
 // prints (it installs them on first use).
