@@ -235,6 +235,9 @@ class Request:
         self.headers = headers
         self.body = body
         self.params = params  # [(key, value)] of a form body
+        # What one request looked up and decided: a fleet's overrides share their launch
+        # template, profile and, but for the subnet and image, their checks.
+        self.memo = {}
         match = CREDENTIAL.search(headers.get("Authorization", ""))
         self.access_key, self.region, self.service = match.groups() if match else ("", "", "")
         self.form = dict(params)
@@ -335,8 +338,9 @@ class Authorizer:
         return None
 
     def decide(self, principal, request, checks):
-        answer = self.evaluator.decide(principal["arn"], self.account, principal["policies"],
-                                       checks)
+        answer = memoized(request, ("decision", json.dumps(checks, sort_keys=True)),
+                          lambda: self.evaluator.decide(principal["arn"], self.account,
+                                                        principal["policies"], checks))
         results = answer.get("results", [])
         if answer.get("decision") != "Allowed":
             failed = answer.get("failed") or 0
@@ -521,9 +525,11 @@ class Authorizer:
         return checks
 
     def fleet_template(self, request, config):
-        return self.moto.launch_template(
-            request.region, name=config.get("LaunchTemplateSpecification.LaunchTemplateName"),
-            template_id=config.get("LaunchTemplateSpecification.LaunchTemplateId"))
+        name = config.get("LaunchTemplateSpecification.LaunchTemplateName")
+        template_id = config.get("LaunchTemplateSpecification.LaunchTemplateId")
+        return memoized(request, ("template", name, template_id),
+                        lambda: self.moto.launch_template(request.region, name=name,
+                                                          template_id=template_id))
 
     def launch_checks(self, request, fields, override):
         """What AWS checks for one launch of an instant fleet: RunInstances on everything the
@@ -560,7 +566,8 @@ class Authorizer:
                     request, kind, request_tag_context(tags)),
                     {"ec2:CreateAction": self.create_action_for_instances}))
         if template["profile"]:
-            profile = self.moto.instance_profile(template["profile"])
+            profile = memoized(request, ("profile", template["profile"]),
+                               lambda: self.moto.instance_profile(template["profile"]))
             for role in (profile or {}).get("roles", []):
                 checks.append({"action": "iam:PassRole", "resource": role,
                                "context": {"aws:RequestedRegion": request.region,
@@ -628,6 +635,13 @@ class Authorizer:
         name = urllib.parse.unquote(request.path.split("?", 1)[0][len("/clusters/"):])
         return [self.check(request, request.action, {
             "resource": f"arn:aws:eks:{request.region}:{self.account}:cluster/{name}"})]
+
+
+def memoized(request, key, compute):
+    """compute(), once per request and key."""
+    if key not in request.memo:
+        request.memo[key] = compute()
+    return request.memo[key]
 
 
 def indexed_values(params, prefix):

@@ -158,12 +158,9 @@ class AwsE2E : public ControllerEndToEnd, public ::testing::WithParamInterface<P
 
   void TearDown() override {
     if (ec2_) {
-      // What the run needed and was refused, for the README's figures and a failure's reader.
-      const kube::Object decisions = aws::testing::IamDecisions();
-      std::ofstream(std::string(KARPENTER_TESTENV_DIR) + "/iam-decisions-" + GetParam().name +
-                    ".json")
-          << decisions.dump(2) << "\n";
-      if (HasFailure()) std::cerr << "IAM decisions: " << decisions.dump(2) << "\n";
+      if (HasFailure()) {
+        std::cerr << "IAM decisions: " << aws::testing::IamDecisions().dump(2) << "\n";
+      }
       aws::testing::SetControllerPolicy(nullptr);
       aws::testing::SetFaults(kube::Object::object());
     }
@@ -400,6 +397,9 @@ TEST_P(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
   // policies; for the guide's, the interruption queue's (and the queue was read, so they happened).
   const kube::Object decisions = aws::testing::IamDecisions();
   ASSERT_TRUE(decisions.is_object());
+  // What the run needed and was refused, for the README's figures (scripts/iam-figures).
+  std::ofstream(std::string(KARPENTER_TESTENV_DIR) + "/iam-decisions-" + GetParam().name + ".json")
+      << decisions.dump(2) << "\n";
   EXPECT_GT(Part(decisions, "allowed").value("ec2:CreateFleet", 0), 0) << "nothing was enforced";
   if (GetParam().reads_the_queue) {
     EXPECT_EQ(decisions.value("denials", -1), 0) << decisions["denied"].dump(2);
@@ -416,6 +416,80 @@ INSTANTIATE_TEST_SUITE_P(Policies, AwsE2E,
                          ::testing::Values(PolicyCase{"generated"}, PolicyCase{"upstream"},
                                            PolicyCase{"seed", /*reads_the_queue=*/false}),
                          PolicyCaseName);
+
+// Under the generated policy without one statement (the SSM reads that resolve AMI aliases), the
+// controller says what it was refused where a user looks (the EC2NodeClass's condition and a
+// Warning Event, naming the action and the parameter), launches nothing and keeps running; once the
+// policy is whole again it resolves the class and provisions, with no further denial.
+class AwsMissingStatementE2E : public AwsE2E {};
+
+TEST_P(AwsMissingStatementE2E, ADenialShowsOnTheNodeClassAndFixingThePolicyRecovers) {
+  const kube::Object whole = aws::testing::ControllerPolicyFor(GetParam().name);
+  kube::Object missing = whole;
+  missing["Statement"] = kube::Object::array();
+  for (const kube::Object& statement : whole["Statement"]) {
+    if (statement.value("Sid", "") != "AllowSSMReadActions")
+      missing["Statement"].push_back(statement);
+  }
+  ASSERT_EQ(missing["Statement"].size() + 1, whole["Statement"].size());
+  aws::testing::SetControllerPolicy(missing);
+  StartAwsController();
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws.yaml"));
+
+  const std::string parameter_arn =
+      "arn:aws:ssm:" + seed_["region"].get<std::string>() + "::parameter/aws/service/eks/";
+  std::string condition;
+  ASSERT_TRUE(support::WaitFor(
+      [&] {
+        Result<kube::Object> node_class =
+            client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+        if (!node_class.ok()) return false;
+        for (const kube::Object& c : Part(Part(*node_class, "status"), "conditions")) {
+          if (c.value("type", "") == "AMIsReady" && c.value("status", "") == "False") {
+            condition = c.value("message", "");
+          }
+        }
+        return condition.find("ssm:GetParameter") != std::string::npos;
+      },
+      seconds(60)))
+      << "AMIsReady: " << condition;
+  EXPECT_NE(condition.find(parameter_arn), std::string::npos) << condition;
+  std::string event;
+  ASSERT_TRUE(support::WaitFor(
+      [&] {
+        for (const kube::Object& e : List(*client_, kube::resources::kEvents)) {
+          if (kube::StringAt(e, {"involvedObject", "kind"}) == "EC2NodeClass" &&
+              kube::StringAt(e, {"type"}) == "Warning" &&
+              kube::StringAt(e, {"message"}).find("ssm:GetParameter") != std::string::npos) {
+            event = kube::StringAt(e, {"message"});
+          }
+        }
+        return !event.empty();
+      },
+      seconds(30)))
+      << "no Warning Event on the EC2NodeClass names ssm:GetParameter";
+  EXPECT_NE(event.find(parameter_arn), std::string::npos) << event;
+  // Nothing launched, nothing leaked, the controller still up.
+  auto [instances, claims] = InstancesAndClaims();
+  EXPECT_TRUE(instances.empty());
+  EXPECT_TRUE(claims.empty());
+  EXPECT_EQ(CountRunning(*client_, "aws-e2e"), 0U);
+  EXPECT_TRUE(controller_->Running());
+  EXPECT_GT(aws::testing::IamDecisions().value("denials", 0), 0);
+
+  // The policy fixed: the class resolves and the pods run, with no further denial.
+  aws::testing::SetControllerPolicy(whole);
+  ASSERT_TRUE(WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == 8; }, seconds(240)))
+      << CountRunning(*client_, "aws-e2e") << " of 8 pods Running";
+  auto [after, claimed] = InstancesAndClaims();
+  EXPECT_EQ(after, claimed);
+  EXPECT_EQ(aws::testing::IamDecisions().value("denials", -1), 0)
+      << aws::testing::IamDecisions()["denied"].dump(2);
+  EXPECT_TRUE(controller_->Running());
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, AwsMissingStatementE2E,
+                         ::testing::Values(PolicyCase{"generated"}), PolicyCaseName);
 
 }  // namespace
 }  // namespace karpenter::integration

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,11 @@
 #include "kube/object.h"
 
 namespace karpenter::aws {
+namespace {
+
+constexpr std::chrono::seconds kNotReadyResync(15);
+
+}  // namespace
 
 NodeClassController::NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
                                          NodeClassResolver& resolver,
@@ -23,7 +29,31 @@ NodeClassController::NodeClassController(kube::Client& client, controllers::Clus
       launch_templates_(launch_templates),
       clock_(clock),
       logger_(std::move(logger)),
+      events_(client, clock, "karpenter"),
       resync_(resync) {}
+
+void NodeClassController::RecordNewFailures(const kube::Object& object,
+                                            const api::EC2NodeClass::Status& status) {
+  const kube::Object written =
+      object.value("status", kube::Object::object()).value("conditions", kube::Object::array());
+  for (const api::Condition& condition : status.conditions) {
+    // Ready repeats the message of the condition that failed it.
+    if (condition.status != api::kConditionFalse || condition.type == api::kConditionReady) {
+      continue;
+    }
+    const bool known = std::any_of(written.begin(), written.end(), [&](const kube::Object& c) {
+      return c.value("type", "") == condition.type &&
+             c.value("status", "") == api::kConditionFalse &&
+             c.value("message", "") == condition.message;
+    });
+    if (known) continue;
+    if (Status recorded =
+            events_.Record(object, kube::EventType::kWarning, condition.reason, condition.message);
+        !recorded.ok()) {
+      logger_.Warn("recording an event failed", {logkey::Err(recorded.error())});
+    }
+  }
+}
 
 Status NodeClassController::ReconcileAll() {
   std::vector<kube::Object> due;
@@ -31,7 +61,10 @@ Status NodeClassController::ReconcileAll() {
   cluster_.node_classes().ForEach([&](const kube::Object& object) {
     const auto seen = resolved_.find(kube::Name(object));
     if (seen == resolved_.end() || seen->second.generation != kube::Generation(object) ||
-        !kube::DeletionTimestamp(object).empty() || now - seen->second.at >= resync_) {
+        !kube::DeletionTimestamp(object).empty() ||
+        now - seen->second.at >=
+            (seen->second.ready ? resync_
+                                : std::min<std::chrono::milliseconds>(resync_, kNotReadyResync))) {
       due.push_back(object);
     }
   });
@@ -84,6 +117,7 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
     if (current.value(key, kube::Object()) != value) changed = true;
   }
   if (changed) {
+    RecordNewFailures(object, status);
     if (Status patched =
             controllers::PatchStatus(client_, kube::resources::kEC2NodeClasses, object, encoded);
         !patched.ok()) {
@@ -96,7 +130,8 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
                                            {"securityGroups", status.security_groups.size()},
                                            {"amis", status.amis.size()}});
   }
-  resolved_[name] = Resolved{kube::Generation(object), clock_.Monotonic()};
+  resolved_[name] = Resolved{kube::Generation(object), clock_.Monotonic(),
+                             api::IsConditionTrue(status.conditions, api::kConditionReady)};
   Result<int> deleted = launch_templates_.DeleteUnused(name, resync_);
   if (!deleted.ok()) return Error("EC2NodeClass " + name + ": " + deleted.error().message);
   if (*deleted > 0) {

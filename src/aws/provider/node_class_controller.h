@@ -19,6 +19,7 @@
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "kube/client.h"
+#include "kube/event_recorder.h"
 
 namespace karpenter::aws {
 
@@ -31,13 +32,18 @@ class NodeClassController {
                       std::chrono::milliseconds resync = std::chrono::minutes(5));
 
   // Reconciles every node class that changed, is being deleted, or was resolved longer than the
-  // resync period ago. Tries them all; returns the first failure.
+  // resync period ago (15 s for one that was not Ready: a fixed IAM policy or a subnet tagged
+  // since shows soon). Tries them all; returns the first failure.
   Status ReconcileAll();
   // Reconciles one EC2NodeClass object as the informer has it.
   Status Reconcile(const kube::Object& object);
 
  private:
   Status Finalize(const kube::Object& object);
+  // A Warning Event on the node class for each condition `status` turns False, or False with a
+  // new message (a denied AWS call, a selector that matches nothing): where `kubectl describe`
+  // and event-based alerting look, beside the condition itself.
+  void RecordNewFailures(const kube::Object& object, const api::EC2NodeClass::Status& status);
 
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
@@ -45,10 +51,12 @@ class NodeClassController {
   LaunchTemplates& launch_templates_;
   const Clock& clock_;
   Logger logger_;
+  kube::EventRecorder events_;
   const std::chrono::milliseconds resync_;
   struct Resolved {
     int64_t generation = 0;
     MonoTime at;
+    bool ready = true;
   };
   std::map<std::string, Resolved, std::less<>> resolved_;  // by name
 };
