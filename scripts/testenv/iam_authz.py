@@ -604,7 +604,13 @@ class Authorizer:
     def checks_iam_GetInstanceProfile(self, request):
         return [self.check(request, request.action, self.existing_profile(request))]
 
-    checks_iam_AddRoleToInstanceProfile = checks_iam_GetInstanceProfile
+    def checks_iam_AddRoleToInstanceProfile(self, request):
+        # Adding a role to a profile passes it: IAM checks iam:PassRole to ec2.amazonaws.com.
+        role = f"arn:aws:iam::{self.account}:role/{request.form.get('RoleName', '')}"
+        return [self.check(request, request.action, self.existing_profile(request)),
+                self.check(request, "iam:PassRole", {"resource": role},
+                           {"iam:PassedToService": "ec2.amazonaws.com"})]
+
     checks_iam_RemoveRoleFromInstanceProfile = checks_iam_GetInstanceProfile
     checks_iam_DeleteInstanceProfile = checks_iam_GetInstanceProfile
 

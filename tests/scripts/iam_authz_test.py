@@ -219,6 +219,15 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(created[0]["resource"], f"arn:aws:iam::{ACCOUNT}:instance-profile/k/p")
         self.assertEqual(created[0]["context"]["aws:RequestTag/a"], "b")
 
+    def test_adding_a_role_to_a_profile_passes_the_role(self):
+        checks = authorizer().checks(request("iam", {"Action": "AddRoleToInstanceProfile",
+                                                     "InstanceProfileName": "p",
+                                                     "RoleName": "node"}))
+        self.assertEqual([c["action"] for c in checks],
+                         ["iam:AddRoleToInstanceProfile", "iam:PassRole"])
+        self.assertEqual(checks[1]["resource"], f"arn:aws:iam::{ACCOUNT}:role/node")
+        self.assertEqual(checks[1]["context"]["iam:PassedToService"], "ec2.amazonaws.com")
+
     def test_an_unknown_call_of_an_enforced_key_is_refused(self):
         auth = authorizer()
         status, body, _, _ = auth.authorize(request("ec2", {"Action": "RunInstances"}))

@@ -151,10 +151,14 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
         {"sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"},
         {fmt::format("arn:{}:sqs:{}:{}:{}", p, r, inputs.account, inputs.interruption_queue)}));
   }
+  // IAM checks the pass when the role joins an instance profile (to ec2.amazonaws.com) and EC2
+  // when an instance launches with it (to ec2.amazonaws.com.cn in China).
+  Json passed_to = "ec2.amazonaws.com";
+  if (UrlSuffix(p) != "amazonaws.com") passed_to = {"ec2.amazonaws.com", "ec2." + UrlSuffix(p)};
   statements.push_back(
       Statement("AllowPassingInstanceRole", {"iam:PassRole"},
                 {fmt::format("arn:{}:iam::{}:role/{}", p, inputs.account, NodeRoleName(inputs))},
-                Json{{"StringEquals", {{"iam:PassedToService", "ec2." + UrlSuffix(p)}}}}));
+                Json{{"StringEquals", {{"iam:PassedToService", std::move(passed_to)}}}}));
   const std::string profiles = fmt::format("arn:{}:iam::{}:instance-profile/*", p, inputs.account);
   Json profile_request = request_tags();
   profile_request["aws:RequestTag/topology.kubernetes.io/region"] = r;

@@ -130,9 +130,15 @@ TEST(ControllerPolicyTest, PartitionsGetTheirArnsAndEc2Principal) {
   china.partition = "aws-cn";
   china.region = "cn-north-1";
   ASSERT_THAT(Validate(china), IsOk());
-  const std::string text = ControllerPolicy(china).dump();
+  const Json policy = ControllerPolicy(china);
+  const std::string text = policy.dump();
   EXPECT_THAT(text, HasSubstr("arn:aws-cn:ec2:cn-north-1"));
-  EXPECT_THAT(text, HasSubstr("ec2.amazonaws.com.cn"));
+  // Launches pass the node role to ec2.amazonaws.com.cn there; adding it to a profile, to
+  // ec2.amazonaws.com.
+  const Json* pass = Find(policy, "AllowPassingInstanceRole");
+  ASSERT_NE(pass, nullptr);
+  EXPECT_EQ((*pass)["Condition"]["StringEquals"]["iam:PassedToService"],
+            Json({"ec2.amazonaws.com", "ec2.amazonaws.com.cn"}));
   EXPECT_THAT(text, testing::Not(HasSubstr("arn:aws:")));
   PolicyInputs gov = Inputs();
   gov.partition = "aws-us-gov";
