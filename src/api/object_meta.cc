@@ -12,4 +12,9 @@ std::string NamespacedName(const ObjectMeta& meta) {
   return out;
 }
 
+std::string_view LabelValue(const Labels& labels, std::string_view key) {
+  const auto found = labels.find(key);
+  return found == labels.end() ? std::string_view() : std::string_view(found->second);
+}
+
 }  // namespace karpenter::api

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace karpenter::api {
@@ -31,6 +32,9 @@ struct ObjectMeta {
   std::vector<OwnerReference> owner_references;
   std::vector<std::string> finalizers;
 };
+
+// The value of `key` in `labels`, empty when absent.
+std::string_view LabelValue(const Labels& labels, std::string_view key);
 
 // "namespace/name", or "name" for cluster-scoped objects.
 std::string NamespacedName(const ObjectMeta& meta);

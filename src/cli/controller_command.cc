@@ -8,9 +8,11 @@
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <thread>
 
 #include "cli/command_line.h"
+#include "cli/version.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "operator/aws_backend.h"
@@ -65,7 +67,8 @@ int RunController(const std::vector<std::string>& args, std::ostream& out, std::
       options->cloud_provider == op::CloudProviderKind::kAws
           ? op::CloudBackendFactory(op::NewAwsBackend)
           : op::CloudBackendFactory(simulate::NewSimBackend);
-  Status outcome = op::RunOperator(*options, logger, stop.get_token(), new_backend);
+  Status outcome = op::RunOperator(*options, {std::string(Version()), std::string(Commit())},
+                                   logger, stop.get_token(), new_backend);
   signal_waiter.request_stop();
   if (!outcome.ok()) {
     logger.Error("controller failed", {logkey::Err(outcome.error())});

@@ -12,6 +12,8 @@ std::string_view Version();  // "0.1.0"
 // "commit 79dbbd0, Release"; "commit unknown" outside a git checkout; "+dirty" when the tree had
 // uncommitted changes at configure time.
 std::string_view Build();
+// "79dbbd0" ("79dbbd0+dirty", "unknown"): the commit alone, for karpenter_build_info.
+std::string_view Commit();
 // "karpenter 0.1.0 (commit 79dbbd0, Release)"
 std::string VersionLine();
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <utility>
 
@@ -23,17 +24,42 @@ std::string Reason(disruption::Method method) {
   return std::string(disruption::ReasonName(disruption::DisruptionReasonOf(method)));
 }
 
+// The reason as upstream's voluntary disruption series write it ("underutilized", …).
+std::string MetricReason(disruption::Method method) {
+  std::string reason = Reason(method);
+  std::transform(reason.begin(), reason.end(), reason.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return reason;
+}
+
+// Upstream's consolidation_type label: none for drift.
+std::string_view ConsolidationType(disruption::Method method) {
+  switch (method) {
+    case disruption::Method::kEmptiness:
+      return "empty";
+    case disruption::Method::kDrift:
+      return "";
+    case disruption::Method::kMultiNodeConsolidation:
+      return "multi";
+    case disruption::Method::kSingleNodeConsolidation:
+      return "single";
+  }
+  return "";
+}
+
 }  // namespace
 
 DisruptionController::DisruptionController(ClusterCache& cluster, kube::Client& client,
                                            cloud::CloudProvider& cloud, Provisioner& provisioner,
-                                           kube::EventRecorder& events, const Clock& clock,
-                                           Logger logger, DisruptionOptions options)
+                                           kube::EventRecorder& events, Metrics& metrics,
+                                           const Clock& clock, Logger logger,
+                                           DisruptionOptions options)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
       provisioner_(provisioner),
       events_(events),
+      metrics_(metrics),
       clock_(clock),
       logger_(std::move(logger)),
       options_(options),
@@ -95,11 +121,25 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
       inputs.scheduled = inputs.scheduled || !budget.schedule.empty();
     }
   }
+  std::map<std::string, std::map<std::string, int64_t>, std::less<>> allowed;
+  for (const auto& [pool, remaining] : cluster.budgets) {
+    for (size_t reason = 0; reason < remaining.size(); ++reason) {
+      allowed[pool]
+             [std::string(disruption::ReasonName(static_cast<api::DisruptionReason>(reason)))] =
+                 remaining[reason];
+    }
+  }
+  metrics_.SetAllowedDisruptions(allowed);
   if (fruitless_ == inputs) {
     fruitless_at_ = mono;
     return;
   }
-  std::optional<disruption::Command> command = disruption::ComputeCommand(cluster, options_.engine);
+  std::optional<disruption::Command> command = disruption::ComputeCommand(
+      cluster, options_.engine,
+      [this](disruption::Method method, size_t eligible, std::chrono::nanoseconds took) {
+        metrics_.DisruptionEvaluated(MetricReason(method), ConsolidationType(method), eligible,
+                                     took);
+      });
   if (!command) {
     fruitless_ = std::move(inputs);
     fruitless_at_ = mono;
@@ -196,7 +236,10 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
       return;
     }
     in_flight.replacements.emplace_back(kube::Name(*created));
+    metrics_.NodeClaimCreated(MetricReason(command.method), planned.node_pool);
   }
+  metrics_.DisruptionDecided(command.replacements.empty() ? "delete" : "replace",
+                             MetricReason(command.method), ConsolidationType(command.method));
   logger_.Info("disrupting", {{"method", std::string(disruption::MethodName(command.method))},
                               {"reason", reason},
                               {"decision", description},
@@ -253,6 +296,9 @@ void DisruptionController::DeleteCandidates(const InFlight& command) {
       continue;
     }
     if (std::optional<kube::Object> claim = cluster_.node_claims().Get(command.node_claims[i])) {
+      metrics_.NodeClaimDisrupted(MetricReason(command.method),
+                                  kube::Label(*claim, api::kLabelNodePool),
+                                  kube::Label(*claim, api::kLabelCapacityType));
       (void)events_.Record(*claim, kube::EventType::kNormal, "DisruptionTerminating",
                            fmt::format("{}: {}", Reason(command.method), command.description));
     }

@@ -21,6 +21,7 @@
 #include "controllers/cluster_cache.h"
 #include "controllers/conditions.h"
 #include "controllers/disruption_view.h"
+#include "controllers/metrics.h"
 #include "controllers/provisioner.h"
 #include "disruption/methods.h"
 #include "kube/client.h"
@@ -48,8 +49,8 @@ struct DisruptionDecision {
 class DisruptionController {
  public:
   DisruptionController(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-                       Provisioner& provisioner, kube::EventRecorder& events, const Clock& clock,
-                       Logger logger, DisruptionOptions options);
+                       Provisioner& provisioner, kube::EventRecorder& events, Metrics& metrics,
+                       const Clock& clock, Logger logger, DisruptionOptions options);
 
   // After the caches synced: a previous run may have tainted nodes for a command it never
   // finished; they are untainted (their NodeClaims are not being deleted).
@@ -111,6 +112,7 @@ class DisruptionController {
   cloud::CloudProvider& cloud_;
   Provisioner& provisioner_;
   kube::EventRecorder& events_;
+  Metrics& metrics_;
   const Clock& clock_;
   Logger logger_;
   const DisruptionOptions options_;

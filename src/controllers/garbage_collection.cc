@@ -5,16 +5,19 @@
 #include <utility>
 
 #include "api/condition.h"
+#include "api/labels.h"
 #include "controllers/conditions.h"
 
 namespace karpenter::controllers {
 
 GarbageCollector::GarbageCollector(ClusterCache& cluster, kube::Client& client,
-                                   cloud::CloudProvider& cloud, const Clock& clock, Logger logger,
+                                   cloud::CloudProvider& cloud, Metrics& metrics,
+                                   const Clock& clock, Logger logger,
                                    std::chrono::milliseconds grace)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
+      metrics_(metrics),
       clock_(clock),
       logger_(std::move(logger)),
       grace_(grace) {}
@@ -73,11 +76,16 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
     // List may race a launch that finished after it: confirm before deleting.
     Result<cloud::Instance> instance = cloud_.Get(provider_id);
     if (instance.ok() || instance.error().reason != cloud::kReasonNotFound) continue;
+    const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
     Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
     if (!deleted.ok() && deleted.error().status != 404) {
       logger_.Error("deleting nodeclaim without instance failed",
                     {logkey::NodeClaim(name), logkey::Err(deleted.error())});
       continue;
+    }
+    if (deleted.ok() && claim) {
+      metrics_.NodeClaimDisrupted("garbage_collected", kube::Label(*claim, api::kLabelNodePool),
+                                  kube::Label(*claim, api::kLabelCapacityType));
     }
     logger_.Info("garbage collected nodeclaim whose instance is gone",
                  {logkey::NodeClaim(name), logkey::ProviderId(provider_id)});

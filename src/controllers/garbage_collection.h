@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/metrics.h"
 #include "kube/client.h"
 
 namespace karpenter::controllers {
@@ -24,7 +25,7 @@ struct GarbageCollectionResult {
 class GarbageCollector {
  public:
   GarbageCollector(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-                   const Clock& clock, Logger logger,
+                   Metrics& metrics, const Clock& clock, Logger logger,
                    std::chrono::milliseconds grace = std::chrono::seconds(30));
 
   Result<GarbageCollectionResult> Collect();
@@ -33,6 +34,7 @@ class GarbageCollector {
   ClusterCache& cluster_;
   kube::Client& client_;
   cloud::CloudProvider& cloud_;
+  Metrics& metrics_;
   const Clock& clock_;
   Logger logger_;
   const std::chrono::milliseconds grace_;

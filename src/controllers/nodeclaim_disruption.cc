@@ -46,11 +46,12 @@ bool HashDrifted(const kube::Object& claim, std::string_view annotation,
 
 NodeClaimDisruption::NodeClaimDisruption(ClusterCache& cluster, kube::Client& client,
                                          cloud::CloudProvider& cloud, kube::EventRecorder& events,
-                                         const Clock& clock, Logger logger)
+                                         Metrics& metrics, const Clock& clock, Logger logger)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
       events_(events),
+      metrics_(metrics),
       clock_(clock),
       logger_(std::move(logger)) {}
 
@@ -155,6 +156,11 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
                      {logkey::NodeClaim(name), {"expireAfter", message}});
         Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
         if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+        if (deleted.ok()) {
+          metrics_.NodeClaimDisrupted(
+              "expired", api::LabelValue(claim->metadata.labels, api::kLabelNodePool),
+              api::LabelValue(claim->metadata.labels, api::kLabelCapacityType));
+        }
         return std::optional<milliseconds>();
       }
       requeue_at(expires);

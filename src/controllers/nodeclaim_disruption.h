@@ -21,6 +21,7 @@
 #include "common/mutex.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/metrics.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 
@@ -29,7 +30,8 @@ namespace karpenter::controllers {
 class NodeClaimDisruption {
  public:
   NodeClaimDisruption(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-                      kube::EventRecorder& events, const Clock& clock, Logger logger);
+                      kube::EventRecorder& events, Metrics& metrics, const Clock& clock,
+                      Logger logger);
 
   // From the pod informer (any thread): notes a pod being bound to a node or leaving it
   // (deleted, deleting or finished). Returns that node's name when it is such an event.
@@ -54,6 +56,7 @@ class NodeClaimDisruption {
   kube::Client& client_;
   cloud::CloudProvider& cloud_;
   kube::EventRecorder& events_;
+  Metrics& metrics_;
   const Clock& clock_;
   Logger logger_;
 

@@ -38,15 +38,17 @@ kube::Object Member(const kube::Object& object, const char* section, const char*
 
 NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client,
                                        cloud::CloudProvider& cloud, kube::EventRecorder& events,
-                                       const Clock& clock, Logger logger, LifecycleOptions options)
+                                       Metrics& metrics, const Clock& clock, Logger logger,
+                                       LifecycleOptions options)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
       events_(events),
+      metrics_(metrics),
       clock_(clock),
       logger_(std::move(logger)),
       options_(options),
-      drainer_(cluster, client, events, clock, logger_.Named("termination")) {}
+      drainer_(cluster, client, events, metrics, clock, logger_.Named("termination")) {}
 
 std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
     std::span<const std::string> names) {
@@ -133,6 +135,11 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
                    {logkey::NodeClaim(name), logkey::Err(instance.error())});
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+      if (deleted.ok()) {
+        metrics_.NodeClaimDisrupted(
+            "insufficient_capacity", api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
+            api::LabelValue(claim.metadata.labels, api::kLabelCapacityType));
+      }
       return std::optional<milliseconds>();
     }
     kube::Object conditions = ConditionsOf(object);
@@ -187,6 +194,11 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
       logger_.Warn("deleting nodeclaim: " + message, {logkey::NodeClaim(name)});
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+      if (deleted.ok()) {
+        metrics_.NodeClaimDisrupted(
+            "registration_timeout", api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
+            api::LabelValue(claim.metadata.labels, api::kLabelCapacityType));
+      }
       return std::optional<milliseconds>();
     }
     return std::optional<milliseconds>(kRetry);
@@ -233,6 +245,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
       !status.ok()) {
     return status.error();
   }
+  metrics_.NodeCreated(api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
+                       api::LabelValue(claim.metadata.labels, api::kLabelZone));
   logger_.Info("registered nodeclaim", {logkey::NodeClaim(name), logkey::Node(node_name),
                                         logkey::ProviderId(claim.status.provider_id)});
   return std::optional<milliseconds>();
@@ -292,6 +306,10 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
     return std::optional<milliseconds>();
   }
   const std::string& name = claim.metadata.name;
+  // What the series count once the finalizer is off (a failed step retries the whole path).
+  bool drained = false;
+  std::optional<std::chrono::nanoseconds> instance_termination;
+  std::optional<TimePoint> node_created;
   if (!claim.status.provider_id.empty()) {
     const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
     if (node && InstanceGone(*node, claim.status.provider_id)) {
@@ -310,14 +328,18 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       }
       const DrainOutcome drain = drainer_.Drain(*node, claim);
       if (!drain.drained) return std::optional<milliseconds>(drain.requeue);
+      drained = true;
     }
+    const MonoTime terminating = clock_.Monotonic();
     Status terminated = cloud_.Delete(claim.status.provider_id);
     if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
       logger_.Error("terminating instance failed",
                     {logkey::NodeClaim(name), logkey::Err(terminated.error())});
       return std::optional<milliseconds>(kRetry);
     }
+    instance_termination = clock_.Monotonic() - terminating;
     if (node) {
+      node_created = ParseTime(kube::StringAt(*node, {"metadata", "creationTimestamp"}));
       const std::string node_name(kube::Name(*node));
       if (kube::HasFinalizer(*node, api::kFinalizerTermination)) {
         Result<kube::Object> released = client_.Patch(
@@ -343,6 +365,18 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
     if (released.error().status == 404) return std::optional<milliseconds>();
     return released.error();
   }
+  const std::string_view pool = api::LabelValue(claim.metadata.labels, api::kLabelNodePool);
+  const std::string_view zone = api::LabelValue(claim.metadata.labels, api::kLabelZone);
+  const TimePoint now = clock_.Now();
+  if (drained) metrics_.NodeDrained(pool);
+  if (instance_termination) metrics_.InstanceTerminated(pool, *instance_termination);
+  if (node_created) {
+    const std::optional<TimePoint> deleting = ParseTime(claim.metadata.deletion_timestamp);
+    metrics_.NodeTerminated(pool, zone, deleting ? now - *deleting : std::chrono::nanoseconds(0),
+                            now - *node_created);
+  }
+  metrics_.NodeClaimTerminated(
+      pool, api::LabelValue(claim.metadata.labels, api::kLabelCapacityType), zone);
   logger_.Info("deleted nodeclaim",
                {logkey::NodeClaim(name), logkey::ProviderId(claim.status.provider_id)});
   return std::optional<milliseconds>();

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/metrics.h"
 #include "controllers/termination.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
@@ -34,8 +35,8 @@ struct LifecycleOptions {
 class NodeClaimLifecycle {
  public:
   NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-                     kube::EventRecorder& events, const Clock& clock, Logger logger,
-                     LifecycleOptions options);
+                     kube::EventRecorder& events, Metrics& metrics, const Clock& clock,
+                     Logger logger, LifecycleOptions options);
 
   // When to look at a NodeClaim again without a change to watch for (nullopt: only when the
   // NodeClaim or its Node changes).
@@ -61,6 +62,7 @@ class NodeClaimLifecycle {
   kube::Client& client_;
   cloud::CloudProvider& cloud_;
   kube::EventRecorder& events_;
+  Metrics& metrics_;
   const Clock& clock_;
   Logger logger_;
   const LifecycleOptions options_;

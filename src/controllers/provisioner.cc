@@ -66,11 +66,13 @@ bool IsProvisionable(const api::Pod& pod) {
 }
 
 Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-                         kube::EventRecorder& events, Logger logger, uint64_t seed)
+                         kube::EventRecorder& events, Metrics& metrics, Logger logger,
+                         uint64_t seed)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
       events_(events),
+      metrics_(metrics),
       logger_(std::move(logger)),
       random_(seed) {}
 
@@ -109,7 +111,11 @@ Result<ProvisioningResult> Provisioner::Provision() {
     if (node.in_flight) in_flight_claims.insert(node.name);
   }
 
+  metrics_.SchedulingStarted(kSchedulerProvisioner, input.pods.size());
+  const auto started = std::chrono::steady_clock::now();
   const provisioning::SchedulerResult scheduled = provisioning::Schedule(input);
+  metrics_.SchedulingFinished(kSchedulerProvisioner, std::chrono::steady_clock::now() - started,
+                              scheduled.unschedulable.size());
 
   for (const provisioning::PlannedNodeClaim& planned : scheduled.node_claims) {
     const auto pool = std::find_if(
@@ -123,6 +129,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
     }
     const std::string name(kube::Name(*created));
     result.node_claims.push_back(name);
+    metrics_.NodeClaimCreated("provisioned", planned.node_pool);
     logger_.Info("created nodeclaim", {logkey::NodePool(planned.node_pool),
                                        logkey::NodeClaim(name),
                                        {"requests", api::Encode(planned.requests)},

@@ -22,6 +22,7 @@
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/cluster_snapshot.h"
+#include "controllers/metrics.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 #include "provisioning/scheduler.h"
@@ -64,7 +65,7 @@ struct ProvisioningResult {
 class Provisioner {
  public:
   Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
-              kube::EventRecorder& events, Logger logger, uint64_t seed);
+              kube::EventRecorder& events, Metrics& metrics, Logger logger, uint64_t seed);
 
   // One pass now.
   Result<ProvisioningResult> Provision();
@@ -79,6 +80,7 @@ class Provisioner {
   kube::Client& client_;
   cloud::CloudProvider& cloud_;
   kube::EventRecorder& events_;
+  Metrics& metrics_;
   Logger logger_;
   std::mt19937_64 random_;
 };

@@ -102,10 +102,11 @@ struct Holder {
 }  // namespace
 
 NodeDrainer::NodeDrainer(ClusterCache& cluster, kube::Client& client, kube::EventRecorder& events,
-                         const Clock& clock, Logger logger)
+                         Metrics& metrics, const Clock& clock, Logger logger)
     : cluster_(cluster),
       client_(client),
       events_(events),
+      metrics_(metrics),
       clock_(clock),
       logger_(std::move(logger)) {}
 
@@ -125,6 +126,9 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
     wake = std::min(wake, std::chrono::ceil<milliseconds>(at - mono));
   };
   if (deadline && !expired) wake_at(*deadline);
+  const api::Condition* disruption =
+      api::FindCondition(claim.status.conditions, api::kConditionDisruptionReason);
+  const std::string_view reason = disruption != nullptr ? disruption->reason : "";
 
   std::array<std::vector<Holder>, 4> tiers;
   for (const kube::Object& object : cluster_.pods().ByIndex(kIndexPodsByNode, node_name)) {
@@ -132,7 +136,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
     const api::Pod& pod = holder.pod;
     if (!HoldsNode(pod, now)) continue;
     if (expired) {
-      Delete(node, pod, 0, "the NodeClaim's terminationGracePeriod has expired");
+      Delete(node, pod, reason, 0, "the NodeClaim's terminationGracePeriod has expired");
       continue;
     }
     holder.going = Terminating(pod);
@@ -142,7 +146,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
       if (now >= force_at) {
         const int64_t left =
             std::max<int64_t>(0, std::chrono::duration_cast<seconds>(*deadline - now).count());
-        Delete(node, pod, left,
+        Delete(node, pod, reason, left,
                fmt::format("the NodeClaim's terminationGracePeriod expires in {}s", left));
         holder.going = true;
       } else {
@@ -171,7 +175,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
       const auto backoff = backoffs.find(pod.metadata.uid);
       if (backoff != backoffs.end() && mono < backoff->second.next_attempt) {
         wake_after(backoff->second.next_attempt);
-      } else if (Evict(node, pod, backoffs, mono)) {
+      } else if (Evict(node, pod, reason, backoffs, mono)) {
         in_flight = true;
       } else {
         wake_after(backoffs[pod.metadata.uid].next_attempt);
@@ -188,17 +192,19 @@ void NodeDrainer::Forget(std::string_view node_name) {
   if (const auto it = backoffs_.find(node_name); it != backoffs_.end()) backoffs_.erase(it);
 }
 
-bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs,
-                        MonoTime now) {
+bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, std::string_view reason,
+                        PodBackoffs& backoffs, MonoTime now) {
   const std::string key = api::NamespacedName(pod.metadata);
   const Status evicted = client_.Evict(pod.metadata.namespace_, pod.metadata.name,
                                        {.precondition_uid = pod.metadata.uid,
                                         .precondition_resource_version = "",
                                         .grace_period_seconds = std::nullopt});
+  metrics_.EvictionRequested(evicted.ok() ? 200 : evicted.error().status);
   // 404: gone already; 409: a new pod of the same name, not the one that was here.
   if (evicted.ok() || evicted.error().status == 404 || evicted.error().status == 409) {
     if (const auto it = backoffs.find(pod.metadata.uid); it != backoffs.end()) backoffs.erase(it);
     if (evicted.ok()) {
+      metrics_.PodDrained(reason);
       logger_.Info("evicted pod", {logkey::Node(kube::Name(node)),
                                    logkey::Pod(pod.metadata.namespace_, pod.metadata.name)});
       (void)events_.Record(node, kube::EventType::kNormal, "Evicted", "Evicted pod " + key);
@@ -220,8 +226,8 @@ bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, PodBackof
   return false;
 }
 
-void NodeDrainer::Delete(const kube::Object& node, const api::Pod& pod, int64_t grace,
-                         std::string_view why) {
+void NodeDrainer::Delete(const kube::Object& node, const api::Pod& pod, std::string_view reason,
+                         int64_t grace, std::string_view why) {
   const Status deleted =
       client_.Delete(kube::resources::kPods, pod.metadata.namespace_, pod.metadata.name,
                      {.precondition_uid = pod.metadata.uid,
@@ -235,6 +241,7 @@ void NodeDrainer::Delete(const kube::Object& node, const api::Pod& pod, int64_t 
     }
     return;
   }
+  metrics_.PodDrained(reason);
   logger_.Info("deleted pod", {logkey::Node(kube::Name(node)),
                                logkey::Pod(pod.metadata.namespace_, pod.metadata.name),
                                {"grace-period-seconds", grace},

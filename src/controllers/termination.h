@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/metrics.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 
@@ -35,7 +36,7 @@ struct DrainOutcome {
 class NodeDrainer {
  public:
   NodeDrainer(ClusterCache& cluster, kube::Client& client, kube::EventRecorder& events,
-              const Clock& clock, Logger logger);
+              Metrics& metrics, const Clock& clock, Logger logger);
 
   // Evicts or deletes what is due on `node` (the NodeClaim `claim`'s, which is being deleted and
   // sets the deadline) and says whether nothing holds the Node any more.
@@ -50,14 +51,18 @@ class NodeDrainer {
   };
   using PodBackoffs = std::map<std::string, Backoff, std::less<>>;  // by pod uid
 
-  // Evicts `pod`; returns whether it is on its way out (evicted, or already gone).
-  bool Evict(const kube::Object& node, const api::Pod& pod, PodBackoffs& backoffs, MonoTime now);
+  // Evicts `pod`; returns whether it is on its way out (evicted, or already gone). `reason`: the
+  // NodeClaim's disruption reason, for the drained-pods series.
+  bool Evict(const kube::Object& node, const api::Pod& pod, std::string_view reason,
+             PodBackoffs& backoffs, MonoTime now);
   // Deletes `pod` with `grace` seconds to stop, bypassing its budget.
-  void Delete(const kube::Object& node, const api::Pod& pod, int64_t grace, std::string_view why);
+  void Delete(const kube::Object& node, const api::Pod& pod, std::string_view reason, int64_t grace,
+              std::string_view why);
 
   ClusterCache& cluster_;
   kube::Client& client_;
   kube::EventRecorder& events_;
+  Metrics& metrics_;
   const Clock& clock_;
   Logger logger_;
   std::map<std::string, PodBackoffs, std::less<>> backoffs_;  // by Node name

@@ -254,11 +254,31 @@ std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Opt
   return std::nullopt;
 }
 
-std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options) {
-  if (std::optional<Command> command = Emptiness(cluster)) return command;
-  if (std::optional<Command> command = Drift(cluster)) return command;
-  if (std::optional<Command> command = MultiNodeConsolidation(cluster, options)) return command;
-  return SingleNodeConsolidation(cluster, options);
+size_t EligibleCount(const Cluster& cluster, Method method) {
+  bool (*eligible)(const Candidate&) = MayConsolidate;
+  if (method == Method::kEmptiness) eligible = MayEmpty;
+  if (method == Method::kDrift) eligible = IsDrifted;
+  return static_cast<size_t>(
+      std::count_if(cluster.candidates.begin(), cluster.candidates.end(), eligible));
+}
+
+std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options,
+                                      const MethodObserver& observe) {
+  const std::pair<Method, std::function<std::optional<Command>()>> methods[] = {
+      {Method::kEmptiness, [&] { return Emptiness(cluster); }},
+      {Method::kDrift, [&] { return Drift(cluster); }},
+      {Method::kMultiNodeConsolidation, [&] { return MultiNodeConsolidation(cluster, options); }},
+      {Method::kSingleNodeConsolidation, [&] { return SingleNodeConsolidation(cluster, options); }},
+  };
+  for (const auto& [method, run] : methods) {
+    const auto started = std::chrono::steady_clock::now();
+    std::optional<Command> command = run();
+    if (observe) {
+      observe(method, EligibleCount(cluster, method), std::chrono::steady_clock::now() - started);
+    }
+    if (command) return command;
+  }
+  return std::nullopt;
 }
 
 std::optional<Command> Revalidate(const Cluster& cluster, Method method,

@@ -3,6 +3,8 @@
 // that tries them in order — emptiness, drift, multi-node consolidation, single-node consolidation
 // — until one yields a command. Budgets are respected per NodePool and reason.
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -31,8 +33,16 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
 // The first candidate, cheapest to disrupt first, that can go or be replaced by a cheaper node.
 std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options);
 
-// One pass: the first method with a command.
-std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options);
+// The candidates `method` may consider (eligible by its rule, whatever the budgets say).
+size_t EligibleCount(const Cluster& cluster, Method method);
+
+// Hears of each method a pass tries: how many candidates it could consider, how long it took.
+using MethodObserver =
+    std::function<void(Method method, size_t eligible, std::chrono::nanoseconds took)>;
+
+// One pass: the first method with a command. `observe`, when given, hears of each method tried.
+std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options,
+                                      const MethodObserver& observe = {});
 
 // Checks again, on a newer view of the cluster, that `method` may still disrupt `candidates`
 // (indexes into this cluster's candidates) — still candidates, within budget, and for

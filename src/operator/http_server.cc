@@ -1,4 +1,4 @@
-#include "operator/health_server.h"
+#include "operator/http_server.h"
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -12,38 +12,37 @@
 namespace karpenter::op {
 namespace {
 
-// Answers 200 "ok" when `check` passes (or there is none), else `failure` with the reason, as
-// plain text: what a person running `curl :8081/readyz` wants to read.
-void Answer(const HealthCheck& check, int failure, httplib::Response& response) {
+// 200 "ok" when `check` passes (or there is none), else `failure` with the reason, as plain
+// text: what a person running `curl :8081/readyz` wants to read.
+HttpAnswer Check(const HealthCheck& check, int failure) {
   Status status;
   try {
     if (check) status = check();
   } catch (const std::exception& e) {
     status = Error(fmt::format("check failed: {}", e.what()));
   }
-  if (status.ok()) {
-    response.status = 200;
-    response.set_content("ok\n", "text/plain");
-  } else {
-    response.status = failure;
-    response.set_content(status.error().message + "\n", "text/plain");
-  }
+  if (status.ok()) return {200, "text/plain", "ok\n"};
+  return {failure, "text/plain", status.error().message + "\n"};
 }
 
 }  // namespace
 
-HealthServer::HealthServer(HealthServerConfig config, std::unique_ptr<httplib::Server> server,
-                           int port)
+std::map<std::string, HttpHandler> HealthRoutes(HealthCheck ready, HealthCheck live) {
+  return {{"/healthz", [live = std::move(live)] { return Check(live, 500); }},
+          {"/readyz", [ready = std::move(ready)] { return Check(ready, 503); }}};
+}
+
+HttpServer::HttpServer(HttpServerConfig config, std::unique_ptr<httplib::Server> server, int port)
     : config_(std::move(config)), server_(std::move(server)), port_(port) {}
 
-Result<std::unique_ptr<HealthServer>> HealthServer::Start(HealthServerConfig config) {
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerConfig config) {
   if (config.port < 0 || config.port > 65535) {
-    return Error(fmt::format("health probe server: invalid port {}: must be between 0 and 65535",
-                             config.port));
+    return Error(
+        fmt::format("{}: invalid port {}: must be between 0 and 65535", config.name, config.port));
   }
   auto server = std::make_unique<httplib::Server>();
-  // Probes are a request every few seconds: two threads are plenty, and httplib's default pool
-  // (one a core, at least eight) would be threads for nothing.
+  // Probes and scrapes are a request every few seconds: two threads are plenty, and httplib's
+  // default pool (one a core, at least eight) would be threads for nothing.
   server->new_task_queue = [] { return new httplib::ThreadPool(2); };
   // Kubelet probes do not reuse connections; a short keep-alive lets Stop return quickly.
   server->set_keep_alive_timeout(1);
@@ -53,12 +52,18 @@ Result<std::unique_ptr<HealthServer>> HealthServer::Start(HealthServerConfig con
     const int yes = 1;
     setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  server->Get("/healthz", [live = config.live](const httplib::Request&, httplib::Response& res) {
-    Answer(live, 500, res);
-  });
-  server->Get("/readyz", [ready = config.ready](const httplib::Request&, httplib::Response& res) {
-    Answer(ready, 503, res);
-  });
+  for (const auto& [path, handler] : config.routes) {
+    server->Get(path, [handler](const httplib::Request&, httplib::Response& response) {
+      HttpAnswer answer;
+      try {
+        answer = handler();
+      } catch (const std::exception& e) {
+        answer = {500, "text/plain", fmt::format("failed: {}\n", e.what())};
+      }
+      response.status = answer.status;
+      response.set_content(std::move(answer.body), answer.content_type);
+    });
+  }
 
   errno = 0;
   int port = config.port;
@@ -69,34 +74,33 @@ Result<std::unique_ptr<HealthServer>> HealthServer::Start(HealthServerConfig con
   }
   if (port <= 0) {
     const int error = errno;
-    return Error(fmt::format(
-        "health probe server: cannot listen on {}:{}{}", config.bind_address, config.port,
-        error != 0 ? fmt::format(": {}", std::strerror(error)) : std::string()));
+    return Error(
+        fmt::format("{}: cannot listen on {}:{}{}", config.name, config.bind_address, config.port,
+                    error != 0 ? fmt::format(": {}", std::strerror(error)) : std::string()));
   }
 
-  std::unique_ptr<HealthServer> health(
-      new HealthServer(std::move(config), std::move(server), port));
-  HealthServer* self = health.get();
-  health->thread_ = std::thread([self] {
+  std::unique_ptr<HttpServer> started(new HttpServer(std::move(config), std::move(server), port));
+  HttpServer* self = started.get();
+  started->thread_ = std::thread([self] {
     self->server_->listen_after_bind();
     self->exited_ = true;
   });
   // httplib's stop() does nothing until the accept loop has begun, so a Stop() that came first
   // would leave the thread serving and the join waiting forever. Waiting here closes that gap.
-  while (!health->server_->is_running() && !health->exited_) {
+  while (!started->server_->is_running() && !started->exited_) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (health->exited_) {
-    const std::string where = fmt::format("{}:{}", health->bind_address(), port);
-    health->Stop();
-    return Error(fmt::format("health probe server: stopped at once on {}", where));
+  if (started->exited_) {
+    const std::string where = fmt::format("{}:{}", started->bind_address(), port);
+    started->Stop();
+    return Error(fmt::format("{}: stopped at once on {}", started->config_.name, where));
   }
-  return health;
+  return started;
 }
 
-HealthServer::~HealthServer() { Stop(); }
+HttpServer::~HttpServer() { Stop(); }
 
-void HealthServer::Stop() {
+void HttpServer::Stop() {
   if (!thread_.joinable()) return;
   server_->stop();
   thread_.join();

@@ -38,21 +38,26 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       logger_(std::move(logger)),
       options_(options),
       cluster_(client),
+      metrics_(registry_),
+      pod_start_metrics_(registry_, clock),
+      state_metrics_(cluster_, clock),
       events_(client, clock, "karpenter"),
       batcher_(options_.batch),
-      provisioner_(cluster_, client, cloud, events_, logger_.Named("provisioner"), options_.seed),
-      lifecycle_(cluster_, client, cloud, events_, clock, logger_.Named("nodeclaim.lifecycle"),
-                 options_.lifecycle),
+      provisioner_(cluster_, client, cloud, events_, metrics_, logger_.Named("provisioner"),
+                   options_.seed),
+      lifecycle_(cluster_, client, cloud, events_, metrics_, clock,
+                 logger_.Named("nodeclaim.lifecycle"), options_.lifecycle),
       node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status")),
-      garbage_collector_(cluster_, client, cloud, clock,
+      garbage_collector_(cluster_, client, cloud, metrics_, clock,
                          logger_.Named("nodeclaim.garbagecollection")),
-      node_claim_disruption_(cluster_, client, cloud, events_, clock,
+      node_claim_disruption_(cluster_, client, cloud, events_, metrics_, clock,
                              logger_.Named("nodeclaim.disruption")),
-      disruption_(cluster_, client, cloud, provisioner_, events_, clock,
+      disruption_(cluster_, client, cloud, provisioner_, events_, metrics_, clock,
                   logger_.Named("disruption"), options_.disruption),
       next_garbage_collection_(clock.Monotonic() + options_.garbage_collection_period),
       next_pending_recheck_(clock.Monotonic() + options_.pending_recheck_period) {
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
+    pod_start_metrics_.Observe(type, pod);
     if (std::optional<std::string> node = node_claim_disruption_.ObservePod(type, pod)) {
       // A pod arrived or left: the node's NodeClaim is not consolidatable for a while.
       if (std::optional<kube::Object> object = cluster_.nodes().Get(*node)) {

@@ -7,6 +7,8 @@
 // their own threads in production, or are pumped from the same thread (RunOnce after Pump) for a
 // deterministic run on a virtual clock.
 
+#include <prometheus/registry.h>
+
 #include <chrono>
 #include <functional>
 #include <map>
@@ -25,10 +27,13 @@
 #include "controllers/cluster_cache.h"
 #include "controllers/disruption_controller.h"
 #include "controllers/garbage_collection.h"
+#include "controllers/metrics.h"
 #include "controllers/nodeclaim_disruption.h"
 #include "controllers/nodeclaim_lifecycle.h"
 #include "controllers/nodepool_status.h"
+#include "controllers/pod_start_metrics.h"
 #include "controllers/provisioner.h"
+#include "controllers/state_metrics.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
@@ -79,6 +84,10 @@ class Manager {
   controllers::ClusterCache& cluster() { return cluster_; }
   const controllers::ClusterCache& cluster() const { return cluster_; }
   const controllers::DisruptionController& disruption() const { return disruption_; }
+  // Where the controllers count (and where a cloud backend registers its own series).
+  prometheus::Registry& registry() { return registry_; }
+  // The series read from the cluster at each scrape.
+  const controllers::StateMetrics& state_metrics() const { return state_metrics_; }
 
   // Adds a controller; before Run or the first RunOnce.
   void AddPeriodic(PeriodicController controller);
@@ -113,6 +122,10 @@ class Manager {
   const ManagerOptions options_;
 
   controllers::ClusterCache cluster_;
+  prometheus::Registry registry_;
+  controllers::Metrics metrics_;
+  controllers::PodStartMetrics pod_start_metrics_;
+  controllers::StateMetrics state_metrics_;
   kube::EventRecorder events_;
   controllers::Batcher batcher_;
   controllers::Provisioner provisioner_;

@@ -14,7 +14,9 @@
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "kube/leader_election.h"
-#include "operator/health_server.h"
+#include "metrics/exposition.h"
+#include "metrics/process_collector.h"
+#include "operator/http_server.h"
 #include "operator/manager.h"
 
 namespace karpenter::op {
@@ -27,10 +29,39 @@ std::string Identity() {
   return fmt::format("{}_{:08x}", host[0] != '\0' ? host : "karpenter", random());
 }
 
+// karpenter_build_info: 1, its labels naming the build. Upstream's goversion and goarch name the
+// Go toolchain; ours name the C++ compiler and the architecture in Go's words, so that panels
+// grouping by them still work.
+void RegisterBuildInfo(prometheus::Registry& registry, const BuildInfo& build) {
+#if defined(__x86_64__)
+  constexpr const char* kArch = "amd64";
+#elif defined(__aarch64__)
+  constexpr const char* kArch = "arm64";
+#else
+  constexpr const char* kArch = "unknown";
+#endif
+#if defined(__clang__)
+  const std::string compiler = fmt::format("clang {}", __clang_version__);
+#elif defined(__GNUC__)
+  const std::string compiler = fmt::format("gcc {}", __VERSION__);
+#else
+  const std::string compiler = "unknown";
+#endif
+  prometheus::BuildGauge()
+      .Name("karpenter_build_info")
+      .Help("1, with the version and commit the controller was built from.")
+      .Register(registry)
+      .Add({{"version", build.version},
+            {"commit", build.commit},
+            {"goversion", compiler},
+            {"goarch", kArch}})
+      .Set(1);
+}
+
 }  // namespace
 
-Status RunOperator(const Options& options, const Logger& logger, const std::stop_token& stop,
-                   const CloudBackendFactory& new_backend) {
+Status RunOperator(const Options& options, const BuildInfo& build, const Logger& logger,
+                   const std::stop_token& stop, const CloudBackendFactory& new_backend) {
   const RealClock clock;
   ASSIGN_OR_RETURN(kube::http::Config config, options.kubeconfig.empty()
                                                   ? kube::http::InClusterConfig()
@@ -49,19 +80,39 @@ Status RunOperator(const Options& options, const Logger& logger, const std::stop
   ASSIGN_OR_RETURN(std::vector<std::jthread> backend_threads,
                    backend->Attach(*client, manager, logger));
 
-  HealthServerConfig health;
+  HttpServerConfig health;
+  health.name = "health probe server";
   health.port = options.health_probe_port;
   // A replica waiting for the leader Lease is ready: it serves its purpose by standing by, and the
   // chart's PodDisruptionBudget counts it as available (an unready standby would block every drain
   // of the leader's node). The leader is ready once its caches have synced.
   std::atomic<bool> leading = !options.leader_elect;
-  health.ready = [&manager, &leading]() -> Status {
-    if (!leading.load() || manager.cluster().synced()) return {};
-    return Error("informer caches are not synced yet");
-  };
-  ASSIGN_OR_RETURN(std::unique_ptr<HealthServer> health_server,
-                   HealthServer::Start(std::move(health)));
+  health.routes = HealthRoutes(
+      [&manager, &leading]() -> Status {
+        if (!leading.load() || manager.cluster().synced()) return {};
+        return Error("informer caches are not synced yet");
+      },
+      {});
+  ASSIGN_OR_RETURN(std::unique_ptr<HttpServer> health_server, HttpServer::Start(std::move(health)));
   logger.Info("serving health probes", {{"port", health_server->port()}});
+
+  // Every replica serves its metrics; a standby's say what a standby knows (its caches are
+  // empty until it leads, so its state series are empty, and cluster_state_synced is 0).
+  prometheus::Registry build_registry;
+  RegisterBuildInfo(build_registry, build);
+  const metrics::ProcessCollector process;
+  const std::vector<const prometheus::Collectable*> sources = {
+      &build_registry, &process, &manager.registry(), &manager.state_metrics()};
+  HttpServerConfig scrape;
+  scrape.name = "metrics server";
+  scrape.port = options.metrics_port;
+  scrape.routes["/metrics"] = [&sources] {
+    return HttpAnswer{200, std::string(metrics::kTextContentType),
+                      metrics::TextExposition(sources)};
+  };
+  ASSIGN_OR_RETURN(std::unique_ptr<HttpServer> metrics_server,
+                   HttpServer::Start(std::move(scrape)));
+  logger.Info("serving metrics", {{"port", metrics_server->port()}});
 
   std::unique_ptr<kube::LeaderElector> elector;
   if (options.leader_elect) {
@@ -92,6 +143,7 @@ Status RunOperator(const Options& options, const Logger& logger, const std::stop
   manager_stop.request_stop();
   controllers.join();
   if (elector && outcome.ok()) (void)elector->Release();
+  metrics_server->Stop();
   health_server->Stop();
   logger.Info("stopped");
   return outcome;

@@ -69,7 +69,9 @@ class NodeClaimLaunchTest : public ::testing::Test {
         cloud_(sim_),
         cluster_(client_),
         events_(client_, clock_, "karpenter"),
-        lifecycle_(cluster_, client_, cloud_, events_, clock_, Logger(), LifecycleOptions{}) {}
+        metrics_(registry_),
+        lifecycle_(cluster_, client_, cloud_, events_, metrics_, clock_, Logger(),
+                   LifecycleOptions{}) {}
 
   // A NodeClaim of the NodePool "default" for one of the small type.
   void CreateNodeClaim(const std::string& name) {
@@ -124,6 +126,8 @@ class NodeClaimLaunchTest : public ::testing::Test {
   RecordingCloud cloud_;
   ClusterCache cluster_;
   kube::EventRecorder events_;
+  prometheus::Registry registry_;
+  Metrics metrics_;
   NodeClaimLifecycle lifecycle_;
 };
 

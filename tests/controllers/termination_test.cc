@@ -24,9 +24,11 @@
 #include "kube/client.h"
 #include "kube/forwarding_client.h"
 #include "kube/memory/memory_client.h"
+#include "metrics/exposition.h"
 #include "operator/manager.h"
 #include "simulate/simulated_machines.h"
 #include "support/matchers.h"
+#include "support/metrics_text.h"
 
 namespace karpenter::controllers {
 namespace {
@@ -352,6 +354,17 @@ TEST_F(TerminationTest, BudgetThatAllowsNoDisruptionHoldsTheNodeAndItsInstance) 
   EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(12)));
   EXPECT_TRUE(GetPod("web-1").is_null());
   EXPECT_TRUE(GetPod("web-2").is_null());
+
+  // The series count the refusals and the evictions.
+  const prometheus::Collectable* sources[] = {&manager_.registry()};
+  Result<std::vector<support::Sample>> scrape =
+      support::ParseExposition(metrics::TextExposition(sources));
+  ASSERT_THAT(scrape, IsOk());
+  EXPECT_GE(support::Sum(*scrape, "karpenter_pods_eviction_requests_total", {{"code", "429"}}), 2);
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_pods_eviction_requests_total", {{"code", "200"}}), 2);
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_pods_drained_total"), 2);
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_nodes_drained_total"), 1);
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_nodeclaims_terminated_total"), 1);
 }
 
 TEST_F(TerminationTest, AWallClockSteppedBackDoesNotHoldTheDrain) {

@@ -207,7 +207,8 @@ class AwsE2E : public ControllerEndToEnd, public ::testing::WithParamInterface<P
     std::remove(log.c_str());
     controller_ = std::make_unique<support::ControllerProcess>(
         KARPENTER_BINARY,
-        std::vector<std::string>{"--kubeconfig", identity->kubeconfig, "--health-probe-port", "0"},
+        std::vector<std::string>{"--kubeconfig", identity->kubeconfig, "--health-probe-port", "0",
+                                 "--metrics-port", "0"},
         log, std::move(env));
     Status leading = support::AwaitLeadership(*controller_, std::chrono::seconds(60));
     ASSERT_THAT(leading, IsOk());

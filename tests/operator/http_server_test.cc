@@ -1,4 +1,4 @@
-#include "operator/health_server.h"
+#include "operator/http_server.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,17 +16,17 @@ namespace {
 using testing::HasSubstr;
 using testing::StartsWith;
 
-HealthServerConfig Local(HealthCheck ready = {}, HealthCheck live = {}) {
-  HealthServerConfig config;
+HttpServerConfig Local(HealthCheck ready = {}, HealthCheck live = {}) {
+  HttpServerConfig config;
+  config.name = "health probe server";
   config.bind_address = "127.0.0.1";
   config.port = 0;
-  config.ready = std::move(ready);
-  config.live = std::move(live);
+  config.routes = HealthRoutes(std::move(ready), std::move(live));
   return config;
 }
 
-std::unique_ptr<HealthServer> StartOrDie(HealthServerConfig config) {
-  Result<std::unique_ptr<HealthServer>> server = HealthServer::Start(std::move(config));
+std::unique_ptr<HttpServer> StartOrDie(HttpServerConfig config) {
+  Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(std::move(config));
   EXPECT_THAT(server, IsOk());
   return server.ok() ? std::move(*server) : nullptr;
 }
@@ -39,7 +39,7 @@ httplib::Result Get(int port, const std::string& path) {
 }
 
 TEST(HealthServerTest, PicksAFreePortAndAnswersHealthz) {
-  std::unique_ptr<HealthServer> server = StartOrDie(Local());
+  std::unique_ptr<HttpServer> server = StartOrDie(Local());
   ASSERT_NE(server, nullptr);
   EXPECT_GT(server->port(), 0);
   EXPECT_EQ(server->bind_address(), "127.0.0.1");
@@ -51,7 +51,7 @@ TEST(HealthServerTest, PicksAFreePortAndAnswersHealthz) {
 
 TEST(HealthServerTest, ReadyzFollowsTheReadinessCheck) {
   std::atomic<bool> synced = false;
-  std::unique_ptr<HealthServer> server = StartOrDie(Local([&synced]() -> Status {
+  std::unique_ptr<HttpServer> server = StartOrDie(Local([&synced]() -> Status {
     if (!synced) return Error("caches not synced: nodes, pods");
     return {};
   }));
@@ -76,7 +76,7 @@ TEST(HealthServerTest, ReadyzFollowsTheReadinessCheck) {
 }
 
 TEST(HealthServerTest, WithoutAReadinessCheckItIsReady) {
-  std::unique_ptr<HealthServer> server = StartOrDie(Local());
+  std::unique_ptr<HttpServer> server = StartOrDie(Local());
   ASSERT_NE(server, nullptr);
   httplib::Result response = Get(server->port(), "/readyz");
   ASSERT_TRUE(response);
@@ -84,7 +84,7 @@ TEST(HealthServerTest, WithoutAReadinessCheckItIsReady) {
 }
 
 TEST(HealthServerTest, AFailingLivenessCheckIs500) {
-  std::unique_ptr<HealthServer> server =
+  std::unique_ptr<HttpServer> server =
       StartOrDie(Local({}, [] { return Status(Error("controller loop stalled for 5m0s")); }));
   ASSERT_NE(server, nullptr);
   httplib::Result response = Get(server->port(), "/healthz");
@@ -94,7 +94,7 @@ TEST(HealthServerTest, AFailingLivenessCheckIs500) {
 }
 
 TEST(HealthServerTest, ACheckThatThrowsFailsTheProbeNotTheServer) {
-  std::unique_ptr<HealthServer> server =
+  std::unique_ptr<HttpServer> server =
       StartOrDie(Local([]() -> Status { throw std::runtime_error("boom"); }));
   ASSERT_NE(server, nullptr);
   httplib::Result response = Get(server->port(), "/readyz");
@@ -105,7 +105,7 @@ TEST(HealthServerTest, ACheckThatThrowsFailsTheProbeNotTheServer) {
 }
 
 TEST(HealthServerTest, OtherPathsAreNotFound) {
-  std::unique_ptr<HealthServer> server = StartOrDie(Local());
+  std::unique_ptr<HttpServer> server = StartOrDie(Local());
   ASSERT_NE(server, nullptr);
   httplib::Result response = Get(server->port(), "/metrics");
   ASSERT_TRUE(response);
@@ -113,7 +113,7 @@ TEST(HealthServerTest, OtherPathsAreNotFound) {
 }
 
 TEST(HealthServerTest, StopEndsServingAndCanBeRepeated) {
-  std::unique_ptr<HealthServer> server = StartOrDie(Local());
+  std::unique_ptr<HttpServer> server = StartOrDie(Local());
   ASSERT_NE(server, nullptr);
   const int port = server->port();
   ASSERT_TRUE(Get(port, "/healthz"));
@@ -125,7 +125,7 @@ TEST(HealthServerTest, StopEndsServingAndCanBeRepeated) {
 TEST(HealthServerTest, StopsRightAfterStarting) {
   // Stop before any request: the accept loop may only just have begun.
   for (int i = 0; i < 20; ++i) {
-    std::unique_ptr<HealthServer> server = StartOrDie(Local());
+    std::unique_ptr<HttpServer> server = StartOrDie(Local());
     ASSERT_NE(server, nullptr);
   }
 }
@@ -133,7 +133,7 @@ TEST(HealthServerTest, StopsRightAfterStarting) {
 TEST(HealthServerTest, DestructionStops) {
   int port = 0;
   {
-    std::unique_ptr<HealthServer> server = StartOrDie(Local());
+    std::unique_ptr<HttpServer> server = StartOrDie(Local());
     ASSERT_NE(server, nullptr);
     port = server->port();
   }
@@ -141,11 +141,11 @@ TEST(HealthServerTest, DestructionStops) {
 }
 
 TEST(HealthServerTest, ATakenPortIsAnError) {
-  std::unique_ptr<HealthServer> first = StartOrDie(Local());
+  std::unique_ptr<HttpServer> first = StartOrDie(Local());
   ASSERT_NE(first, nullptr);
-  HealthServerConfig config = Local();
+  HttpServerConfig config = Local();
   config.port = first->port();
-  Result<std::unique_ptr<HealthServer>> second = HealthServer::Start(config);
+  Result<std::unique_ptr<HttpServer>> second = HttpServer::Start(config);
   ASSERT_FALSE(second.ok());
   EXPECT_THAT(second.error().message,
               StartsWith("health probe server: cannot listen on 127.0.0.1:" +
@@ -154,18 +154,18 @@ TEST(HealthServerTest, ATakenPortIsAnError) {
 }
 
 TEST(HealthServerTest, AnInvalidPortIsAnError) {
-  HealthServerConfig config = Local();
+  HttpServerConfig config = Local();
   config.port = 70000;
-  Result<std::unique_ptr<HealthServer>> server = HealthServer::Start(config);
+  Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(config);
   ASSERT_FALSE(server.ok());
   EXPECT_EQ(server.error().message,
             "health probe server: invalid port 70000: must be between 0 and 65535");
 }
 
 TEST(HealthServerTest, AnUnusableAddressIsAnError) {
-  HealthServerConfig config = Local();
+  HttpServerConfig config = Local();
   config.bind_address = "203.0.113.7";  // TEST-NET-3: not an address of this machine
-  Result<std::unique_ptr<HealthServer>> server = HealthServer::Start(config);
+  Result<std::unique_ptr<HttpServer>> server = HttpServer::Start(config);
   ASSERT_FALSE(server.ok());
   EXPECT_THAT(server.error().message,
               StartsWith("health probe server: cannot listen on 203.0.113.7:0"));

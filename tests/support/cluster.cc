@@ -235,8 +235,10 @@ std::string ControllerProcess::Log() const {
 }
 
 std::vector<std::string> SimControllerArgs(const ChartIdentity& identity) {
-  return {"--kubeconfig", identity.kubeconfig,   "--cloud-provider",
-          "sim",          "--health-probe-port", "0"};
+  return {"--kubeconfig",        identity.kubeconfig,
+          "--cloud-provider",    "sim",
+          "--health-probe-port", "0",
+          "--metrics-port",      "0"};
 }
 
 Status AwaitLeadership(const ControllerProcess& controller, milliseconds timeout) {

@@ -77,9 +77,9 @@ class ControllerProcess {
 
 // The arguments of a controller run as the chart runs it (with `identity.env` as its environment),
 // from outside the cluster: the identity's kubeconfig where a pod would use its mounted token, the
-// simulated cloud (kwok plays its machines' kubelets), and a free health port where the chart's
-// would clash between replicas on one host. Everything else, leader election included, comes from
-// the chart's environment.
+// simulated cloud (kwok plays its machines' kubelets), and free health and metrics ports where the
+// chart's would clash between replicas on one host. Everything else, leader election included,
+// comes from the chart's environment.
 std::vector<std::string> SimControllerArgs(const ChartIdentity& identity);
 // Waits (up to `timeout`) until `controller` says it leads: with the chart's leader election on, a
 // controller started after another one was killed waits for the Lease to expire first.

@@ -1,0 +1,150 @@
+// The controllers' series against what happened, on the virtual-clock world: NodeClaims and
+// Nodes created and terminated, pods' states and start times, NodePool usage, the scheduler's and
+// disruption's series, and the series of a node that is gone leaving with it.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "api/condition.h"
+#include "controllers/scenario_world.h"
+#include "metrics/exposition.h"
+#include "support/matchers.h"
+#include "support/metrics_text.h"
+
+namespace karpenter::scenario {
+namespace {
+
+using controllers::ConditionStatus;
+using std::chrono::minutes;
+using support::Count;
+using support::Sum;
+
+// What a scrape of the manager's series would say now.
+std::vector<support::Sample> Scrape(World& world) {
+  const prometheus::Collectable* sources[] = {&world.manager().registry(),
+                                              &world.manager().state_metrics()};
+  Result<std::vector<support::Sample>> samples =
+      support::ParseExposition(metrics::TextExposition(sources));
+  EXPECT_THAT(samples, IsOk());
+  return samples.ok() ? std::move(*samples) : std::vector<support::Sample>{};
+}
+
+bool AllRunning(World& world) {
+  if (!world.PendingPods().empty()) return false;
+  for (const Object& claim : world.List(resources::kNodeClaims)) {
+    if (ConditionStatus(claim, "Initialized") != "True") return false;
+  }
+  return true;
+}
+
+Object Consolidating() {
+  Object pool = NodePool("default", "default", kSmallOnly);
+  pool["spec"]["disruption"] = {{"consolidationPolicy", "WhenEmptyOrUnderutilized"},
+                                {"consolidateAfter", "0s"},
+                                {"budgets", Object::array({{{"nodes", "100%"}}})}};
+  pool["spec"]["limits"] = {{"cpu", "100"}};
+  return pool;
+}
+
+TEST(MetricsScenarioTest, SeriesFollowProvisioningConsolidationAndTermination) {
+  World world;
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  world.Create(resources::kNodePools, Consolidating());
+  world.Start();
+  world.KeepReplicas("web", 4, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  world.RunFor(std::chrono::seconds(15));  // a disruption pass (each node full: nothing to do)
+
+  const std::vector<Object> claims = world.List(resources::kNodeClaims);
+  const std::vector<Object> nodes = world.List(resources::kNodes);
+  ASSERT_EQ(nodes.size(), 4u);
+  std::vector<support::Sample> scrape = Scrape(world);
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_nodeclaims_created_total",
+          {{"reason", "provisioned"}, {"nodepool", "default"}, {"min_values_relaxed", "false"}}),
+      static_cast<double>(claims.size()));
+  EXPECT_EQ(Sum(scrape, "karpenter_nodes_created_total", {{"nodepool", "default"}}), 4);
+  EXPECT_EQ(Count(scrape, "karpenter_nodes_allocatable", {{"resource_type", "cpu"}}), 4u);
+  EXPECT_EQ(Count(scrape, "karpenter_nodes_current_lifetime_seconds", {{"managed", "true"}}), 4u);
+  // Usage is the NodePool's status: the capacity of its nodes.
+  double capacity = 0;
+  for (const Object& node : nodes) {
+    capacity += Quantity::Parse(node["status"]["capacity"].value("cpu", "0"))->as_double();
+  }
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_nodepools_usage", {{"nodepool", "default"}, {"resource_type", "cpu"}}),
+      capacity);
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_nodepools_limit", {{"nodepool", "default"}, {"resource_type", "cpu"}}),
+      100);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodes_total_pod_requests", {{"resource_type", "cpu"}}), 6);
+  EXPECT_EQ(Sum(scrape, "karpenter_pods_state", {{"phase", "Running"}, {"scheduled", "true"}}), 4);
+  EXPECT_EQ(Count(scrape, "karpenter_pods_unbound_time_seconds"), 0u);
+  EXPECT_EQ(Sum(scrape, "karpenter_pods_bound_duration_seconds_count"), 4);
+  EXPECT_EQ(Sum(scrape, "karpenter_pods_startup_duration_seconds_count"), 4);
+  EXPECT_GE(Sum(scrape, "karpenter_scheduler_scheduling_duration_seconds_count",
+                {{"controller", "provisioner"}}),
+            1);
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_scheduler_unschedulable_pods_count", {{"controller", "provisioner"}}),
+      0);
+  EXPECT_EQ(Sum(scrape, "karpenter_cluster_state_node_count"), 4);
+  EXPECT_EQ(Sum(scrape, "karpenter_cluster_state_synced"), 1);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodepools_allowed_disruptions",
+                {{"nodepool", "default"}, {"reason", "Underutilized"}}),
+            4);
+
+  // Three pods go: emptiness removes their nodes.
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(
+      world.RunUntil([&] { return world.List(resources::kNodes).size() == 1; }, minutes(3)));
+  world.RunFor(std::chrono::seconds(5));
+  scrape = Scrape(world);
+  EXPECT_EQ(Sum(scrape, "karpenter_voluntary_disruption_decisions_total",
+                {{"decision", "delete"}, {"reason", "empty"}, {"consolidation_type", "empty"}}),
+            1);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_disrupted_total",
+                {{"reason", "empty"}, {"nodepool", "default"}, {"capacity_type", "on-demand"}}),
+            3);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_terminated_total", {{"nodepool", "default"}}), 3);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodes_terminated_total", {{"nodepool", "default"}}), 3);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodes_drained_total", {{"nodepool", "default"}}), 3);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodes_termination_duration_seconds_count"), 3);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_instance_termination_duration_seconds_count"), 3);
+  EXPECT_GE(Sum(scrape, "karpenter_voluntary_disruption_decision_evaluation_duration_seconds_count",
+                {{"reason", "empty"}}),
+            1);
+  // The pods of the empty nodes were deleted by their ReplicaSet, not evicted: none drained.
+  EXPECT_EQ(Sum(scrape, "karpenter_pods_eviction_requests_total"), 0);
+  // The nodes that went took their series with them.
+  EXPECT_EQ(Count(scrape, "karpenter_nodes_allocatable", {{"resource_type", "cpu"}}), 1u);
+  EXPECT_EQ(Count(scrape, "karpenter_pods_state"), 1u);
+  EXPECT_EQ(Sum(scrape, "karpenter_cluster_state_node_count"), 1);
+  // Created counts what was ever created: those that exist and those deleted.
+  EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_created_total"),
+            static_cast<double>(world.List(resources::kNodeClaims).size()) +
+                Sum(scrape, "karpenter_nodeclaims_terminated_total"));
+}
+
+TEST(MetricsScenarioTest, PodsThatCannotScheduleAreCountedAndTheirWaitShown) {
+  World world;
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  world.Create(resources::kNodePools, Consolidating());
+  world.Start();
+  world.KeepReplicas("huge", 2, "64");  // larger than any type
+  world.RunFor(std::chrono::seconds(30));
+  const std::vector<support::Sample> scrape = Scrape(world);
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_scheduler_unschedulable_pods_count", {{"controller", "provisioner"}}),
+      2);
+  EXPECT_EQ(Count(scrape, "karpenter_pods_unbound_time_seconds", {{"namespace", "default"}}), 2u);
+  EXPECT_GE(Sum(scrape, "karpenter_pods_unbound_time_seconds"), 2 * 20.0);
+  EXPECT_EQ(Sum(scrape, "karpenter_pods_state", {{"phase", "Pending"}, {"scheduled", "false"}}), 2);
+  EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_created_total"), 0);
+}
+
+}  // namespace
+}  // namespace karpenter::scenario
