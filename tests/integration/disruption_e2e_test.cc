@@ -18,6 +18,7 @@
 #include "aws/catalog/load_catalog.h"
 #include "integration/end_to_end.h"
 #include "support/matchers.h"
+#include "support/scrape.h"
 
 namespace karpenter::integration {
 namespace {
@@ -34,8 +35,42 @@ class DisruptionE2E : public ControllerEndToEnd {
   void SetUp() override {
     ControllerEndToEnd::SetUp();
     if (HasFatalFailure()) return;
-    StartController();
+    StartController(/*chart_metrics_port=*/true);
     ASSERT_OK(support::ApplyFile(*client_, kTestdata + "disruption.yaml"));
+  }
+
+  // A scrape of the controller through the port the rendered chart names, which must pass the
+  // Prometheus linter.
+  std::vector<support::Sample> Scrape() {
+    Result<int> port = support::ChartMetricsPort(KARPENTER_TESTENV_DIR);
+    EXPECT_THAT(port, IsOk());
+    if (!port.ok()) return {};
+    Result<std::string> text = support::ScrapeText(*port);
+    EXPECT_THAT(text, IsOk());
+    if (!text.ok()) return {};
+    EXPECT_EQ(support::LintProblems(KARPENTER_SOURCE_DIR, *text), "");
+    Result<std::vector<support::Sample>> samples = support::ParseExposition(*text);
+    EXPECT_THAT(samples, IsOk());
+    return samples.ok() ? std::move(*samples) : std::vector<support::Sample>{};
+  }
+
+  // The names of the nodes the scrape has allocatable series of.
+  static std::set<std::string> ScrapedNodes(const std::vector<support::Sample>& scrape) {
+    std::set<std::string> names;
+    for (const support::Sample& sample : scrape) {
+      if (sample.name == "karpenter_nodes_allocatable" && sample.labels.contains("nodepool") &&
+          sample.labels.at("nodepool") == "default") {
+        names.insert(sample.labels.at("node_name"));
+      }
+    }
+    return names;
+  }
+
+  // The names of our nodes on the cluster.
+  std::set<std::string> OurNodes() {
+    std::set<std::string> names;
+    for (const kube::Object& node : SimNodes(*client_)) names.emplace(kube::Name(node));
+    return names;
   }
 
   // A deployment of `replicas` pause pods labelled app=`name` requesting `cpu`.
@@ -227,6 +262,42 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   const size_t nodes_before = SimNodes(*client_).size();
   const double price_before = PricePerHour();
 
+  // The series say what provisioning did (the cache catches up with the cluster in a moment).
+  std::vector<support::Sample> before;
+  EXPECT_TRUE(support::WaitFor(
+      [&] {
+        before = Scrape();
+        return ScrapedNodes(before) == OurNodes() &&
+               support::Sum(before, "karpenter_pods_state",
+                            {{"namespace", std::string(kNamespace)}, {"phase", "Running"}}) == 100;
+      },
+      seconds(30)))
+      << "scraped nodes " << ScrapedNodes(before).size() << " of " << nodes_before;
+  EXPECT_EQ(support::Sum(before, "karpenter_nodeclaims_created_total",
+                         {{"reason", "provisioned"}, {"nodepool", "default"}}),
+            static_cast<double>(List(*client_, kube::resources::kNodeClaims).size()));
+  EXPECT_EQ(support::Sum(before, "karpenter_nodes_created_total", {{"nodepool", "default"}}),
+            static_cast<double>(nodes_before));
+  EXPECT_GE(support::Sum(before, "karpenter_pods_bound_duration_seconds_count"), 100);
+  EXPECT_EQ(support::Sum(before, "karpenter_cluster_state_synced"), 1);
+  EXPECT_GE(support::Sum(before, "karpenter_scheduler_scheduling_duration_seconds_count",
+                         {{"controller", "provisioner"}}),
+            1);
+  EXPECT_EQ(support::Sum(before, "karpenter_build_info"), 1);
+  EXPECT_GT(support::Sum(before, "process_resident_memory_bytes"), 0);
+  double node_cpu = 0;
+  for (const kube::Object& node : SimNodes(*client_)) {
+    node_cpu +=
+        Quantity::Parse(Part(Part(node, "status"), "capacity").value("cpu", "0"))->as_double();
+  }
+  EXPECT_TRUE(support::WaitFor(
+      [&] {
+        return support::Sum(Scrape(), "karpenter_nodepools_usage",
+                            {{"nodepool", "default"}, {"resource_type", "cpu"}}) == node_cpu;
+      },
+      seconds(30)))
+      << "karpenter_nodepools_usage is not the " << node_cpu << " CPUs of the nodes";
+
   // The 10 pods that stay are spread over the nodes, so consolidation has pods to move (left to
   // the ReplicaSet's choice, they may all stay on one node, and emptiness alone removes the rest).
   ASSERT_GE(MarkSurvivorsSpread("web", 10), 2u) << State();
@@ -271,6 +342,36 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   }
   EXPECT_GT(evicted, 0u) << "consolidation moved no pod: the budget was never put to the test";
   EXPECT_EQ(Ready("web"), 10u);
+
+  // The series say what consolidation did; the nodes that went took theirs with them.
+  std::vector<support::Sample> after;
+  EXPECT_TRUE(support::WaitFor(
+      [&] {
+        after = Scrape();
+        return ScrapedNodes(after) == OurNodes();
+      },
+      seconds(30)))
+      << ScrapedNodes(after).size() << " nodes scraped, " << OurNodes().size() << " exist";
+  const double terminated = support::Sum(after, "karpenter_nodeclaims_terminated_total");
+  EXPECT_GE(terminated, static_cast<double>(nodes_before - SimNodes(*client_).size()));
+  EXPECT_EQ(support::Sum(after, "karpenter_nodeclaims_created_total"),
+            static_cast<double>(List(*client_, kube::resources::kNodeClaims).size()) + terminated)
+      << "every NodeClaim created exists or was terminated";
+  EXPECT_GT(support::Sum(after, "karpenter_voluntary_disruption_decisions_total"), 0);
+  EXPECT_GT(support::Sum(after, "karpenter_nodeclaims_disrupted_total", {{"nodepool", "default"}}),
+            0);
+  EXPECT_EQ(support::Sum(after, "karpenter_nodes_terminated_total"), terminated);
+  EXPECT_GE(support::Sum(after, "karpenter_pods_eviction_requests_total", {{"code", "200"}}),
+            static_cast<double>(evicted));
+  EXPECT_GE(support::Sum(after, "karpenter_pods_drained_total"), static_cast<double>(evicted));
+  EXPECT_GT(
+      support::Sum(after,
+                   "karpenter_voluntary_disruption_decision_evaluation_duration_seconds_count"),
+      support::Sum(before,
+                   "karpenter_voluntary_disruption_decision_evaluation_duration_seconds_count"));
+  EXPECT_EQ(
+      support::Sum(after, "karpenter_pods_state", {{"namespace", std::string(kNamespace)}}),
+      static_cast<double>(List(*client_, kube::resources::kPods, std::string(kNamespace)).size()));
   EXPECT_TRUE(controller_->Running());
 }
 

@@ -17,6 +17,7 @@
 #include "support/cluster.h"
 #include "support/crds.h"
 #include "support/matchers.h"
+#include "support/metrics_text.h"
 
 namespace karpenter::integration {
 
@@ -114,13 +115,20 @@ class ControllerEndToEnd : public ::testing::Test {
       EXPECT_THAT(clean, IsOk());
     }
   }
-  void StartController() {
+  // With `chart_metrics_port`, the controller serves /metrics on the chart's port (METRICS_PORT
+  // of its environment) instead of a free one.
+  void StartController(bool chart_metrics_port = false) {
     const std::string log = ::testing::TempDir() + "controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
     std::remove(log.c_str());
-    controller_ = std::make_unique<support::ControllerProcess>(
-        KARPENTER_BINARY, support::SimControllerArgs(identity_), log, identity_.env);
+    std::vector<std::string> args = support::SimControllerArgs(identity_);
+    if (chart_metrics_port) {
+      const auto flag = std::find(args.begin(), args.end(), "--metrics-port");
+      if (flag != args.end()) args.erase(flag, flag + 2);
+    }
+    controller_ =
+        std::make_unique<support::ControllerProcess>(KARPENTER_BINARY, args, log, identity_.env);
     ASSERT_OK(support::AwaitLeadership(*controller_, std::chrono::seconds(60)));
   }
 

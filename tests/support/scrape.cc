@@ -1,0 +1,108 @@
+#include "support/scrape.h"
+
+#include <httplib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+#include "common/document.h"
+#include "common/read_file.h"
+#include "support/run_command.h"
+
+namespace karpenter::support {
+namespace {
+
+const nlohmann::json* Named(const nlohmann::json& list, const std::string& name) {
+  if (!list.is_array()) return nullptr;
+  for (const nlohmann::json& item : list) {
+    if (item.value("name", "") == name) return &item;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<int> ChartMetricsPort(const std::string& testenv_dir) {
+  const std::string path = testenv_dir + "/identity/karpenter.yaml";
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path));
+  ASSIGN_OR_RETURN(const std::vector<Document> documents, ParseDocuments(text, path));
+  int container_port = 0;
+  std::string env_port;
+  std::string service_target;
+  for (const Document& document : documents) {
+    const nlohmann::json& object = document.value;
+    const std::string kind = object.value("kind", "");
+    if (kind == "Deployment") {
+      const nlohmann::json& containers = object["spec"]["template"]["spec"]["containers"];
+      const nlohmann::json* controller = Named(containers, "controller");
+      if (controller == nullptr) {
+        return Error(path + ": the Deployment has no container controller");
+      }
+      const nlohmann::json ports = controller->value("ports", nlohmann::json());
+      if (const nlohmann::json* port = Named(ports, "http-metrics")) {
+        container_port = port->value("containerPort", 0);
+      }
+      const nlohmann::json env = controller->value("env", nlohmann::json());
+      if (const nlohmann::json* variable = Named(env, "METRICS_PORT")) {
+        env_port = variable->value("value", "");
+      }
+    } else if (kind == "Service") {
+      const nlohmann::json ports = object["spec"].value("ports", nlohmann::json());
+      if (const nlohmann::json* port = Named(ports, "http-metrics")) {
+        service_target = port->value("targetPort", "");
+      }
+    }
+  }
+  if (container_port == 0) return Error(path + ": no container port named http-metrics");
+  if (env_port != std::to_string(container_port)) {
+    return Error(path + ": METRICS_PORT " + env_port + " is not the http-metrics port " +
+                 std::to_string(container_port));
+  }
+  if (service_target != "http-metrics") {
+    return Error(path + ": the Service's http-metrics port targets '" + service_target + "'");
+  }
+  return container_port;
+}
+
+Result<std::string> ScrapeText(int port) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(5);
+  client.set_read_timeout(10);
+  httplib::Result response = client.Get("/metrics");
+  if (!response) {
+    return Error("scraping 127.0.0.1:" + std::to_string(port) + ": " +
+                 httplib::to_string(response.error()));
+  }
+  if (response->status != 200) {
+    return Error("scraping: HTTP " + std::to_string(response->status) + ": " + response->body);
+  }
+  if (response->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0) != 0) {
+    return Error("scraping: content type " + response->get_header_value("Content-Type"));
+  }
+  return response->body;
+}
+
+std::string LintProblems(const std::string& source_dir, const std::string& text) {
+  std::string file = "/tmp/karpenter-scrape-XXXXXX";
+  const int descriptor = mkstemp(file.data());
+  if (descriptor < 0) return "cannot create a temporary file for the scrape";
+  close(descriptor);
+  std::ofstream(file) << text;
+  std::string command = RunCommand(source_dir + "/scripts/testenv/build-promlint");
+  while (!command.empty() && command.back() == '\n') command.pop_back();
+  for (const std::string& name : kUpstreamNamesTheLinterFlags) command += " -allow " + name;
+  command += " < " + file + " 2>&1";
+  std::string problems;
+  try {
+    RunCommand(command);
+  } catch (const std::runtime_error& failed) {
+    problems = failed.what();
+  }
+  std::remove(file.c_str());
+  return problems;
+}
+
+}  // namespace karpenter::support
