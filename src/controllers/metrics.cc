@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cloud/cloud_provider.h"
 #include "metrics/buckets.h"
 
 namespace karpenter::controllers {
@@ -84,7 +85,12 @@ Metrics::Metrics(prometheus::Registry& registry)
           Histogram(registry, "karpenter_voluntary_disruption_decision_evaluation_duration_seconds",
                     "How long a disruption method's evaluation took, in seconds.")),
       allowed_disruptions_(Gauge(registry, "karpenter_nodepools_allowed_disruptions",
-                                 "Nodes a NodePool's budgets allow disrupting now, by reason.")) {}
+                                 "Nodes a NodePool's budgets allow disrupting now, by reason.")),
+      cloud_provider_duration_(Histogram(registry, "karpenter_cloudprovider_duration_seconds",
+                                         "How long a call of the cloud provider took, in "
+                                         "seconds.")),
+      cloud_provider_errors_(Counter(registry, "karpenter_cloudprovider_errors_total",
+                                     "Calls of the cloud provider that failed, by error.")) {}
 
 void Metrics::NodeClaimCreated(std::string_view reason, std::string_view node_pool) {
   // minValues are never relaxed here (MIN_VALUES_POLICY=BestEffort is refused at start-up).
@@ -175,6 +181,26 @@ void Metrics::DisruptionEvaluated(std::string_view reason, std::string_view cons
       .Add({{"reason", S(reason)}, {"consolidation_type", S(consolidation_type)}},
            metrics::DurationBuckets())
       .Observe(Seconds(took));
+}
+
+void Metrics::CloudProviderCalled(std::string_view controller, std::string_view method,
+                                  std::string_view provider, std::chrono::nanoseconds took,
+                                  const Error* error) {
+  cloud_provider_duration_
+      .Add({{"controller", S(controller)}, {"method", S(method)}, {"provider", S(provider)}},
+           metrics::DefaultBuckets())
+      .Observe(Seconds(took));
+  if (error == nullptr) return;
+  // Upstream's error names for the errors controllers act on; any other failure is "unknown".
+  std::string_view name = "unknown";
+  if (error->reason == cloud::kReasonNotFound) name = "NodeClaimNotFoundError";
+  if (error->reason == cloud::kReasonInsufficientCapacity) name = "InsufficientCapacityError";
+  cloud_provider_errors_
+      .Add({{"controller", S(controller)},
+            {"method", S(method)},
+            {"provider", S(provider)},
+            {"error", S(name)}})
+      .Increment();
 }
 
 void Metrics::SetAllowedDisruptions(

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include "common/mutex.h"
+#include "common/result.h"
 
 namespace karpenter::controllers {
 
@@ -67,6 +68,12 @@ class Metrics {
                          std::string_view consolidation_type);
   void DisruptionEvaluated(std::string_view reason, std::string_view consolidation_type,
                            size_t eligible_nodes, std::chrono::nanoseconds took);
+  // A call of the cloud provider's `method` by `controller` took `took`, and failed with
+  // `error` (nullptr: it succeeded).
+  void CloudProviderCalled(std::string_view controller, std::string_view method,
+                           std::string_view provider, std::chrono::nanoseconds took,
+                           const Error* error);
+
   // What each NodePool's budgets allow now, per reason ("Underutilized", …); NodePools not
   // given lose their series.
   void SetAllowedDisruptions(
@@ -91,6 +98,8 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& disruption_eligible_nodes_;
   prometheus::Family<prometheus::Histogram>& disruption_evaluation_duration_;
   prometheus::Family<prometheus::Gauge>& allowed_disruptions_;
+  prometheus::Family<prometheus::Histogram>& cloud_provider_duration_;
+  prometheus::Family<prometheus::Counter>& cloud_provider_errors_;
 
   Mutex mutex_;
   // The scheduler's queue-depth series of each controller (its latest pass only, as upstream).

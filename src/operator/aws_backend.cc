@@ -33,9 +33,10 @@ class AwsBackend final : public CloudBackend {
     manager.AddPeriodic(PeriodicController{
         "instance type and price refresh", std::chrono::minutes(1),
         [&provider] { return provider.RefreshCatalog(); }, std::chrono::seconds(5)});
-    ASSIGN_OR_RETURN(std::optional<std::jthread> handler,
-                     provider_->StartInterruptionHandling(client, manager.cluster(),
-                                                          logger.Named("interruption")));
+    ASSIGN_OR_RETURN(
+        std::optional<std::jthread> handler,
+        provider_->StartInterruptionHandling(manager.registry(), manager.metrics(), client,
+                                             manager.cluster(), logger.Named("interruption")));
     std::vector<std::jthread> threads;
     if (handler) threads.push_back(std::move(*handler));
     return threads;

@@ -41,18 +41,24 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       metrics_(registry_),
       pod_start_metrics_(registry_, clock),
       state_metrics_(cluster_, clock),
+      instance_type_metrics_(cluster_, cloud),
+      provisioner_cloud_(cloud, metrics_, "provisioner"),
+      lifecycle_cloud_(cloud, metrics_, "nodeclaim.lifecycle"),
+      garbage_collection_cloud_(cloud, metrics_, "nodeclaim.garbagecollection"),
+      node_claim_disruption_cloud_(cloud, metrics_, "nodeclaim.disruption"),
+      disruption_cloud_(cloud, metrics_, "disruption"),
       events_(client, clock, "karpenter"),
       batcher_(options_.batch),
-      provisioner_(cluster_, client, cloud, events_, metrics_, logger_.Named("provisioner"),
-                   options_.seed),
-      lifecycle_(cluster_, client, cloud, events_, metrics_, clock,
+      provisioner_(cluster_, client, provisioner_cloud_, events_, metrics_,
+                   logger_.Named("provisioner"), options_.seed),
+      lifecycle_(cluster_, client, lifecycle_cloud_, events_, metrics_, clock,
                  logger_.Named("nodeclaim.lifecycle"), options_.lifecycle),
       node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status")),
-      garbage_collector_(cluster_, client, cloud, metrics_, clock,
+      garbage_collector_(cluster_, client, garbage_collection_cloud_, metrics_, clock,
                          logger_.Named("nodeclaim.garbagecollection")),
-      node_claim_disruption_(cluster_, client, cloud, events_, metrics_, clock,
-                             logger_.Named("nodeclaim.disruption")),
-      disruption_(cluster_, client, cloud, provisioner_, events_, metrics_, clock,
+      node_claim_disruption_(cluster_, client, node_claim_disruption_cloud_, events_, metrics_,
+                             clock, logger_.Named("nodeclaim.disruption")),
+      disruption_(cluster_, client, disruption_cloud_, provisioner_, events_, metrics_, clock,
                   logger_.Named("disruption"), options_.disruption),
       next_garbage_collection_(clock.Monotonic() + options_.garbage_collection_period),
       next_pending_recheck_(clock.Monotonic() + options_.pending_recheck_period) {
@@ -150,6 +156,10 @@ void Manager::AddRoundController(RoundController& controller) {
 }
 
 void Manager::Start() {
+  // Last, after the cloud's own controllers that keep instance types and prices current; as often
+  // as upstream's metrics controller; a failure is tried again in 5 s.
+  AddPeriodic({"instance type metrics", std::chrono::minutes(1),
+               [this] { return instance_type_metrics_.Refresh(); }, kErrorRetry});
   disruption_.Recover();
   for (RoundController* controller : round_controllers_) controller->Start();
 }

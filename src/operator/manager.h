@@ -27,6 +27,8 @@
 #include "controllers/cluster_cache.h"
 #include "controllers/disruption_controller.h"
 #include "controllers/garbage_collection.h"
+#include "controllers/instance_type_metrics.h"
+#include "controllers/metered_cloud_provider.h"
 #include "controllers/metrics.h"
 #include "controllers/nodeclaim_disruption.h"
 #include "controllers/nodeclaim_lifecycle.h"
@@ -86,8 +88,14 @@ class Manager {
   const controllers::DisruptionController& disruption() const { return disruption_; }
   // Where the controllers count (and where a cloud backend registers its own series).
   prometheus::Registry& registry() { return registry_; }
+  // The controllers' counters, for a cloud backend's controllers to count in too.
+  controllers::Metrics& metrics() { return metrics_; }
   // The series read from the cluster at each scrape.
   const controllers::StateMetrics& state_metrics() const { return state_metrics_; }
+  // The instance types' series (refreshed every minute).
+  const controllers::InstanceTypeMetrics& instance_type_metrics() const {
+    return instance_type_metrics_;
+  }
 
   // Adds a controller; before Run or the first RunOnce.
   void AddPeriodic(PeriodicController controller);
@@ -126,6 +134,13 @@ class Manager {
   controllers::Metrics metrics_;
   controllers::PodStartMetrics pod_start_metrics_;
   controllers::StateMetrics state_metrics_;
+  controllers::InstanceTypeMetrics instance_type_metrics_;
+  // The cloud as each controller calls it: timed and counted under its name.
+  controllers::MeteredCloudProvider provisioner_cloud_;
+  controllers::MeteredCloudProvider lifecycle_cloud_;
+  controllers::MeteredCloudProvider garbage_collection_cloud_;
+  controllers::MeteredCloudProvider node_claim_disruption_cloud_;
+  controllers::MeteredCloudProvider disruption_cloud_;
   kube::EventRecorder events_;
   controllers::Batcher batcher_;
   controllers::Provisioner provisioner_;

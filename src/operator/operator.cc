@@ -102,7 +102,8 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   RegisterBuildInfo(build_registry, build);
   const metrics::ProcessCollector process;
   const std::vector<const prometheus::Collectable*> sources = {
-      &build_registry, &process, &manager.registry(), &manager.state_metrics()};
+      &build_registry, &process, &manager.registry(), &manager.state_metrics(),
+      &manager.instance_type_metrics()};
   HttpServerConfig scrape;
   scrape.name = "metrics server";
   scrape.port = options.metrics_port;

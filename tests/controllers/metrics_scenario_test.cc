@@ -25,7 +25,8 @@ using support::Sum;
 // What a scrape of the manager's series would say now.
 std::vector<support::Sample> Scrape(World& world) {
   const prometheus::Collectable* sources[] = {&world.manager().registry(),
-                                              &world.manager().state_metrics()};
+                                              &world.manager().state_metrics(),
+                                              &world.manager().instance_type_metrics()};
   Result<std::vector<support::Sample>> samples =
       support::ParseExposition(metrics::TextExposition(sources));
   EXPECT_THAT(samples, IsOk());
@@ -96,6 +97,25 @@ TEST(MetricsScenarioTest, SeriesFollowProvisioningConsolidationAndTermination) {
   EXPECT_EQ(Sum(scrape, "karpenter_nodepools_allowed_disruptions",
                 {{"nodepool", "default"}, {"reason", "Underutilized"}}),
             4);
+  // The cloud as each controller called it, and the instance types the NodePool may launch.
+  EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_duration_seconds_count",
+                {{"controller", "nodeclaim.lifecycle"}, {"method", "Create"}, {"provider", "sim"}}),
+            static_cast<double>(claims.size()));
+  EXPECT_GE(Sum(scrape, "karpenter_cloudprovider_duration_seconds_count",
+                {{"controller", "provisioner"}, {"method", "GetInstanceTypes"}}),
+            1);
+  EXPECT_EQ(Count(scrape, "karpenter_cloudprovider_errors_total"), 0u);
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_cloudprovider_instance_type_cpu_cores", {{"instance_type", "small"}}),
+      2);
+  EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_instance_type_memory_bytes",
+                {{"instance_type", "small"}}),
+            8.0 * 1024 * 1024 * 1024);
+  const support::LabelFilter offering = {
+      {"instance_type", "small"}, {"capacity_type", "on-demand"}, {"zone", "us-east-1b"}};
+  EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_instance_type_offering_price_estimate", offering),
+            0.12);
+  EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_instance_type_offering_available", offering), 1);
 
   // Three pods go: emptiness removes their nodes.
   world.KeepReplicas("web", 1, "1500m");
@@ -114,6 +134,9 @@ TEST(MetricsScenarioTest, SeriesFollowProvisioningConsolidationAndTermination) {
   EXPECT_EQ(Sum(scrape, "karpenter_nodes_drained_total", {{"nodepool", "default"}}), 3);
   EXPECT_EQ(Sum(scrape, "karpenter_nodes_termination_duration_seconds_count"), 3);
   EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_instance_termination_duration_seconds_count"), 3);
+  EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_duration_seconds_count",
+                {{"controller", "nodeclaim.lifecycle"}, {"method", "Delete"}}),
+            3);
   EXPECT_GE(Sum(scrape, "karpenter_voluntary_disruption_decision_evaluation_duration_seconds_count",
                 {{"reason", "empty"}}),
             1);

@@ -39,6 +39,7 @@
 #include "integration/end_to_end.h"
 #include "kube/object.h"
 #include "support/matchers.h"
+#include "support/scrape.h"
 
 namespace karpenter::integration {
 namespace {
@@ -342,6 +343,29 @@ TEST_P(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
       EXPECT_LE(initialized, first_eviction)
           << kube::Name(claim) << " came up after the drain began";
     }
+
+    // The AWS side's series: the interruption, the launches through EC2, the spot offerings; the
+    // scrape passes the linter.
+    Result<std::string> text = support::ScrapeText(support::MetricsPortFromLog(controller_->Log()));
+    ASSERT_THAT(text, IsOk());
+    EXPECT_EQ(support::LintProblems(KARPENTER_SOURCE_DIR, *text), "");
+    Result<std::vector<support::Sample>> scrape = support::ParseExposition(*text);
+    ASSERT_THAT(scrape, IsOk());
+    EXPECT_GE(support::Sum(*scrape, "karpenter_interruption_received_messages_total",
+                           {{"message_type", "spot_interrupted"}}),
+              1);
+    EXPECT_EQ(support::Sum(*scrape, "karpenter_nodeclaims_disrupted_total",
+                           {{"reason", "spot_interrupted"}}),
+              1);
+    EXPECT_GE(support::Sum(*scrape, "karpenter_interruption_deleted_messages_total"), 1);
+    EXPECT_GE(
+        support::Sum(
+            *scrape, "karpenter_cloudprovider_duration_seconds_count",
+            {{"controller", "nodeclaim.lifecycle"}, {"method", "Create"}, {"provider", "aws"}}),
+        static_cast<double>(claims_before.size()));
+    EXPECT_GT(support::Count(*scrape, "karpenter_cloudprovider_instance_type_offering_available",
+                             {{"capacity_type", "spot"}}),
+              0u);
   }
 
   // Scale down: consolidation removes what is no longer needed, in EC2 too.

@@ -372,6 +372,11 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   EXPECT_EQ(
       support::Sum(after, "karpenter_pods_state", {{"namespace", std::string(kNamespace)}}),
       static_cast<double>(List(*client_, kube::resources::kPods, std::string(kNamespace)).size()));
+  EXPECT_GE(support::Sum(
+                after, "karpenter_cloudprovider_duration_seconds_count",
+                {{"controller", "nodeclaim.lifecycle"}, {"method", "Delete"}, {"provider", "sim"}}),
+            terminated);
+  EXPECT_GT(support::Count(after, "karpenter_cloudprovider_instance_type_cpu_cores"), 0u);
   EXPECT_TRUE(controller_->Running());
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
 
 #include "common/document.h"
@@ -65,6 +66,12 @@ Result<int> ChartMetricsPort(const std::string& testenv_dir) {
     return Error(path + ": the Service's http-metrics port targets '" + service_target + "'");
   }
   return container_port;
+}
+
+int MetricsPortFromLog(const std::string& log) {
+  static const std::regex kServing(R"re("serving metrics"[^\n]*"port":(\d+))re");
+  std::smatch match;
+  return std::regex_search(log, match, kServing) ? std::stoi(match[1]) : 0;
 }
 
 Result<std::string> ScrapeText(int port) {

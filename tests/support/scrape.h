@@ -15,6 +15,9 @@ namespace karpenter::support {
 // targets and the METRICS_PORT it sets.
 Result<int> ChartMetricsPort(const std::string& testenv_dir);
 
+// The port a controller said it serves metrics on, from its log ("serving metrics"); 0 before.
+int MetricsPortFromLog(const std::string& log);
+
 // GET http://127.0.0.1:`port`/metrics: its text.
 Result<std::string> ScrapeText(int port);
 

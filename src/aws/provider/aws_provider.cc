@@ -123,7 +123,8 @@ NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::Clus
 }
 
 Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
-    kube::Client& client, controllers::ClusterCache& cluster, Logger logger) {
+    prometheus::Registry& registry, controllers::Metrics& metrics, kube::Client& client,
+    controllers::ClusterCache& cluster, Logger logger) {
   if (options_.interruption_queue.empty()) return std::optional<std::jthread>();
   interruption_transport_ = std::make_unique<CurlTransport>();
   ASSIGN_OR_RETURN(AwsClients clients, AwsClients::Create(environment_, options_.region,
@@ -131,7 +132,8 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
   interruption_clients_.emplace(std::move(clients));
   sqs_.emplace(interruption_clients_->sqs());
   interruption_controller_ = std::make_unique<InterruptionController>(
-      *sqs_, options_.interruption_queue, client, cluster, unavailable_, clock_, std::move(logger));
+      *sqs_, options_.interruption_queue, client, cluster, unavailable_, registry, metrics, clock_,
+      std::move(logger));
   return std::optional<std::jthread>(
       std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
 }

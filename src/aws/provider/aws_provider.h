@@ -73,7 +73,9 @@ class AwsProvider {
   // With an interruption queue: a thread handling its messages until the thread is stopped (or
   // destroyed, which waits for the long poll in progress to end: up to 20 s). Declare it after
   // the informers it reads, so it stops first. Once, after Attach.
-  Result<std::optional<std::jthread>> StartInterruptionHandling(kube::Client& client,
+  Result<std::optional<std::jthread>> StartInterruptionHandling(prometheus::Registry& registry,
+                                                                controllers::Metrics& metrics,
+                                                                kube::Client& client,
                                                                 controllers::ClusterCache& cluster,
                                                                 Logger logger);
   // Prices, then instance types, when older than their refresh interval.

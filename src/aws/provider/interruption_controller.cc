@@ -39,16 +39,17 @@ std::string_view EventReason(const InterruptionMessage& message) {
 
 }  // namespace
 
-InterruptionController::InterruptionController(SqsApi& sqs, std::string queue_name,
-                                               kube::Client& client,
-                                               controllers::ClusterCache& cluster,
-                                               UnavailableOfferings& unavailable,
-                                               const Clock& clock, Logger logger)
+InterruptionController::InterruptionController(
+    SqsApi& sqs, std::string queue_name, kube::Client& client, controllers::ClusterCache& cluster,
+    UnavailableOfferings& unavailable, prometheus::Registry& registry,
+    controllers::Metrics& metrics, const Clock& clock, Logger logger)
     : sqs_(sqs),
       queue_name_(std::move(queue_name)),
       client_(client),
       cluster_(cluster),
       unavailable_(unavailable),
+      queue_metrics_(registry),
+      metrics_(metrics),
       clock_(clock),
       events_(client, clock, "karpenter"),
       logger_(std::move(logger)) {}
@@ -97,6 +98,8 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
                                  instance_id, deleted.error().message));
       }
       ++node_claims_deleted_;
+      metrics_.NodeClaimDisrupted(MessageType(message), kube::Label(claim, api::kLabelNodePool),
+                                  kube::Label(claim, api::kLabelCapacityType));
       logger_.Info("deleting interrupted nodeclaim", {{"nodeclaim", name},
                                                       {"instance", instance_id},
                                                       {"reason", KindName(message.kind)},
@@ -122,12 +125,20 @@ Result<size_t> InterruptionController::ProcessOnce(const ReceiveOptions& options
       ++malformed_;
       logger_.Warn("deleting malformed interruption message",
                    {{"messageId", message.message_id}, logkey::Err(parsed.error())});
-    } else if (Status handled = Handle(*parsed); !handled.ok()) {
-      if (first.ok()) first = handled;
-      continue;  // stays on the queue: received again after its visibility timeout
+    } else {
+      queue_metrics_.Received(MessageType(*parsed));
+      if (Status handled = Handle(*parsed); !handled.ok()) {
+        if (first.ok()) first = handled;
+        continue;  // stays on the queue: received again after its visibility timeout
+      }
+      if (const std::optional<TimePoint> at = ParseTime(parsed->time)) {
+        queue_metrics_.Handled(clock_.Now() - *at);
+      }
     }
-    if (Status deleted = sqs_.DeleteMessage(queue_url_, message.receipt_handle);
-        !deleted.ok() && first.ok()) {
+    Status deleted = sqs_.DeleteMessage(queue_url_, message.receipt_handle);
+    if (deleted.ok()) {
+      queue_metrics_.Deleted();
+    } else if (first.ok()) {
       first = deleted;
     }
   }

@@ -18,10 +18,12 @@
 #include "aws/api/sqs_api.h"
 #include "aws/instancetypes/unavailable_offerings.h"
 #include "aws/provider/interruption_message.h"
+#include "aws/provider/interruption_metrics.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/metrics.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
 
@@ -37,8 +39,10 @@ struct InterruptionCounts {
 class InterruptionController {
  public:
   // The references must outlive the controller.
+  // The queue's series go on `registry`; the NodeClaims it deletes count in `metrics`.
   InterruptionController(SqsApi& sqs, std::string queue_name, kube::Client& client,
                          controllers::ClusterCache& cluster, UnavailableOfferings& unavailable,
+                         prometheus::Registry& registry, controllers::Metrics& metrics,
                          const Clock& clock, Logger logger);
 
   // One receive (waiting up to options.wait_seconds): handles the messages it got and deletes
@@ -58,6 +62,8 @@ class InterruptionController {
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
   UnavailableOfferings& unavailable_;
+  InterruptionMetrics queue_metrics_;
+  controllers::Metrics& metrics_;
   const Clock& clock_;
   kube::EventRecorder events_;  // this thread's own
   Logger logger_;

@@ -31,6 +31,26 @@ std::string_view KindName(InterruptionKind kind) {
   return "Ignored";
 }
 
+std::string_view MessageType(const InterruptionMessage& message) {
+  switch (message.kind) {
+    case InterruptionKind::kSpotInterruption:
+      return "spot_interrupted";
+    case InterruptionKind::kRebalanceRecommendation:
+      return "rebalance_recommendation";
+    case InterruptionKind::kScheduledChange:
+      return "scheduled_change";
+    case InterruptionKind::kStateChange:
+      if (message.state == "stopping" || message.state == "stopped") return "instance_stopped";
+      if (message.state == "shutting-down" || message.state == "terminated") {
+        return "instance_terminated";
+      }
+      return "no_op";
+    case InterruptionKind::kIgnored:
+      return "no_op";
+  }
+  return "no_op";
+}
+
 Result<InterruptionMessage> ParseInterruptionMessage(std::string_view body) {
   const json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) return Error("interruption message: not JSON");
@@ -38,6 +58,7 @@ Result<InterruptionMessage> ParseInterruptionMessage(std::string_view body) {
   InterruptionMessage out;
   out.detail_type = StringAt(message, "detail-type");
   if (out.detail_type.empty()) return Error("interruption message: no detail-type");
+  out.time = StringAt(message, "time");
   const json detail = message.value("detail", json::object());
   const std::string source = StringAt(message, "source");
 

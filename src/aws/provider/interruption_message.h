@@ -23,9 +23,13 @@ struct InterruptionMessage {
   std::string detail_type;                // as EventBridge names it, for logs
   std::vector<std::string> instance_ids;  // "i-0123…"
   std::string state;                      // state changes: "stopping", "terminated", …
+  std::string time;                       // when the event happened (RFC 3339); may be empty
 };
 
 std::string_view KindName(InterruptionKind kind);
+// Upstream's message_type label: spot_interrupted, rebalance_recommendation, scheduled_change,
+// instance_stopped, instance_terminated (other state changes and ignored messages: no_op).
+std::string_view MessageType(const InterruptionMessage& message);
 
 // Parses one message body. Errors (not JSON, no detail-type, no instance where the kind needs
 // one) say what is wrong; the controller deletes such messages and counts them.

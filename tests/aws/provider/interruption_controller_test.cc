@@ -13,7 +13,9 @@
 #include "aws/api/moto_fixture.h"
 #include "kube/memory/memory_client.h"
 #include "kube/object.h"
+#include "metrics/exposition.h"
 #include "support/matchers.h"
+#include "support/metrics_text.h"
 
 namespace karpenter::aws {
 namespace {
@@ -29,7 +31,8 @@ class InterruptionControllerTest : public testing::MotoTest {
     kube_.emplace(clock_);
     cluster_cache_.emplace(*kube_);
     unavailable_.emplace(clock_);
-    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *unavailable_, clock_, Logger());
+    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *unavailable_, registry_,
+                        metrics_, clock_, Logger());
   }
 
   void Drain() {
@@ -73,10 +76,12 @@ class InterruptionControllerTest : public testing::MotoTest {
     ASSERT_THAT(sent, IsOk());
   }
 
-  static std::string Event(const std::string& detail_type, const std::string& detail,
-                           const std::string& source = "aws.ec2") {
+  std::string Event(const std::string& detail_type, const std::string& detail,
+                    const std::string& source = "aws.ec2") {
+    // Sent a minute before the test's clock reads.
     return R"({"version":"0","detail-type":")" + detail_type + R"(","source":")" + source +
-           R"(","detail":)" + detail + "}";
+           R"(","time":")" + FormatTime(clock_.Now() - std::chrono::minutes(1)) + R"(","detail":)" +
+           detail + "}";
   }
 
   bool Exists(const std::string& name) {
@@ -88,6 +93,8 @@ class InterruptionControllerTest : public testing::MotoTest {
   std::optional<kube::memory::MemoryClient> kube_;
   std::optional<controllers::ClusterCache> cluster_cache_;
   std::optional<UnavailableOfferings> unavailable_;
+  prometheus::Registry registry_;
+  controllers::Metrics metrics_{registry_};
   std::optional<InterruptionController> controller_;
 };
 
@@ -139,6 +146,35 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   EXPECT_EQ(counts.node_claims_deleted, 3U);
   EXPECT_EQ(counts.ignored, 3U);  // the rebalance, the running instance, the stranger
 
+  // The series say the same, under upstream's names.
+  const prometheus::Collectable* sources[] = {&registry_};
+  Result<std::vector<support::Sample>> scrape =
+      support::ParseExposition(metrics::TextExposition(sources));
+  ASSERT_THAT(scrape, IsOk());
+  const auto of_type = [&](const char* type) {
+    return support::Sum(*scrape, "karpenter_interruption_received_messages_total",
+                        {{"message_type", type}});
+  };
+  EXPECT_EQ(of_type("spot_interrupted"), 2);
+  EXPECT_EQ(of_type("rebalance_recommendation"), 1);
+  EXPECT_EQ(of_type("scheduled_change"), 1);
+  EXPECT_EQ(of_type("instance_stopped"), 1);
+  EXPECT_EQ(of_type("no_op"), 1);  // the running instance
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_interruption_deleted_messages_total"), 7)
+      << "the malformed one too";
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_interruption_message_queue_duration_seconds_count"),
+            6);
+  // Each handled about a minute after its event (the clock is real).
+  const double waited =
+      support::Sum(*scrape, "karpenter_interruption_message_queue_duration_seconds_sum");
+  EXPECT_GE(waited, 6 * 59.0);
+  EXPECT_LT(waited, 6 * 120.0);
+  for (const char* reason : {"spot_interrupted", "scheduled_change", "instance_stopped"}) {
+    EXPECT_EQ(support::Sum(*scrape, "karpenter_nodeclaims_disrupted_total", {{"reason", reason}}),
+              1)
+        << reason;
+  }
+
   // Each NodeClaim of ours got an Event saying what happened to its instance.
   std::map<std::string, std::string> reasons;  // by NodeClaim
   Result<kube::ObjectList> events = kube_->List(kube::resources::kEvents, kube::ListOptions{});
@@ -160,7 +196,7 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
 
 TEST_F(InterruptionControllerTest, AnUnknownQueueIsAnErrorNamingIt) {
   InterruptionController missing(*sqs_, "no-such-queue", *kube_, *cluster_cache_, *unavailable_,
-                                 clock_, Logger());
+                                 registry_, metrics_, clock_, Logger());
   Result<size_t> processed = missing.ProcessOnce();
   ASSERT_FALSE(processed.ok());
   EXPECT_NE(processed.error().message.find("no-such-queue"), std::string::npos)
