@@ -54,21 +54,11 @@ InterruptionController::InterruptionController(
       events_(client, clock, "karpenter"),
       logger_(std::move(logger)) {}
 
-InterruptionCounts InterruptionController::counts() const {
-  InterruptionCounts out;
-  out.received = received_.load();
-  out.malformed = malformed_.load();
-  out.ignored = ignored_.load();
-  out.node_claims_deleted = node_claims_deleted_.load();
-  return out;
-}
-
 Status InterruptionController::Handle(const InterruptionMessage& message) {
   const bool actionable = Actionable(message);
   if (message.kind == InterruptionKind::kRebalanceRecommendation) {
     logger_.Info("rebalance recommendation", {{"instances", message.instance_ids}});
   }
-  bool acted = false;
   for (const std::string& instance_id : message.instance_ids) {
     for (const kube::Object& claim : NodeClaimsOf(cluster_, instance_id)) {
       if (!actionable) {
@@ -79,7 +69,6 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
         }
         continue;
       }
-      acted = true;
       const std::string name(kube::Name(claim));
       (void)events_.Record(claim, kube::EventType::kWarning, EventReason(message),
                            fmt::format("{} for instance {}: replacing and draining its node",
@@ -97,7 +86,6 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
         return Error(fmt::format("deleting NodeClaim {} of interrupted instance {}: {}", name,
                                  instance_id, deleted.error().message));
       }
-      ++node_claims_deleted_;
       metrics_.NodeClaimDisrupted(MessageType(message), kube::Label(claim, api::kLabelNodePool),
                                   kube::Label(claim, api::kLabelCapacityType));
       logger_.Info("deleting interrupted nodeclaim", {{"nodeclaim", name},
@@ -106,7 +94,6 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
                                                       {"detailType", message.detail_type}});
     }
   }
-  if (!acted) ++ignored_;
   return {};
 }
 
@@ -117,12 +104,10 @@ Result<size_t> InterruptionController::ProcessOnce(const ReceiveOptions& options
     queue_url_ = std::move(*url);
   }
   ASSIGN_OR_RETURN(std::vector<SqsMessage> messages, sqs_.ReceiveMessage(queue_url_, options));
-  received_ += messages.size();
   Status first;
   for (const SqsMessage& message : messages) {
     Result<InterruptionMessage> parsed = ParseInterruptionMessage(message.body);
     if (!parsed.ok()) {
-      ++malformed_;
       logger_.Warn("deleting malformed interruption message",
                    {{"messageId", message.message_id}, logkey::Err(parsed.error())});
     } else {

@@ -6,11 +6,10 @@
 // do scheduled maintenance and an instance stopping or terminating; a rebalance recommendation is
 // only logged. Each gets an Event on the NodeClaim (SpotInterrupted, RebalanceRecommendation,
 // ScheduledChange, InstanceStopping, InstanceTerminating). Every message is deleted once handled;
-// malformed ones are deleted and counted, never retried. Runs on its own thread with its own SQS
-// client; the kube client, the informers and the unavailable offerings are thread-safe.
+// malformed ones are deleted and logged, never retried; the queue's series count what arrived. Runs
+// on its own thread with its own SQS client; the kube client, the informers and the unavailable
+// offerings are thread-safe.
 
-#include <atomic>
-#include <cstdint>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -29,13 +28,6 @@
 
 namespace karpenter::aws {
 
-struct InterruptionCounts {
-  uint64_t received = 0;
-  uint64_t malformed = 0;  // deleted unread
-  uint64_t ignored = 0;    // well formed, nothing to do (rebalance, other events, not ours)
-  uint64_t node_claims_deleted = 0;
-};
-
 class InterruptionController {
  public:
   // The references must outlive the controller.
@@ -50,8 +42,6 @@ class InterruptionController {
   Result<size_t> ProcessOnce(const ReceiveOptions& options = {});
   // Once the NodeClaim informer has synced, ProcessOnce until `stop`, backing off after failures.
   void Run(const std::stop_token& stop);
-
-  InterruptionCounts counts() const;
 
  private:
   // Acts on one parsed message; an Error leaves the message on the queue for another try.
@@ -68,10 +58,6 @@ class InterruptionController {
   kube::EventRecorder events_;  // this thread's own
   Logger logger_;
   std::string queue_url_;  // looked up on first use
-  std::atomic<uint64_t> received_{0};
-  std::atomic<uint64_t> malformed_{0};
-  std::atomic<uint64_t> ignored_{0};
-  std::atomic<uint64_t> node_claims_deleted_{0};
 };
 
 }  // namespace karpenter::aws
