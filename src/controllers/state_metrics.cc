@@ -54,14 +54,8 @@ void AddResources(prometheus::MetricFamily& family, const Labels& labels,
 // where larger.
 api::ResourceList EffectiveLimits(const api::PodSpec& spec) {
   api::ResourceList limits;
-  for (const api::Container& container : spec.containers) {
-    container.limits.ForEach([&](std::string_view name, Quantity q) { limits.Add(name, q); });
-  }
-  for (const api::Container& container : spec.init_containers) {
-    container.limits.ForEach([&](std::string_view name, Quantity q) {
-      if (q > limits.Get(name)) limits.Set(name, q);
-    });
-  }
+  for (const api::Container& container : spec.containers) limits += container.limits;
+  for (const api::Container& container : spec.init_containers) limits.MaxWith(container.limits);
   return limits;
 }
 
@@ -151,12 +145,11 @@ std::vector<prometheus::MetricFamily> StateMetrics::Collect() const {
       Sums& sums = by_node[pod->spec.node_name];
       const api::ResourceList requests = api::EffectiveRequests(pod->spec);
       const api::ResourceList limits = EffectiveLimits(pod->spec);
-      requests.ForEach([&](std::string_view name, Quantity q) { sums.requests.Add(name, q); });
-      limits.ForEach([&](std::string_view name, Quantity q) { sums.limits.Add(name, q); });
+      sums.requests += requests;
+      sums.limits += limits;
       if (api::IsDaemonSetPod(*pod)) {
-        requests.ForEach(
-            [&](std::string_view name, Quantity q) { sums.daemon_requests.Add(name, q); });
-        limits.ForEach([&](std::string_view name, Quantity q) { sums.daemon_limits.Add(name, q); });
+        sums.daemon_requests += requests;
+        sums.daemon_limits += limits;
       }
     }
     auto node_label = [&](std::string_view name) -> std::string {
@@ -200,20 +193,15 @@ std::vector<prometheus::MetricFamily> StateMetrics::Collect() const {
     const Labels& labels = node_labels[node->metadata.name];
     if (!node->spec.provider_id.empty()) provider_ids.insert(node->spec.provider_id);
     AddResources(allocatable, labels, node->status.allocatable);
-    api::ResourceList system;
-    node->status.capacity.ForEach([&](std::string_view name, Quantity q) {
-      system.Set(name, q - node->status.allocatable.Get(name));
-    });
-    AddResources(overhead, labels, system);
+    AddResources(overhead, labels, node->status.capacity - node->status.allocatable);
     const Sums& sums = by_node[node->metadata.name];
     AddResources(pod_requests, labels, sums.requests);
     AddResources(pod_limits, labels, sums.limits);
     AddResources(daemon_requests, labels, sums.daemon_requests);
     AddResources(daemon_limits, labels, sums.daemon_limits);
     metrics::AddSeries(lifetime, labels, SecondsSince(node->metadata.creation_timestamp, now));
-    sums.requests.ForEach([&](std::string_view name, Quantity q) { total_requests.Add(name, q); });
-    node->status.allocatable.ForEach(
-        [&](std::string_view name, Quantity q) { total_allocatable.Add(name, q); });
+    total_requests += sums.requests;
+    total_allocatable += node->status.allocatable;
   }
   total_allocatable.ForEach([&](std::string_view name, Quantity q) {
     if (q.is_zero()) return;
