@@ -11,6 +11,7 @@
 #include "api/labels.h"
 #include "controllers/conditions.h"
 #include "controllers/node_taints.h"
+#include "controllers/object_refs.h"
 #include "disruption/budgets.h"
 
 namespace karpenter::controllers {
@@ -19,6 +20,9 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kProgressPeriod(1000);
+// A node stays blocked or unconsolidatable for as long as its pods do: say so again only this
+// often, not at every pass.
+constexpr std::chrono::minutes kWhyNotRepeatWindow(15);
 
 std::string Reason(disruption::Method method) {
   return std::string(disruption::ReasonName(disruption::DisruptionReasonOf(method)));
@@ -130,16 +134,24 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
     }
   }
   metrics_.SetAllowedDisruptions(allowed);
+  ExplainBlocked(*view);
   if (fruitless_ == inputs) {
     fruitless_at_ = mono;
     return;
   }
-  std::optional<disruption::Command> command = disruption::ComputeCommand(
-      cluster, options_.engine,
-      [this](disruption::Method method, size_t eligible, std::chrono::nanoseconds took) {
-        metrics_.DisruptionEvaluated(MetricReason(method), ConsolidationType(method), eligible,
-                                     took);
-      });
+  disruption::PassObserver observer{
+      .method =
+          [this](disruption::Method method, size_t eligible, std::chrono::nanoseconds took) {
+            metrics_.DisruptionEvaluated(MetricReason(method), ConsolidationType(method), eligible,
+                                         took);
+          },
+      .unconsolidatable =
+          [&](size_t index, std::string_view why) {
+            const CapacitySource& source = view->sources[cluster.candidates[index].capacity_index];
+            RecordWhyNot(*source.node, source.node_claim, "Unconsolidatable", why);
+          }};
+  std::optional<disruption::Command> command =
+      disruption::ComputeCommand(cluster, options_.engine, observer);
   if (!command) {
     fruitless_ = std::move(inputs);
     fruitless_at_ = mono;
@@ -159,6 +171,42 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
             "{}s",
             std::chrono::duration_cast<std::chrono::seconds>(options_.validation_delay).count())}});
   decided_ = std::move(decided);
+}
+
+void DisruptionController::RecordWhyNot(const api::Node& node, const api::NodeClaim* claim,
+                                        std::string_view reason, std::string_view message) {
+  events_.Record(ObjectReference("v1", "Node", node.metadata), kube::EventType::kNormal, reason,
+                 message, kWhyNotRepeatWindow);
+  if (claim != nullptr) {
+    events_.Record(ObjectReference("karpenter.sh/v1", "NodeClaim", claim->metadata),
+                   kube::EventType::kNormal, reason, message, kWhyNotRepeatWindow);
+  }
+}
+
+void DisruptionController::ExplainBlocked(const DisruptionView& view) {
+  for (const BlockedNode& blocked : view.blocked) {
+    RecordWhyNot(*blocked.node, blocked.node_claim, "DisruptionBlocked", blocked.reason);
+  }
+  // A NodePool whose budgets allow no disruption for a reason, while it has nodes that could go.
+  std::map<std::string_view, bool> has_candidates;
+  for (const disruption::Candidate& candidate : view.cluster.candidates) {
+    has_candidates[candidate.node_pool->metadata.name] = true;
+  }
+  for (const NodePoolView& pool : view.snapshot.node_pools) {
+    const auto remaining = view.cluster.budgets.find(pool.pool.metadata.name);
+    if (!has_candidates.contains(pool.pool.metadata.name) ||
+        remaining == view.cluster.budgets.end()) {
+      continue;
+    }
+    for (size_t reason = 0; reason < remaining->second.size(); ++reason) {
+      if (remaining->second[reason] > 0) continue;
+      events_.Record(
+          pool.object, kube::EventType::kNormal, "DisruptionBlocked",
+          fmt::format("No disruptions for reason {} allowed by the NodePool's budgets now",
+                      disruption::ReasonName(static_cast<api::DisruptionReason>(reason))),
+          kWhyNotRepeatWindow);
+    }
+  }
 }
 
 void DisruptionController::ValidateAndExecute(TimePoint now, MonoTime mono) {
@@ -252,7 +300,7 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
   const std::string message = fmt::format("{}: {}", reason, description);
   for (size_t i = 0; i < in_flight.nodes.size(); ++i) {
     if (std::optional<kube::Object> node = cluster_.nodes().Get(in_flight.nodes[i])) {
-      (void)events_.Record(
+      events_.Record(
           *node, kube::EventType::kNormal,
           in_flight.replacements.empty() ? "DisruptionTerminating" : "DisruptionLaunching",
           message);
@@ -299,8 +347,8 @@ void DisruptionController::DeleteCandidates(const InFlight& command) {
       metrics_.NodeClaimDisrupted(MetricReason(command.method),
                                   kube::Label(*claim, api::kLabelNodePool),
                                   kube::Label(*claim, api::kLabelCapacityType));
-      (void)events_.Record(*claim, kube::EventType::kNormal, "DisruptionTerminating",
-                           fmt::format("{}: {}", Reason(command.method), command.description));
+      events_.Record(*claim, kube::EventType::kNormal, "DisruptionTerminating",
+                     fmt::format("{}: {}", Reason(command.method), command.description));
     }
   }
 }
@@ -312,8 +360,8 @@ void DisruptionController::RollBack(const InFlight& command, std::string_view wh
   for (size_t i = 0; i < command.nodes.size(); ++i) {
     Unmark(command.node_claims[i], command.nodes[i]);
     if (std::optional<kube::Object> node = cluster_.nodes().Get(command.nodes[i])) {
-      (void)events_.Record(*node, kube::EventType::kWarning, "DisruptionRollback",
-                           fmt::format("not disrupted: {}", why));
+      events_.Record(*node, kube::EventType::kWarning, "DisruptionRollback",
+                     fmt::format("not disrupted: {}", why));
     }
   }
   for (const std::string& name : command.replacements) {

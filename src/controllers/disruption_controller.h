@@ -97,6 +97,12 @@ class DisruptionController {
   // `now` is the wall time (budget schedules, conditions written), `mono` the same instant on the
   // monotonic clock (this controller's timers).
   void Decide(TimePoint now, MonoTime mono);
+  // DisruptionBlocked events: on each node that is no candidate, and why; on each NodePool whose
+  // budgets allow no disruption for a reason while it has candidates.
+  void ExplainBlocked(const DisruptionView& view);
+  // A "why not" event on the Node and its NodeClaim, repeated at most every 15 minutes.
+  void RecordWhyNot(const api::Node& node, const api::NodeClaim* claim, std::string_view reason,
+                    std::string_view message);
   void ValidateAndExecute(TimePoint now, MonoTime mono);
   void Execute(const DisruptionView& view, const disruption::Command& command, TimePoint now,
                MonoTime mono);

@@ -1,8 +1,9 @@
 #include "controllers/disruption_view.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -25,10 +26,11 @@ std::string PodKey(std::string_view namespace_, std::string_view name) {
   return std::string(namespace_) + "/" + std::string(name);
 }
 
-// Pods a PodDisruptionBudget protects right now: it allows no disruption (as its status says,
-// or — before any controller wrote one — as computed from the pods).
-std::set<std::string, std::less<>> ProtectedPods(const ClusterCache& cluster) {
-  std::set<std::string, std::less<>> protected_pods;
+// Pods a PodDisruptionBudget protects right now, with the budget ("namespace/name"): it allows no
+// disruption (as its status says, or — before any controller wrote one — as computed from the
+// pods).
+std::map<std::string, std::string, std::less<>> ProtectedPods(const ClusterCache& cluster) {
+  std::map<std::string, std::string, std::less<>> protected_pods;
   cluster.disruption_budgets().ForEach([&](const kube::Object& budget) {
     const kube::Object* status = kube::Find(budget, {"status", "disruptionsAllowed"});
     const bool has_status = status != nullptr && status->is_number_integer();
@@ -42,7 +44,8 @@ std::set<std::string, std::less<>> ProtectedPods(const ClusterCache& cluster) {
           // A status allows nothing here (see above); without one, the computed value decides.
           if (!has_status && computed.ok() && computed->disruptions_allowed > 0) return;
           for (const kube::Object* pod : selected) {
-            protected_pods.insert(PodKey(kube::Namespace(*pod), kube::Name(*pod)));
+            protected_pods.emplace(PodKey(kube::Namespace(*pod), kube::Name(*pod)),
+                                   PodKey(kube::Namespace(budget), kube::Name(budget)));
           }
         });
   });
@@ -98,7 +101,7 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     ++total[pool->second];
     if (!claim->metadata.deletion_timestamp.empty()) ++disrupting[pool->second];
   }
-  const std::set<std::string, std::less<>> protected_pods = ProtectedPods(cluster);
+  const std::map<std::string, std::string, std::less<>> protected_pods = ProtectedPods(cluster);
   const api::Taint disrupted = DisruptedTaint();
 
   out.accepts_pods.assign(out.capacity.existing_nodes.size(), false);
@@ -117,9 +120,28 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     const auto pool_label = claim->metadata.labels.find(api::kLabelNodePool);
     if (pool_label == claim->metadata.labels.end()) continue;
     if (marked && !deleting) ++disrupting[pool_label->second];
+    if (deleting || marked) continue;  // already disrupting
     const auto pool = pools.find(pool_label->second);
-    if (pool == pools.end() || !initialized || deleting || marked || node.spec.unschedulable ||
-        DoNotDisrupt(node.metadata) || DoNotDisrupt(claim->metadata)) {
+    auto block = [&](std::string reason) {
+      view->blocked.push_back({&node, claim, std::move(reason)});
+    };
+    if (pool == pools.end()) {
+      block(fmt::format("NodePool \"{}\" not found, being deleted, or without its node class",
+                        pool_label->second));
+      continue;
+    }
+    if (!initialized) {
+      block("Node is not initialized");
+      continue;
+    }
+    if (node.spec.unschedulable) {
+      block("Node is cordoned");
+      continue;
+    }
+    if (DoNotDisrupt(node.metadata) || DoNotDisrupt(claim->metadata)) {
+      block(fmt::format("{} has the {} annotation",
+                        DoNotDisrupt(node.metadata) ? "Node" : "NodeClaim",
+                        api::kAnnotationDoNotDisrupt));
       continue;
     }
     disruption::Candidate candidate;
@@ -140,8 +162,15 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
       if (api::IsDaemonSetPod(*pod) || api::IsMirrorPod(*pod)) {
         continue;
       }
-      if (DoNotDisrupt(pod->metadata) ||
-          protected_pods.contains(PodKey(pod->metadata.namespace_, pod->metadata.name))) {
+      const std::string key = PodKey(pod->metadata.namespace_, pod->metadata.name);
+      if (DoNotDisrupt(pod->metadata)) {
+        block(fmt::format("Pod \"{}\" has the {} annotation", key, api::kAnnotationDoNotDisrupt));
+        blocked = true;
+        break;
+      }
+      if (const auto budget = protected_pods.find(key); budget != protected_pods.end()) {
+        block(fmt::format("PodDisruptionBudget \"{}\" allows no eviction of pod \"{}\"",
+                          budget->second, key));
         blocked = true;
         break;
       }

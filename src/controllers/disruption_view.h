@@ -4,9 +4,12 @@
 // not already disrupting, carry no karpenter.sh/do-not-disrupt (on the Node, the NodeClaim or
 // any of their pods) and host no pod a PodDisruptionBudget protects right now — with their
 // price, the pods that must move, and each NodePool's remaining budget per reason. Nodes
-// Karpenter does not manage (a managed node group's, CAS's) are never candidates.
+// Karpenter does not manage (a managed node group's, CAS's) are never candidates; the managed nodes that are
+// not, and are not disrupting already, are listed with the reason (their DisruptionBlocked event).
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
@@ -17,10 +20,19 @@
 
 namespace karpenter::controllers {
 
+// A managed, initialized-or-not node that is not a candidate, and why (for its DisruptionBlocked
+// event): "Pod \"shop/web-1\" has the karpenter.sh/do-not-disrupt annotation".
+struct BlockedNode {
+  const api::Node* node = nullptr;  // into the snapshot
+  const api::NodeClaim* node_claim = nullptr;
+  std::string reason;
+};
+
 struct DisruptionView {
   ClusterSnapshot snapshot;
   std::vector<CapacitySource> sources;  // parallel to cluster.capacity.existing_nodes
   disruption::Cluster cluster;          // points into snapshot
+  std::vector<BlockedNode> blocked;
 };
 
 // Heap-allocated so the pointers into the snapshot stay put.

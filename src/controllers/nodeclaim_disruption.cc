@@ -151,7 +151,7 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
       if (now >= expires) {
         const std::string message =
             fmt::format("expired after {}", claim->spec.expire_after->ToString());
-        (void)events_.Record(*object, kube::EventType::kNormal, "Expired", message);
+        events_.Record(*object, kube::EventType::kNormal, "Expired", message);
         logger_.Info("deleting expired nodeclaim",
                      {logkey::NodeClaim(name), {"expireAfter", message}});
         Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
@@ -227,8 +227,8 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
     changed |= RemoveCondition(conditions, api::kConditionDrifted);
   } else if (SetCondition(conditions, api::kConditionDrifted, true, drift, "", now, generation)) {
     changed = true;
-    (void)events_.Record(*object, kube::EventType::kNormal, api::kConditionDrifted,
-                         fmt::format("NodeClaim drifted: {}", drift));
+    events_.Record(*object, kube::EventType::kNormal, api::kConditionDrifted,
+                   fmt::format("NodeClaim drifted: {}", drift));
   }
   if (!changed) return requeue;
   status["conditions"] = std::move(conditions);

@@ -62,7 +62,7 @@ std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
         object ? DecodeNodeClaim(*object, &error) : std::optional<api::NodeClaim>();
     if (object && !claim) {
       logger_.Error("invalid nodeclaim", {logkey::NodeClaim(name), {"error", error}});
-      (void)events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
+      events_.Record(*object, kube::EventType::kWarning, "InvalidNodeClaim", error);
     }
     if (!claim) {
       claims.emplace_back();
@@ -129,8 +129,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
     if (instance.error().reason == cloud::kReasonInsufficientCapacity) {
       // Nothing can launch it now: give its pods back to the provisioner, which plans again
       // with what is available.
-      (void)events_.Record(object, kube::EventType::kWarning, "InsufficientCapacityError",
-                           instance.error().message);
+      events_.Record(object, kube::EventType::kWarning, "InsufficientCapacityError",
+                     instance.error().message);
       logger_.Warn("deleting nodeclaim: insufficient capacity",
                    {logkey::NodeClaim(name), logkey::Err(instance.error())});
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
@@ -190,7 +190,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
       const std::string message = fmt::format(
           "its node did not register within {}s",
           std::chrono::duration_cast<std::chrono::seconds>(options_.registration_ttl).count());
-      (void)events_.Record(object, kube::EventType::kWarning, "RegistrationTimeout", message);
+      events_.Record(object, kube::EventType::kWarning, "RegistrationTimeout", message);
       logger_.Warn("deleting nodeclaim: " + message, {logkey::NodeClaim(name)});
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();

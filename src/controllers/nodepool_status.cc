@@ -76,8 +76,8 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   SetCondition(conditions, api::kConditionReady, ready, ready ? "Ready" : "NotReady", ready_message,
                now, generation);
   if (!ready && became_unready) {
-    (void)events_.Record(*object, kube::EventType::kWarning, "NotReady",
-                         fmt::format("NodePool {} cannot provision: {}", name, ready_message));
+    events_.Record(*object, kube::EventType::kWarning, "NotReady",
+                   fmt::format("NodePool {} cannot provision: {}", name, ready_message));
     logger_.Warn("nodepool not ready", {logkey::NodePool(name), {"reason", ready_message}});
   }
   kube::Object status = {{"resources", api::Encode(resources)},

@@ -136,24 +136,23 @@ Result<ProvisioningResult> Provisioner::Provision() {
                                        {"instance-types", planned.instance_types.size()},
                                        {"pods", planned.pods.size()}});
     for (const api::Pod* pod : planned.pods) {
-      (void)events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
-                           fmt::format("Pod should schedule on: nodeclaim/{}", name));
+      events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
+                     fmt::format("Pod should schedule on: nodeclaim/{}", name));
       ++result.pods_nominated;
     }
   }
   for (const provisioning::ExistingPlacement& placement : scheduled.existing) {
     const bool claim = in_flight_claims.contains(placement.node);
     for (const api::Pod* pod : placement.pods) {
-      (void)events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
-                           fmt::format("Pod should schedule on: {}/{}",
-                                       claim ? "nodeclaim" : "node", placement.node));
+      events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
+                     fmt::format("Pod should schedule on: {}/{}", claim ? "nodeclaim" : "node",
+                                 placement.node));
       ++result.pods_nominated;
     }
   }
   for (const provisioning::UnschedulablePod& unschedulable : scheduled.unschedulable) {
-    (void)events_.Record(PodReference(*unschedulable.pod), kube::EventType::kWarning,
-                         "FailedScheduling",
-                         fmt::format("Failed to schedule pod, {}", unschedulable.reason));
+    events_.Record(PodReference(*unschedulable.pod), kube::EventType::kWarning, "FailedScheduling",
+                   fmt::format("Failed to schedule pod, {}", unschedulable.reason));
     ++result.pods_unschedulable;
   }
   if (!scheduled.unschedulable.empty()) {

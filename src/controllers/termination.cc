@@ -207,7 +207,7 @@ bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, std::stri
       metrics_.PodDrained(reason);
       logger_.Info("evicted pod", {logkey::Node(kube::Name(node)),
                                    logkey::Pod(pod.metadata.namespace_, pod.metadata.name)});
-      (void)events_.Record(node, kube::EventType::kNormal, "Evicted", "Evicted pod " + key);
+      events_.Record(node, kube::EventType::kNormal, "Evicted", "Evicted pod " + key);
     }
     return true;
   }
@@ -221,8 +221,8 @@ bool NodeDrainer::Evict(const kube::Object& node, const api::Pod& pod, std::stri
                                           logkey::Pod(pod.metadata.namespace_, pod.metadata.name),
                                           logkey::Err(evicted.error())});
   }
-  (void)events_.Record(node, kube::EventType::kWarning, "FailedDraining",
-                       fmt::format("Cannot evict pod {}: {}", key, evicted.error().message));
+  events_.Record(node, kube::EventType::kWarning, "FailedDraining",
+                 fmt::format("Cannot evict pod {}: {}", key, evicted.error().message));
   return false;
 }
 
@@ -246,8 +246,8 @@ void NodeDrainer::Delete(const kube::Object& node, const api::Pod& pod, std::str
                                logkey::Pod(pod.metadata.namespace_, pod.metadata.name),
                                {"grace-period-seconds", grace},
                                {"reason", std::string(why)}});
-  (void)events_.Record(node, kube::EventType::kNormal, "Deleted",
-                       fmt::format("Deleted pod {}: {}", api::NamespacedName(pod.metadata), why));
+  events_.Record(node, kube::EventType::kNormal, "Deleted",
+                 fmt::format("Deleted pod {}: {}", api::NamespacedName(pod.metadata), why));
 }
 
 }  // namespace karpenter::controllers

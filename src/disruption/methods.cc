@@ -1,8 +1,12 @@
 #include "disruption/methods.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "api/labels.h"
 #include "disruption/simulation.h"
@@ -99,9 +103,9 @@ bool WithinBudget(const Cluster& cluster, const std::vector<size_t>& candidates,
 // Narrows a replacement to the instance types strictly cheaper than `current`, priced within one
 // class of capacity — spot, or the others — so that whichever offering a launch picks, it is
 // cheaper: spot first when allowed (a spot candidate only behind the gate, and then only with
-// enough cheaper types), otherwise on-demand. False when no class has a cheaper type.
-bool KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current, bool any_spot,
-                        const Options& options) {
+// enough cheaper types), otherwise on-demand. When no class has a cheaper type, says why.
+std::optional<std::string> KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current,
+                                              bool any_spot, const Options& options) {
   std::vector<std::vector<std::string>> classes;
   std::vector<std::string> others;
   bool spot = false;
@@ -113,6 +117,12 @@ bool KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current, b
     }
   }
   const bool spot_to_spot = any_spot && spot;
+  std::string why = "No cheaper node can replace it";
+  if (spot_to_spot && !options.spot_to_spot_consolidation) {
+    why =
+        "SpotToSpotConsolidation is disabled: a spot node is replaced only by a cheaper "
+        "on-demand node, and none is cheaper";
+  }
   if (spot && (!any_spot || options.spot_to_spot_consolidation)) {
     classes.push_back({std::string(api::kCapacityTypeSpot)});
   }
@@ -128,7 +138,15 @@ bool KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current, b
     if (spot_to_spot && capacity_types.front() == api::kCapacityTypeSpot) {
       // Too few cheaper spot types and the replacement would likely be interrupted and replaced
       // again; enough of them, and the cheapest few are all a launch needs.
-      if (cheaper.size() < kMinSpotReplacementTypes) continue;
+      if (cheaper.size() < kMinSpotReplacementTypes) {
+        if (!cheaper.empty()) {
+          why = fmt::format(
+              "SpotToSpotConsolidation needs {} cheaper spot instance types to replace a spot "
+              "node, and {} are",
+              kMinSpotReplacementTypes, cheaper.size());
+        }
+        continue;
+      }
       cheaper.resize(kMinSpotReplacementTypes);
     }
     if (cheaper.empty()) continue;
@@ -144,26 +162,42 @@ bool KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current, b
     claim.requirements.Add(
         scheduling::Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
     claim.price_per_hour = cheaper.front().first;
-    return true;
+    return std::nullopt;
   }
-  return false;
+  return why;
 }
+
+// A command, or why there is none.
+struct Consolidation {
+  std::optional<Command> command;
+  std::string why_not;
+};
 
 // Consolidating `candidates`: delete them when their pods fit elsewhere, or replace them by one
 // strictly cheaper NodeClaim.
-std::optional<Command> Consolidate(const Cluster& cluster, const std::vector<size_t>& candidates,
-                                   Method method, const Options& options) {
+Consolidation Consolidate(const Cluster& cluster, const std::vector<size_t>& candidates,
+                          Method method, const Options& options) {
   const double current = PriceOf(cluster, candidates);
   Simulation simulation = SimulateRemoval(cluster, candidates);
-  if (!simulation.all_scheduled || simulation.new_claims.size() > 1) return std::nullopt;
-  if (simulation.new_claims.empty()) return Command{method, candidates, {}, current};
+  if (!simulation.all_scheduled) {
+    return {std::nullopt, "Not all pods would schedule elsewhere: " + simulation.unschedulable};
+  }
+  if (simulation.new_claims.size() > 1) {
+    return {std::nullopt, fmt::format("Its pods would need {} new nodes; consolidation "
+                                      "replaces with at most one",
+                                      simulation.new_claims.size())};
+  }
+  if (simulation.new_claims.empty()) return {Command{method, candidates, {}, current}, {}};
   provisioning::PlannedNodeClaim& replacement = simulation.new_claims.front();
   const bool any_spot = std::any_of(candidates.begin(), candidates.end(), [&](size_t index) {
     return cluster.candidates[index].capacity_type == api::kCapacityTypeSpot;
   });
-  if (!KeepCheaperOptions(replacement, current, any_spot, options)) return std::nullopt;
+  if (std::optional<std::string> why =
+          KeepCheaperOptions(replacement, current, any_spot, options)) {
+    return {std::nullopt, std::move(*why)};
+  }
   const double savings = current - WorstCasePrice(replacement);
-  return Command{method, candidates, std::move(simulation.new_claims), savings};
+  return {Command{method, candidates, std::move(simulation.new_claims), savings}, {}};
 }
 
 // `drifted` in order, as many per NodePool as its budget allows: the empty ones, or else those
@@ -229,7 +263,7 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
     const std::vector<size_t> prefix(candidates.begin(),
                                      candidates.begin() + static_cast<std::ptrdiff_t>(middle));
     if (std::optional<Command> command =
-            Consolidate(cluster, prefix, Method::kMultiNodeConsolidation, options)) {
+            Consolidate(cluster, prefix, Method::kMultiNodeConsolidation, options).command) {
       best = std::move(command);
       low = middle + 1;
     } else {
@@ -239,17 +273,18 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
   return best;
 }
 
-std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options) {
+std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options,
+                                               const UnconsolidatableObserver& unconsolidatable) {
   // Every candidate whose NodePool allows one more is worth a try: one that cannot go takes none
   // of the budget.
   for (size_t index : Ordered(cluster, MayConsolidate)) {
     if (cluster.Remaining(cluster.candidates[index], api::DisruptionReason::kUnderutilized) < 1) {
       continue;
     }
-    if (std::optional<Command> command =
-            Consolidate(cluster, {index}, Method::kSingleNodeConsolidation, options)) {
-      return command;
-    }
+    Consolidation consolidation =
+        Consolidate(cluster, {index}, Method::kSingleNodeConsolidation, options);
+    if (consolidation.command) return std::move(consolidation.command);
+    if (unconsolidatable) unconsolidatable(index, consolidation.why_not);
   }
   return std::nullopt;
 }
@@ -263,18 +298,20 @@ size_t EligibleCount(const Cluster& cluster, Method method) {
 }
 
 std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options,
-                                      const MethodObserver& observe) {
+                                      const PassObserver& observe) {
   const std::pair<Method, std::function<std::optional<Command>()>> methods[] = {
       {Method::kEmptiness, [&] { return Emptiness(cluster); }},
       {Method::kDrift, [&] { return Drift(cluster); }},
       {Method::kMultiNodeConsolidation, [&] { return MultiNodeConsolidation(cluster, options); }},
-      {Method::kSingleNodeConsolidation, [&] { return SingleNodeConsolidation(cluster, options); }},
+      {Method::kSingleNodeConsolidation,
+       [&] { return SingleNodeConsolidation(cluster, options, observe.unconsolidatable); }},
   };
   for (const auto& [method, run] : methods) {
     const auto started = std::chrono::steady_clock::now();
     std::optional<Command> command = run();
-    if (observe) {
-      observe(method, EligibleCount(cluster, method), std::chrono::steady_clock::now() - started);
+    if (observe.method) {
+      observe.method(method, EligibleCount(cluster, method),
+                     std::chrono::steady_clock::now() - started);
     }
     if (command) return command;
   }
@@ -305,9 +342,11 @@ std::optional<Command> Revalidate(const Cluster& cluster, Method method,
     case Method::kMultiNodeConsolidation:
     case Method::kSingleNodeConsolidation: {
       if (!all(MayConsolidate)) return std::nullopt;
-      std::optional<Command> command = Consolidate(cluster, candidates, method, options);
-      if (!command || command->replacements.size() > max_replacements) return std::nullopt;
-      return command;
+      Consolidation consolidation = Consolidate(cluster, candidates, method, options);
+      if (!consolidation.command || consolidation.command->replacements.size() > max_replacements) {
+        return std::nullopt;
+      }
+      return std::move(consolidation.command);
     }
   }
   return std::nullopt;

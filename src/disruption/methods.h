@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "disruption/cluster.h"
@@ -30,19 +31,29 @@ std::optional<Command> Drift(const Cluster& cluster);
 // replacement: a binary search over the whole candidate list (no 100-candidate cap), so a pass
 // costs O(log n) simulations.
 std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options);
+// Hears why a candidate that consolidation tried cannot go (index into cluster.candidates; a
+// sentence for its Unconsolidatable event).
+using UnconsolidatableObserver = std::function<void(size_t candidate, std::string_view why)>;
+
 // The first candidate, cheapest to disrupt first, that can go or be replaced by a cheaper node.
-std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options);
+// `unconsolidatable`, when given, hears of each candidate tried before it.
+std::optional<Command> SingleNodeConsolidation(
+    const Cluster& cluster, const Options& options,
+    const UnconsolidatableObserver& unconsolidatable = {});
 
 // The candidates `method` may consider (eligible by its rule, whatever the budgets say).
 size_t EligibleCount(const Cluster& cluster, Method method);
 
-// Hears of each method a pass tries: how many candidates it could consider, how long it took.
-using MethodObserver =
-    std::function<void(Method method, size_t eligible, std::chrono::nanoseconds took)>;
+// What a pass tells as it goes; either may be empty.
+struct PassObserver {
+  // Each method tried: how many candidates it could consider, how long it took.
+  std::function<void(Method method, size_t eligible, std::chrono::nanoseconds took)> method;
+  UnconsolidatableObserver unconsolidatable;  // as SingleNodeConsolidation's
+};
 
-// One pass: the first method with a command. `observe`, when given, hears of each method tried.
+// One pass: the first method with a command.
 std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& options,
-                                      const MethodObserver& observe = {});
+                                      const PassObserver& observe = {});
 
 // Checks again, on a newer view of the cluster, that `method` may still disrupt `candidates`
 // (indexes into this cluster's candidates) — still candidates, within budget, and for

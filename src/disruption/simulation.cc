@@ -23,7 +23,13 @@ Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& ca
     }
   }
   provisioning::SchedulerResult result = provisioning::Schedule(input);
-  return {result.unschedulable.empty(), std::move(result.node_claims)};
+  std::string unschedulable;
+  if (!result.unschedulable.empty()) {
+    const provisioning::UnschedulablePod& first = result.unschedulable.front();
+    unschedulable =
+        first.pod->metadata.namespace_ + "/" + first.pod->metadata.name + ": " + first.reason;
+  }
+  return {result.unschedulable.empty(), std::move(unschedulable), std::move(result.node_claims)};
 }
 
 double CheapestPrice(const cloud::InstanceType& type, const std::vector<std::string>& zones,

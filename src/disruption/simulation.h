@@ -2,6 +2,7 @@
 // "What if these nodes were gone?": the engine's scheduler places the pods of the removed nodes
 // on the nodes that stay (those that accept pods) and on new NodeClaims, as provisioning would.
 
+#include <string>
 #include <vector>
 
 #include "disruption/cluster.h"
@@ -11,6 +12,7 @@ namespace karpenter::disruption {
 
 struct Simulation {
   bool all_scheduled = false;  // every displaced pod found a place
+  std::string unschedulable;   // else the first that did not, and why ("shop/web-1: …")
   std::vector<provisioning::PlannedNodeClaim> new_claims;
 };
 

@@ -21,8 +21,8 @@ class AwsBackend final : public CloudBackend {
 
   Result<std::vector<std::jthread>> Attach(kube::Client& client, Manager& manager,
                                            const Logger& logger) override {
-    aws::NodeClassController& node_classes =
-        provider_->Attach(client, manager.cluster(), logger.Named("ec2nodeclass"));
+    aws::NodeClassController& node_classes = provider_->Attach(
+        client, manager.cluster(), manager.events(), logger.Named("ec2nodeclass"));
     manager.AddPeriodic(
         PeriodicController{"ec2nodeclass controller", std::chrono::seconds(5),
                            [&node_classes] { return node_classes.ReconcileAll(); }});
@@ -33,10 +33,10 @@ class AwsBackend final : public CloudBackend {
     manager.AddPeriodic(PeriodicController{
         "instance type and price refresh", std::chrono::minutes(1),
         [&provider] { return provider.RefreshCatalog(); }, std::chrono::seconds(5)});
-    ASSIGN_OR_RETURN(
-        std::optional<std::jthread> handler,
-        provider_->StartInterruptionHandling(manager.registry(), manager.metrics(), client,
-                                             manager.cluster(), logger.Named("interruption")));
+    ASSIGN_OR_RETURN(std::optional<std::jthread> handler,
+                     provider_->StartInterruptionHandling(
+                         manager.registry(), manager.metrics(), manager.events(), client,
+                         manager.cluster(), logger.Named("interruption")));
     std::vector<std::jthread> threads;
     if (handler) threads.push_back(std::move(*handler));
     return threads;

@@ -26,6 +26,7 @@
 #include "common/mutex.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/disruption_controller.h"
+#include "controllers/event_metrics.h"
 #include "controllers/garbage_collection.h"
 #include "controllers/instance_type_metrics.h"
 #include "controllers/metered_cloud_provider.h"
@@ -53,6 +54,7 @@ struct ManagerOptions {
   // where every timer is known, sets it long.
   std::chrono::milliseconds idle_wake{std::chrono::seconds(1)};
   uint64_t seed = 0;
+  kube::EventRecorderOptions events;
 };
 
 // A controller a cloud provider brings (the AWS EC2NodeClass controller, the instance type and
@@ -96,6 +98,9 @@ class Manager {
   const controllers::InstanceTypeMetrics& instance_type_metrics() const {
     return instance_type_metrics_;
   }
+  // Where every controller, the cloud backend's too, records its Events.
+  kube::EventRecorder& events() { return events_; }
+  const controllers::EventMetrics& event_metrics() const { return event_metrics_; }
 
   // Adds a controller; before Run or the first RunOnce.
   void AddPeriodic(PeriodicController controller);
@@ -142,6 +147,7 @@ class Manager {
   controllers::MeteredCloudProvider node_claim_disruption_cloud_;
   controllers::MeteredCloudProvider disruption_cloud_;
   kube::EventRecorder events_;
+  controllers::EventMetrics event_metrics_;
   controllers::Batcher batcher_;
   controllers::Provisioner provisioner_;
   controllers::NodeClaimLifecycle lifecycle_;

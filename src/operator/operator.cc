@@ -101,9 +101,12 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   prometheus::Registry build_registry;
   RegisterBuildInfo(build_registry, build);
   const metrics::ProcessCollector process;
-  const std::vector<const prometheus::Collectable*> sources = {
-      &build_registry, &process, &manager.registry(), &manager.state_metrics(),
-      &manager.instance_type_metrics()};
+  const std::vector<const prometheus::Collectable*> sources = {&build_registry,
+                                                               &process,
+                                                               &manager.registry(),
+                                                               &manager.state_metrics(),
+                                                               &manager.instance_type_metrics(),
+                                                               &manager.event_metrics()};
   HttpServerConfig scrape;
   scrape.name = "metrics server";
   scrape.port = options.metrics_port;

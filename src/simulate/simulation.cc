@@ -134,6 +134,7 @@ class World {
     op::ManagerOptions options;
     options.seed = input.seed;
     options.idle_wake = std::chrono::hours(1);
+    options.events.synchronous = true;  // the same run every time
     return options;
   }
 

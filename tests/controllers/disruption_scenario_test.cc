@@ -26,6 +26,7 @@ using std::chrono::hours;
 using std::chrono::minutes;
 using testing::AllOf;
 using testing::Contains;
+using testing::Each;
 using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::IsEmpty;
@@ -102,6 +103,17 @@ std::vector<std::string> AllEvents(World& world, std::string_view reason) {
   std::vector<std::string> messages;
   for (const Object& event : world.List(resources::kEvents)) {
     if (event.value("reason", "") == reason) messages.push_back(event.value("message", ""));
+  }
+  return messages;
+}
+
+// The messages of the Events with `reason` about objects of `kind`.
+std::vector<std::string> EventsAbout(World& world, std::string_view kind, std::string_view reason) {
+  std::vector<std::string> messages;
+  for (const Object& event : world.List(resources::kEvents)) {
+    if (event.value("reason", "") == reason && event["involvedObject"].value("kind", "") == kind) {
+      messages.push_back(event.value("message", ""));
+    }
   }
   return messages;
 }
@@ -194,6 +206,10 @@ TEST(DisruptionScenarioTest, BudgetReasonsLimitOnlyTheirReason) {
   LargeNodeWithOneSmallPod(world);
   world.RunFor(minutes(5), seconds(1));
   EXPECT_EQ(InstanceTypes(world), std::vector<std::string>{"large"});
+  // The NodePool says why, once in the repeat window, not at every pass.
+  EXPECT_THAT(EventsAbout(world, "NodePool", "DisruptionBlocked"),
+              ElementsAre("No disruptions for reason Underutilized allowed by the NodePool's "
+                          "budgets now"));
   world.KeepReplicas("web", 0, "500m");
   ASSERT_TRUE(world.RunUntil([&] { return NodeCount(world) == 0; }, seconds(60)));
 }
@@ -278,6 +294,17 @@ TEST(DisruptionScenarioTest, DoNotDisruptPodKeepsItsNode) {
   world.RunFor(minutes(10), seconds(1));
   EXPECT_EQ(InstanceTypes(world), std::vector<std::string>{"large"});
   EXPECT_THAT(world.manager().disruption().decisions(), IsEmpty());
+  // kubectl describe shows why, on the Node and on its NodeClaim, once in 15 minutes.
+  std::string pod;
+  for (const Object& object : world.List(resources::kPods)) {
+    if (kube::Name(object).starts_with("web")) pod = kube::Name(object);
+  }
+  const std::string why =
+      "Pod \"default/" + pod + "\" has the karpenter.sh/do-not-disrupt annotation";
+  EXPECT_THAT(EventsAbout(world, "Node", "DisruptionBlocked"), ElementsAre(why));
+  EXPECT_THAT(EventsAbout(world, "NodeClaim", "DisruptionBlocked"), ElementsAre(why));
+  world.RunFor(minutes(6), seconds(10));
+  EXPECT_THAT(EventsAbout(world, "Node", "DisruptionBlocked"), ElementsAre(why, why));
 }
 
 TEST(DisruptionScenarioTest, DoNotDisruptNodeIsKept) {
@@ -294,6 +321,8 @@ TEST(DisruptionScenarioTest, DoNotDisruptNodeIsKept) {
   }
   world.RunFor(minutes(5), seconds(1));
   EXPECT_EQ(NodeCount(world), 4u);
+  EXPECT_THAT(EventsAbout(world, "NodeClaim", "DisruptionBlocked"),
+              AllOf(SizeIs(4), Each("Node has the karpenter.sh/do-not-disrupt annotation")));
 }
 
 TEST(DisruptionScenarioTest, PodDisruptionBudgetThatAllowsNothingBlocksTheNode) {
@@ -304,6 +333,29 @@ TEST(DisruptionScenarioTest, PodDisruptionBudgetThatAllowsNothingBlocksTheNode) 
   world.RunFor(minutes(10), seconds(1));
   EXPECT_EQ(InstanceTypes(world), std::vector<std::string>{"large"});
   EXPECT_THAT(world.manager().disruption().decisions(), IsEmpty());
+  EXPECT_THAT(EventsAbout(world, "Node", "DisruptionBlocked"),
+              ElementsAre(AllOf(HasSubstr("PodDisruptionBudget \"default/"),
+                                HasSubstr("allows no eviction of pod \"default/"))));
+}
+
+TEST(DisruptionScenarioTest, ANodeNothingCheaperCanReplaceSaysSo) {
+  World world;
+  StartWith(world, Pool(kAllAtOnce, kSmallOnly));
+  FourNodesThenOnePod(world);
+  ASSERT_TRUE(world.RunUntil([&] { return NodeCount(world) == 1; }, seconds(120)));
+  world.RunFor(minutes(2), seconds(5));
+  // The last small node with its 1.5-CPU pod: only another small would do.
+  const std::string node(kube::Name(world.List(resources::kNodes).at(0)));
+  EXPECT_THAT(EventsAbout(world, "Node", "Unconsolidatable"),
+              ElementsAre("No cheaper node can replace it"));
+  EXPECT_THAT(EventsAbout(world, "NodeClaim", "Unconsolidatable"),
+              ElementsAre("No cheaper node can replace it"));
+  for (const Object& event : world.List(resources::kEvents)) {
+    if (event.value("reason", "") == "Unconsolidatable" &&
+        event["involvedObject"].value("kind", "") == "Node") {
+      EXPECT_EQ(event["involvedObject"].value("name", ""), node);
+    }
+  }
 }
 
 TEST(DisruptionScenarioTest, PodDisruptionBudgetThatAllowsOneLetsTheNodeGo) {

@@ -68,7 +68,7 @@ class NodeClaimLaunchTest : public ::testing::Test {
         sim_(scenario::Catalog(), clock_, "us-east-1"),
         cloud_(sim_),
         cluster_(client_),
-        events_(client_, clock_, "karpenter"),
+        events_(client_, clock_, "karpenter", {.synchronous = true}),  // a virtual clock
         metrics_(registry_),
         lifecycle_(cluster_, client_, cloud_, events_, metrics_, clock_, Logger(),
                    LifecycleOptions{}) {}

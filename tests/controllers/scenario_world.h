@@ -289,6 +289,7 @@ class World {
                                     const std::function<void(op::ManagerOptions&)>& configure) {
     op::ManagerOptions options;
     options.seed = seed;
+    options.events.synchronous = true;  // a virtual clock, as in a simulation
     if (configure) configure(options);
     return options;
   }

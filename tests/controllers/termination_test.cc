@@ -137,9 +137,15 @@ Object Budget(int max_unavailable) {
 
 class TerminationTest : public testing::Test {
  protected:
+  static op::ManagerOptions Options() {
+    op::ManagerOptions options;
+    options.events.synchronous = true;  // a virtual clock
+    return options;
+  }
+
   TerminationTest()
       : cloud_(Catalog(), clock_, "us-east-1"),
-        manager_(client_, cloud_, clock_, Logger(), op::ManagerOptions{}),
+        manager_(client_, cloud_, clock_, Logger(), Options()),
         machines_(manager_, client_, cloud_, clock_, Logger(),
                   cloud::NodeBooterOptions{.mark_ready = true}) {}  // no kwok in memory
 

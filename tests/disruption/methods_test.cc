@@ -25,8 +25,11 @@ namespace karpenter::disruption {
 namespace {
 
 using testing::ElementsAre;
+using testing::HasSubstr;
 using testing::IsEmpty;
+using testing::Pair;
 using testing::SizeIs;
+using testing::StartsWith;
 
 constexpr int kMany = 1000;
 constexpr BudgetRemaining kUnlimited = {kMany, kMany, kMany};
@@ -182,6 +185,15 @@ class MethodsTest : public testing::Test {
     std::vector<std::string> nodes;
     for (size_t index : command.candidates) nodes.push_back(cluster_.candidates[index].node);
     return nodes;
+  }
+
+  // What single-node consolidation says of each candidate it tried and could not move: (node, why).
+  std::vector<std::pair<std::string, std::string>> WhyNot(const Options& options = {}) const {
+    std::vector<std::pair<std::string, std::string>> why_not;
+    (void)SingleNodeConsolidation(cluster_, options, [&](size_t index, std::string_view why) {
+      why_not.emplace_back(cluster_.candidates[index].node, why);
+    });
+    return why_not;
   }
 
   std::vector<cloud::InstanceType> catalog_;
@@ -540,6 +552,21 @@ TEST_F(MethodsTest, SingleNodeDoesNothingWhenNoReplacementIsCheaper) {
   AddCandidate("small", pool, "small", {1500});
   EXPECT_FALSE(SingleNodeConsolidation(cluster_, {}).has_value());
   EXPECT_FALSE(ComputeCommand(cluster_, {}).has_value());
+  EXPECT_THAT(WhyNot(), ElementsAre(Pair("small", "No cheaper node can replace it")));
+}
+
+TEST_F(MethodsTest, SingleNodeSaysWhichPodWouldNotSchedule) {
+  api::NodePool& pool = AddPool("default");
+  AddCandidate("big", pool, "xlarge", {1000, 1000});
+  // The NodePool may launch nothing that fits the pods any more.
+  pool.spec.template_.spec.requirements = {
+      {std::string(api::kLabelInstanceType), api::NodeSelectorOperator::kIn, {"nothing"}, {}}};
+  EXPECT_FALSE(SingleNodeConsolidation(cluster_, {}).has_value());
+  const auto why = WhyNot();
+  ASSERT_THAT(why, SizeIs(1));
+  EXPECT_EQ(why[0].first, "big");
+  EXPECT_THAT(why[0].second, StartsWith("Not all pods would schedule elsewhere: "));
+  EXPECT_THAT(why[0].second, HasSubstr("big-0: "));
 }
 
 TEST_F(MethodsTest, SingleNodeDoesNothingWhenTheNodePoolOffersOnlyDearerTypes) {
@@ -582,6 +609,9 @@ TEST_F(MethodsTest, SpotNodeIsNotReplacedBySpotWithoutTheFeatureGate) {
   ASSERT_NEAR(At(0).price_per_hour, 0.50, kCents);
   EXPECT_FALSE(SingleNodeConsolidation(cluster_, {}).has_value());
   EXPECT_FALSE(ComputeCommand(cluster_, {}).has_value());
+  const auto why = WhyNot();
+  ASSERT_THAT(why, SizeIs(1));
+  EXPECT_THAT(why[0].second, StartsWith("SpotToSpotConsolidation is disabled"));
 }
 
 TEST_F(MethodsTest, SpotNodeMayBeReplacedByCheaperOnDemandWithoutTheFeatureGate) {
@@ -607,6 +637,10 @@ TEST_F(MethodsTest, SpotToSpotNeedsFifteenCheaperSpotTypes) {
   AddCandidate("spot", pool, "current", {1000}, kSpot);
   const Options gate{true};
   EXPECT_FALSE(SingleNodeConsolidation(cluster_, gate).has_value());
+  EXPECT_THAT(WhyNot(gate),
+              ElementsAre(Pair("spot",
+                               "SpotToSpotConsolidation needs 15 cheaper spot instance types to "
+                               "replace a spot node, and 14 are")));
 }
 
 TEST_F(MethodsTest, SpotToSpotWithFifteenCheaperSpotTypes) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
+#include "kube/forwarding_client.h"
 #include "kube/memory/memory_client.h"
 #include "support/matchers.h"
 
@@ -27,6 +29,7 @@ const Object kNodeClaim = {{"apiVersion", "karpenter.sh/v1"},
                            {"kind", "NodeClaim"},
                            {"metadata", {{"name", "default-x7k2p"}, {"uid", "uid-claim"}}}};
 
+// The windows and limits on a virtual clock: written on the caller's thread, as a simulation does.
 class EventRecorderTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -44,13 +47,12 @@ class EventRecorderTest : public testing::Test {
 
   void Record(const Object& involved, EventType type, std::string_view reason,
               std::string_view message) {
-    Status recorded = recorder_.Record(involved, type, reason, message);
-    ASSERT_THAT(recorded, IsOk());
+    recorder_.Record(involved, type, reason, message);
   }
 
   VirtualClock clock_{kStart};
   memory::MemoryClient client_{clock_};
-  EventRecorder recorder_{client_, clock_, "karpenter"};
+  EventRecorder recorder_{client_, clock_, "karpenter", {.synchronous = true}};
 };
 
 TEST_F(EventRecorderTest, EventDescribesTheObjectAndWhy) {
@@ -131,24 +133,153 @@ TEST_F(EventRecorderTest, ARecreatedObjectIsNotARepeat) {
   EXPECT_EQ(Events().size(), 2u);
 }
 
-TEST_F(EventRecorderTest, WriteFailuresAreReturned) {
+TEST_F(EventRecorderTest, WriteFailuresAreCounted) {
   Object nowhere = kPod;
   nowhere["metadata"]["namespace"] = "no-such-namespace";
-  const Status recorded = recorder_.Record(nowhere, EventType::kNormal, "Nominated", "x");
-  ASSERT_FALSE(recorded.ok());
-  EXPECT_EQ(recorded.error().status, 404);
+  Record(nowhere, EventType::kNormal, "Nominated", "x");
   EXPECT_TRUE(Events().empty());
+  EXPECT_EQ(recorder_.counts().failed, 1u);
+  EXPECT_EQ(recorder_.counts().written, 0u);
 }
 
 TEST_F(EventRecorderTest, AFailedWriteIsNoRepeat) {
   Object early = kPod;
   early["metadata"]["namespace"] = "later";
-  ASSERT_FALSE(recorder_.Record(early, EventType::kWarning, "FailedScheduling", "no fit").ok());
+  Record(early, EventType::kWarning, "FailedScheduling", "no fit");
   ASSERT_THAT(client_.Create(resources::kNamespaces, {{"metadata", {{"name", "later"}}}}, {}),
               IsOk());
   clock_.Advance(seconds(10));
   Record(early, EventType::kWarning, "FailedScheduling", "no fit");
   EXPECT_EQ(Events("later").size(), 1u);
+}
+
+TEST_F(EventRecorderTest, ALongerRepeatWindowHoldsRepeatsLonger) {
+  const auto record = [&] {
+    recorder_.Record(kNodeClaim, EventType::kNormal, "DisruptionBlocked", "budget",
+                     std::chrono::minutes(15));
+  };
+  record();
+  clock_.Advance(std::chrono::minutes(14));
+  record();
+  EXPECT_EQ(Events("default").size(), 1u);
+  clock_.Advance(std::chrono::minutes(1));
+  record();
+  EXPECT_EQ(Events("default").size(), 2u);
+  EXPECT_EQ(recorder_.counts().repeats, 1u);
+}
+
+TEST_F(EventRecorderTest, EachObjectGetsABurstThenOneEventPerRefill) {
+  for (int i = 0; i < 30; ++i) {
+    Record(kPod, EventType::kNormal, "Nominated", "attempt " + std::to_string(i));
+  }
+  // Another object has its own burst.
+  Record(kNodeClaim, EventType::kNormal, "Launched", "x");
+  EXPECT_EQ(Events("shop").size(), 25u);
+  EXPECT_EQ(Events("default").size(), 1u);
+  EXPECT_EQ(recorder_.counts().rate_limited, 5u);
+  // One more after each 5 minutes.
+  clock_.Advance(std::chrono::minutes(4));
+  Record(kPod, EventType::kNormal, "Nominated", "after 4 minutes");
+  EXPECT_EQ(Events("shop").size(), 25u);
+  clock_.Advance(std::chrono::minutes(1));
+  Record(kPod, EventType::kNormal, "Nominated", "after 5 minutes");
+  Record(kPod, EventType::kNormal, "Nominated", "again");
+  EXPECT_EQ(Events("shop").size(), 26u);
+  EXPECT_EQ(recorder_.counts().rate_limited, 7u);
+  EXPECT_EQ(recorder_.counts().written, 27u);
+}
+
+// A client whose Creates wait until the test opens the gate: an API server that is slow.
+class GatedClient : public ForwardingClient {
+ public:
+  explicit GatedClient(Client& next) : ForwardingClient(next) {}
+
+  Result<Object> Create(const Resource& resource, const Object& object,
+                        const WriteOptions& options) override {
+    {
+      MutexLock lock(mutex_);
+      ++waiting_;
+      changed_.NotifyAll();
+      while (!open_) changed_.Wait(lock);
+      --waiting_;
+    }
+    return ForwardingClient::Create(resource, object, options);
+  }
+  void Open() {
+    MutexLock lock(mutex_);
+    open_ = true;
+    changed_.NotifyAll();
+  }
+  // Until a Create is held at the gate.
+  void AwaitWriter() {
+    MutexLock lock(mutex_);
+    while (waiting_ == 0) changed_.Wait(lock);
+  }
+
+ private:
+  Mutex mutex_;
+  CondVar changed_;
+  bool open_ GUARDED_BY(mutex_) = false;
+  int waiting_ GUARDED_BY(mutex_) = 0;
+};
+
+// As the controller runs it: written by the recorder's own thread.
+class AsyncEventRecorderTest : public EventRecorderTest {
+ protected:
+  GatedClient gated_{client_};
+};
+
+TEST_F(AsyncEventRecorderTest, RecordingDoesNotWaitForTheApiServer) {
+  EventRecorder recorder(gated_, clock_, "karpenter", {.queue_capacity = 3});
+  // The first is taken by the writer, which the API server holds; three wait in the queue; the
+  // queue is full for the rest. None of this waits.
+  recorder.Record(kPod, EventType::kNormal, "Nominated", "0");
+  gated_.AwaitWriter();
+  for (int i = 1; i < 6; ++i) {
+    recorder.Record(kPod, EventType::kNormal, "Nominated", std::to_string(i));
+  }
+  EXPECT_EQ(recorder.counts().queue_full, 2u);
+  EXPECT_EQ(recorder.counts().written, 0u);
+  gated_.Open();
+  recorder.Flush();
+  EXPECT_EQ(recorder.counts().written, 4u);
+  std::set<std::string> messages;
+  for (const Object& event : Events("shop")) messages.insert(event["message"].get<std::string>());
+  EXPECT_THAT(messages, ElementsAre("0", "1", "2", "3"));
+  // A dropped event was never recorded: recorded again, it is written.
+  recorder.Record(kPod, EventType::kNormal, "Nominated", "5");
+  recorder.Flush();
+  EXPECT_EQ(Events("shop").size(), 5u);
+}
+
+TEST_F(AsyncEventRecorderTest, FailuresOnTheWritersThreadAreCounted) {
+  EventRecorder recorder(client_, clock_, "karpenter");
+  Object nowhere = kPod;
+  nowhere["metadata"]["namespace"] = "no-such-namespace";
+  recorder.Record(nowhere, EventType::kNormal, "Nominated", "x");
+  recorder.Record(kPod, EventType::kNormal, "Nominated", "x");
+  recorder.Flush();
+  EXPECT_EQ(recorder.counts().failed, 1u);
+  EXPECT_EQ(recorder.counts().written, 1u);
+  // The failed one is no repeat.
+  recorder.Record(nowhere, EventType::kNormal, "Nominated", "x");
+  recorder.Flush();
+  EXPECT_EQ(recorder.counts().failed, 2u);
+  EXPECT_EQ(recorder.counts().repeats, 0u);
+}
+
+TEST_F(AsyncEventRecorderTest, StoppingDoesNotWaitForTheQueue) {
+  {
+    EventRecorder recorder(gated_, clock_, "karpenter");
+    recorder.Record(kPod, EventType::kNormal, "Nominated", "held");
+    gated_.AwaitWriter();
+    recorder.Record(kPod, EventType::kNormal, "Nominated", "queued");
+    gated_.Open();  // the held write finishes; the queued one is abandoned or written
+  }
+  std::set<std::string> messages;
+  for (const Object& event : Events("shop")) messages.insert(event["message"].get<std::string>());
+  EXPECT_TRUE(messages.contains("held"));  // the write in progress finished
+  EXPECT_LE(messages.size(), 2u);
 }
 
 }  // namespace

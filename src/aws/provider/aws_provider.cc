@@ -115,16 +115,16 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
 }
 
 NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::ClusterCache& cluster,
-                                         Logger logger) {
+                                         kube::EventRecorder& events, Logger logger) {
   cluster_ = &cluster;
   node_class_controller_ = std::make_unique<NodeClassController>(
-      client, cluster, resolver_, launch_templates_, clock_, std::move(logger));
+      client, cluster, events, resolver_, launch_templates_, clock_, std::move(logger));
   return *node_class_controller_;
 }
 
 Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
-    prometheus::Registry& registry, controllers::Metrics& metrics, kube::Client& client,
-    controllers::ClusterCache& cluster, Logger logger) {
+    prometheus::Registry& registry, controllers::Metrics& metrics, kube::EventRecorder& events,
+    kube::Client& client, controllers::ClusterCache& cluster, Logger logger) {
   if (options_.interruption_queue.empty()) return std::optional<std::jthread>();
   interruption_transport_ = std::make_unique<CurlTransport>();
   ASSIGN_OR_RETURN(AwsClients clients, AwsClients::Create(environment_, options_.region,
@@ -132,8 +132,8 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
   interruption_clients_.emplace(std::move(clients));
   sqs_.emplace(interruption_clients_->sqs());
   interruption_controller_ = std::make_unique<InterruptionController>(
-      *sqs_, options_.interruption_queue, client, cluster, unavailable_, registry, metrics, clock_,
-      std::move(logger));
+      *sqs_, options_.interruption_queue, client, cluster, events, unavailable_, registry, metrics,
+      clock_, std::move(logger));
   return std::optional<std::jthread>(
       std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
 }

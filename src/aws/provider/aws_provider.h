@@ -69,15 +69,13 @@ class AwsProvider {
   // Connects the provider to the cluster's informers: the cloud provider reads EC2NodeClasses
   // from them, and the returned controller (owned here) resolves them. Once.
   NodeClassController& Attach(kube::Client& client, controllers::ClusterCache& cluster,
-                              Logger logger);
+                              kube::EventRecorder& events, Logger logger);
   // With an interruption queue: a thread handling its messages until the thread is stopped (or
   // destroyed, which waits for the long poll in progress to end: up to 20 s). Declare it after
   // the informers it reads, so it stops first. Once, after Attach.
-  Result<std::optional<std::jthread>> StartInterruptionHandling(prometheus::Registry& registry,
-                                                                controllers::Metrics& metrics,
-                                                                kube::Client& client,
-                                                                controllers::ClusterCache& cluster,
-                                                                Logger logger);
+  Result<std::optional<std::jthread>> StartInterruptionHandling(
+      prometheus::Registry& registry, controllers::Metrics& metrics, kube::EventRecorder& events,
+      kube::Client& client, controllers::ClusterCache& cluster, Logger logger);
   // Prices, then instance types, when older than their refresh interval.
   Status RefreshCatalog();
 

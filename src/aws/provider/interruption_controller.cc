@@ -41,17 +41,17 @@ std::string_view EventReason(const InterruptionMessage& message) {
 
 InterruptionController::InterruptionController(
     SqsApi& sqs, std::string queue_name, kube::Client& client, controllers::ClusterCache& cluster,
-    UnavailableOfferings& unavailable, prometheus::Registry& registry,
+    kube::EventRecorder& events, UnavailableOfferings& unavailable, prometheus::Registry& registry,
     controllers::Metrics& metrics, const Clock& clock, Logger logger)
     : sqs_(sqs),
       queue_name_(std::move(queue_name)),
       client_(client),
       cluster_(cluster),
+      events_(events),
       unavailable_(unavailable),
       queue_metrics_(registry),
       metrics_(metrics),
       clock_(clock),
-      events_(client, clock, "karpenter"),
       logger_(std::move(logger)) {}
 
 Status InterruptionController::Handle(const InterruptionMessage& message) {
@@ -63,16 +63,16 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
     for (const kube::Object& claim : NodeClaimsOf(cluster_, instance_id)) {
       if (!actionable) {
         if (message.kind == InterruptionKind::kRebalanceRecommendation) {
-          (void)events_.Record(claim, kube::EventType::kNormal, EventReason(message),
-                               fmt::format("{} for instance {}: spot capacity there is at risk",
-                                           message.detail_type, instance_id));
+          events_.Record(claim, kube::EventType::kNormal, EventReason(message),
+                         fmt::format("{} for instance {}: spot capacity there is at risk",
+                                     message.detail_type, instance_id));
         }
         continue;
       }
       const std::string name(kube::Name(claim));
-      (void)events_.Record(claim, kube::EventType::kWarning, EventReason(message),
-                           fmt::format("{} for instance {}: replacing and draining its node",
-                                       message.detail_type, instance_id));
+      events_.Record(claim, kube::EventType::kWarning, EventReason(message),
+                     fmt::format("{} for instance {}: replacing and draining its node",
+                                 message.detail_type, instance_id));
       if (message.kind == InterruptionKind::kSpotInterruption) {
         unavailable_.MarkUnavailable(kube::Label(claim, api::kLabelInstanceType),
                                      kube::Label(claim, api::kLabelZone), "spot",

@@ -33,9 +33,9 @@ class InterruptionController {
   // The references must outlive the controller.
   // The queue's series go on `registry`; the NodeClaims it deletes count in `metrics`.
   InterruptionController(SqsApi& sqs, std::string queue_name, kube::Client& client,
-                         controllers::ClusterCache& cluster, UnavailableOfferings& unavailable,
-                         prometheus::Registry& registry, controllers::Metrics& metrics,
-                         const Clock& clock, Logger logger);
+                         controllers::ClusterCache& cluster, kube::EventRecorder& events,
+                         UnavailableOfferings& unavailable, prometheus::Registry& registry,
+                         controllers::Metrics& metrics, const Clock& clock, Logger logger);
 
   // One receive (waiting up to options.wait_seconds): handles the messages it got and deletes
   // those handled. Returns how many it received.
@@ -51,11 +51,11 @@ class InterruptionController {
   const std::string queue_name_;
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
+  kube::EventRecorder& events_;
   UnavailableOfferings& unavailable_;
   InterruptionMetrics queue_metrics_;
   controllers::Metrics& metrics_;
   const Clock& clock_;
-  kube::EventRecorder events_;  // this thread's own
   Logger logger_;
   std::string queue_url_;  // looked up on first use
 };

@@ -20,16 +20,16 @@ constexpr std::chrono::seconds kNotReadyResync(15);
 }  // namespace
 
 NodeClassController::NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
-                                         NodeClassResolver& resolver,
+                                         kube::EventRecorder& events, NodeClassResolver& resolver,
                                          LaunchTemplates& launch_templates, const Clock& clock,
                                          Logger logger, std::chrono::milliseconds resync)
     : client_(client),
       cluster_(cluster),
+      events_(events),
       resolver_(resolver),
       launch_templates_(launch_templates),
       clock_(clock),
       logger_(std::move(logger)),
-      events_(client, clock, "karpenter"),
       resync_(resync) {}
 
 void NodeClassController::RecordNewFailures(const kube::Object& object,
@@ -47,11 +47,7 @@ void NodeClassController::RecordNewFailures(const kube::Object& object,
              c.value("message", "") == condition.message;
     });
     if (known) continue;
-    if (Status recorded =
-            events_.Record(object, kube::EventType::kWarning, condition.reason, condition.message);
-        !recorded.ok()) {
-      logger_.Warn("recording an event failed", {logkey::Err(recorded.error())});
-    }
+    events_.Record(object, kube::EventType::kWarning, condition.reason, condition.message);
   }
 }
 

@@ -27,8 +27,8 @@ class NodeClassController {
  public:
   // The references must outlive the controller.
   NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
-                      NodeClassResolver& resolver, LaunchTemplates& launch_templates,
-                      const Clock& clock, Logger logger,
+                      kube::EventRecorder& events, NodeClassResolver& resolver,
+                      LaunchTemplates& launch_templates, const Clock& clock, Logger logger,
                       std::chrono::milliseconds resync = std::chrono::minutes(5));
 
   // Reconciles every node class that changed, is being deleted, or was resolved longer than the
@@ -47,11 +47,11 @@ class NodeClassController {
 
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
+  kube::EventRecorder& events_;
   NodeClassResolver& resolver_;
   LaunchTemplates& launch_templates_;
   const Clock& clock_;
   Logger logger_;
-  kube::EventRecorder events_;
   const std::chrono::milliseconds resync_;
   struct Resolved {
     int64_t generation = 0;

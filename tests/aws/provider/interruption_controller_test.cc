@@ -31,8 +31,10 @@ class InterruptionControllerTest : public testing::MotoTest {
     kube_.emplace(clock_);
     cluster_cache_.emplace(*kube_);
     unavailable_.emplace(clock_);
-    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *unavailable_, registry_,
-                        metrics_, clock_, Logger());
+    events_.emplace(*kube_, clock_, "karpenter",
+                    kube::EventRecorderOptions{.synchronous = true});  // a virtual clock
+    controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *events_, *unavailable_,
+                        registry_, metrics_, clock_, Logger());
   }
 
   void Drain() {
@@ -93,6 +95,7 @@ class InterruptionControllerTest : public testing::MotoTest {
   std::optional<kube::memory::MemoryClient> kube_;
   std::optional<controllers::ClusterCache> cluster_cache_;
   std::optional<UnavailableOfferings> unavailable_;
+  std::optional<kube::EventRecorder> events_;
   prometheus::Registry registry_;
   controllers::Metrics metrics_{registry_};
   std::optional<InterruptionController> controller_;
@@ -189,8 +192,8 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
 }
 
 TEST_F(InterruptionControllerTest, AnUnknownQueueIsAnErrorNamingIt) {
-  InterruptionController missing(*sqs_, "no-such-queue", *kube_, *cluster_cache_, *unavailable_,
-                                 registry_, metrics_, clock_, Logger());
+  InterruptionController missing(*sqs_, "no-such-queue", *kube_, *cluster_cache_, *events_,
+                                 *unavailable_, registry_, metrics_, clock_, Logger());
   Result<size_t> processed = missing.ProcessOnce();
   ASSERT_FALSE(processed.ok());
   EXPECT_NE(processed.error().message.find("no-such-queue"), std::string::npos)
