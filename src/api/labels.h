@@ -1,6 +1,7 @@
 #pragma once
 // Well-known label, annotation and taint keys of Kubernetes, Karpenter and its AWS provider.
 
+#include <array>
 #include <string_view>
 
 namespace karpenter::api {
@@ -48,6 +49,38 @@ inline constexpr std::string_view kLabelInstanceAcceleratorManufacturer =
     "karpenter.k8s.aws/instance-accelerator-manufacturer";
 inline constexpr std::string_view kLabelInstanceAcceleratorCount =
     "karpenter.k8s.aws/instance-accelerator-count";
+
+// The labels a NodePool may require without the instance types defining them (they are known for
+// every offering), and the labels of upstream's per-node series (controllers/state_metrics.h).
+inline constexpr std::array<std::string_view, 27> kWellKnownLabels = {
+    kLabelNodePool,
+    kLabelCapacityType,
+    kLabelInstanceType,
+    kLabelZone,
+    kLabelRegion,
+    kLabelZoneId,
+    kLabelArch,
+    kLabelOs,
+    kLabelWindowsBuild,
+    kLabelInstanceCategory,
+    kLabelInstanceFamily,
+    kLabelInstanceGeneration,
+    kLabelInstanceSize,
+    kLabelInstanceCpu,
+    kLabelInstanceCpuManufacturer,
+    kLabelInstanceMemory,
+    kLabelInstanceHypervisor,
+    kLabelInstanceEncryptionInTransit,
+    kLabelInstanceNetworkBandwidth,
+    kLabelInstanceLocalNvme,
+    kLabelInstanceGpuName,
+    kLabelInstanceGpuManufacturer,
+    kLabelInstanceGpuCount,
+    kLabelInstanceGpuMemory,
+    kLabelInstanceAcceleratorName,
+    kLabelInstanceAcceleratorManufacturer,
+    kLabelInstanceAcceleratorCount,
+};
 
 inline constexpr std::string_view kCapacityTypeOnDemand = "on-demand";
 inline constexpr std::string_view kCapacityTypeSpot = "spot";

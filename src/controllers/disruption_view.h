@@ -4,8 +4,9 @@
 // not already disrupting, carry no karpenter.sh/do-not-disrupt (on the Node, the NodeClaim or
 // any of their pods) and host no pod a PodDisruptionBudget protects right now — with their
 // price, the pods that must move, and each NodePool's remaining budget per reason. Nodes
-// Karpenter does not manage (a managed node group's, CAS's) are never candidates; the managed nodes that are
-// not, and are not disrupting already, are listed with the reason (their DisruptionBlocked event).
+// Karpenter does not manage (a managed node group's, CAS's) are never candidates; managed ones
+// that are not, and are not disrupting already, are listed with the reason (their
+// DisruptionBlocked event).
 
 #include <memory>
 #include <string>

@@ -5,8 +5,8 @@
 namespace karpenter::controllers {
 
 MeteredCloudProvider::MeteredCloudProvider(cloud::CloudProvider& cloud, Metrics& metrics,
-                                           std::string controller)
-    : cloud_(cloud), metrics_(metrics), controller_(std::move(controller)) {}
+                                           std::string_view controller)
+    : cloud_(cloud), metrics_(metrics), controller_(controller) {}
 
 void MeteredCloudProvider::Record(std::string_view method, Clock::time_point started,
                                   const Error* error) {

@@ -19,7 +19,7 @@ namespace karpenter::controllers {
 class MeteredCloudProvider : public cloud::CloudProvider {
  public:
   // `cloud` and `metrics` must outlive this; `controller` names the caller ("provisioner").
-  MeteredCloudProvider(cloud::CloudProvider& cloud, Metrics& metrics, std::string controller);
+  MeteredCloudProvider(cloud::CloudProvider& cloud, Metrics& metrics, std::string_view controller);
 
   Result<cloud::Instance> Create(const api::NodeClaim& node_claim) override;
   std::vector<Result<cloud::Instance>> CreateAll(

@@ -39,6 +39,13 @@ prometheus::Histogram::BucketBoundaries LifetimeBuckets() {
           3 * kDay,  5 * kDay,   10 * kDay,     15 * kDay,  20 * kDay,  25 * kDay, 30 * kDay};
 }
 
+// controller-runtime's reconcile-time buckets: the duration buckets up to a minute.
+prometheus::Histogram::BucketBoundaries ReconcileBuckets() {
+  prometheus::Histogram::BucketBoundaries bounds = metrics::DurationBuckets();
+  std::erase_if(bounds, [](double bound) { return bound > 60; });
+  return bounds;
+}
+
 }  // namespace
 
 Metrics::Metrics(prometheus::Registry& registry)
@@ -90,7 +97,49 @@ Metrics::Metrics(prometheus::Registry& registry)
                                          "How long a call of the cloud provider took, in "
                                          "seconds.")),
       cloud_provider_errors_(Counter(registry, "karpenter_cloudprovider_errors_total",
-                                     "Calls of the cloud provider that failed, by error.")) {}
+                                     "Calls of the cloud provider that failed, by error.")),
+      reconcile_total_(Counter(registry, "controller_runtime_reconcile_total",
+                               "Reconciles per controller, by result.")),
+      reconcile_errors_(Counter(registry, "controller_runtime_reconcile_errors_total",
+                                "Reconciles per controller that failed.")),
+      reconcile_time_(Histogram(registry, "controller_runtime_reconcile_time_seconds",
+                                "How long a reconcile took, in seconds.")),
+      work_queue_depth_(Gauge(registry, "workqueue_depth", "Keys waiting in a work queue.")),
+      work_queue_adds_(Counter(registry, "workqueue_adds_total", "Keys added to a work queue.")),
+      work_queue_duration_(
+          Histogram(registry, "workqueue_queue_duration_seconds",
+                    "How long a key waited in a work queue once due, in seconds.")) {
+  // Every controller's result series from the start, as controller-runtime registers them (but
+  // "requeue": ours never ask to come back at once, so it could never move).
+  for (std::string_view controller :
+       {kControllerNodeClaimLifecycle, kControllerNodeClaimDisruption, kControllerNodePoolStatus,
+        kControllerProvisioner, kControllerGarbageCollection}) {
+    for (std::string_view result : {"success", "error", "requeue_after"}) {
+      reconcile_total_.Add({{"controller", S(controller)}, {"result", S(result)}});
+    }
+    reconcile_errors_.Add({{"controller", S(controller)}});
+  }
+}
+
+void Metrics::Reconciled(std::string_view controller, ReconcileResult result,
+                         std::chrono::nanoseconds took) {
+  std::string_view name = "success";
+  if (result == ReconcileResult::kRequeueAfter) name = "requeue_after";
+  if (result == ReconcileResult::kError) {
+    name = "error";
+    reconcile_errors_.Add({{"controller", S(controller)}}).Increment();
+  }
+  reconcile_total_.Add({{"controller", S(controller)}, {"result", S(name)}}).Increment();
+  reconcile_time_.Add({{"controller", S(controller)}}, ReconcileBuckets()).Observe(Seconds(took));
+}
+
+WorkQueueSeries Metrics::QueueSeries(std::string_view controller) {
+  const prometheus::Labels labels = {{"name", S(controller)}, {"controller", S(controller)}};
+  prometheus::Labels depth_labels = labels;
+  depth_labels.emplace("priority", "");
+  return {&work_queue_depth_.Add(depth_labels), &work_queue_adds_.Add(labels),
+          &work_queue_duration_.Add(labels, metrics::ExponentialBuckets(1e-8, 10, 12))};
+}
 
 void Metrics::NodeClaimCreated(std::string_view reason, std::string_view node_pool) {
   // minValues are never relaxed here (MIN_VALUES_POLICY=BestEffort is refused at start-up).

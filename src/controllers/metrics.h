@@ -21,18 +21,37 @@
 
 #include "common/mutex.h"
 #include "common/result.h"
+#include "controllers/work_queue.h"
 
 namespace karpenter::controllers {
 
 // The values upstream gives the `controller` label of the scheduler's series.
 inline constexpr std::string_view kSchedulerProvisioner = "provisioner";
 inline constexpr std::string_view kSchedulerDisruption = "disruption";
+// Our controllers' names in the `controller` label of the cloud provider's and
+// controller-runtime's series (and their loggers'), as upstream names its own.
+inline constexpr std::string_view kControllerProvisioner = "provisioner";
+inline constexpr std::string_view kControllerNodeClaimLifecycle = "nodeclaim.lifecycle";
+inline constexpr std::string_view kControllerNodeClaimDisruption = "nodeclaim.disruption";
+inline constexpr std::string_view kControllerGarbageCollection = "nodeclaim.garbagecollection";
+inline constexpr std::string_view kControllerNodePoolStatus = "nodepool.status";
+inline constexpr std::string_view kControllerDisruption = "disruption";
+
+// How a reconcile ended, as controller-runtime's `result` label says it.
+enum class ReconcileResult { kSuccess, kRequeueAfter, kError };
 
 // Registered on a registry the caller owns (one per manager), which must outlive this.
 // Thread-safe.
 class Metrics {
  public:
   explicit Metrics(prometheus::Registry& registry);
+
+  // controller-runtime's series, under our controllers' names (docs/metrics.md): one reconcile
+  // of `controller` (of one object, or one pass of a singleton controller).
+  void Reconciled(std::string_view controller, ReconcileResult result,
+                  std::chrono::nanoseconds took);
+  // The series of the work queue of `controller` (controller-runtime names the queue after it).
+  WorkQueueSeries QueueSeries(std::string_view controller);
 
   // `reason`: "provisioned", or the disruption reason of a replacement ("underutilized", …).
   void NodeClaimCreated(std::string_view reason, std::string_view node_pool);
@@ -100,6 +119,12 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& allowed_disruptions_;
   prometheus::Family<prometheus::Histogram>& cloud_provider_duration_;
   prometheus::Family<prometheus::Counter>& cloud_provider_errors_;
+  prometheus::Family<prometheus::Counter>& reconcile_total_;
+  prometheus::Family<prometheus::Counter>& reconcile_errors_;
+  prometheus::Family<prometheus::Histogram>& reconcile_time_;
+  prometheus::Family<prometheus::Gauge>& work_queue_depth_;
+  prometheus::Family<prometheus::Counter>& work_queue_adds_;
+  prometheus::Family<prometheus::Histogram>& work_queue_duration_;
 
   Mutex mutex_;
   // The scheduler's queue-depth series of each controller (its latest pass only, as upstream).

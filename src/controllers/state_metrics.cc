@@ -16,24 +16,19 @@ namespace {
 
 using Labels = std::vector<prometheus::ClientMetric::Label>;
 
-// The labels of a node's series (upstream's provider-neutral set; a label the node lacks is
-// empty, as upstream writes it).
+// The labels of a node's series, as upstream names them: one per well-known label (its name after
+// the "/", in snake case: "karpenter.k8s.aws/instance-cpu" → instance_cpu; empty when the node
+// lacks it), its name, phase and whether Karpenter manages it.
 Labels NodeLabels(const api::Node& node) {
   const api::Labels& labels = node.metadata.labels;
-  auto label = [&](std::string_view key) { return std::string(api::LabelValue(labels, key)); };
-  return {
-      {"node_name", node.metadata.name},
-      {"nodepool", label(api::kLabelNodePool)},
-      {"zone", label(api::kLabelZone)},
-      {"region", label("topology.kubernetes.io/region")},
-      {"instance_type", label(api::kLabelInstanceType)},
-      {"arch", label("kubernetes.io/arch")},
-      {"os", label("kubernetes.io/os")},
-      {"capacity_type", label(api::kLabelCapacityType)},
-      {"windows_build", label("node.kubernetes.io/windows-build")},
-      {"phase", ""},  // Node.status.phase: unused by current Kubernetes
-      {"managed", labels.contains(std::string(api::kLabelNodePool)) ? "true" : "false"},
-  };
+  Labels out = {{"node_name", node.metadata.name}};
+  for (std::string_view key : api::kWellKnownLabels) {
+    out.push_back({ResourceTypeLabel(key.substr(key.find('/') + 1)),
+                   std::string(api::LabelValue(labels, key))});
+  }
+  out.push_back({"phase", ""});  // Node.status.phase: unused by current Kubernetes
+  out.push_back({"managed", labels.contains(std::string(api::kLabelNodePool)) ? "true" : "false"});
+  return out;
 }
 
 Labels With(Labels labels, std::string name, std::string value) {

@@ -13,6 +13,8 @@ void WorkQueue::Add(const std::string& key, MonoTime when) {
     it->second = when;
   } else {
     due_.emplace(key, when);
+    if (series_.adds != nullptr) series_.adds->Increment();
+    if (series_.depth != nullptr) series_.depth->Set(static_cast<double>(due_.size()));
   }
   order_.emplace(when, key);
 }
@@ -23,8 +25,13 @@ std::vector<std::string> WorkQueue::TakeDue(MonoTime now) {
   while (!order_.empty() && order_.begin()->first <= now) {
     auto node = order_.extract(order_.begin());
     due_.erase(node.value().second);
+    if (series_.queue_duration != nullptr) {
+      series_.queue_duration->Observe(
+          std::chrono::duration<double>(now - node.value().first).count());
+    }
     out.push_back(std::move(node.value().second));
   }
+  if (series_.depth != nullptr) series_.depth->Set(static_cast<double>(due_.size()));
   return out;
 }
 

@@ -42,11 +42,11 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       pod_start_metrics_(registry_, clock),
       state_metrics_(cluster_, clock),
       instance_type_metrics_(cluster_, cloud),
-      provisioner_cloud_(cloud, metrics_, "provisioner"),
-      lifecycle_cloud_(cloud, metrics_, "nodeclaim.lifecycle"),
-      garbage_collection_cloud_(cloud, metrics_, "nodeclaim.garbagecollection"),
-      node_claim_disruption_cloud_(cloud, metrics_, "nodeclaim.disruption"),
-      disruption_cloud_(cloud, metrics_, "disruption"),
+      provisioner_cloud_(cloud, metrics_, controllers::kControllerProvisioner),
+      lifecycle_cloud_(cloud, metrics_, controllers::kControllerNodeClaimLifecycle),
+      garbage_collection_cloud_(cloud, metrics_, controllers::kControllerGarbageCollection),
+      node_claim_disruption_cloud_(cloud, metrics_, controllers::kControllerNodeClaimDisruption),
+      disruption_cloud_(cloud, metrics_, controllers::kControllerDisruption),
       events_(client, clock, "karpenter", options.events),
       event_metrics_(events_),
       batcher_(options_.batch),
@@ -61,6 +61,9 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                              clock, logger_.Named("nodeclaim.disruption")),
       disruption_(cluster_, client, disruption_cloud_, provisioner_, events_, metrics_, clock,
                   logger_.Named("disruption"), options_.disruption),
+      node_claims_(metrics_.QueueSeries(controllers::kControllerNodeClaimLifecycle)),
+      node_pools_(metrics_.QueueSeries(controllers::kControllerNodePoolStatus)),
+      disruption_marks_(metrics_.QueueSeries(controllers::kControllerNodeClaimDisruption)),
       next_garbage_collection_(clock.Monotonic() + options_.garbage_collection_period),
       next_pending_recheck_(clock.Monotonic() + options_.pending_recheck_period) {
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
@@ -165,20 +168,39 @@ void Manager::Start() {
   for (RoundController* controller : round_controllers_) controller->Start();
 }
 
+template <typename Pass>
+auto Manager::Timed(std::string_view controller, const Pass& pass) {
+  const auto started = std::chrono::steady_clock::now();
+  auto result = pass();
+  metrics_.Reconciled(
+      controller,
+      result.ok() ? controllers::ReconcileResult::kSuccess : controllers::ReconcileResult::kError,
+      std::chrono::steady_clock::now() - started);
+  return result;
+}
+
 void Manager::ReconcileDue(
-    controllers::WorkQueue& queue, MonoTime now, std::string_view failure,
+    controllers::WorkQueue& queue, std::string_view controller, MonoTime now,
+    std::string_view failure,
     const std::function<std::vector<Requeue>(std::span<const std::string>)>& reconcile) {
   const std::vector<std::string> due = queue.TakeDue(now);
+  if (due.empty()) return;
+  const auto started = std::chrono::steady_clock::now();
   const std::vector<Requeue> requeues = reconcile(due);
+  const auto each = (std::chrono::steady_clock::now() - started) / due.size();
   for (size_t i = 0; i < due.size(); ++i) {
     const std::string& name = due[i];
     const Requeue& requeue = requeues[i];
+    controllers::ReconcileResult result = controllers::ReconcileResult::kSuccess;
     if (!requeue.ok()) {
       logger_.Error(failure, {logkey::NodeClaim(name), logkey::Err(requeue.error())});
       queue.Add(name, now + kErrorRetry);
+      result = controllers::ReconcileResult::kError;
     } else if (requeue->has_value()) {
       queue.Add(name, now + **requeue);
+      result = controllers::ReconcileResult::kRequeueAfter;
     }
+    metrics_.Reconciled(controller, result, each);
   }
 }
 
@@ -202,9 +224,11 @@ void Manager::RunOnce() {
           now + std::min(scheduled.controller.period, retry * (int64_t{1} << doublings));
     }
   }
-  ReconcileDue(node_claims_, now, "reconciling nodeclaim failed",
+  ReconcileDue(node_claims_, controllers::kControllerNodeClaimLifecycle, now,
+               "reconciling nodeclaim failed",
                [this](std::span<const std::string> names) { return lifecycle_.Reconcile(names); });
-  ReconcileDue(disruption_marks_, now, "updating nodeclaim disruption status failed",
+  ReconcileDue(disruption_marks_, controllers::kControllerNodeClaimDisruption, now,
+               "updating nodeclaim disruption status failed",
                [this](std::span<const std::string> names) {
                  std::vector<Requeue> requeues;
                  requeues.reserve(names.size());
@@ -214,7 +238,9 @@ void Manager::RunOnce() {
                  return requeues;
                });
   for (const std::string& name : node_pools_.TakeDue(now)) {
-    if (Status status = node_pool_status_.Reconcile(name); !status.ok()) {
+    if (Status status = Timed(controllers::kControllerNodePoolStatus,
+                              [&] { return node_pool_status_.Reconcile(name); });
+        !status.ok()) {
       logger_.Error("updating nodepool status failed",
                     {logkey::NodePool(name), logkey::Err(status.error())});
       node_pools_.Add(name, now + kErrorRetry);
@@ -232,7 +258,8 @@ void Manager::RunOnce() {
     if (pending) batcher_.Trigger(now);
   }
   if (batcher_.Ready(now)) {
-    Result<controllers::ProvisioningResult> provisioned = provisioner_.Provision();
+    Result<controllers::ProvisioningResult> provisioned =
+        Timed(controllers::kControllerProvisioner, [this] { return provisioner_.Provision(); });
     if (!provisioned.ok()) {
       logger_.Error("provisioning failed", {logkey::Err(provisioned.error())});
     }
@@ -241,7 +268,9 @@ void Manager::RunOnce() {
   now = clock_.Monotonic();
   if (now >= next_garbage_collection_) {
     next_garbage_collection_ = now + options_.garbage_collection_period;
-    if (Result<controllers::GarbageCollectionResult> collected = garbage_collector_.Collect();
+    if (Result<controllers::GarbageCollectionResult> collected =
+            Timed(controllers::kControllerGarbageCollection,
+                  [this] { return garbage_collector_.Collect(); });
         !collected.ok()) {
       logger_.Error("garbage collection failed", {logkey::Err(collected.error())});
     }

@@ -124,9 +124,15 @@ class Manager {
   // Runs `reconcile` on the NodeClaims of `queue` that are due, all in one call (its results
   // parallel to the names), queueing each again when it asks to be or failed (logged with
   // `failure`).
+  // Each object's reconcile counts in controller-runtime's series under `controller` (a batch's
+  // time shared evenly among its objects).
   void ReconcileDue(
-      controllers::WorkQueue& queue, MonoTime now, std::string_view failure,
+      controllers::WorkQueue& queue, std::string_view controller, MonoTime now,
+      std::string_view failure,
       const std::function<std::vector<Requeue>(std::span<const std::string>)>& reconcile);
+  // Times `run` (a singleton controller's pass) in controller-runtime's series.
+  template <typename Pass>
+  auto Timed(std::string_view controller, const Pass& pass);
   // Queues the disruption marks of every NodeClaim (of `node_pool` only, when given).
   void RecheckDisruptionMarks(std::string_view node_pool);
 

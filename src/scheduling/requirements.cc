@@ -396,36 +396,8 @@ std::string Requirements::ToString() const {
 }
 
 bool IsWellKnownLabel(std::string_view key) {
-  static constexpr std::array<std::string_view, 27> kWellKnown = {
-      api::kLabelNodePool,
-      api::kLabelCapacityType,
-      api::kLabelInstanceType,
-      api::kLabelZone,
-      api::kLabelRegion,
-      api::kLabelZoneId,
-      api::kLabelArch,
-      api::kLabelOs,
-      api::kLabelWindowsBuild,
-      api::kLabelInstanceCategory,
-      api::kLabelInstanceFamily,
-      api::kLabelInstanceGeneration,
-      api::kLabelInstanceSize,
-      api::kLabelInstanceCpu,
-      api::kLabelInstanceCpuManufacturer,
-      api::kLabelInstanceMemory,
-      api::kLabelInstanceHypervisor,
-      api::kLabelInstanceEncryptionInTransit,
-      api::kLabelInstanceNetworkBandwidth,
-      api::kLabelInstanceLocalNvme,
-      api::kLabelInstanceGpuName,
-      api::kLabelInstanceGpuManufacturer,
-      api::kLabelInstanceGpuCount,
-      api::kLabelInstanceGpuMemory,
-      api::kLabelInstanceAcceleratorName,
-      api::kLabelInstanceAcceleratorManufacturer,
-      api::kLabelInstanceAcceleratorCount,
-  };
-  return std::find(kWellKnown.begin(), kWellKnown.end(), key) != kWellKnown.end();
+  return std::find(api::kWellKnownLabels.begin(), api::kWellKnownLabels.end(), key) !=
+         api::kWellKnownLabels.end();
 }
 
 }  // namespace karpenter::scheduling

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/condition.h"
+#include "api/labels.h"
 #include "controllers/scenario_world.h"
 #include "metrics/exposition.h"
 #include "support/matchers.h"
@@ -24,9 +25,9 @@ using support::Sum;
 
 // What a scrape of the manager's series would say now.
 std::vector<support::Sample> Scrape(World& world) {
-  const prometheus::Collectable* sources[] = {&world.manager().registry(),
-                                              &world.manager().state_metrics(),
-                                              &world.manager().instance_type_metrics()};
+  const prometheus::Collectable* sources[] = {
+      &world.manager().registry(), &world.manager().state_metrics(),
+      &world.manager().instance_type_metrics(), &world.manager().event_metrics()};
   Result<std::vector<support::Sample>> samples =
       support::ParseExposition(metrics::TextExposition(sources));
   EXPECT_THAT(samples, IsOk());
@@ -105,6 +106,31 @@ TEST(MetricsScenarioTest, SeriesFollowProvisioningConsolidationAndTermination) {
                 {{"controller", "provisioner"}, {"method", "GetInstanceTypes"}}),
             1);
   EXPECT_EQ(Count(scrape, "karpenter_cloudprovider_errors_total"), 0u);
+  // controller-runtime's series under our controllers' names: each NodeClaim went through the
+  // lifecycle queue (again at each change of it), every key added was taken and reconciled or
+  // still waits.
+  const support::LabelFilter lifecycle = {{"name", "nodeclaim.lifecycle"}};
+  EXPECT_GE(Sum(scrape, "workqueue_adds_total", lifecycle), 4);
+  EXPECT_EQ(Sum(scrape, "workqueue_adds_total", lifecycle),
+            Sum(scrape, "workqueue_queue_duration_seconds_count", lifecycle) +
+                Sum(scrape, "workqueue_depth", lifecycle));
+  EXPECT_EQ(
+      Sum(scrape, "workqueue_queue_duration_seconds_count", lifecycle),
+      Sum(scrape, "controller_runtime_reconcile_total", {{"controller", "nodeclaim.lifecycle"}}));
+  EXPECT_GE(Sum(scrape, "controller_runtime_reconcile_total",
+                {{"controller", "nodeclaim.lifecycle"}, {"result", "success"}}),
+            4);
+  EXPECT_EQ(Sum(scrape, "controller_runtime_reconcile_errors_total"), 0);
+  EXPECT_GE(Sum(scrape, "controller_runtime_reconcile_total",
+                {{"controller", "provisioner"}, {"result", "success"}}),
+            1);
+  EXPECT_EQ(Count(scrape, "workqueue_depth", {{"name", "nodeclaim.lifecycle"}}), 1u);
+  EXPECT_GE(Sum(scrape, "controller_runtime_reconcile_time_seconds_count",
+                {{"controller", "nodeclaim.lifecycle"}}),
+            4);
+  // Each pod's Nominated event, written.
+  EXPECT_GE(Sum(scrape, "karpenter_events_written_total"), 4);
+  EXPECT_EQ(Sum(scrape, "karpenter_events_dropped_total", {{"reason", "queue_full"}}), 0);
   EXPECT_EQ(
       Sum(scrape, "karpenter_cloudprovider_instance_type_cpu_cores", {{"instance_type", "small"}}),
       2);
@@ -116,6 +142,23 @@ TEST(MetricsScenarioTest, SeriesFollowProvisioningConsolidationAndTermination) {
   EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_instance_type_offering_price_estimate", offering),
             0.12);
   EXPECT_EQ(Sum(scrape, "karpenter_cloudprovider_instance_type_offering_available", offering), 1);
+
+  // Each well-known label of a node is a label of its series (AWS's too), empty when it lacks it.
+  ASSERT_THAT(world.client().Patch(
+                  resources::kNodes, "", kube::Name(nodes[0]), kube::PatchType::kMerge,
+                  {{"metadata", {{"labels", {{std::string(api::kLabelInstanceFamily), "m7i"}}}}}},
+                  kube::Subresource::kNone),
+              IsOk());
+  world.RunFor(std::chrono::seconds(1));
+  scrape = Scrape(world);
+  EXPECT_EQ(Count(scrape, "karpenter_nodes_allocatable",
+                  {{"resource_type", "cpu"},
+                   {"instance_family", "m7i"},
+                   {"node_name", std::string(kube::Name(nodes[0]))}}),
+            1u);
+  EXPECT_EQ(Count(scrape, "karpenter_nodes_allocatable",
+                  {{"resource_type", "cpu"}, {"instance_family", ""}, {"instance_gpu_count", ""}}),
+            3u);
 
   // Three pods go: emptiness removes their nodes.
   world.KeepReplicas("web", 1, "1500m");

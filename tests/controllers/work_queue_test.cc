@@ -2,6 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
 
 #include <chrono>
 #include <string>
@@ -91,6 +95,29 @@ TEST(WorkQueueTest, ConcurrentAddsAreAllKept) {
   EXPECT_EQ(queue.NextDue(), kT0);
   EXPECT_EQ(queue.TakeDue(kT0).size(), static_cast<size_t>(kKeys));
   EXPECT_EQ(queue.size(), 0u);
+}
+
+TEST(WorkQueueTest, KeepsControllerRuntimesSeries) {
+  prometheus::Registry registry;
+  auto& depth = prometheus::BuildGauge().Name("depth").Register(registry).Add({});
+  auto& adds = prometheus::BuildCounter().Name("adds").Register(registry).Add({});
+  auto& waited = prometheus::BuildHistogram().Name("waited").Register(registry).Add(
+      {}, prometheus::Histogram::BucketBoundaries{0.5, 5});
+  WorkQueue queue({&depth, &adds, &waited});
+  queue.Add("a", kT0);
+  queue.Add("b", kT0 + seconds(10));
+  queue.Add("a", kT0 + seconds(1));  // already queued: no add
+  EXPECT_EQ(adds.Value(), 2);
+  EXPECT_EQ(depth.Value(), 2);
+  // "a" waited 3 s once due; "b" was due at 10 s: its delay is not waiting.
+  EXPECT_THAT(queue.TakeDue(kT0 + seconds(3)), ElementsAre("a"));
+  EXPECT_EQ(depth.Value(), 1);
+  EXPECT_THAT(queue.TakeDue(kT0 + seconds(10)), ElementsAre("b"));
+  EXPECT_EQ(depth.Value(), 0);
+  const prometheus::ClientMetric observed = waited.Collect();
+  EXPECT_EQ(observed.histogram.sample_count, 2u);
+  EXPECT_DOUBLE_EQ(observed.histogram.sample_sum, 3);
+  EXPECT_EQ(observed.histogram.bucket[0].cumulative_count, 1u);  // 0 s ≤ 0.5
 }
 
 }  // namespace
