@@ -112,8 +112,11 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
   // types and prices change outside the cluster).
   if (fruitless_ && fruitless_->cluster_generation == generation && !fruitless_->scheduled &&
       mono < fruitless_at_ + kFruitlessRecheck) {
+    last_pass_.at = now;
+    last_pass_.outcome = "skipped: the cluster did not change since a pass that found nothing";
     return;
   }
+  last_pass_ = PassSummary{now, "", kube::Object::array(), kube::Object::object()};
   const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
   const disruption::Cluster& cluster = view->cluster;
   // The engine is a function of the cluster, the budgets now and the instance types: when none
@@ -134,9 +137,11 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
     }
   }
   metrics_.SetAllowedDisruptions(allowed);
+  last_pass_.allowed = allowed;
   ExplainBlocked(*view);
   if (fruitless_ == inputs) {
     fruitless_at_ = mono;
+    last_pass_.outcome = "nothing to do: nothing it depends on changed since the last pass";
     return;
   }
   disruption::PassObserver observer{
@@ -144,6 +149,10 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
           [this](disruption::Method method, size_t eligible, std::chrono::nanoseconds took) {
             metrics_.DisruptionEvaluated(MetricReason(method), ConsolidationType(method), eligible,
                                          took);
+            last_pass_.methods.push_back(
+                {{"method", disruption::MethodName(method)},
+                 {"eligible", eligible},
+                 {"seconds", std::chrono::duration<double>(took).count()}});
           },
       .unconsolidatable =
           [&](size_t index, std::string_view why) {
@@ -155,6 +164,7 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
   if (!command) {
     fruitless_ = std::move(inputs);
     fruitless_at_ = mono;
+    last_pass_.outcome = "nothing to do: no method found a command";
     return;
   }
   fruitless_.reset();
@@ -170,7 +180,52 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
         fmt::format(
             "{}s",
             std::chrono::duration_cast<std::chrono::seconds>(options_.validation_delay).count())}});
+  last_pass_.outcome = "decided, validating: " + command->Describe(cluster);
   decided_ = std::move(decided);
+}
+
+kube::Object DisruptionController::DebugState() const {
+  const MonoTime now = clock_.Monotonic();
+  const auto seconds = [](auto duration) {
+    return std::chrono::duration<double>(duration).count();
+  };
+  kube::Object state = {
+      {"lastPass",
+       {{"at", last_pass_.at == TimePoint{} ? "" : FormatTime(last_pass_.at)},
+        {"outcome", last_pass_.outcome},
+        {"methods", last_pass_.methods},
+        {"allowedDisruptions", last_pass_.allowed}}},
+      {"nextPassInSeconds", seconds(std::max(next_poll_ - now, MonoTime::duration::zero()))},
+      {"pending", nullptr},
+      {"inFlight", kube::Object::array()},
+      {"decisionsMade", decisions_made_},
+      {"recentDecisions", kube::Object::array()}};
+  if (decided_) {
+    state["pending"] = {
+        {"method", disruption::MethodName(decided_->method)},
+        {"nodeClaims", decided_->node_claims},
+        {"replacements", decided_->replacements},
+        {"validatesInSeconds", seconds(decided_->at + options_.validation_delay - now)}};
+  }
+  for (const InFlight& command : in_flight_) {
+    state["inFlight"].push_back({{"method", disruption::MethodName(command.method)},
+                                 {"nodes", command.nodes},
+                                 {"replacements", command.replacements},
+                                 {"startedSecondsAgo", seconds(now - command.started)},
+                                 {"description", command.description}});
+  }
+  constexpr size_t kRecent = 5;
+  for (size_t i = decisions_.size() > kRecent ? decisions_.size() - kRecent : 0;
+       i < decisions_.size(); ++i) {
+    const DisruptionDecision& decision = decisions_[i];
+    state["recentDecisions"].push_back({{"at", FormatTime(decision.at)},
+                                        {"method", disruption::MethodName(decision.method)},
+                                        {"nodes", decision.nodes},
+                                        {"replacements", decision.replacements},
+                                        {"savingsPerHour", decision.savings_per_hour},
+                                        {"description", decision.description}});
+  }
+  return state;
 }
 
 void DisruptionController::RecordWhyNot(const api::Node& node, const api::NodeClaim* claim,

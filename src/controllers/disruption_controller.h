@@ -68,6 +68,11 @@ class DisruptionController {
   // How many commands were executed since the start (decisions() keeps the latest).
   uint64_t decisions_made() const { return decisions_made_; }
 
+  // What a person debugging it needs (the debug endpoint): the last pass — when, what it
+  // concluded, each method's candidates and time —, the budgets it saw, the command waiting for
+  // validation, the commands in flight and the latest decisions. Controller thread only.
+  kube::Object DebugState() const;
+
  private:
   struct Decided {
     disruption::Method method;
@@ -123,7 +128,15 @@ class DisruptionController {
   Logger logger_;
   const DisruptionOptions options_;
 
+  struct PassSummary {
+    TimePoint at;
+    std::string outcome;
+    kube::Object methods = kube::Object::array();   // {method, eligible, seconds}
+    kube::Object allowed = kube::Object::object();  // NodePool → reason → nodes
+  };
+
   MonoTime next_poll_;
+  PassSummary last_pass_;
   std::optional<Decided> decided_;
   std::optional<PassInputs> fruitless_;  // of the last pass that found nothing to do
   MonoTime fruitless_at_;

@@ -258,9 +258,19 @@ void Manager::RunOnce() {
     if (pending) batcher_.Trigger(now);
   }
   if (batcher_.Ready(now)) {
+    const auto started = std::chrono::steady_clock::now();
     Result<controllers::ProvisioningResult> provisioned =
         Timed(controllers::kControllerProvisioner, [this] { return provisioner_.Provision(); });
-    if (!provisioned.ok()) {
+    last_provisioning_ = {
+        {"at", FormatTime(clock_.Now())},
+        {"seconds",
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+    if (provisioned.ok()) {
+      last_provisioning_["nodeClaimsCreated"] = provisioned->node_claims;
+      last_provisioning_["podsNominated"] = provisioned->pods_nominated;
+      last_provisioning_["podsUnschedulable"] = provisioned->pods_unschedulable;
+    } else {
+      last_provisioning_["error"] = provisioned.error().message;
       logger_.Error("provisioning failed", {logkey::Err(provisioned.error())});
     }
   }
@@ -275,6 +285,66 @@ void Manager::RunOnce() {
       logger_.Error("garbage collection failed", {logkey::Err(collected.error())});
     }
   }
+  ServeDebugRequest();
+}
+
+void Manager::ServeDebugRequest() {
+  MutexLock lock(debug_mutex_);
+  if (debug_served_ == debug_requested_) return;
+  const MonoTime now = clock_.Monotonic();
+  const auto seconds = [](auto duration) {
+    return std::chrono::duration<double>(duration).count();
+  };
+  kube::Object informers = kube::Object::array();
+  for (const kube::Informer* informer : cluster_.all()) {
+    informers.push_back({{"resource", informer->resource().plural},
+                         {"synced", informer->synced()},
+                         {"objects", informer->size()}});
+  }
+  kube::Object batch = {{"idleSeconds", seconds(options_.batch.idle)},
+                        {"maxSeconds", seconds(options_.batch.max)},
+                        {"open", false}};
+  if (const std::optional<MonoTime> closes = batcher_.Deadline()) {
+    batch["open"] = true;
+    batch["closesInSeconds"] = seconds(*closes - now);
+  }
+  const kube::EventCounts events = events_.counts();
+  debug_state_ = {{"at", FormatTime(clock_.Now())},
+                  {"informers", informers},
+                  {"batch", batch},
+                  {"lastProvisioning", last_provisioning_},
+                  {"disruption", disruption_.DebugState()},
+                  {"queues",
+                   {{controllers::kControllerNodeClaimLifecycle, node_claims_.size()},
+                    {controllers::kControllerNodeClaimDisruption, disruption_marks_.size()},
+                    {controllers::kControllerNodePoolStatus, node_pools_.size()}}},
+                  {"events",
+                   {{"written", events.written},
+                    {"repeats", events.repeats},
+                    {"rateLimited", events.rate_limited},
+                    {"queueFull", events.queue_full},
+                    {"failed", events.failed}}}};
+  debug_served_ = debug_requested_;
+  debug_ready_.NotifyAll();
+}
+
+Result<kube::Object> Manager::DebugState(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  uint64_t wanted = 0;
+  {
+    MutexLock lock(debug_mutex_);
+    wanted = ++debug_requested_;
+  }
+  Wake();
+  MutexLock lock(debug_mutex_);
+  while (debug_served_ < wanted) {
+    if (!debug_ready_.WaitUntil(lock, deadline) && debug_served_ < wanted) {
+      return Error(
+          "the controller loop did not answer: it is not running (a standby replica "
+          "waiting for the leader Lease) or a pass is taking long");
+    }
+  }
+  return debug_state_;
 }
 
 MonoTime Manager::NextWake() const {

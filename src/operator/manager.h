@@ -117,10 +117,18 @@ class Manager {
   // When RunOnce next has something to do, at the latest.
   MonoTime NextWake() const;
 
+  // The controllers' internal state as JSON, for the debug endpoint: informers, the batching
+  // window, the last provisioning pass, the disruption controller's (controllers/
+  // disruption_controller.h), work queues and events. Thread-safe: asks the controller loop, which
+  // answers at the end of its round; an error when it does not within `timeout`.
+  Result<kube::Object> DebugState(std::chrono::milliseconds timeout) EXCLUDES(debug_mutex_);
+
  private:
   using Requeue = Result<std::optional<std::chrono::milliseconds>>;  // when to look again
 
   void Wake();
+  // Answers a pending DebugState request (end of a round, controller thread).
+  void ServeDebugRequest() EXCLUDES(debug_mutex_);
   // Runs `reconcile` on the NodeClaims of `queue` that are due, all in one call (its results
   // parallel to the names), queueing each again when it asks to be or failed (logged with
   // `failure`).
@@ -175,6 +183,14 @@ class Manager {
   std::vector<ScheduledController> periodic_;
   MonoTime next_garbage_collection_;
   MonoTime next_pending_recheck_;
+
+  kube::Object last_provisioning_ = nullptr;  // controller thread
+
+  Mutex debug_mutex_;
+  CondVar debug_ready_;
+  uint64_t debug_requested_ GUARDED_BY(debug_mutex_) = 0;
+  uint64_t debug_served_ GUARDED_BY(debug_mutex_) = 0;
+  kube::Object debug_state_ GUARDED_BY(debug_mutex_);
 
   Mutex wake_mutex_;
   CondVar wake_;

@@ -93,6 +93,14 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
         return Error("informer caches are not synced yet");
       },
       {});
+  if (options.debug_endpoints) {
+    // Off by default: it names nodes, pods and NodeClaims to whoever reaches the port.
+    health.routes["/debug/state"] = [&manager] {
+      Result<kube::Object> state = manager.DebugState(std::chrono::seconds(5));
+      if (!state.ok()) return HttpAnswer{503, "text/plain", state.error().message + "\n"};
+      return HttpAnswer{200, "application/json", state->dump(2) + "\n"};
+    };
+  }
   ASSIGN_OR_RETURN(std::unique_ptr<HttpServer> health_server, HttpServer::Start(std::move(health)));
   logger.Info("serving health probes", {{"port", health_server->port()}});
 

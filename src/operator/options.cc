@@ -363,6 +363,11 @@ std::vector<Setting> Settings() {
   settings.push_back(IntSetting("health-probe-port", {"HEALTH_PROBE_PORT"}, 8081,
                                 "The port of /healthz and /readyz; 0 picks a free one.",
                                 &Options::health_probe_port, "port", 0, 65535));
+  settings.push_back(BoolSetting(
+      "debug-endpoints", {"DEBUG_ENDPOINTS"}, false,
+      "Serve GET /debug/state on the health probe port: the controller's internal state as JSON "
+      "(informers, batching window, last provisioning and disruption passes, budgets, queues).",
+      &Options::debug_endpoints));
   settings.push_back(IntSetting("kube-client-qps", {"KUBE_CLIENT_QPS"}, 200,
                                 "The sustained rate of requests to the API server, per second.",
                                 &Options::kube_client_qps, "rate", 1));

@@ -56,6 +56,7 @@ struct Options {
   std::string leader_election_namespace = "kube-system";
   int metrics_port = 8080;
   int health_probe_port = 8081;  // 0 picks a free port
+  bool debug_endpoints = false;  // /debug/state on the health probe port
   int kube_client_qps = 200;
   int kube_client_burst = 300;
   LogLevel log_level = LogLevel::kInfo;

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -210,6 +211,47 @@ TEST(MetricsScenarioTest, PodsThatCannotScheduleAreCountedAndTheirWaitShown) {
   EXPECT_GE(Sum(scrape, "karpenter_pods_unbound_time_seconds"), 2 * 20.0);
   EXPECT_EQ(Sum(scrape, "karpenter_pods_state", {{"phase", "Pending"}, {"scheduled", "false"}}), 2);
   EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_created_total"), 0);
+}
+
+TEST(MetricsScenarioTest, DebugStateTellsWhatTheControllerSees) {
+  World world;
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  world.Create(resources::kNodePools, Consolidating());
+  world.Start();
+  world.KeepReplicas("web", 2, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  world.RunFor(std::chrono::seconds(15));  // a disruption pass
+
+  // Asked from another thread (the debug endpoint's), answered by the loop at its next round.
+  std::future<Result<Object>> asked = std::async(std::launch::async, [&world] {
+    return world.manager().DebugState(std::chrono::seconds(60));
+  });
+  ASSERT_TRUE(world.RunUntil(
+      [&] { return asked.wait_for(std::chrono::milliseconds(1)) == std::future_status::ready; }));
+  Result<Object> state = asked.get();
+  ASSERT_THAT(state, IsOk());
+  for (const Object& informer : (*state)["informers"]) {
+    EXPECT_TRUE(informer["synced"].get<bool>()) << informer.dump();
+    if (informer["resource"] == "nodeclaims") {
+      EXPECT_EQ(informer["objects"], 2) << informer.dump();
+    }
+  }
+  EXPECT_EQ((*state)["batch"]["open"], false);
+  EXPECT_EQ((*state)["batch"]["idleSeconds"], 1.0);
+  EXPECT_TRUE((*state)["lastProvisioning"].contains("podsUnschedulable")) << state->dump();
+  const Object& disruption = (*state)["disruption"];
+  EXPECT_FALSE(disruption["lastPass"]["outcome"].get<std::string>().empty()) << state->dump();
+  EXPECT_EQ(disruption["lastPass"]["allowedDisruptions"]["default"]["Underutilized"], 2)
+      << state->dump();
+  EXPECT_EQ(disruption["decisionsMade"], 0);
+  EXPECT_TRUE(disruption["pending"].is_null());
+  EXPECT_EQ((*state)["queues"]["nodeclaim.lifecycle"], 0);
+  EXPECT_GE((*state)["events"]["written"].get<int>(), 2);  // the pods' Nominated events
+
+  // Without a loop to answer, the asker is told so rather than kept waiting.
+  Result<Object> unanswered = world.manager().DebugState(std::chrono::milliseconds(50));
+  ASSERT_FALSE(unanswered.ok());
+  EXPECT_THAT(unanswered.error().message, testing::HasSubstr("not running"));
 }
 
 }  // namespace

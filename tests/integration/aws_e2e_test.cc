@@ -346,7 +346,8 @@ TEST_P(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
 
     // The AWS side's series: the interruption, the launches through EC2, the spot offerings; the
     // scrape passes the linter.
-    Result<std::string> text = support::ScrapeText(support::MetricsPortFromLog(controller_->Log()));
+    Result<std::string> text =
+        support::ScrapeText(support::PortFromLog(controller_->Log(), "serving metrics"));
     ASSERT_THAT(text, IsOk());
     EXPECT_EQ(support::LintProblems(KARPENTER_SOURCE_DIR, *text), "");
     Result<std::vector<support::Sample>> scrape = support::ParseExposition(*text);

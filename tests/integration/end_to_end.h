@@ -116,8 +116,9 @@ class ControllerEndToEnd : public ::testing::Test {
     }
   }
   // With `chart_metrics_port`, the controller serves /metrics on the chart's port (METRICS_PORT
-  // of its environment) instead of a free one.
-  void StartController(bool chart_metrics_port = false) {
+  // of its environment) instead of a free one. `extra` flags follow the usual ones.
+  void StartController(bool chart_metrics_port = false,
+                       const std::vector<std::string>& extra = {}) {
     const std::string log = ::testing::TempDir() + "controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
@@ -127,6 +128,7 @@ class ControllerEndToEnd : public ::testing::Test {
       const auto flag = std::find(args.begin(), args.end(), "--metrics-port");
       if (flag != args.end()) args.erase(flag, flag + 2);
     }
+    args.insert(args.end(), extra.begin(), extra.end());
     controller_ =
         std::make_unique<support::ControllerProcess>(KARPENTER_BINARY, args, log, identity_.env);
     ASSERT_OK(support::AwaitLeadership(*controller_, std::chrono::seconds(60)));

@@ -164,6 +164,7 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
                    {"LOG_LEVEL", "debug"},
                    {"METRICS_PORT", "8000"},
                    {"HEALTH_PROBE_PORT", "8001"},
+                   {"DEBUG_ENDPOINTS", "true"},
                    {"SYSTEM_NAMESPACE", "karpenter"},
                    {"KUBE_CLIENT_QPS", "200"},
                    {"KUBE_CLIENT_BURST", "300"},
@@ -191,6 +192,8 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
   EXPECT_EQ(o.log_level, LogLevel::kDebug);
   EXPECT_EQ(o.metrics_port, 8000);
   EXPECT_EQ(o.health_probe_port, 8001);
+  EXPECT_TRUE(o.debug_endpoints);
+  EXPECT_FALSE(ParseSim({}).debug_endpoints);
   EXPECT_EQ(o.leader_election_namespace, "karpenter");
   EXPECT_EQ(o.kube_client_qps, 200);
   EXPECT_EQ(o.kube_client_burst, 300);

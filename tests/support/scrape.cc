@@ -68,10 +68,10 @@ Result<int> ChartMetricsPort(const std::string& testenv_dir) {
   return container_port;
 }
 
-int MetricsPortFromLog(const std::string& log) {
-  static const std::regex kServing(R"re("serving metrics"[^\n]*"port":(\d+))re");
+int PortFromLog(const std::string& log, const std::string& message) {
+  const std::regex serving("\"" + message + R"re("[^\n]*"port":(\d+))re");
   std::smatch match;
-  return std::regex_search(log, match, kServing) ? std::stoi(match[1]) : 0;
+  return std::regex_search(log, match, serving) ? std::stoi(match[1]) : 0;
 }
 
 Result<std::string> ScrapeText(int port) {
@@ -90,6 +90,23 @@ Result<std::string> ScrapeText(int port) {
     return Error("scraping: content type " + response->get_header_value("Content-Type"));
   }
   return response->body;
+}
+
+Result<kube::Object> DebugState(int port) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(5);
+  client.set_read_timeout(10);
+  httplib::Result response = client.Get("/debug/state");
+  if (!response) {
+    return Error("GET 127.0.0.1:" + std::to_string(port) +
+                 "/debug/state: " + httplib::to_string(response.error()));
+  }
+  if (response->status != 200) {
+    return Error("/debug/state: HTTP " + std::to_string(response->status) + ": " + response->body);
+  }
+  kube::Object state = kube::Object::parse(response->body, nullptr, false);
+  if (state.is_discarded()) return Error("/debug/state: not JSON: " + response->body);
+  return state;
 }
 
 std::string LintProblems(const std::string& source_dir, const std::string& text) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "kube/object.h"
 #include "support/metrics_text.h"
 
 namespace karpenter::support {
@@ -15,11 +16,16 @@ namespace karpenter::support {
 // targets and the METRICS_PORT it sets.
 Result<int> ChartMetricsPort(const std::string& testenv_dir);
 
-// The port a controller said it serves metrics on, from its log ("serving metrics"); 0 before.
-int MetricsPortFromLog(const std::string& log);
+// The port a controller said it serves on, from its log line `message` ("serving metrics",
+// "serving health probes"); 0 before it said so.
+int PortFromLog(const std::string& log, const std::string& message);
 
 // GET http://127.0.0.1:`port`/metrics: its text.
 Result<std::string> ScrapeText(int port);
+
+// GET http://127.0.0.1:`port`/debug/state (the health probe port, with --debug-endpoints): the
+// controller's internal state.
+Result<kube::Object> DebugState(int port);
 
 // upstream's names that client_golang's linter dislikes ("_count" on gauges), kept so that
 // dashboards written for upstream work.
