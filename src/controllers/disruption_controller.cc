@@ -10,6 +10,7 @@
 #include "api/condition.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
+#include "controllers/disruption_count.h"
 #include "controllers/node_taints.h"
 #include "controllers/object_refs.h"
 #include "disruption/budgets.h"
@@ -158,6 +159,12 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
           [&](size_t index, std::string_view why) {
             const CapacitySource& source = view->sources[cluster.candidates[index].capacity_index];
             RecordWhyNot(*source.node, source.node_claim, "Unconsolidatable", why);
+          },
+      .timed_out =
+          [this](disruption::Method method) {
+            metrics_.ConsolidationTimedOut(ConsolidationType(method));
+            logger_.Warn("consolidation search stopped at its timeout",
+                         {{"method", std::string(disruption::MethodName(method))}});
           }};
   std::optional<disruption::Command> command =
       disruption::ComputeCommand(cluster, options_.engine, observer);
@@ -399,9 +406,7 @@ void DisruptionController::DeleteCandidates(const InFlight& command) {
       continue;
     }
     if (std::optional<kube::Object> claim = cluster_.node_claims().Get(command.node_claims[i])) {
-      metrics_.NodeClaimDisrupted(MetricReason(command.method),
-                                  kube::Label(*claim, api::kLabelNodePool),
-                                  kube::Label(*claim, api::kLabelCapacityType));
+      CountDisrupted(metrics_, cluster_, *claim, MetricReason(command.method));
       events_.Record(*claim, kube::EventType::kNormal, "DisruptionTerminating",
                      fmt::format("{}: {}", Reason(command.method), command.description));
     }

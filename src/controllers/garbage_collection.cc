@@ -7,6 +7,7 @@
 #include "api/condition.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
+#include "controllers/disruption_count.h"
 
 namespace karpenter::controllers {
 
@@ -84,8 +85,7 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
       continue;
     }
     if (deleted.ok() && claim) {
-      metrics_.NodeClaimDisrupted("garbage_collected", kube::Label(*claim, api::kLabelNodePool),
-                                  kube::Label(*claim, api::kLabelCapacityType));
+      CountDisrupted(metrics_, cluster_, *claim, "garbage_collected");
     }
     logger_.Info("garbage collected nodeclaim whose instance is gone",
                  {logkey::NodeClaim(name), logkey::ProviderId(provider_id)});

@@ -56,6 +56,10 @@ Metrics::Metrics(prometheus::Registry& registry)
       node_claims_disrupted_(Counter(registry, "karpenter_nodeclaims_disrupted_total",
                                      "NodeClaims deleted for a disruption reason (consolidation, "
                                      "drift, expiry, interruption, capacity, ...).")),
+      pods_disruption_initiated_(Counter(
+          registry, "karpenter_pods_disruption_initiated_total",
+          "Pods whose disruption began: those to reschedule (not DaemonSet or mirror pods) of each "
+          "NodeClaim disrupted.")),
       instance_termination_duration_(Histogram(
           registry, "karpenter_nodeclaims_instance_termination_duration_seconds",
           "From asking the cloud to terminate an instance to its being gone, in seconds.")),
@@ -91,6 +95,9 @@ Metrics::Metrics(prometheus::Registry& registry)
       disruption_evaluation_duration_(
           Histogram(registry, "karpenter_voluntary_disruption_decision_evaluation_duration_seconds",
                     "How long a disruption method's evaluation took, in seconds.")),
+      consolidation_timeouts_(Counter(registry,
+                                      "karpenter_voluntary_disruption_consolidation_timeouts_total",
+                                      "Consolidation searches stopped by their timeout.")),
       allowed_disruptions_(Gauge(registry, "karpenter_nodepools_allowed_disruptions",
                                  "Nodes a NodePool's budgets allow disrupting now, by reason.")),
       cloud_provider_duration_(Histogram(registry, "karpenter_cloudprovider_duration_seconds",
@@ -118,6 +125,9 @@ Metrics::Metrics(prometheus::Registry& registry)
       reconcile_total_.Add({{"controller", S(controller)}, {"result", S(result)}});
     }
     reconcile_errors_.Add({{"controller", S(controller)}});
+  }
+  for (std::string_view type : {"single", "multi"}) {
+    consolidation_timeouts_.Add({{"consolidation_type", S(type)}});
   }
 }
 
@@ -160,6 +170,19 @@ void Metrics::NodeClaimDisrupted(std::string_view reason, std::string_view node_
   node_claims_disrupted_
       .Add({{"reason", S(reason)}, {"nodepool", S(node_pool)}, {"capacity_type", S(capacity_type)}})
       .Increment();
+}
+
+void Metrics::PodsDisruptionInitiated(std::string_view reason, std::string_view node_pool,
+                                      std::string_view capacity_type,
+                                      std::string_view consolidation_policy,
+                                      std::string_view termination_mode, size_t pods) {
+  pods_disruption_initiated_
+      .Add({{"reason", S(reason)},
+            {"nodepool", S(node_pool)},
+            {"capacity_type", S(capacity_type)},
+            {"consolidation_policy", S(consolidation_policy)},
+            {"termination_mode", S(termination_mode)}})
+      .Increment(static_cast<double>(pods));
 }
 
 void Metrics::InstanceTerminated(std::string_view node_pool, std::chrono::nanoseconds took) {
@@ -230,6 +253,10 @@ void Metrics::DisruptionEvaluated(std::string_view reason, std::string_view cons
       .Add({{"reason", S(reason)}, {"consolidation_type", S(consolidation_type)}},
            metrics::DurationBuckets())
       .Observe(Seconds(took));
+}
+
+void Metrics::ConsolidationTimedOut(std::string_view consolidation_type) {
+  consolidation_timeouts_.Add({{"consolidation_type", S(consolidation_type)}}).Increment();
 }
 
 void Metrics::CloudProviderCalled(std::string_view controller, std::string_view method,

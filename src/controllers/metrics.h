@@ -62,6 +62,13 @@ class Metrics {
   // garbage_collected, insufficient_capacity, registration_timeout.
   void NodeClaimDisrupted(std::string_view reason, std::string_view node_pool,
                           std::string_view capacity_type);
+  // With it, the `pods` that must move elsewhere (controllers/disruption_count.h says which);
+  // `consolidation_policy` "when_empty" or "when_empty_or_underutilized" (empty when the NodePool
+  // is gone), `termination_mode` "graceful", "eventual" or "forceful".
+  void PodsDisruptionInitiated(std::string_view reason, std::string_view node_pool,
+                               std::string_view capacity_type,
+                               std::string_view consolidation_policy,
+                               std::string_view termination_mode, size_t pods);
   void InstanceTerminated(std::string_view node_pool, std::chrono::nanoseconds took);
 
   void NodeCreated(std::string_view node_pool, std::string_view zone);
@@ -87,6 +94,8 @@ class Metrics {
                          std::string_view consolidation_type);
   void DisruptionEvaluated(std::string_view reason, std::string_view consolidation_type,
                            size_t eligible_nodes, std::chrono::nanoseconds took);
+  // A consolidation method ("single" or "multi") stopped at its timeout.
+  void ConsolidationTimedOut(std::string_view consolidation_type);
   // A call of the cloud provider's `method` by `controller` took `took`, and failed with
   // `error` (nullptr: it succeeded).
   void CloudProviderCalled(std::string_view controller, std::string_view method,
@@ -102,6 +111,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& node_claims_created_;
   prometheus::Family<prometheus::Counter>& node_claims_terminated_;
   prometheus::Family<prometheus::Counter>& node_claims_disrupted_;
+  prometheus::Family<prometheus::Counter>& pods_disruption_initiated_;
   prometheus::Family<prometheus::Histogram>& instance_termination_duration_;
   prometheus::Family<prometheus::Counter>& nodes_created_;
   prometheus::Family<prometheus::Counter>& nodes_terminated_;
@@ -116,6 +126,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& disruption_decisions_;
   prometheus::Family<prometheus::Gauge>& disruption_eligible_nodes_;
   prometheus::Family<prometheus::Histogram>& disruption_evaluation_duration_;
+  prometheus::Family<prometheus::Counter>& consolidation_timeouts_;
   prometheus::Family<prometheus::Gauge>& allowed_disruptions_;
   prometheus::Family<prometheus::Histogram>& cloud_provider_duration_;
   prometheus::Family<prometheus::Counter>& cloud_provider_errors_;

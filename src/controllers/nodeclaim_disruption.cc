@@ -9,6 +9,7 @@
 #include "api/labels.h"
 #include "common/mutex.h"
 #include "controllers/conditions.h"
+#include "controllers/disruption_count.h"
 #include "controllers/nodeclass_hash.h"
 #include "controllers/nodepool_hash.h"
 #include "scheduling/requirements.h"
@@ -157,9 +158,7 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
         Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
         if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
         if (deleted.ok()) {
-          metrics_.NodeClaimDisrupted(
-              "expired", api::LabelValue(claim->metadata.labels, api::kLabelNodePool),
-              api::LabelValue(claim->metadata.labels, api::kLabelCapacityType));
+          CountDisrupted(metrics_, cluster_, *object, "expired");
         }
         return std::optional<milliseconds>();
       }

@@ -10,6 +10,7 @@
 #include "api/encode.h"
 #include "api/labels.h"
 #include "controllers/conditions.h"
+#include "controllers/disruption_count.h"
 #include "controllers/interruption.h"
 #include "controllers/node_taints.h"
 #include "controllers/owner_references.h"
@@ -136,9 +137,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
       if (deleted.ok()) {
-        metrics_.NodeClaimDisrupted(
-            "insufficient_capacity", api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
-            api::LabelValue(claim.metadata.labels, api::kLabelCapacityType));
+        CountDisrupted(metrics_, cluster_, object, "insufficient_capacity");
       }
       return std::optional<milliseconds>();
     }
@@ -195,9 +194,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
       if (deleted.ok()) {
-        metrics_.NodeClaimDisrupted(
-            "registration_timeout", api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
-            api::LabelValue(claim.metadata.labels, api::kLabelCapacityType));
+        CountDisrupted(metrics_, cluster_, object, "registration_timeout");
       }
       return std::optional<milliseconds>();
     }

@@ -250,7 +250,9 @@ std::optional<Command> Drift(const Cluster& cluster) {
   return DriftCommand(cluster, Ordered(cluster, IsDrifted));
 }
 
-std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options) {
+std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options,
+                                              const TimeoutObserver& timed_out) {
+  const auto deadline = std::chrono::steady_clock::now() + options.multi_node_timeout;
   const std::vector<size_t> candidates =
       Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate);
   // Binary search for the longest prefix that consolidates. Prefixes of one are left to
@@ -259,6 +261,10 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
   size_t low = 2;
   size_t high = candidates.size();
   while (low <= high) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (timed_out) timed_out(Method::kMultiNodeConsolidation);
+      break;
+    }
     const size_t middle = low + (high - low) / 2;
     const std::vector<size_t> prefix(candidates.begin(),
                                      candidates.begin() + static_cast<std::ptrdiff_t>(middle));
@@ -274,12 +280,18 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
 }
 
 std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options,
-                                               const UnconsolidatableObserver& unconsolidatable) {
+                                               const UnconsolidatableObserver& unconsolidatable,
+                                               const TimeoutObserver& timed_out) {
+  const auto deadline = std::chrono::steady_clock::now() + options.single_node_timeout;
   // Every candidate whose NodePool allows one more is worth a try: one that cannot go takes none
   // of the budget.
   for (size_t index : Ordered(cluster, MayConsolidate)) {
     if (cluster.Remaining(cluster.candidates[index], api::DisruptionReason::kUnderutilized) < 1) {
       continue;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (timed_out) timed_out(Method::kSingleNodeConsolidation);
+      return std::nullopt;
     }
     Consolidation consolidation =
         Consolidate(cluster, {index}, Method::kSingleNodeConsolidation, options);
@@ -302,9 +314,13 @@ std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& opt
   const std::pair<Method, std::function<std::optional<Command>()>> methods[] = {
       {Method::kEmptiness, [&] { return Emptiness(cluster); }},
       {Method::kDrift, [&] { return Drift(cluster); }},
-      {Method::kMultiNodeConsolidation, [&] { return MultiNodeConsolidation(cluster, options); }},
+      {Method::kMultiNodeConsolidation,
+       [&] { return MultiNodeConsolidation(cluster, options, observe.timed_out); }},
       {Method::kSingleNodeConsolidation,
-       [&] { return SingleNodeConsolidation(cluster, options, observe.unconsolidatable); }},
+       [&] {
+         return SingleNodeConsolidation(cluster, options, observe.unconsolidatable,
+                                        observe.timed_out);
+       }},
   };
   for (const auto& [method, run] : methods) {
     const auto started = std::chrono::steady_clock::now();

@@ -18,6 +18,10 @@ struct Options {
   // Feature gate SpotToSpotConsolidation: replace spot nodes with cheaper spot nodes (only when
   // at least kMinSpotReplacementTypes cheaper types could be launched).
   bool spot_to_spot_consolidation = false;
+  // How long a consolidation method may search before it stops with what it has (upstream's
+  // limits): a huge cluster delays the next pass, never stalls the controller.
+  std::chrono::nanoseconds multi_node_timeout = std::chrono::minutes(1);
+  std::chrono::nanoseconds single_node_timeout = std::chrono::minutes(3);
 };
 
 inline constexpr size_t kMinSpotReplacementTypes = 15;
@@ -27,19 +31,24 @@ std::optional<Command> Emptiness(const Cluster& cluster);
 // Drifted nodes: the empty ones deleted at once, otherwise as many as the budget allows whose
 // pods can all be rescheduled (onto replacements where needed).
 std::optional<Command> Drift(const Cluster& cluster);
+// Hears that a consolidation method stopped at its timeout.
+using TimeoutObserver = std::function<void(Method method)>;
+
 // The largest set of candidates, cheapest to disrupt first, that can go with at most one cheaper
 // replacement: a binary search over the whole candidate list (no 100-candidate cap), so a pass
-// costs O(log n) simulations.
-std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options);
+// costs O(log n) simulations. Past options.multi_node_timeout it returns the best found so far.
+std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options,
+                                              const TimeoutObserver& timed_out = {});
 // Hears why a candidate that consolidation tried cannot go (index into cluster.candidates; a
 // sentence for its Unconsolidatable event).
 using UnconsolidatableObserver = std::function<void(size_t candidate, std::string_view why)>;
 
 // The first candidate, cheapest to disrupt first, that can go or be replaced by a cheaper node.
-// `unconsolidatable`, when given, hears of each candidate tried before it.
+// `unconsolidatable`, when given, hears of each candidate tried before it. Past
+// options.single_node_timeout it stops trying.
 std::optional<Command> SingleNodeConsolidation(
     const Cluster& cluster, const Options& options,
-    const UnconsolidatableObserver& unconsolidatable = {});
+    const UnconsolidatableObserver& unconsolidatable = {}, const TimeoutObserver& timed_out = {});
 
 // The candidates `method` may consider (eligible by its rule, whatever the budgets say).
 size_t EligibleCount(const Cluster& cluster, Method method);
@@ -49,6 +58,7 @@ struct PassObserver {
   // Each method tried: how many candidates it could consider, how long it took.
   std::function<void(Method method, size_t eligible, std::chrono::nanoseconds took)> method;
   UnconsolidatableObserver unconsolidatable;  // as SingleNodeConsolidation's
+  TimeoutObserver timed_out;
 };
 
 // One pass: the first method with a command.

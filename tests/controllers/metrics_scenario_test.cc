@@ -213,6 +213,58 @@ TEST(MetricsScenarioTest, PodsThatCannotScheduleAreCountedAndTheirWaitShown) {
   EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_created_total"), 0);
 }
 
+TEST(MetricsScenarioTest, ConsolidationTimeoutsAreCounted) {
+  // No time at all for a search: each consolidation method stops at once, and says so.
+  World world(7, kCatalog, [](op::ManagerOptions& options) {
+    options.disruption.engine.multi_node_timeout = std::chrono::nanoseconds(0);
+    options.disruption.engine.single_node_timeout = std::chrono::nanoseconds(0);
+  });
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  world.Create(resources::kNodePools, Consolidating());
+  world.Start();
+  world.KeepReplicas("web", 4, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  // Every node is a consolidation candidate (consolidateAfter 0s): both searches start, and stop.
+  world.RunFor(std::chrono::seconds(30));
+  const std::vector<support::Sample> scrape = Scrape(world);
+  EXPECT_GE(Sum(scrape, "karpenter_voluntary_disruption_consolidation_timeouts_total",
+                {{"consolidation_type", "single"}}),
+            1);
+  EXPECT_GE(Sum(scrape, "karpenter_voluntary_disruption_consolidation_timeouts_total",
+                {{"consolidation_type", "multi"}}),
+            1);
+  EXPECT_EQ(
+      Sum(scrape, "karpenter_voluntary_disruption_decisions_total", {{"reason", "underutilized"}}),
+      0);
+}
+
+TEST(MetricsScenarioTest, DisruptedNodeClaimsCountTheirPods) {
+  World world;
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  Object pool = Consolidating();
+  pool["spec"]["template"]["spec"]["expireAfter"] = "5m";
+  world.Create(resources::kNodePools, pool);
+  world.Start();
+  world.KeepReplicas("web", 4, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  // Each NodeClaim expires with its one pod, which must move.
+  world.RunFor(std::chrono::minutes(6), std::chrono::seconds(1));
+  const std::vector<support::Sample> scrape = Scrape(world);
+  const double expired =
+      Sum(scrape, "karpenter_nodeclaims_disrupted_total", {{"reason", "expired"}});
+  EXPECT_GE(expired, 4);
+  EXPECT_EQ(Sum(scrape, "karpenter_pods_disruption_initiated_total",
+                {{"reason", "expired"},
+                 {"nodepool", "default"},
+                 {"capacity_type", "on-demand"},
+                 {"consolidation_policy", "when_empty_or_underutilized"},
+                 {"termination_mode", "graceful"}}),
+            expired);
+  EXPECT_EQ(Count(scrape, "karpenter_pods_disruption_initiated_total",
+                  {{"termination_mode", "forceful"}}),
+            0u);
+}
+
 TEST(MetricsScenarioTest, DebugStateTellsWhatTheControllerSees) {
   World world;
   world.Create(resources::kEC2NodeClasses, NodeClass("default"));

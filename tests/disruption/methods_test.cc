@@ -600,6 +600,26 @@ TEST_F(MethodsTest, SingleNodeBudgetIsNotSpentOnACandidateThatCannotGo) {
   EXPECT_FALSE(SingleNodeConsolidation(cluster_, {}).has_value());
 }
 
+TEST_F(MethodsTest, ConsolidationStopsAtItsTimeout) {
+  const api::NodePool& pool = AddPool("default");
+  AddCandidate("m-1", pool, "medium", {2000});
+  AddCandidate("m-2", pool, "medium", {2000});
+  AddCandidate("m-3", pool, "medium", {2000});
+  std::vector<Method> timed_out;
+  const TimeoutObserver observe = [&](Method method) { timed_out.push_back(method); };
+  Options no_time;
+  no_time.multi_node_timeout = std::chrono::nanoseconds(0);
+  no_time.single_node_timeout = std::chrono::nanoseconds(0);
+  EXPECT_FALSE(MultiNodeConsolidation(cluster_, no_time, observe).has_value());
+  EXPECT_FALSE(SingleNodeConsolidation(cluster_, no_time, {}, observe).has_value());
+  EXPECT_THAT(timed_out,
+              ElementsAre(Method::kMultiNodeConsolidation, Method::kSingleNodeConsolidation));
+  // With the default minutes, the same searches find their commands and time out never.
+  EXPECT_TRUE(MultiNodeConsolidation(cluster_, {}, observe).has_value());
+  EXPECT_TRUE(SingleNodeConsolidation(cluster_, {}, {}, observe).has_value());
+  EXPECT_THAT(timed_out, SizeIs(2));
+}
+
 // ---- spot ---------------------------------------------------------------------------------------
 
 TEST_F(MethodsTest, SpotNodeIsNotReplacedBySpotWithoutTheFeatureGate) {

@@ -367,6 +367,10 @@ TEST_P(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
     EXPECT_GT(support::Count(*scrape, "karpenter_cloudprovider_instance_type_offering_available",
                              {{"capacity_type", "spot"}}),
               0u);
+    // Every NodeClaim launched went out in some CreateFleet batch.
+    EXPECT_GE(support::Sum(*scrape, "karpenter_cloudprovider_batcher_batch_size_sum",
+                           {{"batcher", "create_fleet"}}),
+              static_cast<double>(claims_before.size()));
   }
 
   // Scale down: consolidation removes what is no longer needed, in EC2 too.

@@ -311,6 +311,11 @@ std::vector<Result<cloud::Instance>> AwsCloudProvider::CreateAll(
   return instances;
 }
 
+void AwsCloudProvider::ObserveBatches(FleetBatchMetrics* metrics) {
+  MutexLock lock(mutex_);
+  batch_metrics_ = metrics;
+}
+
 Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   const api::NodeClaim& node_claim = *launch.node_claim;
   const api::EC2NodeClass& node_class = launch.node_class;
@@ -384,6 +389,17 @@ void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,
   const PlannedLaunch& first = *group.front();
   FleetInput fleet = first.fleet;
   fleet.target_capacity = static_cast<int>(group.size());
+  if (batch_metrics_ != nullptr) {
+    const TimePoint now = clock_.Now();
+    TimePoint oldest = now;
+    for (const PlannedLaunch* launch : group) {
+      if (const std::optional<TimePoint> created =
+              ParseTime(launch->node_claim->metadata.creation_timestamp)) {
+        oldest = std::min(oldest, *created);
+      }
+    }
+    batch_metrics_->Sent(group.size(), now - oldest);
+  }
   Result<FleetResult> launched = ec2_.CreateFleet(fleet);
   if (!launched.ok()) {
     if (launched.error().reason == kLaunchTemplateNotFound) {

@@ -22,6 +22,7 @@
 #include "aws/api/ec2_api.h"
 #include "aws/instancetypes/instance_type_provider.h"
 #include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/launch_templates.h"
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
@@ -64,6 +65,10 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> GetInstanceTypes(
       const api::NodePool& node_pool) override;
   std::string_view Name() const override { return "aws"; }
+
+  // Where each CreateFleet request is counted from now on (null: nowhere); it must outlive the
+  // provider.
+  void ObserveBatches(FleetBatchMetrics* metrics) EXCLUDES(mutex_);
 
  private:
   struct PlannedLaunch;
@@ -112,6 +117,7 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   const Clock& clock_;
   // Every public call holds it: the AWS API clients are not thread-safe.
   Mutex mutex_;
+  FleetBatchMetrics* batch_metrics_ GUARDED_BY(mutex_) = nullptr;
 };
 
 }  // namespace karpenter::aws

@@ -138,6 +138,11 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
       std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
 }
 
+void AwsProvider::RegisterMetrics(prometheus::Registry& registry) {
+  batch_metrics_ = std::make_unique<FleetBatchMetrics>(registry);
+  cloud_->ObserveBatches(batch_metrics_.get());
+}
+
 Status AwsProvider::RefreshCatalog() {
   Status prices = pricing_.Refresh();
   Status types = instance_types_.Refresh();

@@ -21,6 +21,7 @@
 #include "aws/instancetypes/unavailable_offerings.h"
 #include "aws/nodeclass/node_class_resolver.h"
 #include "aws/provider/aws_cloud_provider.h"
+#include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/interruption_controller.h"
 #include "aws/provider/launch_templates.h"
 #include "aws/provider/node_class_controller.h"
@@ -78,6 +79,8 @@ class AwsProvider {
       kube::Client& client, controllers::ClusterCache& cluster, Logger logger);
   // Prices, then instance types, when older than their refresh interval.
   Status RefreshCatalog();
+  // Counts the CreateFleet batches on `registry` (which must outlive the provider). Once.
+  void RegisterMetrics(prometheus::Registry& registry);
 
   AwsProvider(const AwsProvider&) = delete;
   AwsProvider& operator=(const AwsProvider&) = delete;
@@ -102,6 +105,7 @@ class AwsProvider {
   NodeClassResolver resolver_;
   controllers::ClusterCache* cluster_ = nullptr;  // set by Attach
   std::unique_ptr<AwsCloudProvider> cloud_;
+  std::unique_ptr<FleetBatchMetrics> batch_metrics_;
   std::unique_ptr<NodeClassController> node_class_controller_;
   // The interruption thread's own clients: a ServiceClient and its transport serve one thread.
   std::unique_ptr<CurlTransport> interruption_transport_;

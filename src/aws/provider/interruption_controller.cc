@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "controllers/disruption_count.h"
 #include "controllers/interruption.h"
 #include "kube/object.h"
 
@@ -86,8 +87,7 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
         return Error(fmt::format("deleting NodeClaim {} of interrupted instance {}: {}", name,
                                  instance_id, deleted.error().message));
       }
-      metrics_.NodeClaimDisrupted(MessageType(message), kube::Label(claim, api::kLabelNodePool),
-                                  kube::Label(claim, api::kLabelCapacityType));
+      controllers::CountDisrupted(metrics_, cluster_, claim, MessageType(message));
       logger_.Info("deleting interrupted nodeclaim", {{"nodeclaim", name},
                                                       {"instance", instance_id},
                                                       {"reason", KindName(message.kind)},

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <prometheus/registry.h>
 
 #include <optional>
 #include <set>
@@ -18,10 +19,13 @@
 #include "aws/api/ssm_api.h"
 #include "aws/instancetypes/pricing_provider.h"
 #include "aws/nodeclass/node_class_resolver.h"
+#include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/launch_templates.h"
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
+#include "metrics/exposition.h"
 #include "support/matchers.h"
+#include "support/metrics_text.h"
 
 namespace karpenter::aws {
 namespace {
@@ -229,7 +233,11 @@ TEST_F(AwsCloudProviderTest, LaunchesATaggedInstanceOnceAndTerminatesIt) {
 }
 
 TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTaggedItsOwn) {
-  const api::NodeClaim first = Claim(testing::UniqueName("claim"), {"m5.large"});
+  prometheus::Registry registry;
+  FleetBatchMetrics batches(registry);
+  provider_->ObserveBatches(&batches);
+  api::NodeClaim first = Claim(testing::UniqueName("claim"), {"m5.large"});
+  first.metadata.creation_timestamp = FormatTime(clock_.Now() - std::chrono::seconds(3));
   const api::NodeClaim second = Claim(testing::UniqueName("claim"), {"m5.large"});
   const api::NodeClaim third = Claim(testing::UniqueName("claim"), {"m5.large"});
   const api::NodeClaim other = Claim(testing::UniqueName("claim"), {"c5.large"});
@@ -251,6 +259,18 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTa
   // One request for the three m5.large NodeClaims, one for the c5.large one; then a tag each.
   EXPECT_EQ(testing::ForwardedRequests("CreateFleet"), 2);
   EXPECT_EQ(testing::ForwardedRequests("CreateTags"), 4);
+  // Counted as upstream's batcher: two batches of 3 and 1; the first waited for its oldest.
+  Result<std::vector<support::Sample>> scrape = support::ParseExposition(
+      metrics::TextExposition(std::vector<const prometheus::Collectable*>{&registry}));
+  ASSERT_THAT(scrape, IsOk());
+  const support::LabelFilter fleet = {{"batcher", "create_fleet"}};
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_cloudprovider_batcher_batch_size_count", fleet), 2);
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_cloudprovider_batcher_batch_size_sum", fleet), 4);
+  const double waited =
+      support::Sum(*scrape, "karpenter_cloudprovider_batcher_batch_time_seconds_sum", fleet);
+  EXPECT_GE(waited, 3);
+  EXPECT_LT(waited, 60);
+  provider_->ObserveBatches(nullptr);
 
   for (size_t i = 0; i < batch.size(); ++i) {
     const std::string id = InstanceIdOf(created[i]->provider_id);
