@@ -213,6 +213,30 @@ TEST(MetricsScenarioTest, PodsThatCannotScheduleAreCountedAndTheirWaitShown) {
   EXPECT_EQ(Sum(scrape, "karpenter_nodeclaims_created_total"), 0);
 }
 
+TEST(MetricsScenarioTest, ADeletedNodePoolTakesItsSeriesWithIt) {
+  World world;
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  world.Create(resources::kNodePools, Consolidating());
+  Object spare = Consolidating();
+  spare["metadata"]["name"] = "spare";
+  world.Create(resources::kNodePools, spare);
+  world.Start();
+  world.RunFor(std::chrono::seconds(15));  // a disruption pass: the budgets' series
+  const support::LabelFilter of_spare = {{"nodepool", "spare"}};
+  std::vector<support::Sample> scrape = Scrape(world);
+  EXPECT_GT(Count(scrape, "karpenter_nodepools_limit", of_spare), 0u);
+  EXPECT_GT(Count(scrape, "karpenter_nodepools_allowed_disruptions", of_spare), 0u);
+
+  ASSERT_THAT(world.client().Delete(resources::kNodePools, "", "spare", {}), IsOk());
+  world.RunFor(std::chrono::seconds(15));
+  scrape = Scrape(world);
+  for (const char* family : {"karpenter_nodepools_limit", "karpenter_nodepools_usage",
+                             "karpenter_nodepools_allowed_disruptions"}) {
+    EXPECT_EQ(Count(scrape, family, of_spare), 0u) << family;
+  }
+  EXPECT_GT(Count(scrape, "karpenter_nodepools_limit", {{"nodepool", "default"}}), 0u);
+}
+
 TEST(MetricsScenarioTest, ConsolidationTimeoutsAreCounted) {
   // No time at all for a search: each consolidation method stops at once, and says so.
   World world(7, kCatalog, [](op::ManagerOptions& options) {
