@@ -57,10 +57,15 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
       object->value("status", kube::Object::object()).value("conditions", kube::Object::array());
   bool class_ready = false;
   std::string class_message;
+  std::optional<int64_t> class_generation;
   if (pool) {
     const api::NodeClassReference& ref = pool->spec.template_.spec.node_class_ref;
-    class_ready = cluster_.node_classes().Get(ref.name).has_value();
-    if (!class_ready) class_message = fmt::format("{} \"{}\" not found", ref.kind, ref.name);
+    if (const std::optional<kube::Object> node_class = cluster_.node_classes().Get(ref.name)) {
+      class_ready = true;
+      class_generation = kube::Generation(*node_class);
+    } else {
+      class_message = fmt::format("{} \"{}\" not found", ref.kind, ref.name);
+    }
   }
   SetCondition(conditions, api::kConditionValidationSucceeded, pool.has_value(),
                pool ? "ValidationSucceeded" : "ValidationFailed", error, now, generation);
@@ -83,10 +88,16 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   kube::Object status = {{"resources", api::Encode(resources)},
                          {"nodes", nodes},
                          {"conditions", std::move(conditions)}};
+  // Which generation of the node class the conditions above saw, as upstream's status says; null
+  // (removed by the merge patch) when there is none.
+  status["nodeClassObservedGeneration"] =
+      class_generation ? kube::Object(*class_generation) : kube::Object();
   const kube::Object current = object->value("status", kube::Object::object());
   if (current.value("resources", kube::Object()) == status["resources"] &&
       current.value("nodes", kube::Object()) == status["nodes"] &&
-      current.value("conditions", kube::Object()) == status["conditions"]) {
+      current.value("conditions", kube::Object()) == status["conditions"] &&
+      current.value("nodeClassObservedGeneration", kube::Object()) ==
+          status["nodeClassObservedGeneration"]) {
     return {};
   }
   ASSIGN_OR_RETURN(

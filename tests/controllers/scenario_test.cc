@@ -164,6 +164,7 @@ TEST(ScenarioTest, NodePoolWithoutItsNodeClassIsNotReadyAndProvisionsNothing) {
 
   const Object pool = world.Get(resources::kNodePools, "orphan");
   EXPECT_EQ(ConditionStatus(pool, "NodeClassReady"), "False");
+  EXPECT_FALSE(pool["status"].contains("nodeClassObservedGeneration"));
   EXPECT_EQ(ConditionStatus(pool, "Ready"), "False");
   EXPECT_EQ(ConditionStatus(pool, "ValidationSucceeded"), "True");
   EXPECT_THAT(world.EventMessages("orphan", "NotReady"),
@@ -178,7 +179,17 @@ TEST(ScenarioTest, NodePoolWithoutItsNodeClassIsNotReadyAndProvisionsNothing) {
   const Object ready = world.Get(resources::kNodePools, "orphan");
   EXPECT_EQ(ConditionStatus(ready, "NodeClassReady"), "True");
   EXPECT_EQ(ConditionStatus(ready, "Ready"), "True");
+  EXPECT_EQ(ready["status"]["nodeClassObservedGeneration"], 1);
   EXPECT_THAT(world.List(resources::kNodeClaims), SizeIs(1));
+
+  // A change of the node class is seen in the NodePool's status.
+  Object node_class = world.Get(resources::kEC2NodeClasses, "missing");
+  node_class["spec"]["tags"] = {{"team", "web"}};
+  ASSERT_THAT(
+      world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone),
+      IsOk());
+  world.RunFor(seconds(5), milliseconds(500));
+  EXPECT_EQ(world.Get(resources::kNodePools, "orphan")["status"]["nodeClassObservedGeneration"], 2);
 }
 
 // ---- (d) deletion -------------------------------------------------------------------------------
