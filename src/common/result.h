@@ -90,7 +90,8 @@ using Status = Result<void>;
 #define ASSIGN_OR_RETURN(lhs, expr) \
   KARPENTER_ASSIGN_OR_RETURN_IMPL(KARPENTER_RESULT_CONCAT(karpenter_result_, __LINE__), lhs, expr)
 
-#define KARPENTER_ASSIGN_OR_RETURN_IMPL(result, lhs, expr) \
-  auto result = (expr);                                    \
-  if (!result.ok()) return result.error();                 \
-  lhs = std::move(result).value()
+// `result` names a variable and `lhs` may be a declaration: neither can be parenthesized.
+#define KARPENTER_ASSIGN_OR_RETURN_IMPL(result, lhs, expr)                          \
+  auto result = (expr);                    /* NOLINT(bugprone-macro-parentheses) */ \
+  if (!result.ok()) return result.error(); /* NOLINT(bugprone-macro-parentheses) */ \
+  lhs = std::move(result).value()          /* NOLINT(bugprone-macro-parentheses) */

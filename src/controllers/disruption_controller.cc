@@ -426,8 +426,9 @@ void DisruptionController::RollBack(const InFlight& command, std::string_view wh
   }
   for (const std::string& name : command.replacements) {
     const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
-    if (!claim || ConditionStatus(*claim, api::kConditionInitialized) == api::kConditionTrue)
+    if (!claim || ConditionStatus(*claim, api::kConditionInitialized) == api::kConditionTrue) {
       continue;
+    }
     Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
     if (!deleted.ok() && deleted.error().status != 404) {
       logger_.Error("deleting a replacement failed",

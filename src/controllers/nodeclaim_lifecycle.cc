@@ -114,10 +114,12 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
     if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
     return std::optional<milliseconds>();
   }
-  if (ConditionStatus(object, api::kConditionRegistered) != api::kConditionTrue)
+  if (ConditionStatus(object, api::kConditionRegistered) != api::kConditionTrue) {
     return Register(object, claim);
-  if (ConditionStatus(object, api::kConditionInitialized) != api::kConditionTrue)
+  }
+  if (ConditionStatus(object, api::kConditionInitialized) != api::kConditionTrue) {
     return Initialize(object, claim);
+  }
   return std::optional<milliseconds>();
 }
 

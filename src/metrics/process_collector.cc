@@ -42,7 +42,7 @@ prometheus::MetricFamily One(prometheus::MetricFamily family, double value) {
 
 }  // namespace
 
-Result<ProcStat> ParseProcStat(std::string_view text, long ticks, long page) {
+Result<ProcStat> ParseProcStat(std::string_view text, int64_t ticks, int64_t page) {
   // "pid (comm) state ppid …": comm may hold spaces and parentheses, so fields are counted from
   // the last ')'. After it, field 3 (state) is index 0; utime is field 14, stime 15, starttime 22,
   // vsize 23, rss 24 (proc(5)).

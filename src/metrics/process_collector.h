@@ -25,7 +25,7 @@ struct ProcStat {
 };
 
 // Parses the text of /proc/<pid>/stat; `ticks` is sysconf(_SC_CLK_TCK), `page` the page size.
-Result<ProcStat> ParseProcStat(std::string_view text, long ticks, long page);
+Result<ProcStat> ParseProcStat(std::string_view text, int64_t ticks, int64_t page);
 // The boot time (seconds since the epoch) from the text of /proc/stat ("btime N").
 Result<double> ParseBootTime(std::string_view text);
 // The soft "Max open files" limit from the text of /proc/<pid>/limits; nullopt when unlimited.

@@ -360,7 +360,7 @@ MonoTime Manager::NextWake() const {
   return std::min({next, next_garbage_collection_, next_pending_recheck_, disruption_.NextWake()});
 }
 
-void Manager::Run(std::stop_token stop) {
+void Manager::Run(const std::stop_token& stop) {
   std::vector<std::jthread> informers;
   for (kube::Informer* informer : cluster_.all()) {
     informers.emplace_back([this, informer, stop] {

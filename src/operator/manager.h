@@ -109,7 +109,7 @@ class Manager {
   void AddRoundController(RoundController& controller);
 
   // Production: informers on their own threads, the controller loop on this one, until `stop`.
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
   // After the caches synced, before the first round: recover state kept in the cluster.
   void Start();
   // One round of every controller that is due at the clock's now.
