@@ -111,6 +111,7 @@ Metrics::Metrics(prometheus::Registry& registry)
                                 "Reconciles per controller that failed.")),
       reconcile_time_(Histogram(registry, "controller_runtime_reconcile_time_seconds",
                                 "How long a reconcile took, in seconds.")),
+      reconcile_buckets_(ReconcileBuckets()),
       work_queue_depth_(Gauge(registry, "workqueue_depth", "Keys waiting in a work queue.")),
       work_queue_adds_(Counter(registry, "workqueue_adds_total", "Keys added to a work queue.")),
       work_queue_duration_(
@@ -140,7 +141,7 @@ void Metrics::Reconciled(std::string_view controller, ReconcileResult result,
     reconcile_errors_.Add({{"controller", S(controller)}}).Increment();
   }
   reconcile_total_.Add({{"controller", S(controller)}, {"result", S(name)}}).Increment();
-  reconcile_time_.Add({{"controller", S(controller)}}, ReconcileBuckets()).Observe(Seconds(took));
+  reconcile_time_.Add({{"controller", S(controller)}}, reconcile_buckets_).Observe(Seconds(took));
 }
 
 WorkQueueSeries Metrics::QueueSeries(std::string_view controller) {

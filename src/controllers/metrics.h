@@ -133,6 +133,8 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& reconcile_total_;
   prometheus::Family<prometheus::Counter>& reconcile_errors_;
   prometheus::Family<prometheus::Histogram>& reconcile_time_;
+  // Built once: Reconciled runs for every object a controller reconciles.
+  const prometheus::Histogram::BucketBoundaries reconcile_buckets_;
   prometheus::Family<prometheus::Gauge>& work_queue_depth_;
   prometheus::Family<prometheus::Counter>& work_queue_adds_;
   prometheus::Family<prometheus::Histogram>& work_queue_duration_;

@@ -74,38 +74,38 @@ int PortFromLog(const std::string& log, const std::string& message) {
   return std::regex_search(log, match, serving) ? std::stoi(match[1]) : 0;
 }
 
-Result<std::string> ScrapeText(int port) {
+namespace {
+
+// GET http://127.0.0.1:`port``path`: the answer, when it is a 200.
+Result<httplib::Response> Get200(int port, const std::string& path) {
   httplib::Client client("127.0.0.1", port);
   client.set_connection_timeout(5);
   client.set_read_timeout(10);
-  httplib::Result response = client.Get("/metrics");
+  httplib::Result response = client.Get(path);
   if (!response) {
-    return Error("scraping 127.0.0.1:" + std::to_string(port) + ": " +
+    return Error("GET 127.0.0.1:" + std::to_string(port) + path + ": " +
                  httplib::to_string(response.error()));
   }
   if (response->status != 200) {
-    return Error("scraping: HTTP " + std::to_string(response->status) + ": " + response->body);
+    return Error(path + ": HTTP " + std::to_string(response->status) + ": " + response->body);
   }
-  if (response->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0) != 0) {
-    return Error("scraping: content type " + response->get_header_value("Content-Type"));
+  return *response;
+}
+
+}  // namespace
+
+Result<std::string> ScrapeText(int port) {
+  ASSIGN_OR_RETURN(const httplib::Response response, Get200(port, "/metrics"));
+  if (response.get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0) != 0) {
+    return Error("/metrics: content type " + response.get_header_value("Content-Type"));
   }
-  return response->body;
+  return response.body;
 }
 
 Result<kube::Object> DebugState(int port) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(5);
-  client.set_read_timeout(10);
-  httplib::Result response = client.Get("/debug/state");
-  if (!response) {
-    return Error("GET 127.0.0.1:" + std::to_string(port) +
-                 "/debug/state: " + httplib::to_string(response.error()));
-  }
-  if (response->status != 200) {
-    return Error("/debug/state: HTTP " + std::to_string(response->status) + ": " + response->body);
-  }
-  kube::Object state = kube::Object::parse(response->body, nullptr, false);
-  if (state.is_discarded()) return Error("/debug/state: not JSON: " + response->body);
+  ASSIGN_OR_RETURN(const httplib::Response response, Get200(port, "/debug/state"));
+  kube::Object state = kube::Object::parse(response.body, nullptr, false);
+  if (state.is_discarded()) return Error("/debug/state: not JSON: " + response.body);
   return state;
 }
 
