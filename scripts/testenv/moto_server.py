@@ -4,13 +4,18 @@ Started by scripts/testenv/moto-up with the Python of scripts/aws-test-tools' ve
 cluster CLUSTER in REGION: a VPC; three subnets (one per zone, of different sizes) and a security
 group tagged karpenter.sh/discovery=CLUSTER, plus one untagged subnet and security group; EKS
 optimized AL2023 (x86_64, arm64, x86_64 NVIDIA), AL2 (x86_64, arm64, GPU) and Bottlerocket
-(x86_64, arm64, x86_64 NVIDIA) AMIs and the SSM parameters that resolve them (for
+(x86_64, arm64, x86_64 NVIDIA) and Windows Server 2022 AMIs and the SSM parameters that resolve
+them (for
 --kubernetes-version and every --also-kubernetes-version); three custom AMIs
 of this account tagged karpenter.sh/discovery=CLUSTER (two x86_64 of different dates, one
 arm64); an SQS interruption queue named CLUSTER; the node IAM role and a second role (to switch
 an EC2NodeClass to); the EKS cluster; and one running instance Karpenter does not own. Writes
 DIR/seed.json (the ids seeded), then DIR/endpoint (written last: its presence means ready), and
 serves until SIGTERM.
+
+One fix to moto's EC2: its fleets launch every instance into the VPC's default security group,
+where EC2 gives it the launch template's (top-level or on its primary network interface), which
+drift on security groups reads back.
 """
 
 import argparse
@@ -79,6 +84,10 @@ def images(k8s):
         ("al2_x86_64_gpu", f"amazon-eks-gpu-node-{k8s}-{AMI_RELEASE}", "x86_64",
          [f"{al2}-gpu/recommended/image_id",
           f"{al2}-gpu/amazon-eks-gpu-node-{k8s}-{AMI_RELEASE}/image_id"]),
+        ("windows2022_x86_64", f"Windows_Server-2022-English-Core-EKS_Optimized-{k8s}-"
+         f"{AMI_RELEASE}", "x86_64",
+         [f"/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-{k8s}"
+          "/image_id"]),
     ]
     # Versioned names too, as the alias al2023@<version> resolves them.
     for key, name, arch, params in specs:
@@ -248,6 +257,24 @@ def write_atomically(path, text):
     os.replace(path + ".tmp", path)
 
 
+def launch_fleets_with_template_security_groups():
+    """moto's fleet launches take the security groups from a launch template's "GroupSet", which
+    CreateLaunchTemplate never fills: fill it from what the template was given."""
+    from moto.ec2.models import launch_templates  # pylint: disable=import-outside-toplevel
+    original = launch_templates.LaunchTemplateVersion.__init__
+
+    def init(self, template, number, data, description):
+        groups = data.get("SecurityGroupIds") or []
+        for interface in data.get("NetworkInterfaces") or []:
+            if str(interface.get("DeviceIndex", 0)) == "0":
+                groups = groups or interface.get("Groups") or []
+        if groups and "GroupSet" not in data:
+            data = dict(data, GroupSet=list(groups))
+        original(self, template, number, data, description)
+
+    launch_templates.LaunchTemplateVersion.__init__ = init
+
+
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
@@ -258,6 +285,8 @@ def main():
     os.environ["MOTO_AMIS_PATH"] = ami_file
     os.environ["MOTO_ACCOUNT_ID"] = ACCOUNT_ID
     from moto.server import ThreadedMotoServer  # pylint: disable=import-outside-toplevel
+
+    launch_fleets_with_template_security_groups()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
     server.start()

@@ -38,6 +38,12 @@ inline constexpr std::string_view kConditionInstanceProfileReady = "InstanceProf
 inline constexpr std::string_view kDriftNodePool = "NodePoolDrifted";
 inline constexpr std::string_view kDriftRequirements = "RequirementsDrifted";
 inline constexpr std::string_view kDriftInstanceTypeNotFound = "InstanceTypeNotFound";
+// The EC2NodeClass's static fields (its hash) changed.
+inline constexpr std::string_view kDriftNodeClass = "NodeClassDrift";
+// The instance no longer runs what its EC2NodeClass resolves to now (upstream's AWS reasons).
+inline constexpr std::string_view kDriftAmi = "AMIDrift";
+inline constexpr std::string_view kDriftSubnet = "SubnetDrift";
+inline constexpr std::string_view kDriftSecurityGroup = "SecurityGroupDrift";
 // The DisruptionReason of a NodeClaim whose instance the cloud is taking away.
 inline constexpr std::string_view kDisruptionReasonInterrupted = "Interrupted";
 

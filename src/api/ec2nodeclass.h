@@ -118,8 +118,18 @@ struct EC2NodeClass {
     std::vector<AmiStatus> amis;
   } status;
 
-  // The family the AMIs come from: the alias family when an alias is used, else spec.amiFamily.
+  // The family that shapes the user data, default volumes and overhead: spec.amiFamily when set
+  // (with an alias it is that alias's family or Custom), else the alias's family, as upstream.
   std::string EffectiveAmiFamily() const;
+  // The volumes an instance launches with: spec.blockDeviceMappings when given, else the AMI
+  // family's defaults (docs/upstream-reference.md §6): /dev/xvda 20Gi for AL2 and AL2023,
+  // /dev/xvda 4Gi (the OS) and /dev/xvdb 20Gi (the data) for Bottlerocket, /dev/sda1 50Gi for
+  // Windows, all gp3 and encrypted; none for Custom (the AMI's own).
+  std::vector<BlockDeviceMapping> LaunchBlockDeviceMappings() const;
+  // The size of the volume pods' ephemeral storage lives on, when the mappings say: the one
+  // marked rootVolume, else the family's data device (/dev/xvdb for Bottlerocket, /dev/sda1 for
+  // Windows, else /dev/xvda), else for Custom the last mapping. Nullopt: the family's default.
+  std::optional<Quantity> EphemeralVolumeSize() const;
 };
 
 }  // namespace karpenter::api

@@ -824,6 +824,13 @@ std::vector<std::string> ValidateEC2NodeClass(const EC2NodeClass& node_class) {
   ValidateBlockDeviceMappings(spec.block_device_mappings, findings);
   if (!spec.instance_store_policy.empty()) {
     ValidateEnum(spec.instance_store_policy, "spec.instanceStorePolicy", {"RAID0"}, findings);
+    if (node_class.EffectiveAmiFamily().starts_with("Windows")) {
+      // The Windows bootstrap has no way to put ephemeral storage on the instance store, so the
+      // nodes would not have the storage the scheduler planned with.
+      findings.Add("spec.instanceStorePolicy",
+                   "RAID0 is not supported by the Windows AMI families (their bootstrap cannot "
+                   "move ephemeral storage to the instance store)");
+    }
   }
   ValidateMetadataOptions(spec.metadata_options, findings);
   return findings.Take();

@@ -73,6 +73,15 @@ class CloudProvider {
   // immutable: a provisioning pass holds it without copying a catalog of a thousand types.
   virtual Result<std::shared_ptr<const std::vector<InstanceType>>> GetInstanceTypes(
       const api::NodePool& node_pool) = 0;
+  // Why the instance of `node_claim` (launched, with a provider ID) no longer matches what its
+  // node class resolves to now — an AWS instance whose AMI, subnet or security groups are no
+  // longer the EC2NodeClass's ("AMIDrift", "SubnetDrift", "SecurityGroupDrift") —; empty when it
+  // matches or the provider cannot tell yet. This default: never (the simulated cloud has
+  // nothing that resolves).
+  virtual Result<std::string> IsDrifted(const api::NodeClaim& node_claim) {
+    (void)node_claim;
+    return std::string();
+  }
   // "aws" or "sim": the scheme of provider IDs.
   virtual std::string_view Name() const = 0;
 };

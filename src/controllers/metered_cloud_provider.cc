@@ -62,4 +62,11 @@ MeteredCloudProvider::GetInstanceTypes(const api::NodePool& node_pool) {
   return types;
 }
 
+Result<std::string> MeteredCloudProvider::IsDrifted(const api::NodeClaim& node_claim) {
+  const Clock::time_point started = Clock::now();
+  Result<std::string> drifted = cloud_.IsDrifted(node_claim);
+  Record("IsDrifted", started, drifted.ok() ? nullptr : &drifted.error());
+  return drifted;
+}
+
 }  // namespace karpenter::controllers

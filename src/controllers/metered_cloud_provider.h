@@ -29,6 +29,7 @@ class MeteredCloudProvider : public cloud::CloudProvider {
   Result<std::vector<cloud::Instance>> List() override;
   Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> GetInstanceTypes(
       const api::NodePool& node_pool) override;
+  Result<std::string> IsDrifted(const api::NodeClaim& node_claim) override;
   std::string_view Name() const override { return cloud_.Name(); }
 
  private:

@@ -96,6 +96,7 @@ void NodeClaimDisruption::ForgetPodEvent(std::string_view node, TimePoint writte
 }
 
 std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
+                                             const api::NodeClaim& claim,
                                              const kube::Object& node_pool_object,
                                              const kube::Object* node) const {
   if (HashDrifted(claim_object, kAnnotationNodePoolHash, kAnnotationNodePoolHashVersion,
@@ -108,7 +109,7 @@ std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
       node_class &&
       HashDrifted(claim_object, kAnnotationNodeClassHash, kAnnotationNodeClassHashVersion,
                   kNodeClassHashVersion, NodeClassHash(*node_class))) {
-    return "NodeClassDrifted";
+    return std::string(api::kDriftNodeClass);
   }
   if (node == nullptr) return "";
   const std::optional<api::Node> decoded = DecodeNode(*node);
@@ -129,7 +130,15 @@ std::string NodeClaimDisruption::DriftReason(const kube::Object& claim_object,
       return std::string(api::kDriftInstanceTypeNotFound);
     }
   }
-  return "";
+  // What the cloud resolves now (the AWS provider: AMIs, subnets, security groups).
+  Result<std::string> cloud_drift = cloud_.IsDrifted(claim);
+  if (!cloud_drift.ok()) {
+    // Undecided: the next reconcile asks again.
+    logger_.Warn("checking drift with the cloud provider",
+                 {logkey::NodeClaim(claim.metadata.name), {"error", cloud_drift.error().message}});
+    return "";
+  }
+  return std::move(*cloud_drift);
 }
 
 Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_view name) {
@@ -221,7 +230,7 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
       requeue_at(at);
     }
   }
-  const std::string drift = DriftReason(*object, *pool_object, node ? &*node : nullptr);
+  const std::string drift = DriftReason(*object, *claim, *pool_object, node ? &*node : nullptr);
   if (drift.empty()) {
     changed |= RemoveCondition(conditions, api::kConditionDrifted);
   } else if (SetCondition(conditions, api::kConditionDrifted, true, drift, "", now, generation)) {

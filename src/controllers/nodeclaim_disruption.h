@@ -5,7 +5,8 @@
 // - Consolidatable: True once the NodePool's consolidateAfter has passed since that time (or
 //   since initialization), never with consolidateAfter: Never;
 // - Drifted: True, with the reason, when the NodeClaim no longer matches what its NodePool and
-//   EC2NodeClass would make now (template hash, class hash, requirements, instance type gone).
+//   EC2NodeClass would make now (template hash, class hash, requirements, instance type gone,
+//   and what the cloud provider resolves now: AMI, subnet, security groups).
 // The disruption controller reads these conditions.
 
 #include <chrono>
@@ -45,9 +46,10 @@ class NodeClaimDisruption {
   Result<std::optional<std::chrono::milliseconds>> Reconcile(std::string_view name);
 
  private:
-  // Why the NodeClaim is drifted ("NodePoolDrifted", …); empty when it is not.
-  std::string DriftReason(const kube::Object& claim_object, const kube::Object& node_pool_object,
-                          const kube::Object* node) const;
+  // Why the NodeClaim is drifted ("NodePoolDrifted", …, and what the cloud provider says of its
+  // instance); empty when it is not.
+  std::string DriftReason(const kube::Object& claim_object, const api::NodeClaim& claim,
+                          const kube::Object& node_pool_object, const kube::Object* node) const;
   std::optional<TimePoint> LastPodEvent(std::string_view node) const;
   // Drops the node's pod event time once `written` (as recent) is in its NodeClaim's status.
   void ForgetPodEvent(std::string_view node, TimePoint written);

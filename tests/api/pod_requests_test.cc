@@ -1,17 +1,20 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/node_selector.h"
 #include "api/object_meta.h"
 #include "api/pod.h"
+#include "common/quantity.h"
 #include "support/matchers.h"
 
 namespace karpenter::api {
@@ -209,8 +212,9 @@ TEST(EC2NodeClassTest, EffectiveAmiFamilyFromAlias) {
   };
   for (const auto& [alias, family] : cases) {
     EXPECT_EQ(NodeClass(alias, "").EffectiveAmiFamily(), family) << alias;
-    // The alias wins over a (stale) amiFamily.
-    EXPECT_EQ(NodeClass(alias, "Custom").EffectiveAmiFamily(), family) << alias;
+    EXPECT_EQ(NodeClass(alias, family).EffectiveAmiFamily(), family) << alias;
+    // Custom with an alias: the alias picks the AMI, the user data and volumes are the user's.
+    EXPECT_EQ(NodeClass(alias, "Custom").EffectiveAmiFamily(), "Custom") << alias;
   }
 }
 
@@ -225,6 +229,69 @@ TEST(EC2NodeClassTest, EffectiveAmiFamilyWithoutAlias) {
   term.id = "ami-0123456789abcdef0";
   by_id.spec.ami_selector_terms.push_back(term);
   EXPECT_EQ(by_id.EffectiveAmiFamily(), "Bottlerocket");
+}
+
+TEST(EC2NodeClassTest, EachFamilyLaunchesWithUpstreamsDefaultVolumes) {
+  struct Expected {
+    std::string device;
+    int64_t gib;
+  };
+  const std::vector<std::pair<std::string, std::vector<Expected>>> cases = {
+      {"al2023@latest", {{"/dev/xvda", 20}}},
+      {"al2@latest", {{"/dev/xvda", 20}}},
+      {"bottlerocket@latest", {{"/dev/xvda", 4}, {"/dev/xvdb", 20}}},
+      {"windows2022@latest", {{"/dev/sda1", 50}}},
+  };
+  for (const auto& [alias, expected] : cases) {
+    const std::vector<BlockDeviceMapping> mappings =
+        NodeClass(alias, "").LaunchBlockDeviceMappings();
+    ASSERT_EQ(mappings.size(), expected.size()) << alias;
+    for (size_t i = 0; i < mappings.size(); ++i) {
+      EXPECT_EQ(mappings[i].device_name, expected[i].device) << alias;
+      ASSERT_TRUE(mappings[i].ebs.has_value()) << alias;
+      EXPECT_EQ(mappings[i].ebs->volume_size, Quantity::FromUnits(expected[i].gib << 30)) << alias;
+      EXPECT_EQ(mappings[i].ebs->volume_type, "gp3") << alias;
+      EXPECT_EQ(mappings[i].ebs->encrypted, true) << alias;
+    }
+  }
+  EXPECT_THAT(NodeClass("al2023@latest", "Custom").LaunchBlockDeviceMappings(), testing::IsEmpty());
+
+  EC2NodeClass given = NodeClass("bottlerocket@latest", "");
+  BlockDeviceMapping only;
+  only.device_name = "/dev/xvdb";
+  given.spec.block_device_mappings = {only};
+  ASSERT_EQ(given.LaunchBlockDeviceMappings().size(), 1U) << "the user's mappings replace them";
+}
+
+TEST(EC2NodeClassTest, EphemeralStorageLivesOnTheRootVolumeOrTheFamilysDataDevice) {
+  auto mapping = [](std::string device, std::string size, bool root) {
+    BlockDeviceMapping out;
+    out.device_name = std::move(device);
+    out.ebs.emplace().volume_size = Quantity::Parse(size).value();
+    out.root_volume = root;
+    return out;
+  };
+  EC2NodeClass node_class = NodeClass("al2023@latest", "");
+  EXPECT_EQ(node_class.EphemeralVolumeSize(), std::nullopt) << "no mappings: the default";
+  node_class.spec.block_device_mappings = {mapping("/dev/xvda", "80Gi", false),
+                                           mapping("/dev/xvdc", "200Gi", false)};
+  EXPECT_EQ(node_class.EphemeralVolumeSize(), Quantity::Parse("80Gi").value());
+  node_class.spec.block_device_mappings[1].root_volume = true;
+  EXPECT_EQ(node_class.EphemeralVolumeSize(), Quantity::Parse("200Gi").value());
+
+  EC2NodeClass bottlerocket = NodeClass("bottlerocket@latest", "");
+  bottlerocket.spec.block_device_mappings = {mapping("/dev/xvda", "8Gi", false),
+                                             mapping("/dev/xvdb", "120Gi", false)};
+  EXPECT_EQ(bottlerocket.EphemeralVolumeSize(), Quantity::Parse("120Gi").value());
+
+  EC2NodeClass custom = NodeClass("", "Custom");
+  custom.spec.block_device_mappings = {mapping("/dev/sda1", "30Gi", false),
+                                       mapping("/dev/sdb", "60Gi", false)};
+  EXPECT_EQ(custom.EphemeralVolumeSize(), Quantity::Parse("60Gi").value()) << "the last one";
+
+  EC2NodeClass elsewhere = NodeClass("al2023@latest", "");
+  elsewhere.spec.block_device_mappings = {mapping("/dev/xvdz", "500Gi", false)};
+  EXPECT_EQ(elsewhere.EphemeralVolumeSize(), std::nullopt) << "not the root device: the default";
 }
 
 }  // namespace

@@ -478,7 +478,7 @@ TEST(DisruptionScenarioTest, ChangedNodeClassDriftsItsNodes) {
   ASSERT_THAT(
       world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone),
       IsOk());
-  EXPECT_EQ(DriftReason(world), "NodeClassDrifted");
+  EXPECT_EQ(DriftReason(world), "NodeClassDrift");
 }
 
 TEST(DisruptionScenarioTest, InstanceTypeGoneFromTheCloudDriftsItsNodes) {

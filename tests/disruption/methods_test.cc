@@ -883,11 +883,10 @@ TEST(CommandTest, MethodNamesAndReasons) {
 
 TEST_F(MethodsTest, DescribeDriftReplacingOneNode) {
   const api::NodePool& pool = AddPool("default");
-  At(AddCandidate("old", pool, "large", {1500})).drifted = "NodeClassDrifted";
+  At(AddCandidate("old", pool, "large", {1500})).drifted = "NodeClassDrift";
   const std::optional<Command> command = Drift(cluster_);
   ASSERT_TRUE(command.has_value());
-  EXPECT_EQ(command->Describe(cluster_),
-            "replacing 1 node drifted (NodeClassDrifted) with 1 small");
+  EXPECT_EQ(command->Describe(cluster_), "replacing 1 node drifted (NodeClassDrift) with 1 small");
 }
 
 }  // namespace

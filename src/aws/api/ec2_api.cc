@@ -1,6 +1,9 @@
 #include "aws/api/ec2_api.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string_view>
@@ -8,6 +11,7 @@
 
 #include "aws/sdk/pagination.h"
 #include "aws/sdk/xml_reader.h"
+#include "common/quantity.h"
 
 namespace karpenter::aws {
 namespace {
@@ -122,10 +126,43 @@ InstanceTypeInfo ReadInstanceType(const XmlElement& element) {
   return info;
 }
 
+// EBS sizes are whole GiB: a size that is not is rounded up, as upstream does.
+int64_t VolumeGib(const Quantity& size) {
+  constexpr int64_t kGi = int64_t{1} << 30;
+  const int64_t bytes = size.units_ceil();
+  return bytes / kGi + (bytes % kGi != 0 ? 1 : 0);
+}
+
+void AddBlockDeviceMappings(QueryRequest& request,
+                            const std::vector<api::BlockDeviceMapping>& mappings) {
+  auto flag = [](bool value) { return value ? "true" : "false"; };
+  for (size_t i = 0; i < mappings.size(); ++i) {
+    const api::BlockDeviceMapping& mapping = mappings[i];
+    const std::string at = fmt::format("LaunchTemplateData.BlockDeviceMapping.{}.", i + 1);
+    if (!mapping.device_name.empty()) request.Add(at + "DeviceName", mapping.device_name);
+    if (!mapping.ebs.has_value()) continue;
+    const api::BlockDevice& ebs = *mapping.ebs;
+    if (ebs.delete_on_termination) {
+      request.Add(at + "Ebs.DeleteOnTermination", flag(*ebs.delete_on_termination));
+    }
+    if (ebs.encrypted) request.Add(at + "Ebs.Encrypted", flag(*ebs.encrypted));
+    if (!ebs.volume_type.empty()) request.Add(at + "Ebs.VolumeType", ebs.volume_type);
+    if (ebs.iops) request.Add(at + "Ebs.Iops", std::to_string(*ebs.iops));
+    if (ebs.throughput) request.Add(at + "Ebs.Throughput", std::to_string(*ebs.throughput));
+    if (!ebs.kms_key_id.empty()) request.Add(at + "Ebs.KmsKeyId", ebs.kms_key_id);
+    if (!ebs.snapshot_id.empty()) request.Add(at + "Ebs.SnapshotId", ebs.snapshot_id);
+    if (ebs.volume_size) {
+      request.Add(at + "Ebs.VolumeSize", std::to_string(VolumeGib(*ebs.volume_size)));
+    }
+  }
+}
+
 Instance ReadInstance(const XmlElement& element) {
   std::string lifecycle = element.Text("instanceLifecycle");
   if (lifecycle.empty()) lifecycle = CapacityTypeName(CapacityType::kOnDemand);
   const std::string launch_time = element.Text("launchTime");
+  std::vector<std::string> groups;
+  for (const XmlElement& group : element.Items("groupSet")) groups.push_back(group.Text("groupId"));
   return Instance{.instance_id = element.Text("instanceId"),
                   .instance_type = element.Text("instanceType"),
                   .zone = element.Child("placement").Text("availabilityZone"),
@@ -135,7 +172,8 @@ Instance ReadInstance(const XmlElement& element) {
                   .launch_time = ParseTime(launch_time),
                   .tags = ReadTags(element),
                   .lifecycle = std::move(lifecycle),
-                  .private_dns_name = element.Text("privateDnsName")};
+                  .private_dns_name = element.Text("privateDnsName"),
+                  .security_group_ids = std::move(groups)};
 }
 
 }  // namespace
@@ -155,7 +193,8 @@ Result<std::vector<Subnet>> Ec2Api::DescribeSubnets(const std::vector<QueryFilte
                .zone_id = item.Text("availabilityZoneId"),
                .available_ip_address_count = item.Int("availableIpAddressCount").value_or(0),
                .vpc_id = item.Text("vpcId"),
-               .tags = ReadTags(item)});
+               .tags = ReadTags(item),
+               .map_public_ip_on_launch = item.Bool("mapPublicIpOnLaunch").value_or(false)});
   });
   if (!status.ok()) return status.error();
   return subnets;
@@ -253,15 +292,26 @@ Result<std::vector<SpotPrice>> Ec2Api::DescribeSpotPriceHistory(
 
 Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& input) {
   QueryRequest request = Ec2Request("CreateLaunchTemplate");
-  request.Add("LaunchTemplateName", input.name)
-      .Add("LaunchTemplateData.ImageId", input.image_id)
-      .AddList("LaunchTemplateData.SecurityGroupId", input.security_group_ids)
+  request.Add("LaunchTemplateName", input.name).Add("LaunchTemplateData.ImageId", input.image_id);
+  // The primary interface is always given, as upstream does, so the security groups go on it
+  // (EC2 refuses them in both places).
+  const std::string interface = "LaunchTemplateData.NetworkInterface.1.";
+  if (input.associate_public_ip_address.has_value()) {
+    request.Add(interface + "AssociatePublicIpAddress",
+                *input.associate_public_ip_address ? "true" : "false");
+  }
+  request.Add(interface + "DeviceIndex", "0")
+      .AddList(interface + "SecurityGroupId", input.security_group_ids);
+  AddBlockDeviceMappings(request, input.block_device_mappings);
+  request.Add("LaunchTemplateData.Monitoring.Enabled", input.detailed_monitoring ? "true" : "false")
       .Add("LaunchTemplateData.MetadataOptions.HttpEndpoint", input.metadata.http_endpoint)
       .Add("LaunchTemplateData.MetadataOptions.HttpTokens", input.metadata.http_tokens)
       .Add("LaunchTemplateData.MetadataOptions.HttpPutResponseHopLimit",
            std::to_string(input.metadata.http_put_response_hop_limit))
-      .Add("LaunchTemplateData.MetadataOptions.HttpProtocolIpv6",
-           input.metadata.http_protocol_ipv6);
+      .Add("LaunchTemplateData.MetadataOptions.HttpProtocolIpv6", input.metadata.http_protocol_ipv6)
+      // Karpenter's tag keys are not valid instance metadata tag names: an account default that
+      // turns metadata tags on would fail the launch.
+      .Add("LaunchTemplateData.MetadataOptions.InstanceMetadataTags", "disabled");
   if (!input.instance_profile.empty()) {
     request.Add("LaunchTemplateData.IamInstanceProfile.Name", input.instance_profile);
   }
@@ -303,6 +353,7 @@ Status Ec2Api::DeleteLaunchTemplate(const std::string& name) {
 
 Result<FleetResult> Ec2Api::CreateFleet(const FleetInput& input) {
   QueryRequest request = Ec2Request("CreateFleet");
+  if (!input.context.empty()) request.Add("Context", input.context);
   request.Add("Type", "instant")
       .Add("TargetCapacitySpecification.TotalTargetCapacity", std::to_string(input.target_capacity))
       .Add("TargetCapacitySpecification.DefaultTargetCapacityType",

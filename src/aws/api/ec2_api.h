@@ -27,6 +27,7 @@ struct Subnet {
   int64_t available_ip_address_count = 0;
   std::string vpc_id;
   Ec2Tags tags;
+  bool map_public_ip_on_launch = false;  // instances launched here get a public IPv4 address
 };
 
 struct SecurityGroup {
@@ -112,7 +113,11 @@ struct LaunchTemplateInput {
   // On the launch template, and on the network interfaces launched from it: a fleet's own tag
   // specifications cannot tag those, and the scoped policy lets a launch create only tagged ones.
   Ec2Tags tags;
-  api::MetadataOptions metadata;  // the EC2NodeClass's, as given
+  api::MetadataOptions metadata;                               // the EC2NodeClass's, as given
+  std::vector<api::BlockDeviceMapping> block_device_mappings;  // none: the AMI's own
+  bool detailed_monitoring = false;
+  // Whether the primary network interface gets a public IPv4 address; unset: the subnet decides.
+  std::optional<bool> associate_public_ip_address;
 };
 
 struct LaunchTemplate {
@@ -152,6 +157,7 @@ struct FleetInput {
   // "lowest-price" or "prioritized" on demand; "price-capacity-optimized", … for spot.
   std::string allocation_strategy;
   Ec2Tags tags;
+  std::string context;  // the EC2NodeClass's spec.context (reserved capacity contexts)
   // The resources that get `tags`: the instances, their volumes and the fleet request.
   std::vector<std::string> tagged_resource_types = {"instance", "volume", "fleet"};
 
@@ -196,6 +202,7 @@ struct Instance {
   Ec2Tags tags;
   std::string lifecycle;  // "on-demand" or "spot" (EC2 omits it for on-demand)
   std::string private_dns_name;
+  std::vector<std::string> security_group_ids;
 };
 
 struct InstanceStateChange {

@@ -93,27 +93,6 @@ aws::AwsInstanceTypeDescription Describe(const InstanceTypeInfo& info) {
 
 bool IsWindows(std::string_view family) { return family.starts_with("Windows"); }
 
-// The device an AMI family boots from (its root volume), when the family has a fixed one.
-std::string_view RootDevice(std::string_view family) {
-  if (family == "Bottlerocket") return "/dev/xvdb";  // the data volume holds pods' storage
-  if (IsWindows(family)) return "/dev/sda1";
-  return "/dev/xvda";
-}
-
-std::optional<Quantity> RootVolumeSize(const api::EC2NodeClass& node_class,
-                                       std::string_view family) {
-  const std::vector<api::BlockDeviceMapping>& mappings = node_class.spec.block_device_mappings;
-  auto root = std::find_if(mappings.begin(), mappings.end(),
-                           [](const api::BlockDeviceMapping& m) { return m.root_volume; });
-  if (root == mappings.end()) {
-    root = std::find_if(mappings.begin(), mappings.end(), [&](const api::BlockDeviceMapping& m) {
-      return m.device_name == RootDevice(family);
-    });
-  }
-  if (root == mappings.end() || !root->ebs.has_value()) return std::nullopt;
-  return root->ebs->volume_size;
-}
-
 void AppendLabels(std::string* key, std::string_view name, const api::Labels& labels) {
   key->append(name).append("{");
   for (const auto& [k, v] : labels) key->append(k).append("=").append(v).append(",");
@@ -225,7 +204,7 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
   options.ami_family = node_class.EffectiveAmiFamily();
   if (options.ami_family.empty()) options.ami_family = "AL2023";
   options.kubelet = node_class.spec.kubelet;
-  options.root_volume_size = RootVolumeSize(node_class, options.ami_family);
+  options.root_volume_size = node_class.EphemeralVolumeSize();
   options.instance_store_raid0 = node_class.spec.instance_store_policy == "RAID0";
   aws::AwsZoneIds zones;
   for (const api::SubnetStatus& subnet : node_class.status.subnets) {

@@ -5,10 +5,9 @@
 // UnavailableOfferings cache.
 //
 // For a node class: zones = the zones of status.subnets (their zone ids label the offerings);
-// amiFamily = EffectiveAmiFamily(); kubelet from spec.kubelet; the root volume size from the
-// blockDeviceMapping marked rootVolume (else the one on the family's root device: /dev/xvda for
-// AL2/AL2023/Custom, /dev/xvdb for Bottlerocket, /dev/sda1 for Windows; else the default);
-// instanceStorePolicy RAID0 puts ephemeral storage on the instance store. Types EC2 cannot run
+// amiFamily = EffectiveAmiFamily(); kubelet from spec.kubelet; ephemeral storage on the volume
+// EphemeralVolumeSize() names (else the family's default), or with instanceStorePolicy RAID0 on
+// the instance store. Types EC2 cannot run
 // for us (no hvm, no x86_64/arm64; arm64 for Windows) are skipped, and so are types offered in
 // none of the node class's zones. Offerings: each of those zones the type is offered in × each
 // capacity type it supports (on-demand, spot); unavailable without a known price or while in

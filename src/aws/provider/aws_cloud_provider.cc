@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <map>
 #include <tuple>
 #include <utility>
 
 #include "api/condition.h"
 #include "api/labels.h"
+#include "aws/provider/drift.h"
 #include "aws/provider/launch_plan.h"
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
@@ -26,6 +28,12 @@ constexpr std::string_view kTagName = "Name";  // what the EC2 console shows
 constexpr std::string_view kTagEksClusterName = "eks:eks-cluster-name";
 constexpr std::string_view kInstanceNotFound = "InvalidInstanceID.NotFound";
 constexpr std::string_view kLaunchTemplateNotFound = "InvalidLaunchTemplateName.NotFoundException";
+// How often drift checks list every owned instance, and how long what they read is trusted (an
+// instance's AMI and subnet never change; its security groups rarely do).
+constexpr std::chrono::seconds kDriftListInterval(30);
+constexpr std::chrono::minutes kDescribedTtl(5);
+// How long what DescribeSubnets said of a subnet's public addresses is trusted.
+constexpr std::chrono::minutes kSubnetFactsTtl(5);
 // The most values EC2 takes in one filter.
 constexpr size_t kMaxFilterValues = 200;
 
@@ -344,6 +352,8 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   for (const api::SecurityGroupStatus& group : node_class.status.security_groups) {
     security_groups.push_back(group.id);
   }
+  Result<std::optional<bool>> public_ip = AssociatePublicIp(node_class);
+  if (!public_ip.ok()) return Error(launch.user + ": " + public_ip.error().message);
   // One launch template per AMI and kubelet sizing; each candidate is an override of its own.
   FleetInput& fleet = launch.fleet;
   std::map<std::tuple<std::string, KubeletSizing>, size_t> template_of;
@@ -368,6 +378,9 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
       // requires of CreateLaunchTemplate: one template per node pool, as upstream.
       input.tags = OwnershipTags(node_claim, node_class);
       input.metadata = node_class.spec.metadata_options;
+      input.block_device_mappings = node_class.LaunchBlockDeviceMappings();
+      input.detailed_monitoring = node_class.spec.detailed_monitoring.value_or(false);
+      input.associate_public_ip_address = *public_ip;
       Result<std::string> name =
           launch_templates_.Ensure(std::move(input), node_class.metadata.name);
       if (!name.ok()) return Error(launch.user + ": " + name.error().message);
@@ -380,7 +393,85 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   fleet.capacity_type = spot ? CapacityType::kSpot : CapacityType::kOnDemand;
   fleet.allocation_strategy = spot ? "price-capacity-optimized" : "lowest-price";
   fleet.tags = OwnershipTags(node_claim, node_class);
+  fleet.context = node_class.spec.context;
   return {};
+}
+
+Result<std::string> AwsCloudProvider::IsDrifted(const api::NodeClaim& node_claim) {
+  const std::string id = InstanceIdOf(node_claim.status.provider_id);
+  if (id.empty()) return std::string();
+  const std::optional<api::EC2NodeClass> node_class =
+      node_classes_(node_claim.spec.node_class_ref.name);
+  if (!node_class.has_value() ||
+      !api::IsConditionTrue(node_class->status.conditions, api::kConditionReady)) {
+    return std::string();
+  }
+  MutexLock lock(mutex_);
+  ASSIGN_OR_RETURN(std::optional<Instance> instance, DescribedForDrift(id));
+  if (!instance.has_value()) return std::string();
+  const cloud::InstanceType* type = nullptr;
+  Result<InstanceTypeList> types = instance_types_.List(*node_class);
+  if (types.ok()) {
+    const auto found =
+        std::find_if((*types)->begin(), (*types)->end(), [&](const cloud::InstanceType& candidate) {
+          return candidate.name == instance->instance_type;
+        });
+    if (found != (*types)->end()) type = &*found;
+  }
+  return DriftOf(*instance, type, *node_class);
+}
+
+Result<std::optional<Instance>> AwsCloudProvider::DescribedForDrift(const std::string& id) {
+  const MonoTime now = clock_.Monotonic();
+  if (const auto known = described_.find(id);
+      known != described_.end() && now - known->second.read < kDescribedTtl) {
+    return std::optional<Instance>(known->second.instance);
+  }
+  if (!described_all_.has_value() || now - *described_all_ >= kDriftListInterval) {
+    ASSIGN_OR_RETURN(std::vector<Instance> owned, DescribeOwned({}));
+    described_.clear();
+    for (Instance& instance : owned) {
+      std::string key = instance.instance_id;
+      described_.insert_or_assign(std::move(key), DescribedInstance{std::move(instance), now});
+    }
+    described_all_ = now;
+  } else {
+    // Launched since the last listing: describe it alone.
+    ASSIGN_OR_RETURN(std::vector<Instance> found, DescribeOwned({{"instance-id", {id}}}));
+    for (Instance& instance : found) {
+      std::string key = instance.instance_id;
+      described_.insert_or_assign(std::move(key), DescribedInstance{std::move(instance), now});
+    }
+  }
+  const auto known = described_.find(id);
+  if (known == described_.end()) return std::optional<Instance>();
+  return std::optional<Instance>(known->second.instance);
+}
+
+Result<std::optional<bool>> AwsCloudProvider::AssociatePublicIp(
+    const api::EC2NodeClass& node_class) {
+  if (node_class.spec.associate_public_ip_address.has_value()) {
+    return node_class.spec.associate_public_ip_address;
+  }
+  const MonoTime now = clock_.Monotonic();
+  QueryFilter stale{"subnet-id", {}};
+  for (const api::SubnetStatus& subnet : node_class.status.subnets) {
+    const auto known = subnet_facts_.find(subnet.id);
+    if (known == subnet_facts_.end() || now - known->second.read >= kSubnetFactsTtl) {
+      stale.values.push_back(subnet.id);
+    }
+  }
+  if (!stale.values.empty()) {
+    ASSIGN_OR_RETURN(std::vector<Subnet> subnets, ec2_.DescribeSubnets({stale}));
+    for (const Subnet& subnet : subnets) {
+      subnet_facts_[subnet.subnet_id] = SubnetFact{subnet.map_public_ip_on_launch, now};
+    }
+  }
+  for (const api::SubnetStatus& subnet : node_class.status.subnets) {
+    const auto known = subnet_facts_.find(subnet.id);
+    if (known == subnet_facts_.end() || known->second.maps_public_ip) return std::optional<bool>();
+  }
+  return std::optional<bool>(false);
 }
 
 void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,

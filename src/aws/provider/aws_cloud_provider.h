@@ -64,6 +64,11 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   Result<std::vector<cloud::Instance>> List() override;
   Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> GetInstanceTypes(
       const api::NodePool& node_pool) override;
+  // The instance's AMI, subnet and security groups against its EC2NodeClass's status (DriftOf);
+  // undecided (empty) while the EC2NodeClass is not ready. What instances run is read with one
+  // DescribeInstances of every instance this cluster owns, at most every
+  // kDriftListInterval, and remembered a while: drift checks come for every NodeClaim.
+  Result<std::string> IsDrifted(const api::NodeClaim& node_claim) override EXCLUDES(mutex_);
   std::string_view Name() const override { return "aws"; }
 
   // Where each CreateFleet request is counted from now on (null: nowhere); it must outlive the
@@ -107,6 +112,14 @@ class AwsCloudProvider final : public cloud::CloudProvider {
       REQUIRES(mutex_);
   // The instance of an AWS provider ID that has not terminated (else reason NotFound).
   Result<Instance> DescribeLive(std::string_view provider_id) REQUIRES(mutex_);
+  // The instance `id` as last described (see IsDrifted); nullopt when it is gone or not ours.
+  Result<std::optional<Instance>> DescribedForDrift(const std::string& id) REQUIRES(mutex_);
+  // Whether an instance launched in `node_class`'s subnets gets a public IPv4 address:
+  // spec.associatePublicIPAddress when set, else explicitly false when none of the subnets maps
+  // public addresses on launch (so policies that require the field to say false are met, as
+  // upstream), else unset (the subnet decides). What DescribeSubnets says is remembered a while.
+  Result<std::optional<bool>> AssociatePublicIp(const api::EC2NodeClass& node_class)
+      REQUIRES(mutex_);
 
   Ec2Api& ec2_;
   InstanceTypeProvider& instance_types_;
@@ -118,6 +131,17 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // Every public call holds it: the AWS API clients are not thread-safe.
   Mutex mutex_;
   FleetBatchMetrics* batch_metrics_ GUARDED_BY(mutex_) = nullptr;
+  struct SubnetFact {
+    bool maps_public_ip = false;
+    MonoTime read;
+  };
+  std::map<std::string, SubnetFact, std::less<>> subnet_facts_ GUARDED_BY(mutex_);
+  struct DescribedInstance {
+    Instance instance;
+    MonoTime read;
+  };
+  std::map<std::string, DescribedInstance, std::less<>> described_ GUARDED_BY(mutex_);
+  std::optional<MonoTime> described_all_ GUARDED_BY(mutex_);  // the last full listing
 };
 
 }  // namespace karpenter::aws

@@ -29,6 +29,16 @@ std::string ImageFor(const cloud::InstanceType& type,
 
 }  // namespace
 
+std::string ImageForType(const cloud::InstanceType& type, const std::vector<api::AmiStatus>& amis) {
+  for (const api::AmiStatus& ami : amis) {
+    if (type.requirements.Intersects(
+            scheduling::Requirements::FromNodeSelector(ami.requirements))) {
+      return ami.id;
+    }
+  }
+  return "";
+}
+
 Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2NodeClass& node_class,
                               const std::vector<cloud::InstanceType>& instance_types) {
   const std::string& claim = node_claim.metadata.name;

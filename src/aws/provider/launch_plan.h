@@ -32,6 +32,10 @@ struct LaunchPlan {
   std::vector<LaunchCandidate> candidates;  // cheapest first
 };
 
+// The AMI an instance of `type` launches with: the first of `amis` (newest first) whose
+// requirements the type meets; empty when none does.
+std::string ImageForType(const cloud::InstanceType& type, const std::vector<api::AmiStatus>& amis);
+
 // Fails when the EC2NodeClass has not resolved subnets or AMIs yet, and with reason
 // cloud::kReasonInsufficientCapacity when no available offering fits the NodeClaim.
 Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2NodeClass& node_class,

@@ -1,5 +1,7 @@
 #include "aws/provider/launch_templates.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -40,6 +42,30 @@ std::string LaunchTemplateName(const LaunchTemplateInput& input) {
   AppendField(content, metadata.http_protocol_ipv6);
   AppendField(content, std::to_string(metadata.http_put_response_hop_limit));
   AppendField(content, metadata.http_tokens);
+  AppendField(content, "|");
+  auto optional = [](const auto& value) {
+    return value.has_value() ? fmt::format("{}", *value) : std::string("-");
+  };
+  for (const api::BlockDeviceMapping& mapping : input.block_device_mappings) {
+    AppendField(content, mapping.device_name);
+    AppendField(content, mapping.root_volume ? "root" : "");
+    if (!mapping.ebs.has_value()) {
+      AppendField(content, "-");
+      continue;
+    }
+    const api::BlockDevice& ebs = *mapping.ebs;
+    AppendField(content, optional(ebs.delete_on_termination));
+    AppendField(content, optional(ebs.encrypted));
+    AppendField(content, optional(ebs.iops));
+    AppendField(content, ebs.kms_key_id);
+    AppendField(content, ebs.snapshot_id);
+    AppendField(content, optional(ebs.throughput));
+    AppendField(content, ebs.volume_size ? ebs.volume_size->ToString() : "-");
+    AppendField(content, ebs.volume_type);
+  }
+  AppendField(content, "|");
+  AppendField(content, input.detailed_monitoring ? "monitored" : "");
+  AppendField(content, optional(input.associate_public_ip_address));
   return std::string(kLaunchTemplateNamePrefix) + Sha256Hex(content).substr(0, kHashLength);
 }
 

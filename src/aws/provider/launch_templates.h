@@ -1,6 +1,7 @@
 #pragma once
 // The launch templates instances are launched from (upstream-reference §6): one per distinct
-// content (image, user data, security groups, instance profile, metadata options, tags), named
+// content (image, user data, security groups, instance profile, metadata options, tags, volumes,
+// monitoring, public address), named
 // `karpenter.k8s.aws/<hash of the content>` and tagged with the cluster and the EC2NodeClass, so
 // the same content always finds the same template — after a restart too. Created on first use,
 // remembered, deleted when no launch has used them for a while (instances do not need the template

@@ -1,6 +1,9 @@
 // Bottlerocket: TOML settings, the user's merged with ours under settings.kubernetes.
 
+#include <initializer_list>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "aws/userdata/families.h"
 #include "aws/userdata/toml.h"
@@ -11,6 +14,9 @@ namespace karpenter::aws::userdata {
 namespace {
 
 std::vector<std::string> KubernetesPath() { return {"settings", "kubernetes"}; }
+
+// The bootstrap command that puts ephemeral storage on the instance store (its name sorts first).
+constexpr const char* kRaid0Command = "000-mount-instance-storage";
 
 void SetMap(TomlTable& kubernetes, const std::string& key, const api::Labels& map) {
   if (map.empty()) return;
@@ -93,6 +99,22 @@ Result<std::string> RenderBottlerocket(const NodeBootstrap& bootstrap) {
   }
   if (kubelet.cpu_cfs_quota) {
     kubernetes["cpu-cfs-quota-enforced"] = TomlValue{*kubelet.cpu_cfs_quota};
+  }
+  if (bootstrap.instance_store_raid0) {
+    // Bottlerocket stripes the instance store disks and mounts the kubelet's, containerd's and
+    // the pod logs' directories on it before the kubelet starts (what upstream asks for too).
+    auto command = [](std::initializer_list<const char*> words) {
+      TomlArray out;
+      for (const char* word : words) out.push_back(TomlValue{std::string(word)});
+      return TomlValue{std::move(out)};
+    };
+    TomlTable& mount = TomlSubtable(root, {"settings", "bootstrap-commands", kRaid0Command});
+    mount["commands"] =
+        TomlValue{TomlArray{command({"apiclient", "ephemeral-storage", "init"}),
+                            command({"apiclient", "ephemeral-storage", "bind", "--dirs",
+                                     "/var/lib/containerd", "/var/lib/kubelet", "/var/log/pods"})}};
+    mount["mode"] = TomlValue{std::string("always")};
+    mount["essential"] = TomlValue{true};
   }
   return RenderToml(root);
 }

@@ -12,14 +12,19 @@
 #include <exception>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "aws/api/aws_clients.h"
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
+#include "aws/sdk/http_transport.h"
 #include "common/clock.h"
 #include "support/matchers.h"
 #include "support/run_command.h"
@@ -163,6 +168,69 @@ inline std::string UniqueName(const std::string& prefix) {
          std::to_string(++counter);
 }
 
+// A request's form parameters, decoded, in the order sent.
+using FormParameters = std::vector<std::pair<std::string, std::string>>;
+
+inline FormParameters DecodeForm(std::string_view body) {
+  auto decode = [](std::string_view text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '+') {
+        out += ' ';
+      } else if (text[i] == '%' && i + 2 < text.size()) {
+        out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+      } else {
+        out += text[i];
+      }
+    }
+    return out;
+  };
+  FormParameters parameters;
+  while (!body.empty()) {
+    const size_t amp = body.find('&');
+    const std::string_view pair = body.substr(0, amp);
+    const size_t eq = pair.find('=');
+    parameters.emplace_back(decode(pair.substr(0, eq)),
+                            eq == std::string_view::npos ? "" : decode(pair.substr(eq + 1)));
+    body = amp == std::string_view::npos ? std::string_view() : body.substr(amp + 1);
+  }
+  return parameters;
+}
+
+// Sends through curl and keeps the form parameters of what it sent (the Query APIs' requests),
+// so a test can check a request field by field where moto does not keep what it was given.
+class RecordingTransport final : public HttpTransport {
+ public:
+  Result<HttpResponse> Send(const HttpRequest& request) override {
+    {
+      std::lock_guard lock(mutex_);
+      sent_.push_back(DecodeForm(request.body));
+    }
+    return curl_.Send(request);
+  }
+  // The parameters of each request of `action` sent since the last Clear, oldest first.
+  std::vector<FormParameters> Sent(std::string_view action) const {
+    std::lock_guard lock(mutex_);
+    std::vector<FormParameters> out;
+    for (const FormParameters& parameters : sent_) {
+      for (const auto& [name, value] : parameters) {
+        if (name == "Action" && value == action) out.push_back(parameters);
+      }
+    }
+    return out;
+  }
+  void Clear() {
+    std::lock_guard lock(mutex_);
+    sent_.clear();
+  }
+
+ private:
+  CurlTransport curl_;
+  mutable std::mutex mutex_;
+  std::vector<FormParameters> sent_;
+};
+
 class MotoTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -190,7 +258,7 @@ class MotoTest : public ::testing::Test {
   nlohmann::json seed_;
   std::string cluster_;
   Environment environment_;
-  CurlTransport transport_;
+  RecordingTransport transport_;
   RealClock clock_;
   std::optional<AwsClients> clients_;
 };

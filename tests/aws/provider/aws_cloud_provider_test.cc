@@ -8,7 +8,13 @@
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <map>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -21,11 +27,15 @@
 #include "aws/nodeclass/node_class_resolver.h"
 #include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/launch_templates.h"
+#include "aws/sdk/aws_test_tools.h"
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
 #include "metrics/exposition.h"
+#include "support/golden.h"
 #include "support/matchers.h"
 #include "support/metrics_text.h"
+#include "support/param_name.h"
+#include "support/run_command.h"
 
 namespace karpenter::aws {
 namespace {
@@ -73,16 +83,13 @@ class AwsCloudProviderTest : public testing::MotoTest {
     node_class_.spec.ami_selector_terms = {alias};
     node_class_.spec.role = seed_["node_role"].get<std::string>();
     node_class_.spec.tags = {{"team", "platform"}};
-    NodeClassResolverOptions resolver_options;
-    resolver_options.cluster_name = cluster_name_;
-    resolver_options.region = region_;
-    resolver_options.kubernetes_version = seed_["kubernetes_version"].get<std::string>();
-    NodeClassResolver resolver(*ec2_, *ssm_, *iam_, resolver_options, clock_);
-    node_class_.status = resolver.Resolve(node_class_);
-    ASSERT_TRUE(api::IsConditionTrue(node_class_.status.conditions, "Ready"))
-        << "the seeded account must resolve the node class";
-    finalize_ = [this, resolver_options] {
-      NodeClassResolver cleanup(*ec2_, *ssm_, *iam_, resolver_options, clock_);
+    resolver_options_.cluster_name = cluster_name_;
+    resolver_options_.region = region_;
+    resolver_options_.kubernetes_version = seed_["kubernetes_version"].get<std::string>();
+    ResolveNodeClass();
+    if (HasFatalFailure()) return;
+    finalize_ = [this] {
+      NodeClassResolver cleanup(*ec2_, *ssm_, *iam_, resolver_options_, clock_);
       (void)cleanup.Finalize(node_class_);
       (void)launch_templates_->DeleteForNodeClass(node_class_.metadata.name);
     };
@@ -99,6 +106,14 @@ class AwsCloudProviderTest : public testing::MotoTest {
           return node_class_;
         },
         options, clock_);
+  }
+
+  // Resolves node_class_'s status from its spec, as its controller does.
+  void ResolveNodeClass() {
+    NodeClassResolver resolver(*ec2_, *ssm_, *iam_, resolver_options_, clock_);
+    node_class_.status = resolver.Resolve(node_class_);
+    ASSERT_TRUE(api::IsConditionTrue(node_class_.status.conditions, "Ready"))
+        << "the seeded account must resolve the node class";
   }
 
   void TearDown() override {
@@ -139,6 +154,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
   std::optional<UnavailableOfferings> unavailable_;
   std::optional<InstanceTypeProvider> instance_types_;
   std::optional<LaunchTemplates> launch_templates_;
+  NodeClassResolverOptions resolver_options_;
   api::EC2NodeClass node_class_;
   std::function<void()> finalize_;
   std::optional<AwsCloudProvider> provider_;
@@ -438,6 +454,226 @@ TEST_F(AwsCloudProviderTest, ProviderIdsOfOtherCloudsAreRejected) {
   ASSERT_FALSE(deleted.ok());
   EXPECT_THAT(deleted.error().message, HasSubstr("not an AWS provider ID"));
 }
+
+// The launch requests, field by field, for each AMI family: its defaults, and every launch field
+// of the EC2NodeClass set. Checked against golden requests (tests/testdata/aws/launch/, reviewed
+// against what upstream sends: docs/upstream-reference.md §6), against botocore's EC2 model, and
+// read back from moto where moto keeps what it was given (its CreateFleet launches without the
+// template's volumes, so the captured request is the evidence for those).
+struct LaunchFamily {
+  std::string name;        // the golden files' prefix
+  std::string alias;       // the AMI selector term: an alias, or
+  std::string image_name;  // an image name (Custom)
+  std::string ami_family;
+  std::string user_data;  // for the every-field case, in the family's format
+};
+
+void PrintTo(const LaunchFamily& family, std::ostream* out) { *out << family.name; }
+
+class LaunchRequestTest : public AwsCloudProviderTest,
+                          public ::testing::WithParamInterface<LaunchFamily> {
+ protected:
+  void UseFamily(bool every_field) {
+    const LaunchFamily& family = GetParam();
+    api::AmiSelectorTerm term;
+    term.alias = family.alias;
+    term.name = family.image_name;
+    node_class_.spec.ami_selector_terms = {term};
+    node_class_.spec.ami_family = family.ami_family;
+    if (every_field) {
+      api::BlockDeviceMapping root;
+      root.device_name = "/dev/xvda";
+      root.root_volume = true;
+      api::BlockDevice& root_ebs = root.ebs.emplace();
+      root_ebs.delete_on_termination = true;
+      root_ebs.encrypted = true;
+      root_ebs.iops = 4000;
+      root_ebs.kms_key_id = "arn:aws:kms:us-west-2:111122223333:key/example";
+      root_ebs.throughput = 250;
+      root_ebs.volume_size = *Quantity::Parse("100Gi");
+      root_ebs.volume_type = "gp3";
+      api::BlockDeviceMapping data;
+      data.device_name = "/dev/xvdb";
+      api::BlockDevice& data_ebs = data.ebs.emplace();
+      data_ebs.delete_on_termination = false;
+      data_ebs.iops = 10000;
+      data_ebs.snapshot_id = "snap-0123456789abcdef0";
+      data_ebs.volume_size = *Quantity::Parse("500G");  // 465.7Gi: EC2 gets whole GiB, rounded up
+      data_ebs.volume_type = "io2";
+      node_class_.spec.block_device_mappings = {root, data};
+      node_class_.spec.detailed_monitoring = true;
+      node_class_.spec.associate_public_ip_address = true;
+      node_class_.spec.metadata_options = {"enabled", "enabled", 2, "optional"};
+      node_class_.spec.context = "cr-context-example";
+      node_class_.spec.tags = {{"team", "platform"}, {"cost-center", "42"}};
+      api::KubeletConfiguration& kubelet = node_class_.spec.kubelet.emplace();
+      kubelet.max_pods = 42;
+      kubelet.system_reserved = {{"cpu", "100m"}};
+      kubelet.eviction_hard = {{"memory.available", "5%"}};
+      // (Windows refuses it: its bootstrap cannot use the instance store.)
+      if (!family.name.starts_with("windows")) node_class_.spec.instance_store_policy = "RAID0";
+      node_class_.spec.user_data = family.user_data;
+    }
+    ResolveNodeClass();
+  }
+
+  // The CreateLaunchTemplate and CreateFleet requests sent since the transport was cleared (one
+  // launch), each checked against botocore's model, rendered for a golden file: parameters
+  // sorted, the fleet's candidates left out (they follow prices), the user data decoded, and the
+  // names this run made up replaced by placeholders.
+  std::string LaunchRequests(const std::string& node_claim) {
+    const std::vector<testing::FormParameters> templates = transport_.Sent("CreateLaunchTemplate");
+    const std::vector<testing::FormParameters> fleets = transport_.Sent("CreateFleet");
+    EXPECT_EQ(templates.size(), 1U);
+    EXPECT_EQ(fleets.size(), 1U);
+    if (templates.size() != 1 || fleets.size() != 1) return "";
+    ExpectValidForBotocore("CreateLaunchTemplate", templates.front());
+    ExpectValidForBotocore("CreateFleet", fleets.front());
+
+    std::map<std::string, std::string> placeholders = {
+        {node_class_.status.instance_profile, "${INSTANCE_PROFILE}"},
+        {node_claim, "${NODE_CLAIM}"},
+        {node_class_.metadata.name, "${NODE_CLASS}"},
+        {seed_["security_group"].get<std::string>(), "${SECURITY_GROUP}"}};
+    for (const api::AmiStatus& ami : node_class_.status.amis) placeholders[ami.id] = "${IMAGE}";
+    auto anonymize = [&](std::string text) {
+      for (const auto& [made_up, placeholder] : placeholders) {
+        for (size_t at = text.find(made_up); at != std::string::npos;
+             at = text.find(made_up, at + placeholder.size())) {
+          text.replace(at, made_up.size(), placeholder);
+        }
+      }
+      // After the profile (whose name holds the cluster's).
+      for (size_t at = text.find(cluster_name_); at != std::string::npos;
+           at = text.find(cluster_name_, at)) {
+        text.replace(at, cluster_name_.size(), "${CLUSTER}");
+      }
+      return text;
+    };
+    std::string user_data;
+    auto render = [&](const testing::FormParameters& parameters) {
+      std::vector<std::string> lines;
+      for (const auto& [name, value] : parameters) {
+        if (name == "LaunchTemplateName") {
+          EXPECT_TRUE(value.starts_with(kLaunchTemplateNamePrefix)) << value;
+          lines.push_back(name + "=${TEMPLATE}");
+        } else if (name == "LaunchTemplateData.UserData") {
+          Result<std::string> decoded = DecodeBase64(value);
+          EXPECT_THAT(decoded, IsOk());
+          if (decoded.ok()) user_data = *decoded;
+          lines.push_back(name + "=${USER_DATA}");
+        } else if (name.find(".Overrides.") != std::string::npos) {
+          continue;
+        } else if (name.ends_with(".LaunchTemplateName")) {
+          lines.push_back(name + "=${TEMPLATE}");
+        } else {
+          lines.push_back(anonymize(name + "=" + value));
+        }
+      }
+      std::sort(lines.begin(), lines.end());
+      std::string out;
+      for (const std::string& line : lines) out += line + "\n";
+      return out;
+    };
+    std::string out = "# CreateLaunchTemplate\n" + render(templates.front());
+    out += "# CreateFleet (without its candidates)\n" + render(fleets.front());
+    out += "# the launch template's user data, decoded\n" + anonymize(user_data);
+    return out;
+  }
+
+  void ExpectValidForBotocore(const std::string& operation,
+                              const testing::FormParameters& parameters) {
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& [name, value] : parameters) pairs.push_back({name, value});
+    const std::string file = ::testing::TempDir() + "/" + testing::UniqueName(operation) + ".json";
+    std::ofstream(file) << pairs.dump();
+    std::string verdict;
+    try {
+      verdict = support::RunCommand(
+          testing::AwsTestToolsDir() + "/venv/bin/python " + KARPENTER_SOURCE_DIR +
+          "/tests/aws/api/botocore_query_check.py " + operation + " < " + file + " 2>&1");
+    } catch (const std::exception& error) {
+      verdict = error.what();
+    }
+    std::remove(file.c_str());
+    EXPECT_EQ(verdict, "ok\n") << operation << " does not fit botocore's EC2 model";
+  }
+
+  // What moto keeps of the launch template `name` (its latest version's LaunchTemplateData).
+  nlohmann::json TemplateInMoto(const std::string& name) {
+    const std::string command =
+        testing::AwsTestToolsDir() + "/venv/bin/python " + KARPENTER_SOURCE_DIR +
+        "/tests/aws/provider/describe_launch_template.py " + testing::ReadMotoEndpoint("endpoint") +
+        " " + region_ + " " + seed_["credentials"]["access_key_id"].get<std::string>() + " " +
+        seed_["credentials"]["secret_access_key"].get<std::string>() + " " + name;
+    try {
+      return nlohmann::json::parse(support::RunCommand(command));
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << error.what();
+      return nullptr;
+    }
+  }
+
+  std::string GoldenFile(const std::string& variant) const {
+    return "aws/launch/" + GetParam().name + "_" + variant + ".txt";
+  }
+};
+
+TEST_P(LaunchRequestTest, TheFamilysDefaultsAreSentAsUpstreamSendsThem) {
+  UseFamily(false);
+  ASSERT_FALSE(HasFatalFailure());
+  transport_.Clear();
+  const std::string claim = testing::UniqueName("claim");
+  ASSERT_THAT(provider_->Create(Claim(claim, {"m5.large"})), IsOk());
+  support::ExpectGolden(GoldenFile("defaults"), LaunchRequests(claim));
+}
+
+TEST_P(LaunchRequestTest, EveryLaunchFieldReachesEc2AsUpstreamSendsIt) {
+  UseFamily(true);
+  ASSERT_FALSE(HasFatalFailure());
+  transport_.Clear();
+  const std::string claim = testing::UniqueName("claim");
+  Result<cloud::Instance> created = provider_->Create(Claim(claim, {"m5.large"}));
+  ASSERT_THAT(created, IsOk());
+  support::ExpectGolden(GoldenFile("every_field"), LaunchRequests(claim));
+
+  // Moto keeps the template's data: read it back.
+  Result<std::vector<LaunchTemplate>> templates = ec2_->DescribeLaunchTemplates(
+      {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
+  ASSERT_THAT(templates, IsOk());
+  ASSERT_EQ(templates->size(), 1U);
+  const nlohmann::json kept = TemplateInMoto(templates->front().name);
+  ASSERT_TRUE(kept.is_object()) << kept;
+  EXPECT_EQ(kept["Monitoring"]["Enabled"], true) << kept;
+  EXPECT_EQ(kept["MetadataOptions"]["HttpTokens"], "optional") << kept;
+  EXPECT_EQ(kept["MetadataOptions"]["HttpPutResponseHopLimit"], 2) << kept;
+  ASSERT_EQ(kept["BlockDeviceMappings"].size(), 2U) << kept;
+  EXPECT_EQ(kept["BlockDeviceMappings"][0]["Ebs"]["VolumeSize"], 100) << kept;
+  EXPECT_EQ(kept["BlockDeviceMappings"][1]["Ebs"]["VolumeSize"], 466) << kept;
+  EXPECT_EQ(kept["BlockDeviceMappings"][1]["Ebs"]["SnapshotId"], "snap-0123456789abcdef0");
+  ASSERT_EQ(kept["NetworkInterfaces"].size(), 1U) << kept;
+  EXPECT_EQ(kept["NetworkInterfaces"][0]["AssociatePublicIpAddress"], true) << kept;
+
+  // The instance has the node class's security groups, given on its network interface.
+  Result<std::vector<Instance>> described =
+      ec2_->DescribeInstances({InstanceIdOf(created->provider_id)});
+  ASSERT_THAT(described, IsOk());
+  ASSERT_EQ(described->size(), 1U);
+  EXPECT_THAT(described->front().security_group_ids,
+              ::testing::ElementsAre(seed_["security_group"].get<std::string>()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Families, LaunchRequestTest,
+    ::testing::Values(
+        LaunchFamily{"al2023", "al2023@latest", "", "", "#!/bin/bash\necho custom step\n"},
+        LaunchFamily{"al2", "al2@latest", "", "", "#!/bin/bash\necho custom step\n"},
+        LaunchFamily{"bottlerocket", "bottlerocket@latest", "", "",
+                     "[settings.kernel]\nlockdown = \"integrity\"\n"},
+        LaunchFamily{"windows2022", "windows2022@latest", "", "", "Write-Host custom step\n"},
+        LaunchFamily{"custom", "", "karpenter-custom-node-x86_64-20241101", "Custom",
+                     "#!/bin/bash\n/etc/eks/bootstrap.sh my-cluster\n"}),
+    ReadableParamName());
 
 }  // namespace
 }  // namespace karpenter::aws

@@ -3,17 +3,24 @@
 #include <gtest/gtest.h>
 
 #include <ostream>
+#include <string>
+#include <string_view>
 
-#include "aws/userdata/golden.h"
 #include "aws/userdata/mime.h"
 #include "aws/userdata/toml.h"
+#include "support/golden.h"
 #include "support/matchers.h"
 
 namespace karpenter::aws {
 namespace {
 
-using testing::ExpectGolden;
-using testing::ReadUserDataTestFile;
+// The user data tests' files: tests/testdata/aws/userdata/NAME.
+std::string ReadUserData(std::string_view name) {
+  return support::ReadTestData("aws/userdata/" + std::string(name));
+}
+void ExpectUserDataGolden(std::string_view name, const std::string& actual) {
+  support::ExpectGolden("aws/userdata/" + std::string(name), actual);
+}
 
 api::Taint MakeTaint(std::string key, std::string value, api::TaintEffect effect) {
   api::Taint taint;
@@ -97,11 +104,11 @@ TEST_P(UserDataGoldenTest, RendersTheGoldenFileAndRegistersAsAsked) {
     bootstrap.instance_store_raid0 = true;
   }
   if (*param.user_data_file != '\0') {
-    bootstrap.custom_user_data = ReadUserDataTestFile(param.user_data_file);
+    bootstrap.custom_user_data = ReadUserData(param.user_data_file);
     ASSERT_FALSE(bootstrap.custom_user_data.empty()) << param.user_data_file;
   }
   const std::string user_data = Render(bootstrap);
-  ExpectGolden(param.name, user_data);
+  ExpectUserDataGolden(param.name, user_data);
   EXPECT_EQ(Render(bootstrap), user_data) << "not deterministic";
   if (bootstrap.ami_family != "Custom") ExpectRoundTrip(bootstrap, user_data);
 }
@@ -172,7 +179,7 @@ TEST(UserDataTest, CustomIsTheUsersDataUnchanged) {
 
 TEST(UserDataTest, Al2023KeepsTheUsersPartsFirstAndUnchanged) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
-  bootstrap.custom_user_data = ReadUserDataTestFile("user_mime.txt");
+  bootstrap.custom_user_data = ReadUserData("user_mime.txt");
   auto user_parts = ParseMime(bootstrap.custom_user_data);
   ASSERT_THAT(user_parts, IsOk());
   auto parts = ParseMime(Render(bootstrap));
@@ -191,7 +198,7 @@ TEST(UserDataTest, Al2023KeepsTheUsersPartsFirstAndUnchanged) {
 
 TEST(UserDataTest, Al2023OursWinsOverTheUsersNodeConfig) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
-  bootstrap.custom_user_data = ReadUserDataTestFile("user_nodeconfig.yaml");  // maxPods: 5
+  bootstrap.custom_user_data = ReadUserData("user_nodeconfig.yaml");  // maxPods: 5
   auto registration = ParseNodeRegistration(Render(bootstrap));
   ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->max_pods, 29);
@@ -224,7 +231,7 @@ spec:
 
 TEST(UserDataTest, BottlerocketKeepsTheUsersSettingsAndOursWin) {
   NodeBootstrap bootstrap = Bootstrap("Bottlerocket");
-  bootstrap.custom_user_data = ReadUserDataTestFile("user_bottlerocket.toml");
+  bootstrap.custom_user_data = ReadUserData("user_bottlerocket.toml");
   auto root = ParseToml(Render(bootstrap));
   ASSERT_THAT(root, IsOk());
   const TomlTable* kubernetes = FindTomlTable(*root, {"settings", "kubernetes"});
@@ -356,7 +363,7 @@ TEST(ParseNodeRegistrationTest, TruncatedUserDataIsReadOrRejected) {
   for (const char* name : {"al2023_kubelet.golden", "al2023_user_mime.golden", "al2_kubelet.golden",
                            "al2_user_script.golden", "bottlerocket_user_toml.golden",
                            "windows2025_user_script.golden"}) {
-    const std::string text = ReadUserDataTestFile(name);
+    const std::string text = ReadUserData(name);
     ASSERT_FALSE(text.empty()) << name;
     size_t rejected = 0;
     for (size_t length = 0; length <= text.size(); length += 3) {
@@ -376,7 +383,7 @@ TEST(ParseNodeRegistrationTest, TruncatedUserDataIsReadOrRejected) {
 
 TEST(UserDataTest, LeadingBlankLinesBeforeAMimeDocumentAreIgnored) {
   NodeBootstrap bootstrap = Bootstrap("AL2023");
-  bootstrap.custom_user_data = "\n\n" + ReadUserDataTestFile("user_mime.txt");
+  bootstrap.custom_user_data = "\n\n" + ReadUserData("user_mime.txt");
   auto registration = ParseNodeRegistration(Render(bootstrap));
   ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->labels["user.example.com/team"], "search");
