@@ -3,10 +3,10 @@
 Started by scripts/testenv/moto-up with the Python of scripts/aws-test-tools' venv. Seeds, for
 cluster CLUSTER in REGION: a VPC; three subnets (one per zone, of different sizes) and a security
 group tagged karpenter.sh/discovery=CLUSTER, plus one untagged subnet and security group; EKS
-optimized AL2023 (x86_64, arm64, x86_64 NVIDIA), AL2 (x86_64, arm64, GPU) and Bottlerocket
-(x86_64, arm64, x86_64 NVIDIA) and Windows Server 2022 AMIs and the SSM parameters that resolve
-them (for
---kubernetes-version and every --also-kubernetes-version); three custom AMIs
+optimized AL2023 (x86_64, arm64, x86_64 NVIDIA, and an older x86_64 and arm64 release), AL2
+(x86_64, arm64, GPU), Bottlerocket (x86_64, arm64, x86_64 NVIDIA) and Windows Server 2022 AMIs
+and the SSM parameters that resolve them (for --kubernetes-version and every
+--also-kubernetes-version); three custom AMIs
 of this account tagged karpenter.sh/discovery=CLUSTER (two x86_64 of different dates, one
 arm64); an SQS interruption queue named CLUSTER; the node IAM role and a second role (to switch
 an EC2NodeClass to); the EKS cluster; and one running instance Karpenter does not own. Writes
@@ -39,6 +39,9 @@ CONTROLLER_SECRET_ACCESS_KEY = "karpenter-controller-secret-access-key"
 # The account EKS publishes its optimized AMIs from (their OwnerId in DescribeImages).
 AMI_OWNER_ID = "602401143452"
 AMI_RELEASE = "v20241121"  # the release date suffix of the seeded AMIs' names
+# An older AL2023 release, named only by its versioned parameters (al2023@v20240807, the guide's
+# pin): bumping the alias to latest rolls nodes by AMI drift.
+PREVIOUS_AMI_RELEASE = "v20240807"
 
 
 def parse_args():
@@ -84,6 +87,10 @@ def images(k8s):
         ("al2_x86_64_gpu", f"amazon-eks-gpu-node-{k8s}-{AMI_RELEASE}", "x86_64",
          [f"{al2}-gpu/recommended/image_id",
           f"{al2}-gpu/amazon-eks-gpu-node-{k8s}-{AMI_RELEASE}/image_id"]),
+        ("al2023_x86_64_previous",
+         f"amazon-eks-node-al2023-x86_64-standard-{k8s}-{PREVIOUS_AMI_RELEASE}", "x86_64", []),
+        ("al2023_arm64_previous",
+         f"amazon-eks-node-al2023-arm64-standard-{k8s}-{PREVIOUS_AMI_RELEASE}", "arm64", []),
         ("windows2022_x86_64", f"Windows_Server-2022-English-Core-EKS_Optimized-{k8s}-"
          f"{AMI_RELEASE}", "x86_64",
          [f"/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-{k8s}"

@@ -521,5 +521,213 @@ TEST_P(AwsMissingStatementE2E, ADenialShowsOnTheNodeClassAndFixingThePolicyRecov
 INSTANTIATE_TEST_SUITE_P(Policies, AwsMissingStatementE2E,
                          ::testing::Values(PolicyCase{"generated"}), PolicyCaseName);
 
+// Drift on what the EC2NodeClass's selectors resolve to, with a budget of one node: a subnet taken
+// out of the selection drifts exactly the NodeClaims whose instances run in it (SubnetDrift), and
+// the guide's pinned alias bumped to latest drifts every node (AMIDrift); each is replaced, one
+// node at a time, until every instance runs what the class resolves to.
+class AwsDriftE2E : public AwsE2E {
+ protected:
+  // A Deployment of `replicas` pods of 1 CPU pinned to `zone`.
+  static kube::Object ZoneDeployment(const std::string& name, const std::string& zone,
+                                     int replicas) {
+    kube::Object deployment = kube::Object::parse(R"({
+      "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"namespace": "aws-e2e"},
+      "spec": {"template": {"spec": {"containers": [{"name": "app",
+        "image": "registry.k8s.io/pause:3.10",
+        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]}}}})");
+    deployment["metadata"]["name"] = name;
+    deployment["spec"]["replicas"] = replicas;
+    deployment["spec"]["selector"] = {{"matchLabels", {{"app", name}}}};
+    deployment["spec"]["template"]["metadata"] = {{"labels", {{"app", name}}}};
+    deployment["spec"]["template"]["spec"]["nodeSelector"] = {
+        {std::string(api::kLabelZone), zone}};
+    return deployment;
+  }
+
+  // The Drifted reason of each NodeClaim (empty when not drifted), by name.
+  std::map<std::string, std::string> DriftReasons() {
+    std::map<std::string, std::string> reasons;
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      std::string& reason = reasons[std::string(kube::Name(claim))];
+      for (const kube::Object& condition : Part(Part(claim, "status"), "conditions")) {
+        if (condition.value("type", "") == "Drifted" && condition.value("status", "") == "True") {
+          reason = condition.value("reason", "");
+        }
+      }
+    }
+    return reasons;
+  }
+
+  // Waits until `done`, checking all along that at most one NodeClaim is being deleted at a time
+  // (the budget) and recording every drift reason seen, by NodeClaim.
+  bool WaitWithinBudget(const std::function<bool()>& done, seconds timeout,
+                        std::map<std::string, std::string>& seen_drifted) {
+    return WaitRegistering(
+        [&] {
+          size_t deleting = 0;
+          for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+            if (!kube::DeletionTimestamp(claim).empty()) ++deleting;
+          }
+          EXPECT_LE(deleting, 1U) << "more NodeClaims disrupted at once than the budget allows";
+          for (const auto& [name, reason] : DriftReasons()) {
+            if (!reason.empty()) seen_drifted[name] = reason;
+          }
+          return done();
+        },
+        timeout);
+  }
+
+  // The subnet each running instance of the cluster is in, by instance id.
+  std::map<std::string, std::string> SubnetOfInstances() {
+    std::map<std::string, std::string> subnets;
+    if (Result<std::vector<aws::Instance>> owned = OwnedInstances(); owned.ok()) {
+      for (const aws::Instance& instance : *owned) {
+        subnets[instance.instance_id] = instance.subnet_id;
+      }
+    }
+    return subnets;
+  }
+
+  // The standard amd64 AMI (not the accelerated one) the default EC2NodeClass resolves to now.
+  std::string ResolvedAmd64Image() {
+    Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+    if (!node_class.ok()) return "";
+    for (const kube::Object& ami : Part(Part(*node_class, "status"), "amis")) {
+      bool amd64 = false;
+      bool accelerated = false;
+      for (const kube::Object& requirement : Part(ami, "requirements")) {
+        amd64 = amd64 || (requirement.value("key", "") == api::kLabelArch &&
+                          Part(requirement, "values").dump().find("amd64") != std::string::npos);
+        accelerated = accelerated || requirement.value("operator", "") == "Exists";
+      }
+      if (amd64 && !accelerated) return ami.value("id", "");
+    }
+    return "";
+  }
+
+  // The image each running instance of the cluster runs, by instance id.
+  std::map<std::string, std::string> ImageOfInstances() {
+    std::map<std::string, std::string> images;
+    if (Result<std::vector<aws::Instance>> owned = OwnedInstances(); owned.ok()) {
+      for (const aws::Instance& instance : *owned) images[instance.instance_id] = instance.image_id;
+    }
+    return images;
+  }
+};
+
+TEST_P(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWithinTheBudget) {
+  StartAwsController();
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws-drift.yaml"));
+  const kube::Object& subnet_a = seed_["subnets"][0];
+  const kube::Object& subnet_b = seed_["subnets"][1];
+  const std::string zone_a = subnet_a["zone"].get<std::string>();
+  const std::string zone_b = subnet_b["zone"].get<std::string>();
+  ASSERT_OK(support::Apply(*client_, ZoneDeployment("in-a", zone_a, 2)));
+  ASSERT_OK(support::Apply(*client_, ZoneDeployment("in-b", zone_b, 2)));
+  ASSERT_TRUE(WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == 4; }, seconds(240)))
+      << CountRunning(*client_, "aws-e2e") << " of 4 pods Running";
+  std::set<std::string> in_a;
+  std::set<std::string> in_b;
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    (kube::Label(claim, api::kLabelZone) == zone_a ? in_a : in_b).emplace(kube::Name(claim));
+  }
+  ASSERT_FALSE(in_a.empty());
+  ASSERT_FALSE(in_b.empty());
+  // Every instance runs the class's (amd64) AMI of the pinned release, for the test cluster's
+  // Kubernetes version.
+  const std::string pinned_image = ResolvedAmd64Image();
+  ASSERT_NE(pinned_image.find("ami-"), std::string::npos);
+  for (const auto& [instance, image] : ImageOfInstances()) {
+    EXPECT_EQ(image, pinned_image) << instance << " does not run the pinned release";
+  }
+
+  // Zone a's subnet leaves the selection; the untagged subnet of the same zone joins it.
+  const std::string untagged = seed_["untagged_subnet"].get<std::string>();
+  kube::Object terms = kube::Object::array();
+  for (const std::string& id : {untagged, subnet_b["id"].get<std::string>(),
+                                seed_["subnets"][2]["id"].get<std::string>()}) {
+    terms.push_back({{"id", id}});
+  }
+  ASSERT_THAT(client_->Patch(kube::resources::kEC2NodeClasses, "", "default",
+                             kube::PatchType::kMerge, {{"spec", {{"subnetSelectorTerms", terms}}}},
+                             kube::Subresource::kNone),
+              IsOk());
+  std::map<std::string, std::string> drifted;
+  ASSERT_TRUE(WaitWithinBudget(
+      [&] {
+        for (const auto& [name, reason] : DriftReasons()) {
+          if (in_a.contains(name)) return false;
+        }
+        auto [instances, claims] = InstancesAndClaims();
+        if (instances != claims || CountRunning(*client_, "aws-e2e") != 4) return false;
+        for (const auto& [instance, subnet] : SubnetOfInstances()) {
+          if (subnet == subnet_a["id"].get<std::string>()) return false;
+        }
+        return true;
+      },
+      seconds(300), drifted))
+      << "zone a's nodes were not replaced into the new subnet";
+  for (const std::string& name : in_a) {
+    EXPECT_EQ(drifted[name], "SubnetDrift") << name;
+  }
+  for (const std::string& name : in_b) {
+    EXPECT_FALSE(drifted.contains(name)) << name << " drifted (" << drifted[name] << ")";
+  }
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    if (in_b.contains(std::string(kube::Name(claim)))) continue;
+    EXPECT_EQ(kube::Label(claim, api::kLabelZone), zone_a) << kube::Name(claim);
+  }
+  for (const auto& [instance, subnet] : SubnetOfInstances()) {
+    EXPECT_TRUE(subnet == untagged || subnet == subnet_b["id"].get<std::string>())
+        << instance << " in " << subnet;
+  }
+  // The drift was said where a user looks: an Event on each drifted NodeClaim.
+  for (const std::string& name : in_a) {
+    bool said = false;
+    for (const kube::Object& event : List(*client_, kube::resources::kEvents)) {
+      said = said || (kube::StringAt(event, {"involvedObject", "name"}) == name &&
+                      kube::StringAt(event, {"message"}).find("SubnetDrift") != std::string::npos);
+    }
+    EXPECT_TRUE(said) << "no Event says " << name << " drifted";
+  }
+
+  // The pinned alias bumped to latest (after a control-plane upgrade, in the guide's words): every
+  // node runs an older AMI than the class resolves to now, and every one is replaced.
+  const std::set<std::string> before = [&] {
+    std::set<std::string> names;
+    for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+      names.emplace(kube::Name(claim));
+    }
+    return names;
+  }();
+  ASSERT_THAT(
+      client_->Patch(kube::resources::kEC2NodeClasses, "", "default", kube::PatchType::kMerge,
+                     {{"spec", {{"amiSelectorTerms", {{{"alias", "al2023@latest"}}}}}}},
+                     kube::Subresource::kNone),
+      IsOk());
+  std::string latest_image;
+  drifted.clear();
+  ASSERT_TRUE(WaitWithinBudget(
+      [&] {
+        latest_image = ResolvedAmd64Image();
+        if (latest_image == pinned_image) return false;
+        auto [instances, claims] = InstancesAndClaims();
+        if (instances != claims || CountRunning(*client_, "aws-e2e") != 4) return false;
+        for (const auto& [instance, image] : ImageOfInstances()) {
+          if (image != latest_image) return false;
+        }
+        return true;
+      },
+      seconds(420), drifted))
+      << "the nodes were not rolled to the new AMI";
+  for (const std::string& name : before) {
+    EXPECT_EQ(drifted[name], "AMIDrift") << name;
+  }
+  EXPECT_TRUE(controller_->Running());
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, AwsDriftE2E, ::testing::Values(PolicyCase{"generated"}),
+                         PolicyCaseName);
+
 }  // namespace
 }  // namespace karpenter::integration

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "aws/api/iam_api.h"
 #include "aws/api/moto_fixture.h"
@@ -453,6 +454,55 @@ TEST_F(AwsCloudProviderTest, ProviderIdsOfOtherCloudsAreRejected) {
   Status deleted = provider_->Delete("sim:///us-west-2a/sim-0001");
   ASSERT_FALSE(deleted.ok());
   EXPECT_THAT(deleted.error().message, HasSubstr("not an AWS provider ID"));
+}
+
+TEST_F(AwsCloudProviderTest, AnInstanceDriftsWhenItsAmiSecurityGroupsOrSubnetAreNoLongerResolved) {
+  api::NodeClaim claim = Claim(testing::UniqueName("claim"), {"m5.large"});
+  Result<cloud::Instance> created = provider_->Create(claim);
+  ASSERT_THAT(created, IsOk());
+  claim.status.provider_id = created->provider_id;
+  auto drift = [&]() -> std::string {
+    Result<std::string> reason = provider_->IsDrifted(claim);
+    EXPECT_THAT(reason, IsOk());
+    return reason.ok() ? *reason : "(error)";
+  };
+  EXPECT_EQ(drift(), "") << "just launched from what the node class resolves to";
+
+  // Each change of the selectors, once resolved, is the drift of its own part.
+  const api::EC2NodeClassSpec launched_with = node_class_.spec;
+  api::AmiSelectorTerm custom;
+  custom.name = seed_["custom_images"]["custom_x86_64_new"]["name"].get<std::string>();
+  node_class_.spec.ami_selector_terms = {custom};
+  node_class_.spec.ami_family = "AL2023";
+  ResolveNodeClass();
+  EXPECT_EQ(drift(), api::kDriftAmi);
+
+  node_class_.spec = launched_with;
+  node_class_.spec.security_group_selector_terms = {
+      {{}, seed_["untagged_security_group"].get<std::string>(), ""}};
+  ResolveNodeClass();
+  EXPECT_EQ(drift(), api::kDriftSecurityGroup);
+
+  node_class_.spec = launched_with;
+  std::string other_subnet;
+  for (const auto& subnet : seed_["subnets"]) {
+    if (created->zone != subnet["zone"].get<std::string>()) {
+      other_subnet = subnet["id"].get<std::string>();
+    }
+  }
+  node_class_.spec.subnet_selector_terms = {{{}, other_subnet, ""}};
+  ResolveNodeClass();
+  EXPECT_EQ(drift(), api::kDriftSubnet);
+
+  node_class_.spec = launched_with;
+  ResolveNodeClass();
+  EXPECT_EQ(drift(), "") << "back to what it was launched from";
+
+  // A NodeClaim not launched yet, or whose instance is gone, is undecided, not an error.
+  api::NodeClaim unlaunched = Claim(testing::UniqueName("claim"), {"m5.large"});
+  Result<std::string> none = provider_->IsDrifted(unlaunched);
+  ASSERT_THAT(none, IsOk());
+  EXPECT_EQ(*none, "");
 }
 
 // The launch requests, field by field, for each AMI family: its defaults, and every launch field
