@@ -15,6 +15,10 @@
 namespace karpenter::api::decode_internal {
 namespace {
 
+// For upstream EC2NodeClass fields not implemented here (docs/differences-from-upstream.md).
+constexpr std::string_view kNotSupportedYet =
+    "not supported by this controller yet: remove it (docs/differences-from-upstream.md)";
+
 constexpr std::pair<std::string_view, ConsolidationPolicy> kConsolidationPolicies[] = {
     {"WhenEmptyOrUnderutilized", ConsolidationPolicy::kWhenEmptyOrUnderutilized},
     {"WhenEmpty", ConsolidationPolicy::kWhenEmpty},
@@ -134,6 +138,7 @@ BlockDevice DecodeBlockDevice(const Reader& ebs) {
     }
   }
   out.volume_type = ebs["volumeType"].StringOr();
+  if (Reader rate = ebs["volumeInitializationRate"]; rate.present()) rate.Error(kNotSupportedYet);
   return out;
 }
 
@@ -183,6 +188,14 @@ EC2NodeClassSpec DecodeEC2NodeClassSpec(const Reader& spec) {
   out.associate_public_ip_address = spec["associatePublicIPAddress"].Bool();
   out.detailed_monitoring = spec["detailedMonitoring"].Bool();
   out.context = spec["context"].StringOr();
+  // Upstream's fields this controller cannot honour yet: refused, never silently dropped.
+  for (const char* field :
+       {"networkInterfaces", "placementGroupSelector", "ipPrefixCount", "connectionTracking",
+        "cpuOptions", "capacityReservationSelectorTerms"}) {
+    if (Reader unsupported = spec[field]; unsupported.present()) {
+      unsupported.Error(kNotSupportedYet);
+    }
+  }
   return out;
 }
 

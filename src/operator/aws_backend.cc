@@ -66,6 +66,9 @@ Result<std::unique_ptr<CloudBackend>> NewAwsBackend(const Options& options,
   aws_options.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
   aws_options.reserved_enis = options.reserved_enis;
   aws_options.interruption_queue = options.interruption_queue;
+  aws_options.refresh.amis = options.ami_refresh_interval.value();
+  aws_options.refresh.subnets = options.subnet_refresh_interval.value();
+  aws_options.refresh.security_groups = options.security_group_refresh_interval.value();
   Result<std::string> version = kube::http::ServerVersion(config);
   if (!version.ok()) {
     return Error("the API server's Kubernetes version: " + version.error().message);

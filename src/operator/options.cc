@@ -310,6 +310,37 @@ std::vector<Setting> Settings() {
     return {};
   };
   settings.push_back(std::move(overhead));
+  const std::pair<const char*, const char*> refreshed[] = {
+      {"ami", "AMIs"}, {"subnet", "subnets"}, {"security-group", "security groups"}};
+  Duration Options::*const refresh_members[] = {&Options::ami_refresh_interval,
+                                                &Options::subnet_refresh_interval,
+                                                &Options::security_group_refresh_interval};
+  for (size_t i = 0; i < std::size(refreshed); ++i) {
+    const auto [flag, what] = refreshed[i];
+    std::string env = std::string(flag) + "_REFRESH_INTERVAL";
+    std::transform(env.begin(), env.end(), env.begin(), [](char c) {
+      return c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    });
+    settings.push_back(DurationSetting(
+        std::string(flag) + "-refresh-interval", {env}, "1m",
+        fmt::format("How often each EC2NodeClass's {} are resolved again (its spec changing "
+                    "resolves them at once).",
+                    what),
+        refresh_members[i]));
+  }
+  settings.push_back(BoolSetting("eks-control-plane", {"EKS_CONTROL_PLANE"}, false,
+                                 "Upstream's setting for EKS-managed control planes; not "
+                                 "implemented: only false is accepted.",
+                                 &Options::eks_control_plane));
+  settings.push_back(BoolSetting("enable-zonal-shift", {"ENABLE_ZONAL_SHIFT"}, false,
+                                 "Upstream's avoidance of zones under an ARC zonal shift; not "
+                                 "implemented: only false is accepted.",
+                                 &Options::enable_zonal_shift));
+  settings.push_back(BoolSetting("disable-dry-run", {"DISABLE_DRY_RUN"}, false,
+                                 "Upstream's switch for the DryRun checks of the controller's "
+                                 "EC2 permissions (ValidationSucceeded); those checks are not "
+                                 "made yet, so either value behaves as true.",
+                                 &Options::disable_dry_run));
   settings.push_back(DurationSetting(
       "batch-max-duration", {"BATCH_MAX_DURATION"}, "10s",
       "The longest that pending pods are gathered into one batch before they are scheduled; "
@@ -531,6 +562,12 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
     if (options.FeatureGate(gate)) {
       return unimplemented("feature-gates", fmt::format("the feature gate {}=true", gate));
     }
+  }
+  if (options.eks_control_plane) {
+    return unimplemented("eks-control-plane", "EKS_CONTROL_PLANE=true");
+  }
+  if (options.enable_zonal_shift) {
+    return unimplemented("enable-zonal-shift", "avoiding zones under a zonal shift");
   }
   const Options defaults;
   if (options.kube_client_qps != defaults.kube_client_qps ||

@@ -42,6 +42,14 @@ struct Options {
   std::string interruption_queue;  // empty: interruption handling off
   int reserved_enis = 0;
   double vm_memory_overhead_percent = 0.075;
+  // How often each EC2NodeClass's AMIs, subnets and security groups are resolved again.
+  Duration ami_refresh_interval = Duration::Of(std::chrono::minutes(1));
+  Duration subnet_refresh_interval = Duration::Of(std::chrono::minutes(1));
+  Duration security_group_refresh_interval = Duration::Of(std::chrono::minutes(1));
+  // Upstream settings without an effect here yet: refused unless at their defaults.
+  bool eks_control_plane = false;
+  bool enable_zonal_shift = false;
+  bool disable_dry_run = false;
 
   // Scheduling.
   Duration batch_max_duration = Duration::Of(std::chrono::seconds(10));

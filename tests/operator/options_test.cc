@@ -169,6 +169,12 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
                    {"KUBE_CLIENT_QPS", "200"},
                    {"KUBE_CLIENT_BURST", "300"},
                    {"AWS_REGION", "us-west-2"},
+                   {"AMI_REFRESH_INTERVAL", "5m"},
+                   {"SUBNET_REFRESH_INTERVAL", "30s"},
+                   {"SECURITY_GROUP_REFRESH_INTERVAL", "2m"},
+                   {"EKS_CONTROL_PLANE", "false"},
+                   {"ENABLE_ZONAL_SHIFT", "false"},
+                   {"DISABLE_DRY_RUN", "true"},
                    {"MEMORY_LIMIT", "1073741824"},  // upstream's, for Go's GC: ignored
                    {"KARPENTER_SERVICE", "karpenter"}};
   Result<Options> parsed = Parse({}, env);
@@ -198,6 +204,12 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
   EXPECT_EQ(o.kube_client_qps, 200);
   EXPECT_EQ(o.kube_client_burst, 300);
   EXPECT_EQ(o.aws_region, "us-west-2");
+  EXPECT_EQ(o.ami_refresh_interval, Duration::Of(std::chrono::minutes(5)));
+  EXPECT_EQ(o.subnet_refresh_interval, Duration::Of(seconds(30)));
+  EXPECT_EQ(o.security_group_refresh_interval, Duration::Of(std::chrono::minutes(2)));
+  EXPECT_TRUE(o.disable_dry_run);
+  EXPECT_FALSE(ParseSim({}).disable_dry_run);
+  EXPECT_EQ(ParseSim({}).ami_refresh_interval, Duration::Of(std::chrono::minutes(1)));
 }
 
 // Upstream settings this controller does not implement are refused unless left at their defaults,
@@ -216,6 +228,9 @@ TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
       {{{"KUBE_CLIENT_QPS", "50"}},
        "KUBE_CLIENT_QPS: limiting the rate of API requests is not implemented yet"},
       {{{"KUBE_CLIENT_BURST", "60"}}, "KUBE_CLIENT_BURST: limiting the rate"},
+      {{{"EKS_CONTROL_PLANE", "true"}}, "EKS_CONTROL_PLANE: EKS_CONTROL_PLANE=true is not"},
+      {{{"ENABLE_ZONAL_SHIFT", "true"}},
+       "ENABLE_ZONAL_SHIFT: avoiding zones under a zonal shift is not implemented yet"},
   };
   for (const auto& [env, message] : refused) {
     Env with = env;

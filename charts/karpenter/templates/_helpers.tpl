@@ -166,7 +166,7 @@ page says); any other value fails the render, naming the value, rather than bein
 {{- define "karpenter.refuseUnsupported" -}}
 {{- $s := .Values.settings | default dict }}
 {{- /* (disableDryRun is honoured either way: this controller makes no EC2 dry-run calls.) */}}
-{{- $defaults := dict "eksControlPlane" false "enableZonalShift" false "amiRefreshInterval" "1m" "subnetRefreshInterval" "1m" "securityGroupRefreshInterval" "1m" }}
+{{- $defaults := dict "eksControlPlane" false "enableZonalShift" false }}
 {{- range $key, $default := $defaults }}
 {{- if and (hasKey $s $key) (ne (toString (get $s $key)) (toString $default)) }}
 {{- fail (printf "settings.%s=%v is not supported by karpenter-cpp yet (leave it at %v)" $key (get $s $key) $default) }}

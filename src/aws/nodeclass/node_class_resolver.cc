@@ -486,7 +486,8 @@ Status NodeClassResolver::Finalize(const api::EC2NodeClass& node_class) {
   return {};
 }
 
-api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& node_class) {
+api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& node_class,
+                                                     const ResolveParts& parts) {
   api::EC2NodeClass::Status status = node_class.status;
   const TimePoint now = clock_.Now();
   const int64_t generation = node_class.metadata.generation;
@@ -502,41 +503,49 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
                        error->message, now, generation);
   };
 
-  Result<std::vector<api::SubnetStatus>> subnets = ResolveSubnets(node_class);
-  if (subnets.ok()) {
-    status.subnets = std::move(*subnets);
-  } else if (subnets.error().reason == kNotFound) {
-    status.subnets.clear();
+  if (parts.subnets) {
+    Result<std::vector<api::SubnetStatus>> subnets = ResolveSubnets(node_class);
+    if (subnets.ok()) {
+      status.subnets = std::move(*subnets);
+    } else if (subnets.error().reason == kNotFound) {
+      status.subnets.clear();
+    }
+    report(api::kConditionSubnetsReady, subnets.ok() ? nullptr : &subnets.error(),
+           "SubnetsNotFound", "SubnetsResolutionFailed");
   }
-  report(api::kConditionSubnetsReady, subnets.ok() ? nullptr : &subnets.error(), "SubnetsNotFound",
-         "SubnetsResolutionFailed");
 
-  Result<std::vector<api::SecurityGroupStatus>> groups = ResolveSecurityGroups(node_class);
-  if (groups.ok()) {
-    status.security_groups = std::move(*groups);
-  } else if (groups.error().reason == kNotFound) {
-    status.security_groups.clear();
+  if (parts.security_groups) {
+    Result<std::vector<api::SecurityGroupStatus>> groups = ResolveSecurityGroups(node_class);
+    if (groups.ok()) {
+      status.security_groups = std::move(*groups);
+    } else if (groups.error().reason == kNotFound) {
+      status.security_groups.clear();
+    }
+    report(api::kConditionSecurityGroupsReady, groups.ok() ? nullptr : &groups.error(),
+           "SecurityGroupsNotFound", "SecurityGroupsResolutionFailed");
   }
-  report(api::kConditionSecurityGroupsReady, groups.ok() ? nullptr : &groups.error(),
-         "SecurityGroupsNotFound", "SecurityGroupsResolutionFailed");
 
-  Result<std::vector<api::AmiStatus>> amis = ResolveAmis(node_class);
-  if (amis.ok()) {
-    status.amis = std::move(*amis);
-  } else if (amis.error().reason == kNotFound) {
-    status.amis.clear();
+  if (parts.amis) {
+    Result<std::vector<api::AmiStatus>> amis = ResolveAmis(node_class);
+    if (amis.ok()) {
+      status.amis = std::move(*amis);
+    } else if (amis.error().reason == kNotFound) {
+      status.amis.clear();
+    }
+    report(api::kConditionAmisReady, amis.ok() ? nullptr : &amis.error(), "AMINotFound",
+           "AMIResolutionFailed");
   }
-  report(api::kConditionAmisReady, amis.ok() ? nullptr : &amis.error(), "AMINotFound",
-         "AMIResolutionFailed");
 
-  Result<std::string> profile = ResolveInstanceProfile(node_class);
-  if (profile.ok()) {
-    status.instance_profile = std::move(*profile);
-  } else if (profile.error().reason == kNotFound) {
-    status.instance_profile.clear();
+  if (parts.instance_profile) {
+    Result<std::string> profile = ResolveInstanceProfile(node_class);
+    if (profile.ok()) {
+      status.instance_profile = std::move(*profile);
+    } else if (profile.error().reason == kNotFound) {
+      status.instance_profile.clear();
+    }
+    report(api::kConditionInstanceProfileReady, profile.ok() ? nullptr : &profile.error(),
+           "InstanceProfileNotFound", "InstanceProfileResolutionFailed");
   }
-  report(api::kConditionInstanceProfileReady, profile.ok() ? nullptr : &profile.error(),
-         "InstanceProfileNotFound", "InstanceProfileResolutionFailed");
 
   std::string unready;
   for (const std::string_view type :

@@ -27,6 +27,14 @@ struct NodeClassResolverOptions {
   std::string kubernetes_version;  // "1.31": picks the EKS-optimized AMIs of aliases
 };
 
+// Which parts of the status a Resolve refreshes; the others keep their value and condition.
+struct ResolveParts {
+  bool subnets = true;
+  bool security_groups = true;
+  bool amis = true;
+  bool instance_profile = true;
+};
+
 // Not thread-safe, as the API clients are not. The clients and clock must outlive this.
 class NodeClassResolver {
  public:
@@ -39,7 +47,8 @@ class NodeClassResolver {
   // and the error). On an AWS error the part keeps its previous value from node_class.status;
   // when the terms match nothing it is emptied. Conditions of other types are carried over, and
   // each condition keeps its lastTransitionTime while its status does not change.
-  api::EC2NodeClass::Status Resolve(const api::EC2NodeClass& node_class);
+  api::EC2NodeClass::Status Resolve(const api::EC2NodeClass& node_class,
+                                    const ResolveParts& parts = {});
 
   // Cleanup before the node class goes (its finalizer): deletes the instance profile Resolve
   // created for spec.role, detaching its roles first. A profile already gone is success; a

@@ -117,8 +117,9 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
 NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::ClusterCache& cluster,
                                          kube::EventRecorder& events, Logger logger) {
   cluster_ = &cluster;
-  node_class_controller_ = std::make_unique<NodeClassController>(
-      client, cluster, events, resolver_, launch_templates_, clock_, std::move(logger));
+  node_class_controller_ =
+      std::make_unique<NodeClassController>(client, cluster, events, resolver_, launch_templates_,
+                                            clock_, std::move(logger), options_.refresh);
   return *node_class_controller_;
 }
 

@@ -50,6 +50,7 @@ struct AwsProviderOptions {
   double vm_memory_overhead_percent = 0.075;
   int reserved_enis = 0;
   std::string interruption_queue;  // the SQS queue's name; empty: interruption handling off
+  NodeClassRefresh refresh;        // how often EC2NodeClasses are resolved again
 };
 
 // Fills in from EKS DescribeCluster what `options` leave out of how nodes join the cluster (see

@@ -22,7 +22,7 @@ constexpr std::chrono::seconds kNotReadyResync(15);
 NodeClassController::NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
                                          kube::EventRecorder& events, NodeClassResolver& resolver,
                                          LaunchTemplates& launch_templates, const Clock& clock,
-                                         Logger logger, std::chrono::milliseconds resync)
+                                         Logger logger, NodeClassRefresh refresh)
     : client_(client),
       cluster_(cluster),
       events_(events),
@@ -30,7 +30,7 @@ NodeClassController::NodeClassController(kube::Client& client, controllers::Clus
       launch_templates_(launch_templates),
       clock_(clock),
       logger_(std::move(logger)),
-      resync_(resync) {}
+      refresh_(refresh) {}
 
 void NodeClassController::RecordNewFailures(const kube::Object& object,
                                             const api::EC2NodeClass::Status& status) {
@@ -52,27 +52,35 @@ void NodeClassController::RecordNewFailures(const kube::Object& object,
 }
 
 Status NodeClassController::ReconcileAll() {
-  std::vector<kube::Object> due;
+  std::vector<std::pair<kube::Object, ResolveParts>> due;
   const MonoTime now = clock_.Monotonic();
   cluster_.node_classes().ForEach([&](const kube::Object& object) {
     const auto seen = resolved_.find(kube::Name(object));
     if (seen == resolved_.end() || seen->second.generation != kube::Generation(object) ||
         !kube::DeletionTimestamp(object).empty() ||
-        now - seen->second.at >=
-            (seen->second.ready ? resync_
-                                : std::min<std::chrono::milliseconds>(resync_, kNotReadyResync))) {
-      due.push_back(object);
+        now - seen->second.at >= (seen->second.ready ? refresh_.everything
+                                                     : std::min<std::chrono::milliseconds>(
+                                                           refresh_.everything, kNotReadyResync))) {
+      due.emplace_back(object, ResolveParts{});
+      return;
     }
+    const Resolved& resolved = seen->second;
+    const ResolveParts parts{
+        .subnets = now - resolved.subnets_at >= refresh_.subnets,
+        .security_groups = now - resolved.security_groups_at >= refresh_.security_groups,
+        .amis = now - resolved.amis_at >= refresh_.amis,
+        .instance_profile = false};
+    if (parts.subnets || parts.security_groups || parts.amis) due.emplace_back(object, parts);
   });
   Status first;
-  for (const kube::Object& object : due) {
-    Status status = Reconcile(object);
+  for (const auto& [object, parts] : due) {
+    Status status = Reconcile(object, parts);
     if (!status.ok() && first.ok()) first = status;
   }
   return first;
 }
 
-Status NodeClassController::Reconcile(const kube::Object& object) {
+Status NodeClassController::Reconcile(const kube::Object& object, const ResolveParts& parts) {
   const std::string name(kube::Name(object));
   if (!kube::DeletionTimestamp(object).empty()) return Finalize(object);
   std::string error;
@@ -80,7 +88,8 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
       controllers::DecodeEC2NodeClass(object, &error);
   if (!node_class.has_value()) {
     // Remembered, so a bad object is reported once per change, not every round.
-    resolved_[name] = Resolved{kube::Generation(object), clock_.Monotonic()};
+    const MonoTime now = clock_.Monotonic();
+    resolved_[name] = Resolved{kube::Generation(object), now, true, now, now, now};
     return Error(fmt::format("EC2NodeClass {}: {}", name, error));
   }
   // The finalizer, and the hash of the spec that NodeClaims launched from it carry (drift).
@@ -105,7 +114,7 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
     if (!patched.ok()) return Error("EC2NodeClass " + name + ": " + patched.error().message);
     return {};
   }
-  const api::EC2NodeClass::Status status = resolver_.Resolve(*node_class);
+  const api::EC2NodeClass::Status status = resolver_.Resolve(*node_class, parts);
   const kube::Object encoded = api::Encode(status);
   const kube::Object current = object.value("status", kube::Object::object());
   bool changed = false;
@@ -126,9 +135,16 @@ Status NodeClassController::Reconcile(const kube::Object& object) {
                                            {"securityGroups", status.security_groups.size()},
                                            {"amis", status.amis.size()}});
   }
-  resolved_[name] = Resolved{kube::Generation(object), clock_.Monotonic(),
-                             api::IsConditionTrue(status.conditions, api::kConditionReady)};
-  Result<int> deleted = launch_templates_.DeleteUnused(name, resync_);
+  const MonoTime now = clock_.Monotonic();
+  Resolved& resolved = resolved_[name];
+  resolved.generation = kube::Generation(object);
+  resolved.ready = api::IsConditionTrue(status.conditions, api::kConditionReady);
+  if (parts.subnets) resolved.subnets_at = now;
+  if (parts.security_groups) resolved.security_groups_at = now;
+  if (parts.amis) resolved.amis_at = now;
+  if (!parts.instance_profile) return {};  // a part's refresh: the rest waits for its turn
+  resolved.at = now;
+  Result<int> deleted = launch_templates_.DeleteUnused(name, refresh_.everything);
   if (!deleted.ok()) return Error("EC2NodeClass " + name + ": " + deleted.error().message);
   if (*deleted > 0) {
     logger_.Info("deleted unused launch templates", {{"ec2nodeclass", name}, {"count", *deleted}});

@@ -1,7 +1,8 @@
 #pragma once
 // The EC2NodeClass controller: keeps each node class's status resolved (upstream-reference §1) —
-// when its spec changes, and every few minutes besides, since subnets fill up and AMIs are released
-// without the object changing — deletes its launch templates no launch used in that while,
+// all of it when its spec changes, and each part again at its refresh interval, since subnets
+// fill up and AMIs are released without the object changing (the instance profile every few
+// minutes) — deletes its launch templates no launch used in that while,
 // annotates it with the hash of its spec (karpenter.k8s.aws/ec2nodeclass-hash, which NodeClaims
 // launched from it carry: drift), and holds the karpenter.k8s.aws/termination finalizer: a node
 // class being deleted keeps it until no NodeClaim uses the class, then its launch templates and
@@ -23,20 +24,30 @@
 
 namespace karpenter::aws {
 
+// How often each part of a node class's status is resolved again (AMI_REFRESH_INTERVAL,
+// SUBNET_REFRESH_INTERVAL, SECURITY_GROUP_REFRESH_INTERVAL), and everything else (the instance
+// profile, unused launch templates).
+struct NodeClassRefresh {
+  std::chrono::milliseconds amis = std::chrono::minutes(1);
+  std::chrono::milliseconds subnets = std::chrono::minutes(1);
+  std::chrono::milliseconds security_groups = std::chrono::minutes(1);
+  std::chrono::milliseconds everything = std::chrono::minutes(5);
+};
+
 class NodeClassController {
  public:
   // The references must outlive the controller.
   NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
                       kube::EventRecorder& events, NodeClassResolver& resolver,
                       LaunchTemplates& launch_templates, const Clock& clock, Logger logger,
-                      std::chrono::milliseconds resync = std::chrono::minutes(5));
+                      NodeClassRefresh refresh = {});
 
-  // Reconciles every node class that changed, is being deleted, or was resolved longer than the
-  // resync period ago (15 s for one that was not Ready: a fixed IAM policy or a subnet tagged
-  // since shows soon). Tries them all; returns the first failure.
+  // Reconciles every node class that changed or is being deleted (all of its status), that was
+  // not Ready 15 s ago (all: a fixed IAM policy or a subnet tagged since shows soon), or whose
+  // parts are due for a refresh (those). Tries them all; returns the first failure.
   Status ReconcileAll();
-  // Reconciles one EC2NodeClass object as the informer has it.
-  Status Reconcile(const kube::Object& object);
+  // Reconciles one EC2NodeClass object as the informer has it, resolving `parts` of its status.
+  Status Reconcile(const kube::Object& object, const ResolveParts& parts = {});
 
  private:
   Status Finalize(const kube::Object& object);
@@ -52,11 +63,14 @@ class NodeClassController {
   LaunchTemplates& launch_templates_;
   const Clock& clock_;
   Logger logger_;
-  const std::chrono::milliseconds resync_;
+  const NodeClassRefresh refresh_;
   struct Resolved {
     int64_t generation = 0;
-    MonoTime at;
+    MonoTime at;  // all of it
     bool ready = true;
+    MonoTime amis_at;
+    MonoTime subnets_at;
+    MonoTime security_groups_at;
   };
   std::map<std::string, Resolved, std::less<>> resolved_;  // by name
 };
