@@ -11,7 +11,9 @@ through its control endpoint:
 - the next N requests are held for S seconds before they are forwarded (slow answers, timeouts);
 - requests signed with an access key that has an IAM policy are authorized as AWS would authorize
   them (scripts/testenv/iam_authz.py): a denial is answered as the service answers it, and a
-  denied launch of an instant CreateFleet is reported in its errorSet as UnauthorizedOperation.
+  denied launch of an instant CreateFleet is reported in its errorSet as UnauthorizedOperation;
+  a DryRun request of such a key gets the verdict alone (DryRunOperation, or UnauthorizedOperation
+  for a fleet with a denied launch), as EC2 answers it.
 Control: GET /_faults (the faults, how many of each were injected since they were set, and
 "forwarded": how many requests of each query Action, e.g. {"CreateFleet": 1}, went on to moto since
 then), POST /_faults with a JSON object {"insufficient_capacity": [{"instance_type": "m5.large",
@@ -243,6 +245,25 @@ def make_handler(upstream, faults, authorizer):
             denial = authorizer.authorize(request)
             if denial:
                 self.reply(*denial)
+                return
+            if dict(params).get("DryRun", "").lower() == "true" and authorizer.enforced(request):
+                # EC2 answers a DryRun with its authorization verdict alone: every launch of a
+                # fleet must be allowed too.
+                if action == "CreateFleet":
+                    _, _, refused = split_fleet(
+                        params, lambda fields, override: authorizer.launch_denial(
+                            request, fields, override))
+                    if refused:
+                        code, message = refused[0][3]
+                        self.reply(403, "<Response><Errors><Error>"
+                                   f"<Code>{escape(code)}</Code><Message>{escape(message)}"
+                                   f"</Message></Error></Errors><RequestID>{uuid.uuid4()}"
+                                   "</RequestID></Response>")
+                        return
+                self.reply(412, "<Response><Errors><Error><Code>DryRunOperation</Code>"
+                           "<Message>Request would have succeeded, but DryRun flag is set."
+                           f"</Message></Error></Errors><RequestID>{uuid.uuid4()}</RequestID>"
+                           "</Response>")
                 return
             errors = []
             if action == "CreateFleet":

@@ -175,6 +175,11 @@ class Moto:
             spec_tags[text_of(spec, "resourceType")] = {
                 text_of(t, "key"): text_of(t, "value") for t in items(spec, "tagSet")}
         groups = [e.text or "" for e in items(data, "securityGroupIdSet")]
+        # Or on its primary network interface (then EC2 takes them from there).
+        for interface in items(data, "networkInterfaceSet"):
+            found = child(interface, "groupSet")
+            groups += [e.text or "" for e in (found if found is not None else [])
+                       if strip(e.tag) in ("groupId", "item")]
         return {"id": template_id, "tags": self.ec2_tags(region, template_id),
                 "image": text_of(data, "imageId") if data is not None else "",
                 "security_groups": groups,
@@ -522,6 +527,40 @@ class Authorizer:
             checks.append(self.check(request, "ec2:CreateTags", self.new_resource(
                 request, "fleet", request_tag_context(tagged["fleet"])),
                 {"ec2:CreateAction": "CreateFleet"}))
+        return checks
+
+    def checks_ec2_RunInstances(self, request):
+        """A launch without a launch template (the controller's DryRun check): RunInstances on the
+        image, subnet and security groups it names and on what it creates, tagging on create,
+        and passing the instance profile's role."""
+        run = "ec2:RunInstances"
+        form = request.form
+        checks = [self.check(request, run, self.existing(request, "image", form.get("ImageId", ""),
+                                                         {}))]
+        subnet = form.get("NetworkInterface.1.SubnetId") or form.get("SubnetId", "")
+        checks.append(self.check(request, run, self.existing(request, "subnet", subnet, {})))
+        groups = indexed_values(request.params, "NetworkInterface.1.SecurityGroupId") + \
+            indexed_values(request.params, "SecurityGroupId")
+        for group in groups:
+            checks.append(self.check(request, run,
+                                     self.existing(request, "security-group", group, {})))
+        tagged = tag_specifications(request.params)
+        for kind in ("instance", "volume", "network-interface"):
+            tags = tagged.get(kind, {})
+            checks.append(self.check(request, run,
+                                     self.new_resource(request, kind, request_tag_context(tags))))
+            if tags:
+                checks.append(self.check(request, "ec2:CreateTags", self.new_resource(
+                    request, kind, request_tag_context(tags)),
+                    {"ec2:CreateAction": "RunInstances"}))
+        profile_name = form.get("IamInstanceProfile.Name", "")
+        if profile_name:
+            profile = memoized(request, ("profile", profile_name),
+                               lambda: self.moto.instance_profile(profile_name))
+            for role in (profile or {}).get("roles", []):
+                checks.append({"action": "iam:PassRole", "resource": role,
+                               "context": {"aws:RequestedRegion": request.region,
+                                           "iam:PassedToService": "ec2.amazonaws.com"}})
         return checks
 
     def fleet_template(self, request, config):

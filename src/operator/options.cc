@@ -337,9 +337,8 @@ std::vector<Setting> Settings() {
                                  "implemented: only false is accepted.",
                                  &Options::enable_zonal_shift));
   settings.push_back(BoolSetting("disable-dry-run", {"DISABLE_DRY_RUN"}, false,
-                                 "Upstream's switch for the DryRun checks of the controller's "
-                                 "EC2 permissions (ValidationSucceeded); those checks are not "
-                                 "made yet, so either value behaves as true.",
+                                 "Skip the DryRun checks of the EC2 permissions a launch from "
+                                 "each EC2NodeClass needs (its ValidationSucceeded condition).",
                                  &Options::disable_dry_run));
   settings.push_back(DurationSetting(
       "batch-max-duration", {"BATCH_MAX_DURATION"}, "10s",

@@ -518,6 +518,53 @@ TEST_P(AwsMissingStatementE2E, ADenialShowsOnTheNodeClassAndFixingThePolicyRecov
   EXPECT_TRUE(controller_->Running());
 }
 
+// Without the statement that lets launches use the account's images, subnets and security groups,
+// the DryRun checks catch it before any launch: ValidationSucceeded is False naming
+// ec2:CreateFleet, the class is not Ready and nothing launches; the policy fixed, it turns True
+// and the pods run.
+TEST_P(AwsMissingStatementE2E, TheDryRunChecksShowAMissingLaunchPermission) {
+  const kube::Object whole = aws::testing::ControllerPolicyFor(GetParam().name);
+  kube::Object missing = whole;
+  missing["Statement"] = kube::Object::array();
+  for (const kube::Object& statement : whole["Statement"]) {
+    if (statement.value("Sid", "") != "AllowScopedEC2InstanceAccessActions") {
+      missing["Statement"].push_back(statement);
+    }
+  }
+  ASSERT_EQ(missing["Statement"].size() + 1, whole["Statement"].size());
+  aws::testing::SetControllerPolicy(missing);
+  StartAwsController();
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws.yaml"));
+  auto condition = [&](const char* type) {
+    Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+    if (!node_class.ok()) return kube::Object::object();
+    for (const kube::Object& c : Part(Part(*node_class, "status"), "conditions")) {
+      if (c.value("type", "") == type) return c;
+    }
+    return kube::Object::object();
+  };
+  ASSERT_TRUE(support::WaitFor(
+      [&] { return condition("ValidationSucceeded").value("status", "") == "False"; }, seconds(60)))
+      << condition("ValidationSucceeded").dump();
+  const kube::Object validation = condition("ValidationSucceeded");
+  EXPECT_EQ(validation.value("reason", ""), "CreateFleetAuthCheckFailed") << validation.dump();
+  EXPECT_NE(validation.value("message", "").find("ec2:CreateFleet"), std::string::npos)
+      << validation.dump();
+  EXPECT_EQ(condition("Ready").value("status", ""), "False");
+  auto [instances, claims] = InstancesAndClaims();
+  EXPECT_TRUE(instances.empty());
+  EXPECT_TRUE(claims.empty());
+
+  aws::testing::SetControllerPolicy(whole);
+  ASSERT_TRUE(WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == 8; }, seconds(240)))
+      << CountRunning(*client_, "aws-e2e") << " of 8 pods Running; ValidationSucceeded "
+      << condition("ValidationSucceeded").dump();
+  EXPECT_EQ(condition("ValidationSucceeded").value("status", ""), "True");
+  EXPECT_EQ(aws::testing::IamDecisions().value("denials", -1), 0)
+      << aws::testing::IamDecisions()["denied"].dump(2);
+  EXPECT_TRUE(controller_->Running());
+}
+
 INSTANTIATE_TEST_SUITE_P(Policies, AwsMissingStatementE2E,
                          ::testing::Values(PolicyCase{"generated"}), PolicyCaseName);
 
@@ -539,8 +586,7 @@ class AwsDriftE2E : public AwsE2E {
     deployment["spec"]["replicas"] = replicas;
     deployment["spec"]["selector"] = {{"matchLabels", {{"app", name}}}};
     deployment["spec"]["template"]["metadata"] = {{"labels", {{"app", name}}}};
-    deployment["spec"]["template"]["spec"]["nodeSelector"] = {
-        {std::string(api::kLabelZone), zone}};
+    deployment["spec"]["template"]["spec"]["nodeSelector"] = {{std::string(api::kLabelZone), zone}};
     return deployment;
   }
 
@@ -648,10 +694,10 @@ TEST_P(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWi
                                 seed_["subnets"][2]["id"].get<std::string>()}) {
     terms.push_back({{"id", id}});
   }
-  ASSERT_THAT(client_->Patch(kube::resources::kEC2NodeClasses, "", "default",
-                             kube::PatchType::kMerge, {{"spec", {{"subnetSelectorTerms", terms}}}},
-                             kube::Subresource::kNone),
-              IsOk());
+  ASSERT_THAT(
+      client_->Patch(kube::resources::kEC2NodeClasses, "", "default", kube::PatchType::kMerge,
+                     {{"spec", {{"subnetSelectorTerms", terms}}}}, kube::Subresource::kNone),
+      IsOk());
   std::map<std::string, std::string> drifted;
   ASSERT_TRUE(WaitWithinBudget(
       [&] {

@@ -165,7 +165,6 @@ page says); any other value fails the render, naming the value, rather than bein
 */}}
 {{- define "karpenter.refuseUnsupported" -}}
 {{- $s := .Values.settings | default dict }}
-{{- /* (disableDryRun is honoured either way: this controller makes no EC2 dry-run calls.) */}}
 {{- $defaults := dict "eksControlPlane" false "enableZonalShift" false }}
 {{- range $key, $default := $defaults }}
 {{- if and (hasKey $s $key) (ne (toString (get $s $key)) (toString $default)) }}

@@ -133,12 +133,12 @@ int64_t VolumeGib(const Quantity& size) {
   return bytes / kGi + (bytes % kGi != 0 ? 1 : 0);
 }
 
-void AddBlockDeviceMappings(QueryRequest& request,
+void AddBlockDeviceMappings(QueryRequest& request, std::string_view prefix,
                             const std::vector<api::BlockDeviceMapping>& mappings) {
   auto flag = [](bool value) { return value ? "true" : "false"; };
   for (size_t i = 0; i < mappings.size(); ++i) {
     const api::BlockDeviceMapping& mapping = mappings[i];
-    const std::string at = fmt::format("LaunchTemplateData.BlockDeviceMapping.{}.", i + 1);
+    const std::string at = fmt::format("{}BlockDeviceMapping.{}.", prefix, i + 1);
     if (!mapping.device_name.empty()) request.Add(at + "DeviceName", mapping.device_name);
     if (!mapping.ebs.has_value()) continue;
     const api::BlockDevice& ebs = *mapping.ebs;
@@ -155,6 +155,82 @@ void AddBlockDeviceMappings(QueryRequest& request,
       request.Add(at + "Ebs.VolumeSize", std::to_string(VolumeGib(*ebs.volume_size)));
     }
   }
+}
+
+// What an instance launches with, as CreateLaunchTemplate's LaunchTemplateData (prefix
+// "LaunchTemplateData.") or RunInstances's own parameters (prefix ""): the two name them alike.
+void AddLaunchData(QueryRequest& request, const std::string& prefix,
+                   const LaunchTemplateInput& input) {
+  request.Add(prefix + "ImageId", input.image_id);
+  // The primary interface is always given, as upstream does, so the security groups go on it
+  // (EC2 refuses them in both places).
+  const std::string interface = prefix + "NetworkInterface.1.";
+  if (input.associate_public_ip_address.has_value()) {
+    request.Add(interface + "AssociatePublicIpAddress",
+                *input.associate_public_ip_address ? "true" : "false");
+  }
+  request.Add(interface + "DeviceIndex", "0")
+      .AddList(interface + "SecurityGroupId", input.security_group_ids);
+  AddBlockDeviceMappings(request, prefix, input.block_device_mappings);
+  request.Add(prefix + "Monitoring.Enabled", input.detailed_monitoring ? "true" : "false")
+      .Add(prefix + "MetadataOptions.HttpEndpoint", input.metadata.http_endpoint)
+      .Add(prefix + "MetadataOptions.HttpTokens", input.metadata.http_tokens)
+      .Add(prefix + "MetadataOptions.HttpPutResponseHopLimit",
+           std::to_string(input.metadata.http_put_response_hop_limit))
+      .Add(prefix + "MetadataOptions.HttpProtocolIpv6", input.metadata.http_protocol_ipv6)
+      // Karpenter's tag keys are not valid instance metadata tag names: an account default that
+      // turns metadata tags on would fail the launch.
+      .Add(prefix + "MetadataOptions.InstanceMetadataTags", "disabled");
+  if (!input.instance_profile.empty()) {
+    request.Add(prefix + "IamInstanceProfile.Name", input.instance_profile);
+  }
+  if (!input.user_data_base64.empty()) request.Add(prefix + "UserData", input.user_data_base64);
+}
+
+// A DryRun request's verdict: EC2 answers DryRunOperation when the call would have succeeded.
+Status DryRunVerdict(const Result<XmlDocument>& answer, std::string_view action) {
+  if (answer.ok()) {
+    return Error(fmt::format("ec2 {}: a DryRun request was carried out", action));
+  }
+  if (answer.error().reason == "DryRunOperation") return {};
+  return answer.error();
+}
+
+QueryRequest FleetRequest(const FleetInput& input) {
+  QueryRequest request = Ec2Request("CreateFleet");
+  if (!input.context.empty()) request.Add("Context", input.context);
+  request.Add("Type", "instant")
+      .Add("TargetCapacitySpecification.TotalTargetCapacity", std::to_string(input.target_capacity))
+      .Add("TargetCapacitySpecification.DefaultTargetCapacityType",
+           CapacityTypeName(input.capacity_type));
+  for (size_t i = 0; i < input.launch_templates.size(); ++i) {
+    const FleetLaunchTemplateConfig& config = input.launch_templates[i];
+    const std::string prefix = "LaunchTemplateConfigs." + std::to_string(i + 1) + ".";
+    request.Add(prefix + "LaunchTemplateSpecification.LaunchTemplateName",
+                config.launch_template_name);
+    request.Add(prefix + "LaunchTemplateSpecification.Version", "$Latest");
+    for (size_t j = 0; j < config.overrides.size(); ++j) {
+      const FleetOverride& override = config.overrides[j];
+      const std::string at = prefix + "Overrides." + std::to_string(j + 1) + ".";
+      request.Add(at + "InstanceType", override.instance_type);
+      request.Add(at + "SubnetId", override.subnet_id);
+      if (!override.zone.empty()) request.Add(at + "AvailabilityZone", override.zone);
+      if (override.priority) request.Add(at + "Priority", std::to_string(*override.priority));
+    }
+  }
+  if (!input.allocation_strategy.empty()) {
+    request.Add(input.capacity_type == CapacityType::kSpot ? "SpotOptions.AllocationStrategy"
+                                                           : "OnDemandOptions.AllocationStrategy",
+                input.allocation_strategy);
+  }
+  if (!input.tags.empty()) {
+    std::vector<QueryTagSpecification> specifications;
+    for (const std::string& type : input.tagged_resource_types) {
+      specifications.push_back({type, TagPairs(input.tags)});
+    }
+    request.AddTagSpecifications(specifications);
+  }
+  return request;
 }
 
 Instance ReadInstance(const XmlElement& element) {
@@ -292,32 +368,8 @@ Result<std::vector<SpotPrice>> Ec2Api::DescribeSpotPriceHistory(
 
 Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& input) {
   QueryRequest request = Ec2Request("CreateLaunchTemplate");
-  request.Add("LaunchTemplateName", input.name).Add("LaunchTemplateData.ImageId", input.image_id);
-  // The primary interface is always given, as upstream does, so the security groups go on it
-  // (EC2 refuses them in both places).
-  const std::string interface = "LaunchTemplateData.NetworkInterface.1.";
-  if (input.associate_public_ip_address.has_value()) {
-    request.Add(interface + "AssociatePublicIpAddress",
-                *input.associate_public_ip_address ? "true" : "false");
-  }
-  request.Add(interface + "DeviceIndex", "0")
-      .AddList(interface + "SecurityGroupId", input.security_group_ids);
-  AddBlockDeviceMappings(request, input.block_device_mappings);
-  request.Add("LaunchTemplateData.Monitoring.Enabled", input.detailed_monitoring ? "true" : "false")
-      .Add("LaunchTemplateData.MetadataOptions.HttpEndpoint", input.metadata.http_endpoint)
-      .Add("LaunchTemplateData.MetadataOptions.HttpTokens", input.metadata.http_tokens)
-      .Add("LaunchTemplateData.MetadataOptions.HttpPutResponseHopLimit",
-           std::to_string(input.metadata.http_put_response_hop_limit))
-      .Add("LaunchTemplateData.MetadataOptions.HttpProtocolIpv6", input.metadata.http_protocol_ipv6)
-      // Karpenter's tag keys are not valid instance metadata tag names: an account default that
-      // turns metadata tags on would fail the launch.
-      .Add("LaunchTemplateData.MetadataOptions.InstanceMetadataTags", "disabled");
-  if (!input.instance_profile.empty()) {
-    request.Add("LaunchTemplateData.IamInstanceProfile.Name", input.instance_profile);
-  }
-  if (!input.user_data_base64.empty()) {
-    request.Add("LaunchTemplateData.UserData", input.user_data_base64);
-  }
+  request.Add("LaunchTemplateName", input.name);
+  AddLaunchData(request, "LaunchTemplateData.", input);
   if (!input.tags.empty()) {
     request.AddTagSpecifications({{"launch-template", TagPairs(input.tags)}});
     request.AddTagSpecifications({{"network-interface", TagPairs(input.tags)}},
@@ -351,40 +403,31 @@ Status Ec2Api::DeleteLaunchTemplate(const std::string& name) {
   return {};
 }
 
+Status Ec2Api::DryRunCreateFleet(const FleetInput& input) {
+  QueryRequest request = FleetRequest(input);
+  request.Add("DryRun", "true");
+  return DryRunVerdict(CallQuery(client_, request), "CreateFleet");
+}
+
+Status Ec2Api::DryRunRunInstances(const LaunchTemplateInput& launch, std::string_view instance_type,
+                                  std::string_view subnet_id) {
+  QueryRequest request = Ec2Request("RunInstances");
+  AddLaunchData(request, "", launch);
+  request.Add("InstanceType", std::string(instance_type))
+      .Add("MinCount", "1")
+      .Add("MaxCount", "1")
+      .Add("NetworkInterface.1.SubnetId", std::string(subnet_id))
+      .Add("DryRun", "true");
+  if (!launch.tags.empty()) {
+    request.AddTagSpecifications({{"instance", TagPairs(launch.tags)},
+                                  {"volume", TagPairs(launch.tags)},
+                                  {"network-interface", TagPairs(launch.tags)}});
+  }
+  return DryRunVerdict(CallQuery(client_, request), "RunInstances");
+}
+
 Result<FleetResult> Ec2Api::CreateFleet(const FleetInput& input) {
-  QueryRequest request = Ec2Request("CreateFleet");
-  if (!input.context.empty()) request.Add("Context", input.context);
-  request.Add("Type", "instant")
-      .Add("TargetCapacitySpecification.TotalTargetCapacity", std::to_string(input.target_capacity))
-      .Add("TargetCapacitySpecification.DefaultTargetCapacityType",
-           CapacityTypeName(input.capacity_type));
-  for (size_t i = 0; i < input.launch_templates.size(); ++i) {
-    const FleetLaunchTemplateConfig& config = input.launch_templates[i];
-    const std::string prefix = "LaunchTemplateConfigs." + std::to_string(i + 1) + ".";
-    request.Add(prefix + "LaunchTemplateSpecification.LaunchTemplateName",
-                config.launch_template_name);
-    request.Add(prefix + "LaunchTemplateSpecification.Version", "$Latest");
-    for (size_t j = 0; j < config.overrides.size(); ++j) {
-      const FleetOverride& override = config.overrides[j];
-      const std::string at = prefix + "Overrides." + std::to_string(j + 1) + ".";
-      request.Add(at + "InstanceType", override.instance_type);
-      request.Add(at + "SubnetId", override.subnet_id);
-      if (!override.zone.empty()) request.Add(at + "AvailabilityZone", override.zone);
-      if (override.priority) request.Add(at + "Priority", std::to_string(*override.priority));
-    }
-  }
-  if (!input.allocation_strategy.empty()) {
-    request.Add(input.capacity_type == CapacityType::kSpot ? "SpotOptions.AllocationStrategy"
-                                                           : "OnDemandOptions.AllocationStrategy",
-                input.allocation_strategy);
-  }
-  if (!input.tags.empty()) {
-    std::vector<QueryTagSpecification> specifications;
-    for (const std::string& type : input.tagged_resource_types) {
-      specifications.push_back({type, TagPairs(input.tags)});
-    }
-    request.AddTagSpecifications(specifications);
-  }
+  const QueryRequest request = FleetRequest(input);
   ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
 
   const XmlElement root = document.root();

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/ec2nodeclass.h"
@@ -242,6 +243,13 @@ class Ec2Api {
   // An "instant" fleet: launches synchronously and reports what it launched and what it could
   // not. The call succeeds when EC2 accepted the request, even if it launched nothing.
   Result<FleetResult> CreateFleet(const FleetInput& input);
+  // Whether EC2 would authorize these calls (DryRun): OK when it answers DryRunOperation, the
+  // error (UnauthorizedOperation, …) otherwise. RunInstances launches one `instance_type` in
+  // `subnet_id` with `launch`'s data, tagging the instance, its volumes and interface with
+  // launch.tags.
+  Status DryRunCreateFleet(const FleetInput& input);
+  Status DryRunRunInstances(const LaunchTemplateInput& launch, std::string_view instance_type,
+                            std::string_view subnet_id);
 
   Result<std::vector<Instance>> DescribeInstances(const std::vector<std::string>& instance_ids,
                                                   const std::vector<QueryFilter>& filters = {});

@@ -547,21 +547,7 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
            "InstanceProfileNotFound", "InstanceProfileResolutionFailed");
   }
 
-  std::string unready;
-  for (const std::string_view type :
-       {api::kConditionSubnetsReady, api::kConditionSecurityGroupsReady, api::kConditionAmisReady,
-        api::kConditionInstanceProfileReady}) {
-    if (api::IsConditionTrue(status.conditions, type)) continue;
-    if (!unready.empty()) unready += ", ";
-    unready += std::string(type) + "=False";
-  }
-  if (unready.empty()) {
-    SetStatusCondition(status.conditions, api::kConditionReady, true, api::kConditionReady, "", now,
-                       generation);
-  } else {
-    SetStatusCondition(status.conditions, api::kConditionReady, false, "UnhealthyDependents",
-                       unready, now, generation);
-  }
+  SetNodeClassReady(status.conditions, now, generation);
   return status;
 }
 

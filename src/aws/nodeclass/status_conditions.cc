@@ -34,4 +34,27 @@ bool SetStatusCondition(std::vector<api::Condition>& conditions, std::string_vie
   return true;
 }
 
+void SetNodeClassReady(std::vector<api::Condition>& conditions, TimePoint now,
+                       int64_t observed_generation) {
+  std::string unready;
+  for (const std::string_view type :
+       {api::kConditionSubnetsReady, api::kConditionSecurityGroupsReady, api::kConditionAmisReady,
+        api::kConditionInstanceProfileReady, api::kConditionValidationSucceeded}) {
+    if (type == api::kConditionValidationSucceeded &&
+        api::FindCondition(conditions, type) == nullptr) {
+      continue;
+    }
+    if (api::IsConditionTrue(conditions, type)) continue;
+    if (!unready.empty()) unready += ", ";
+    unready += std::string(type) + "=False";
+  }
+  if (unready.empty()) {
+    SetStatusCondition(conditions, api::kConditionReady, true, api::kConditionReady, "", now,
+                       observed_generation);
+  } else {
+    SetStatusCondition(conditions, api::kConditionReady, false, "UnhealthyDependents", unready, now,
+                       observed_generation);
+  }
+}
+
 }  // namespace karpenter::aws

@@ -7,6 +7,7 @@
 #include <array>
 #include <chrono>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -234,6 +235,7 @@ struct AwsCloudProvider::PlannedLaunch {
   std::vector<api::Taint> registration_taints;
   // Without the NodeClaim's own tag: NodeClaims with equal requests are launched by one.
   FleetInput fleet;
+  LaunchTemplateInput first_template;  // what the fleet's first launch template holds
 
   const cloud::InstanceType* FindType(std::string_view name) const {
     for (const cloud::InstanceType& type : *types) {
@@ -319,6 +321,77 @@ std::vector<Result<cloud::Instance>> AwsCloudProvider::CreateAll(
   return instances;
 }
 
+Result<LaunchAuthorization> AwsCloudProvider::CheckLaunchAuthorization(
+    const api::EC2NodeClass& node_class) {
+  MutexLock lock(mutex_);
+  const std::string user = "EC2NodeClass " + node_class.metadata.name;
+  ASSIGN_OR_RETURN(InstanceTypeList types, instance_types_.List(node_class));
+  // The cheapest offering a launch could use: available, in a zone with a subnet, with an AMI.
+  std::set<std::string, std::less<>> zones;
+  for (const api::SubnetStatus& subnet : node_class.status.subnets) zones.insert(subnet.zone);
+  const cloud::InstanceType* cheapest = nullptr;
+  const cloud::Offering* offering = nullptr;
+  for (const cloud::InstanceType& type : *types) {
+    if (ImageForType(type, node_class.status.amis).empty()) continue;
+    for (const cloud::Offering& candidate : type.offerings) {
+      if (!candidate.available || !zones.contains(candidate.zone)) continue;
+      // On-demand first, as upstream checks an on-demand launch.
+      const auto rank = [](const cloud::Offering& o) {
+        return std::pair(o.capacity_type != "on-demand", o.price);
+      };
+      if (offering == nullptr || rank(candidate) < rank(*offering)) {
+        cheapest = &type;
+        offering = &candidate;
+      }
+    }
+  }
+  if (cheapest == nullptr) {
+    return Error(user + ": no available offering to check the launch permissions with");
+  }
+  api::NodeClaim claim;
+  claim.metadata.name = node_class.metadata.name + "-validation";
+  claim.metadata.labels[std::string(api::kLabelNodePool)] = "";
+  claim.spec.node_class_ref = {"karpenter.k8s.aws", "EC2NodeClass", node_class.metadata.name};
+  claim.spec.requirements = {
+      {std::string(api::kLabelInstanceType), api::NodeSelectorOperator::kIn, {cheapest->name}, {}},
+      {std::string(api::kLabelCapacityType),
+       api::NodeSelectorOperator::kIn,
+       {offering->capacity_type},
+       {}}};
+  PlannedLaunch launch;
+  launch.node_claim = &claim;
+  launch.user = user;
+  launch.node_class = node_class;
+  launch.types = types;
+  const auto unauthorized = [](const Error& error) {
+    return error.reason == "UnauthorizedOperation" || error.reason == "AccessDenied";
+  };
+  if (Status planned = PlanFleet(launch); !planned.ok()) {
+    if (unauthorized(planned.error())) {
+      return LaunchAuthorization{"CreateLaunchTemplateAuthCheckFailed",
+                                 "Controller isn't authorized to call ec2:CreateLaunchTemplate: " +
+                                     planned.error().message};
+    }
+    return planned.error();
+  }
+  if (Status fleet = ec2_.DryRunCreateFleet(launch.fleet); !fleet.ok()) {
+    if (!unauthorized(fleet.error())) return fleet.error();
+    return LaunchAuthorization{
+        "CreateFleetAuthCheckFailed",
+        "Controller isn't authorized to call ec2:CreateFleet: " + fleet.error().message};
+  }
+  const LaunchCandidate& first = launch.plan.candidates.front();
+  if (Status run = ec2_.DryRunRunInstances(launch.first_template, first.instance_type->name,
+                                           first.subnet_id);
+      !run.ok()) {
+    if (!unauthorized(run.error())) return run.error();
+    return LaunchAuthorization{
+        "RunInstancesAuthCheckFailed",
+        "Controller isn't authorized to call ec2:RunInstances: " + run.error().message};
+  }
+  return LaunchAuthorization{};
+}
+
 void AwsCloudProvider::ObserveBatches(FleetBatchMetrics* metrics) {
   MutexLock lock(mutex_);
   batch_metrics_ = metrics;
@@ -381,9 +454,13 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
       input.block_device_mappings = node_class.LaunchBlockDeviceMappings();
       input.detailed_monitoring = node_class.spec.detailed_monitoring.value_or(false);
       input.associate_public_ip_address = *public_ip;
+      if (fleet.launch_templates.empty()) launch.first_template = input;
       Result<std::string> name =
           launch_templates_.Ensure(std::move(input), node_class.metadata.name);
-      if (!name.ok()) return Error(launch.user + ": " + name.error().message);
+      if (!name.ok()) {
+        return Error(launch.user + ": " + name.error().message, name.error().status,
+                     name.error().reason);
+      }
       fleet.launch_templates.push_back(FleetLaunchTemplateConfig{*name, {}});
     }
     fleet.launch_templates[it->second].overrides.push_back(FleetOverride{

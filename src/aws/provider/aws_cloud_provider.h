@@ -42,6 +42,15 @@ struct AwsCloudProviderOptions {
   std::string service_cidr;  // "" when unknown: the node's bootstrap discovers it
 };
 
+// Whether the controller may launch from an EC2NodeClass (its ValidationSucceeded condition):
+// `failed_reason` is empty when it may, else upstream's reason
+// (CreateLaunchTemplateAuthCheckFailed, CreateFleetAuthCheckFailed, RunInstancesAuthCheckFailed)
+// with what EC2 said in `message`.
+struct LaunchAuthorization {
+  std::string failed_reason;
+  std::string message;
+};
+
 // EC2 error codes after which an offering is marked unavailable (upstream-reference §6).
 bool IsCapacityError(std::string_view code);
 
@@ -70,6 +79,13 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // kDriftListInterval, and remembered a while: drift checks come for every NodeClaim.
   Result<std::string> IsDrifted(const api::NodeClaim& node_claim) override EXCLUDES(mutex_);
   std::string_view Name() const override { return "aws"; }
+
+  // Checks the permissions a launch from `node_class` needs, as upstream does: creates the launch
+  // template of one on-demand (else spot) launch of its cheapest offering (as a NodePool without
+  // a name would), then asks EC2 with DryRun whether CreateFleet and RunInstances would be
+  // authorized. An error when the check itself could not be made (no offering, throttling).
+  Result<LaunchAuthorization> CheckLaunchAuthorization(const api::EC2NodeClass& node_class)
+      EXCLUDES(mutex_);
 
   // Where each CreateFleet request is counted from now on (null: nowhere); it must outlive the
   // provider.

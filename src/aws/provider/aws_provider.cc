@@ -117,9 +117,15 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
 NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::ClusterCache& cluster,
                                          kube::EventRecorder& events, Logger logger) {
   cluster_ = &cluster;
+  LaunchAuthorizationCheck check;
+  if (options_.dry_run) {
+    check = [this](const api::EC2NodeClass& node_class) {
+      return cloud_->CheckLaunchAuthorization(node_class);
+    };
+  }
   node_class_controller_ =
       std::make_unique<NodeClassController>(client, cluster, events, resolver_, launch_templates_,
-                                            clock_, std::move(logger), options_.refresh);
+                                            clock_, std::move(logger), options_.refresh, check);
   return *node_class_controller_;
 }
 

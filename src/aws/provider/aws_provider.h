@@ -51,6 +51,7 @@ struct AwsProviderOptions {
   int reserved_enis = 0;
   std::string interruption_queue;  // the SQS queue's name; empty: interruption handling off
   NodeClassRefresh refresh;        // how often EC2NodeClasses are resolved again
+  bool dry_run = true;             // check each EC2NodeClass's launch permissions (DryRun)
 };
 
 // Fills in from EKS DescribeCluster what `options` leave out of how nodes join the cluster (see

@@ -8,6 +8,7 @@
 
 #include "api/condition.h"
 #include "api/encode.h"
+#include "aws/nodeclass/status_conditions.h"
 #include "controllers/conditions.h"
 #include "controllers/nodeclass_hash.h"
 #include "kube/object.h"
@@ -16,13 +17,17 @@ namespace karpenter::aws {
 namespace {
 
 constexpr std::chrono::seconds kNotReadyResync(15);
+// How long a launch-permission verdict stands while what it depends on is unchanged.
+constexpr std::chrono::minutes kValidatedTtl(30);
+constexpr std::chrono::minutes kFailedValidationTtl(1);
 
 }  // namespace
 
 NodeClassController::NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
                                          kube::EventRecorder& events, NodeClassResolver& resolver,
                                          LaunchTemplates& launch_templates, const Clock& clock,
-                                         Logger logger, NodeClassRefresh refresh)
+                                         Logger logger, NodeClassRefresh refresh,
+                                         LaunchAuthorizationCheck check)
     : client_(client),
       cluster_(cluster),
       events_(events),
@@ -30,7 +35,8 @@ NodeClassController::NodeClassController(kube::Client& client, controllers::Clus
       launch_templates_(launch_templates),
       clock_(clock),
       logger_(std::move(logger)),
-      refresh_(refresh) {}
+      refresh_(refresh),
+      check_(std::move(check)) {}
 
 void NodeClassController::RecordNewFailures(const kube::Object& object,
                                             const api::EC2NodeClass::Status& status) {
@@ -48,6 +54,67 @@ void NodeClassController::RecordNewFailures(const kube::Object& object,
     });
     if (known) continue;
     events_.Record(object, kube::EventType::kWarning, condition.reason, condition.message);
+  }
+}
+
+void NodeClassController::Validate(const kube::Object& object, const api::EC2NodeClass& node_class,
+                                   api::EC2NodeClass::Status& status) {
+  const TimePoint now = clock_.Now();
+  const int64_t generation = node_class.metadata.generation;
+  const std::string name(kube::Name(object));
+  auto set = [&](bool ok, std::string_view reason, std::string_view message) {
+    SetStatusCondition(status.conditions, api::kConditionValidationSucceeded, ok, reason, message,
+                       now, generation);
+    SetNodeClassReady(status.conditions, now, generation);
+  };
+  if (!check_) {
+    set(true, "DryRunDisabled", "Dry run is disabled");
+    return;
+  }
+  for (const std::string_view part :
+       {api::kConditionAmisReady, api::kConditionInstanceProfileReady,
+        api::kConditionSecurityGroupsReady, api::kConditionSubnetsReady}) {
+    if (!api::IsConditionTrue(status.conditions, part)) {
+      set(false, "DependenciesNotReady",
+          "Awaiting AMI, Instance Profile, Security Group, and Subnet resolution");
+      return;
+    }
+  }
+  // What the verdict depends on: what is resolved, and what of the spec goes into the launch.
+  api::EC2NodeClass::Status resolved = status;
+  resolved.conditions.clear();
+  std::sort(resolved.subnets.begin(), resolved.subnets.end(),
+            [](const api::SubnetStatus& a, const api::SubnetStatus& b) { return a.id < b.id; });
+  const kube::Object& spec = object.value("spec", kube::Object::object());
+  const std::string inputs = api::Encode(resolved).dump() +
+                             spec.value("metadataOptions", kube::Object()).dump() +
+                             spec.value("blockDeviceMappings", kube::Object()).dump() +
+                             spec.value("tags", kube::Object()).dump();
+  const MonoTime at = clock_.Monotonic();
+  const auto known = validated_.find(name);
+  if (known == validated_.end() || known->second.inputs != inputs ||
+      at - known->second.at >= (known->second.verdict.failed_reason.empty()
+                                    ? std::chrono::milliseconds(kValidatedTtl)
+                                    : std::chrono::milliseconds(kFailedValidationTtl))) {
+    api::EC2NodeClass checked = node_class;
+    checked.status = status;
+    Result<LaunchAuthorization> verdict = check_(checked);
+    if (!verdict.ok()) {
+      // Undecided (throttled, no offering yet): what was known stays; asked again next time.
+      logger_.Warn("checking the launch permissions",
+                   {{"ec2nodeclass", name}, {"error", verdict.error().message}});
+      if (!api::FindCondition(status.conditions, api::kConditionValidationSucceeded)) {
+        set(false, "ValidationPending", verdict.error().message);
+      }
+      return;
+    }
+    validated_[name] = Validated{inputs, at, std::move(*verdict)};
+  }
+  const LaunchAuthorization& verdict = validated_[name].verdict;
+  if (verdict.failed_reason.empty()) {
+    set(true, api::kConditionValidationSucceeded, "");
+  } else {
+    set(false, verdict.failed_reason, verdict.message);
   }
 }
 
@@ -114,7 +181,8 @@ Status NodeClassController::Reconcile(const kube::Object& object, const ResolveP
     if (!patched.ok()) return Error("EC2NodeClass " + name + ": " + patched.error().message);
     return {};
   }
-  const api::EC2NodeClass::Status status = resolver_.Resolve(*node_class, parts);
+  api::EC2NodeClass::Status status = resolver_.Resolve(*node_class, parts);
+  Validate(object, *node_class, status);
   const kube::Object encoded = api::Encode(status);
   const kube::Object current = object.value("status", kube::Object::object());
   bool changed = false;
@@ -179,6 +247,7 @@ Status NodeClassController::Finalize(const kube::Object& object) {
       kube::Subresource::kNone);
   if (!patched.ok()) return Error("EC2NodeClass " + name + ": " + patched.error().message);
   resolved_.erase(name);
+  validated_.erase(name);
   logger_.Info("finalized ec2nodeclass", {{"ec2nodeclass", name}, {"launchTemplates", *deleted}});
   return {};
 }

@@ -4,16 +4,21 @@
 // fill up and AMIs are released without the object changing (the instance profile every few
 // minutes) — deletes its launch templates no launch used in that while,
 // annotates it with the hash of its spec (karpenter.k8s.aws/ec2nodeclass-hash, which NodeClaims
-// launched from it carry: drift), and holds the karpenter.k8s.aws/termination finalizer: a node
+// launched from it carry: drift), sets ValidationSucceeded (the launch permissions checked with
+// DryRun calls, as upstream, unless DISABLE_DRY_RUN; remembered while what they depend on is
+// unchanged, for half an hour, a minute after a failure), and holds the
+// karpenter.k8s.aws/termination finalizer: a node
 // class being deleted keeps it until no NodeClaim uses the class, then its launch templates and
 // instance profile are deleted and the finalizer removed. Runs on the controller loop, the thread
 // the AWS cloud provider runs on too (they share the launch templates).
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 
 #include "aws/nodeclass/node_class_resolver.h"
+#include "aws/provider/aws_cloud_provider.h"
 #include "aws/provider/launch_templates.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -34,13 +39,18 @@ struct NodeClassRefresh {
   std::chrono::milliseconds everything = std::chrono::minutes(5);
 };
 
+// Checks the launch permissions of a node class (AwsCloudProvider::CheckLaunchAuthorization); an
+// empty function: dry runs are disabled.
+using LaunchAuthorizationCheck =
+    std::function<Result<LaunchAuthorization>(const api::EC2NodeClass& node_class)>;
+
 class NodeClassController {
  public:
   // The references must outlive the controller.
   NodeClassController(kube::Client& client, controllers::ClusterCache& cluster,
                       kube::EventRecorder& events, NodeClassResolver& resolver,
                       LaunchTemplates& launch_templates, const Clock& clock, Logger logger,
-                      NodeClassRefresh refresh = {});
+                      NodeClassRefresh refresh = {}, LaunchAuthorizationCheck check = {});
 
   // Reconciles every node class that changed or is being deleted (all of its status), that was
   // not Ready 15 s ago (all: a fixed IAM policy or a subnet tagged since shows soon), or whose
@@ -55,6 +65,9 @@ class NodeClassController {
   // new message (a denied AWS call, a selector that matches nothing): where `kubectl describe`
   // and event-based alerting look, beside the condition itself.
   void RecordNewFailures(const kube::Object& object, const api::EC2NodeClass::Status& status);
+  // Sets ValidationSucceeded in `status` (and Ready again with it).
+  void Validate(const kube::Object& object, const api::EC2NodeClass& node_class,
+                api::EC2NodeClass::Status& status);
 
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
@@ -64,6 +77,13 @@ class NodeClassController {
   const Clock& clock_;
   Logger logger_;
   const NodeClassRefresh refresh_;
+  const LaunchAuthorizationCheck check_;
+  struct Validated {
+    std::string inputs;  // what the verdict depends on
+    MonoTime at;
+    LaunchAuthorization verdict;
+  };
+  std::map<std::string, Validated, std::less<>> validated_;  // by name
   struct Resolved {
     int64_t generation = 0;
     MonoTime at;  // all of it

@@ -224,6 +224,74 @@ TEST_P(IamEnforcementTest, PassingAnotherRoleIsRefusedForEachLaunch) {
   EXPECT_EQ(Denials(), 1);
 }
 
+// The security groups EC2 authorizes a launch against are those of the template's primary network
+// interface, where the controller puts them: a policy that keeps launches out of a group refuses
+// a launch into it (and so the proxy checks them there, as EC2 does).
+TEST_P(IamEnforcementTest, TheNetworkInterfacesSecurityGroupsAreAuthorized) {
+  nlohmann::json policy = testing::ControllerPolicyFor(GetParam());
+  const std::string region = seed_["region"].get<std::string>();
+  const std::string group = seed_["security_group"].get<std::string>();
+  policy["Statement"].push_back(
+      {{"Sid", "KeepLaunchesOutOfTheGroup"},
+       {"Effect", "Deny"},
+       {"Action", "ec2:RunInstances"},
+       {"Resource", "arn:aws:ec2:" + region + ":" + seed_["account"].get<std::string>() +
+                        ":security-group/" + group}});
+  testing::SetControllerPolicy(policy);
+  const std::string profile = Profile(seed_["node_role"].get<std::string>());
+  Result<LaunchTemplate> launch_template = Template(profile, OwnershipTags());
+  ASSERT_THAT(launch_template, IsOk());
+  Result<FleetResult> launched = Launch(Fleet(launch_template->name, OwnershipTags()));
+  ASSERT_THAT(launched, IsOk());
+  EXPECT_TRUE(launched->instances.empty());
+  ASSERT_EQ(launched->errors.size(), 1U);
+  EXPECT_EQ(launched->errors.front().code, "UnauthorizedOperation");
+  EXPECT_THAT(launched->errors.front().message, HasSubstr("security-group/" + group));
+  EXPECT_EQ(Denials(), 1);
+}
+
+// The DryRun checks behind ValidationSucceeded get EC2's verdict alone: DryRunOperation when the
+// launch would be allowed (nothing launched), UnauthorizedOperation when it would not.
+TEST_P(IamEnforcementTest, DryRunLaunchesGetTheVerdictWithoutLaunching) {
+  const auto running_instances = [&]() -> size_t {
+    Result<std::vector<Instance>> running =
+        Ec2Api(clients_->ec2())
+            .DescribeInstances({}, {{"instance-state-name", {"pending", "running"}}});
+    return running.ok() ? running->size() : 0;
+  };
+  const size_t before = running_instances();
+  const std::string profile = Profile(seed_["node_role"].get<std::string>());
+  Result<LaunchTemplate> launch_template = Template(profile, OwnershipTags());
+  ASSERT_THAT(launch_template, IsOk());
+  Ec2Api ec2(controller_->ec2());
+  EXPECT_THAT(ec2.DryRunCreateFleet(Fleet(launch_template->name, OwnershipTags())), IsOk());
+  LaunchTemplateInput launch;
+  launch.image_id = seed_["images"]["al2023_x86_64"]["id"].get<std::string>();
+  launch.instance_profile = profile;
+  launch.security_group_ids = {seed_["security_group"].get<std::string>()};
+  launch.tags = OwnershipTags();
+  const std::string subnet = seed_["subnets"][1]["id"].get<std::string>();
+  EXPECT_THAT(ec2.DryRunRunInstances(launch, "m5.large", subnet), IsOk());
+  EXPECT_EQ(Denials(), 0) << testing::IamDecisions().dump(2);
+  EXPECT_GT(testing::IamDecisions()["allowed"].value("ec2:RunInstances", 0), 0);
+
+  // Untagged, or passing another role, they are refused, and say so.
+  LaunchTemplateInput untagged = launch;
+  untagged.tags = {{"team", "a"}};
+  Status refused = ec2.DryRunRunInstances(untagged, "m5.large", subnet);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().reason, "UnauthorizedOperation");
+  const std::string other = Profile(seed_["other_node_role"].get<std::string>());
+  Result<LaunchTemplate> other_template = Template(other, OwnershipTags());
+  ASSERT_THAT(other_template, IsOk());
+  Status fleet = ec2.DryRunCreateFleet(Fleet(other_template->name, OwnershipTags()));
+  ASSERT_FALSE(fleet.ok());
+  EXPECT_EQ(fleet.error().reason, "UnauthorizedOperation");
+  EXPECT_THAT(fleet.error().message, HasSubstr("iam:PassRole"));
+  EXPECT_EQ(Denials(), 2);
+  EXPECT_EQ(running_instances(), before) << "a DryRun launched an instance";
+}
+
 TEST_P(IamEnforcementTest, TheInstanceProfileLifecycleIsAllowedOnTheClustersOwnProfiles) {
   const std::string region = seed_["region"].get<std::string>();
   const IamTags tags = {{"kubernetes.io/cluster/" + cluster_, "owned"},
