@@ -447,43 +447,56 @@ INSTANTIATE_TEST_SUITE_P(Policies, AwsE2E,
                                            PolicyCase{"seed", /*reads_the_queue=*/false}),
                          PolicyCaseName);
 
-// Under the generated policy without one statement (the SSM reads that resolve AMI aliases), the
-// controller says what it was refused where a user looks (the EC2NodeClass's condition and a
-// Warning Event, naming the action and the parameter), launches nothing and keeps running; once the
-// policy is whole again it resolves the class and provisions, with no further denial.
-class AwsMissingStatementE2E : public AwsE2E {};
-
-TEST_P(AwsMissingStatementE2E, ADenialShowsOnTheNodeClassAndFixingThePolicyRecovers) {
-  const kube::Object whole = aws::testing::ControllerPolicyFor(GetParam().name);
-  kube::Object missing = whole;
-  missing["Statement"] = kube::Object::array();
-  for (const kube::Object& statement : whole["Statement"]) {
-    if (statement.value("Sid", "") != "AllowSSMReadActions")
-      missing["Statement"].push_back(statement);
+// Under the generated policy without a statement, the controller says what it was refused where a
+// user looks, launches nothing and keeps running: without the SSM reads that resolve AMI aliases,
+// AMIsReady is False and a Warning Event names the action and the parameter; with those back but
+// without the statement that lets launches use the account's images, subnets and security groups,
+// the DryRun checks catch it before any launch (ValidationSucceeded False, naming ec2:CreateFleet;
+// the class not Ready). Once the policy is whole again the pods run, with no further denial.
+class AwsMissingStatementE2E : public AwsE2E {
+ protected:
+  // The generated policy without the statement `sid`.
+  kube::Object Without(const kube::Object& whole, const std::string& sid) {
+    kube::Object missing = whole;
+    missing["Statement"] = kube::Object::array();
+    for (const kube::Object& statement : whole["Statement"]) {
+      if (statement.value("Sid", "") != sid) missing["Statement"].push_back(statement);
+    }
+    EXPECT_EQ(missing["Statement"].size() + 1, whole["Statement"].size()) << sid;
+    return missing;
   }
-  ASSERT_EQ(missing["Statement"].size() + 1, whole["Statement"].size());
-  aws::testing::SetControllerPolicy(missing);
+
+  // The default EC2NodeClass's condition `type` (an empty object when it has none).
+  kube::Object Condition(const char* type) {
+    Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+    if (!node_class.ok()) return kube::Object::object();
+    for (const kube::Object& c : Part(Part(*node_class, "status"), "conditions")) {
+      if (c.value("type", "") == type) return c;
+    }
+    return kube::Object::object();
+  }
+};
+
+TEST_P(AwsMissingStatementE2E, MissingStatementsShowOnTheNodeClassAndFixingThePolicyRecovers) {
+  const kube::Object whole = aws::testing::ControllerPolicyFor(GetParam().name);
+  aws::testing::SetControllerPolicy(Without(whole, "AllowSSMReadActions"));
   StartAwsController();
   ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws.yaml"));
 
   const std::string parameter_arn =
       "arn:aws:ssm:" + seed_["region"].get<std::string>() + "::parameter/aws/service/eks/";
-  std::string condition;
   ASSERT_TRUE(support::WaitFor(
       [&] {
-        Result<kube::Object> node_class =
-            client_->Get(kube::resources::kEC2NodeClasses, "", "default");
-        if (!node_class.ok()) return false;
-        for (const kube::Object& c : Part(Part(*node_class, "status"), "conditions")) {
-          if (c.value("type", "") == "AMIsReady" && c.value("status", "") == "False") {
-            condition = c.value("message", "");
-          }
-        }
-        return condition.find("ssm:GetParameter") != std::string::npos;
+        const kube::Object amis = Condition("AMIsReady");
+        return amis.value("status", "") == "False" &&
+               amis.value("message", "").find("ssm:GetParameter") != std::string::npos;
       },
       seconds(60)))
-      << "AMIsReady: " << condition;
-  EXPECT_NE(condition.find(parameter_arn), std::string::npos) << condition;
+      << "AMIsReady: " << Condition("AMIsReady").dump();
+  EXPECT_NE(Condition("AMIsReady").value("message", "").find(parameter_arn), std::string::npos)
+      << Condition("AMIsReady").dump();
+  // Nothing to check the launch permissions with until the AMIs resolve.
+  EXPECT_EQ(Condition("ValidationSucceeded").value("reason", ""), "DependenciesNotReady");
   std::string event;
   ASSERT_TRUE(support::WaitFor(
       [&] {
@@ -499,67 +512,37 @@ TEST_P(AwsMissingStatementE2E, ADenialShowsOnTheNodeClassAndFixingThePolicyRecov
       seconds(30)))
       << "no Warning Event on the EC2NodeClass names ssm:GetParameter";
   EXPECT_NE(event.find(parameter_arn), std::string::npos) << event;
+  EXPECT_GT(aws::testing::IamDecisions().value("denials", 0), 0);
+
+  // The SSM reads back, the launch permissions not: the DryRun checks catch it.
+  aws::testing::SetControllerPolicy(Without(whole, "AllowScopedEC2InstanceAccessActions"));
+  ASSERT_TRUE(support::WaitFor(
+      [&] {
+        return Condition("ValidationSucceeded").value("reason", "") == "CreateFleetAuthCheckFailed";
+      },
+      seconds(90)))
+      << Condition("ValidationSucceeded").dump();
+  EXPECT_EQ(Condition("ValidationSucceeded").value("status", ""), "False");
+  EXPECT_NE(Condition("ValidationSucceeded").value("message", "").find("ec2:CreateFleet"),
+            std::string::npos)
+      << Condition("ValidationSucceeded").dump();
+  EXPECT_EQ(Condition("AMIsReady").value("status", ""), "True");
+  EXPECT_EQ(Condition("Ready").value("status", ""), "False");
   // Nothing launched, nothing leaked, the controller still up.
   auto [instances, claims] = InstancesAndClaims();
   EXPECT_TRUE(instances.empty());
   EXPECT_TRUE(claims.empty());
   EXPECT_EQ(CountRunning(*client_, "aws-e2e"), 0U);
   EXPECT_TRUE(controller_->Running());
-  EXPECT_GT(aws::testing::IamDecisions().value("denials", 0), 0);
 
-  // The policy fixed: the class resolves and the pods run, with no further denial.
-  aws::testing::SetControllerPolicy(whole);
-  ASSERT_TRUE(WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == 8; }, seconds(240)))
-      << CountRunning(*client_, "aws-e2e") << " of 8 pods Running";
-  auto [after, claimed] = InstancesAndClaims();
-  EXPECT_EQ(after, claimed);
-  EXPECT_EQ(aws::testing::IamDecisions().value("denials", -1), 0)
-      << aws::testing::IamDecisions()["denied"].dump(2);
-  EXPECT_TRUE(controller_->Running());
-}
-
-// Without the statement that lets launches use the account's images, subnets and security groups,
-// the DryRun checks catch it before any launch: ValidationSucceeded is False naming
-// ec2:CreateFleet, the class is not Ready and nothing launches; the policy fixed, it turns True
-// and the pods run.
-TEST_P(AwsMissingStatementE2E, TheDryRunChecksShowAMissingLaunchPermission) {
-  const kube::Object whole = aws::testing::ControllerPolicyFor(GetParam().name);
-  kube::Object missing = whole;
-  missing["Statement"] = kube::Object::array();
-  for (const kube::Object& statement : whole["Statement"]) {
-    if (statement.value("Sid", "") != "AllowScopedEC2InstanceAccessActions") {
-      missing["Statement"].push_back(statement);
-    }
-  }
-  ASSERT_EQ(missing["Statement"].size() + 1, whole["Statement"].size());
-  aws::testing::SetControllerPolicy(missing);
-  StartAwsController();
-  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws.yaml"));
-  auto condition = [&](const char* type) {
-    Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
-    if (!node_class.ok()) return kube::Object::object();
-    for (const kube::Object& c : Part(Part(*node_class, "status"), "conditions")) {
-      if (c.value("type", "") == type) return c;
-    }
-    return kube::Object::object();
-  };
-  ASSERT_TRUE(support::WaitFor(
-      [&] { return condition("ValidationSucceeded").value("status", "") == "False"; }, seconds(60)))
-      << condition("ValidationSucceeded").dump();
-  const kube::Object validation = condition("ValidationSucceeded");
-  EXPECT_EQ(validation.value("reason", ""), "CreateFleetAuthCheckFailed") << validation.dump();
-  EXPECT_NE(validation.value("message", "").find("ec2:CreateFleet"), std::string::npos)
-      << validation.dump();
-  EXPECT_EQ(condition("Ready").value("status", ""), "False");
-  auto [instances, claims] = InstancesAndClaims();
-  EXPECT_TRUE(instances.empty());
-  EXPECT_TRUE(claims.empty());
-
+  // The policy fixed: the class is validated and the pods run, with no further denial.
   aws::testing::SetControllerPolicy(whole);
   ASSERT_TRUE(WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == 8; }, seconds(240)))
       << CountRunning(*client_, "aws-e2e") << " of 8 pods Running; ValidationSucceeded "
-      << condition("ValidationSucceeded").dump();
-  EXPECT_EQ(condition("ValidationSucceeded").value("status", ""), "True");
+      << Condition("ValidationSucceeded").dump();
+  EXPECT_EQ(Condition("ValidationSucceeded").value("status", ""), "True");
+  auto [after, claimed] = InstancesAndClaims();
+  EXPECT_EQ(after, claimed);
   EXPECT_EQ(aws::testing::IamDecisions().value("denials", -1), 0)
       << aws::testing::IamDecisions()["denied"].dump(2);
   EXPECT_TRUE(controller_->Running());

@@ -156,6 +156,34 @@ class MappingTest(unittest.TestCase):
                            for k, v in tag_params("TagSpecification", kind, OWNED).items()})
         return request("ec2", params)
 
+    def test_a_launch_without_a_template_checks_what_it_uses_creates_and_passes(self):
+        auth = authorizer()
+        auth.moto.profiles["p"] = {"arn": "arn:aws:iam::1:instance-profile/p", "tags": {},
+                                   "roles": ["arn:aws:iam::1:role/node"]}
+        params = {"Action": "RunInstances", "DryRun": "true", "ImageId": "ami-1",
+                  "InstanceType": "m5.large", "MinCount": "1", "MaxCount": "1",
+                  "NetworkInterface.1.DeviceIndex": "0",
+                  "NetworkInterface.1.SubnetId": "subnet-1",
+                  "NetworkInterface.1.SecurityGroupId.1": "sg-1",
+                  "IamInstanceProfile.Name": "p"}
+        for i, kind in enumerate(("instance", "volume", "network-interface"), start=1):
+            params.update({k.replace("TagSpecification.1", f"TagSpecification.{i}"): v
+                           for k, v in tag_params("TagSpecification", kind, OWNED).items()})
+        checks = auth.checks(request("ec2", params))
+        kinds = [(c["action"], c["resource"].split(":")[-1]) for c in checks]
+        for expected in [("ec2:RunInstances", "image/ami-1"),
+                         ("ec2:RunInstances", "subnet/subnet-1"),
+                         ("ec2:RunInstances", "security-group/sg-1"), ("iam:PassRole", "role/node")]:
+            self.assertIn(expected, kinds)
+        made = {(action, resource.split("/")[0]) for action, resource in kinds}
+        for kind in ("instance", "volume", "network-interface"):
+            self.assertIn(("ec2:RunInstances", kind), made)
+            self.assertIn(("ec2:CreateTags", kind), made)
+        created = [c for c in checks if c["action"] == "ec2:RunInstances" and
+                   c["resource"].split(":")[-1].startswith("instance/")]
+        self.assertEqual(len(created), 1)
+        self.assertEqual(created[0]["context"]["aws:RequestTag/karpenter.sh/nodepool"], "default")
+
     def test_a_fleet_checks_what_it_creates_and_uses_then_each_launch(self):
         auth = authorizer()
         req = self.fleet(auth)
@@ -230,10 +258,10 @@ class MappingTest(unittest.TestCase):
 
     def test_an_unknown_call_of_an_enforced_key_is_refused(self):
         auth = authorizer()
-        status, body, _, _ = auth.authorize(request("ec2", {"Action": "RunInstances"}))
+        status, body, _, _ = auth.authorize(request("ec2", {"Action": "StopInstances"}))
         self.assertEqual(status, 403)
         self.assertIn("UnauthorizedOperation", body)
-        self.assertIn("does not know how AWS authorizes ec2:RunInstances",
+        self.assertIn("does not know how AWS authorizes ec2:StopInstances",
                       json.dumps(auth.describe()["denied"]))
 
     def test_other_keys_are_not_checked(self):

@@ -388,6 +388,9 @@ Result<std::vector<LaunchTemplate>> Ec2Api::DescribeLaunchTemplates(
     const std::vector<QueryFilter>& filters) {
   QueryRequest request = Ec2Request("DescribeLaunchTemplates");
   request.AddFilters(filters);
+  // The largest page EC2 allows: fewer round trips (and moto, which does not paginate this call,
+  // would otherwise answer only its default 15).
+  request.Add("MaxResults", "200");
   std::vector<LaunchTemplate> templates;
   Status status = DescribeAll(client_, request, "launchTemplates", [&](const XmlElement& item) {
     templates.push_back(ReadLaunchTemplate(item));

@@ -133,6 +133,24 @@ class IamEnforcementTest : public testing::MotoTest,
     return launched->instances.front().instance_id;
   }
 
+  // Launches one instance from a template of `role`'s profile, expecting EC2 to refuse it (in the
+  // fleet's errors, as it reports missing capacity); the refusal's message.
+  std::string RefusedLaunch(const std::string& role) {
+    Result<LaunchTemplate> launch_template = Template(Profile(role), OwnershipTags());
+    EXPECT_THAT(launch_template, IsOk());
+    if (!launch_template.ok()) return "";
+    Result<FleetResult> launched = Launch(Fleet(launch_template->name, OwnershipTags()));
+    EXPECT_THAT(launched, IsOk());
+    if (!launched.ok()) return "";
+    EXPECT_TRUE(launched->instances.empty());
+    if (launched->errors.size() != 1) {
+      ADD_FAILURE() << launched->errors.size() << " fleet errors, expected one";
+      return "";
+    }
+    EXPECT_EQ(launched->errors.front().code, "UnauthorizedOperation");
+    return launched->errors.front().message;
+  }
+
   int Denials() { return testing::IamDecisions().value("denials", -1); }
 
   Environment controller_environment_;
@@ -209,18 +227,10 @@ TEST_P(IamEnforcementTest, ALaunchWithoutTheRequestTagsIsRefused) {
 }
 
 TEST_P(IamEnforcementTest, PassingAnotherRoleIsRefusedForEachLaunch) {
-  const std::string profile = Profile(seed_["other_node_role"].get<std::string>());
-  Result<LaunchTemplate> launch_template = Template(profile, OwnershipTags());
-  ASSERT_THAT(launch_template, IsOk());
-  Result<FleetResult> launched = Launch(Fleet(launch_template->name, OwnershipTags()));
-  // EC2 reports a launch it refused in the fleet's errors, as it reports missing capacity.
-  ASSERT_THAT(launched, IsOk());
-  EXPECT_TRUE(launched->instances.empty());
-  ASSERT_EQ(launched->errors.size(), 1U);
-  EXPECT_EQ(launched->errors.front().code, "UnauthorizedOperation");
-  EXPECT_THAT(launched->errors.front().message, HasSubstr("iam:PassRole"));
-  EXPECT_THAT(launched->errors.front().message,
-              HasSubstr(seed_["other_node_role"].get<std::string>()));
+  const std::string other = seed_["other_node_role"].get<std::string>();
+  const std::string refusal = RefusedLaunch(other);
+  EXPECT_THAT(refusal, HasSubstr("iam:PassRole"));
+  EXPECT_THAT(refusal, HasSubstr(other));
   EXPECT_EQ(Denials(), 1);
 }
 
@@ -238,15 +248,8 @@ TEST_P(IamEnforcementTest, TheNetworkInterfacesSecurityGroupsAreAuthorized) {
        {"Resource", "arn:aws:ec2:" + region + ":" + seed_["account"].get<std::string>() +
                         ":security-group/" + group}});
   testing::SetControllerPolicy(policy);
-  const std::string profile = Profile(seed_["node_role"].get<std::string>());
-  Result<LaunchTemplate> launch_template = Template(profile, OwnershipTags());
-  ASSERT_THAT(launch_template, IsOk());
-  Result<FleetResult> launched = Launch(Fleet(launch_template->name, OwnershipTags()));
-  ASSERT_THAT(launched, IsOk());
-  EXPECT_TRUE(launched->instances.empty());
-  ASSERT_EQ(launched->errors.size(), 1U);
-  EXPECT_EQ(launched->errors.front().code, "UnauthorizedOperation");
-  EXPECT_THAT(launched->errors.front().message, HasSubstr("security-group/" + group));
+  EXPECT_THAT(RefusedLaunch(seed_["node_role"].get<std::string>()),
+              HasSubstr("security-group/" + group));
   EXPECT_EQ(Denials(), 1);
 }
 
