@@ -503,48 +503,33 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
                        error->message, now, generation);
   };
 
-  if (parts.subnets) {
-    Result<std::vector<api::SubnetStatus>> subnets = ResolveSubnets(node_class);
-    if (subnets.ok()) {
-      status.subnets = std::move(*subnets);
-    } else if (subnets.error().reason == kNotFound) {
-      status.subnets.clear();
+  // A part's new value: what resolved, emptied when nothing matched, kept when the call failed.
+  auto update = [&](auto resolved, auto& field, std::string_view type,
+                    std::string_view not_found_reason, std::string_view failed_reason) {
+    if (resolved.ok()) {
+      field = std::move(*resolved);
+    } else if (resolved.error().reason == kNotFound) {
+      field = {};
     }
-    report(api::kConditionSubnetsReady, subnets.ok() ? nullptr : &subnets.error(),
+    report(type, resolved.ok() ? nullptr : &resolved.error(), not_found_reason, failed_reason);
+  };
+  if (parts.subnets) {
+    update(ResolveSubnets(node_class), status.subnets, api::kConditionSubnetsReady,
            "SubnetsNotFound", "SubnetsResolutionFailed");
   }
-
   if (parts.security_groups) {
-    Result<std::vector<api::SecurityGroupStatus>> groups = ResolveSecurityGroups(node_class);
-    if (groups.ok()) {
-      status.security_groups = std::move(*groups);
-    } else if (groups.error().reason == kNotFound) {
-      status.security_groups.clear();
-    }
-    report(api::kConditionSecurityGroupsReady, groups.ok() ? nullptr : &groups.error(),
-           "SecurityGroupsNotFound", "SecurityGroupsResolutionFailed");
+    update(ResolveSecurityGroups(node_class), status.security_groups,
+           api::kConditionSecurityGroupsReady, "SecurityGroupsNotFound",
+           "SecurityGroupsResolutionFailed");
   }
-
   if (parts.amis) {
-    Result<std::vector<api::AmiStatus>> amis = ResolveAmis(node_class);
-    if (amis.ok()) {
-      status.amis = std::move(*amis);
-    } else if (amis.error().reason == kNotFound) {
-      status.amis.clear();
-    }
-    report(api::kConditionAmisReady, amis.ok() ? nullptr : &amis.error(), "AMINotFound",
+    update(ResolveAmis(node_class), status.amis, api::kConditionAmisReady, "AMINotFound",
            "AMIResolutionFailed");
   }
-
   if (parts.instance_profile) {
-    Result<std::string> profile = ResolveInstanceProfile(node_class);
-    if (profile.ok()) {
-      status.instance_profile = std::move(*profile);
-    } else if (profile.error().reason == kNotFound) {
-      status.instance_profile.clear();
-    }
-    report(api::kConditionInstanceProfileReady, profile.ok() ? nullptr : &profile.error(),
-           "InstanceProfileNotFound", "InstanceProfileResolutionFailed");
+    update(ResolveInstanceProfile(node_class), status.instance_profile,
+           api::kConditionInstanceProfileReady, "InstanceProfileNotFound",
+           "InstanceProfileResolutionFailed");
   }
 
   SetNodeClassReady(status.conditions, now, generation);
