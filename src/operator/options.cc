@@ -310,24 +310,18 @@ std::vector<Setting> Settings() {
     return {};
   };
   settings.push_back(std::move(overhead));
-  const std::pair<const char*, const char*> refreshed[] = {
-      {"ami", "AMIs"}, {"subnet", "subnets"}, {"security-group", "security groups"}};
-  Duration Options::*const refresh_members[] = {&Options::ami_refresh_interval,
-                                                &Options::subnet_refresh_interval,
-                                                &Options::security_group_refresh_interval};
-  for (size_t i = 0; i < std::size(refreshed); ++i) {
-    const auto [flag, what] = refreshed[i];
-    std::string env = std::string(flag) + "_REFRESH_INTERVAL";
-    std::transform(env.begin(), env.end(), env.begin(), [](char c) {
-      return c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    });
-    settings.push_back(DurationSetting(
-        std::string(flag) + "-refresh-interval", {env}, "1m",
-        fmt::format("How often each EC2NodeClass's {} are resolved again (its spec changing "
-                    "resolves them at once).",
-                    what),
-        refresh_members[i]));
-  }
+  constexpr std::string_view kRefreshHelp =
+      "How often each EC2NodeClass's {} are resolved again (its spec changing resolves them at "
+      "once).";
+  settings.push_back(DurationSetting("ami-refresh-interval", {"AMI_REFRESH_INTERVAL"}, "1m",
+                                     fmt::format(kRefreshHelp, "AMIs"),
+                                     &Options::ami_refresh_interval));
+  settings.push_back(DurationSetting("subnet-refresh-interval", {"SUBNET_REFRESH_INTERVAL"}, "1m",
+                                     fmt::format(kRefreshHelp, "subnets"),
+                                     &Options::subnet_refresh_interval));
+  settings.push_back(DurationSetting(
+      "security-group-refresh-interval", {"SECURITY_GROUP_REFRESH_INTERVAL"}, "1m",
+      fmt::format(kRefreshHelp, "security groups"), &Options::security_group_refresh_interval));
   settings.push_back(BoolSetting("eks-control-plane", {"EKS_CONTROL_PLANE"}, false,
                                  "Upstream's setting for EKS-managed control planes; not "
                                  "implemented: only false is accepted.",
