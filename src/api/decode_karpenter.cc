@@ -188,10 +188,21 @@ EC2NodeClassSpec DecodeEC2NodeClassSpec(const Reader& spec) {
   out.associate_public_ip_address = spec["associatePublicIPAddress"].Bool();
   out.detailed_monitoring = spec["detailedMonitoring"].Bool();
   out.context = spec["context"].StringOr();
+  out.capacity_reservation_selector_terms =
+      spec["capacityReservationSelectorTerms"].List<CapacityReservationSelectorTerm>(
+          [](const Reader& term) {
+            CapacityReservationSelectorTerm out;
+            if (!term.Object()) return out;
+            out.tags = term["tags"].StringMap();
+            out.id = term["id"].StringOr();
+            out.owner_id = term["ownerID"].StringOr();
+            out.instance_match_criteria = term["instanceMatchCriteria"].StringOr();
+            return out;
+          });
   // Upstream's fields this controller cannot honour yet: refused, never silently dropped.
   for (const char* field :
        {"networkInterfaces", "placementGroupSelector", "ipPrefixCount", "connectionTracking",
-        "cpuOptions", "capacityReservationSelectorTerms"}) {
+        "cpuOptions"}) {
     if (Reader unsupported = spec[field]; unsupported.present()) {
       unsupported.Error(kNotSupportedYet);
     }
@@ -271,6 +282,19 @@ void DecodeEC2NodeClass(const Reader& object, Problems& problems, Manifest& out)
           ami["id"].StringOr(), ami["name"].StringOr(),
           ami["requirements"].List<NodeSelectorRequirement>(DecodeNodeSelectorRequirement)};
     });
+    resolved.capacity_reservations = status["capacityReservations"].List<CapacityReservationStatus>(
+        [](const Reader& reservation) {
+          CapacityReservationStatus out;
+          out.id = reservation["id"].StringOr();
+          out.instance_type = reservation["instanceType"].StringOr();
+          out.owner_id = reservation["ownerID"].StringOr();
+          out.zone = reservation["availabilityZone"].StringOr();
+          out.instance_match_criteria = reservation["instanceMatchCriteria"].StringOr();
+          out.reservation_type = reservation["reservationType"].StringOr(out.reservation_type);
+          out.state = reservation["state"].StringOr(out.state);
+          out.end_time = reservation["endTime"].StringOr();
+          return out;
+        });
   }
   Accept(std::move(node_class), problems, out.node_classes, ValidateEC2NodeClass);
 }

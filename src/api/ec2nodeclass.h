@@ -29,6 +29,15 @@ struct AmiSelectorTerm {
   std::string ssm_parameter;
 };
 
+// Selects On-Demand Capacity Reservations: by id alone, or by tags and/or match criteria, narrowed
+// by the owning account. Terms are ORed (each is its own query), as upstream's code does.
+struct CapacityReservationSelectorTerm {
+  Labels tags;  // a value of "*" matches any value of that key
+  std::string id;
+  std::string owner_id;
+  std::string instance_match_criteria;  // "open" or "targeted"; "" for any
+};
+
 struct KubeletConfiguration {
   std::optional<int32_t> max_pods;
   std::optional<int32_t> pods_per_core;
@@ -84,6 +93,7 @@ struct EC2NodeClassSpec {
   std::optional<bool> associate_public_ip_address;
   std::optional<bool> detailed_monitoring;
   std::string context;
+  std::vector<CapacityReservationSelectorTerm> capacity_reservation_selector_terms;
 };
 
 // Status entries: what the selector terms resolved to.
@@ -104,6 +114,18 @@ struct AmiStatus {
   std::vector<NodeSelectorRequirement> requirements;
 };
 
+// A selected capacity reservation (status.capacityReservations).
+struct CapacityReservationStatus {
+  std::string id;
+  std::string instance_type;
+  std::string owner_id;
+  std::string zone;                                // availabilityZone
+  std::string instance_match_criteria;             // "open" or "targeted"
+  std::string reservation_type = "default";        // "default" or "capacity-block"
+  std::string state = "active";                    // "active" or "expiring"
+  std::string end_time;                            // RFC 3339; "" when it does not end
+};
+
 // The amiFamily an alias family stands for ("al2023" -> "AL2023"), or nullopt when unknown.
 std::optional<std::string_view> AmiFamilyOfAlias(std::string_view alias_family);
 
@@ -116,6 +138,7 @@ struct EC2NodeClass {
     std::vector<SubnetStatus> subnets;  // most free IPs first
     std::vector<SecurityGroupStatus> security_groups;
     std::vector<AmiStatus> amis;
+    std::vector<CapacityReservationStatus> capacity_reservations;  // by id
   } status;
 
   // The family that shapes the user data, default volumes and overhead: spec.amiFamily when set

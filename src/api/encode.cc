@@ -69,11 +69,24 @@ nlohmann::json Encode(const EC2NodeClass::Status& status) {
     amis.push_back(
         {{"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}});
   }
+  nlohmann::json reservations = nlohmann::json::array();
+  for (const CapacityReservationStatus& reservation : status.capacity_reservations) {
+    nlohmann::json entry = {{"id", reservation.id},
+                            {"instanceType", reservation.instance_type},
+                            {"ownerID", reservation.owner_id},
+                            {"availabilityZone", reservation.zone},
+                            {"instanceMatchCriteria", reservation.instance_match_criteria},
+                            {"reservationType", reservation.reservation_type},
+                            {"state", reservation.state}};
+    if (!reservation.end_time.empty()) entry["endTime"] = reservation.end_time;
+    reservations.push_back(std::move(entry));
+  }
   nlohmann::json conditions = nlohmann::json::array();
   for (const Condition& condition : status.conditions) conditions.push_back(Encode(condition));
   nlohmann::json out = {{"subnets", std::move(subnets)},
                         {"securityGroups", std::move(groups)},
                         {"amis", std::move(amis)},
+                        {"capacityReservations", std::move(reservations)},
                         {"conditions", std::move(conditions)}};
   if (!status.instance_profile.empty()) out["instanceProfile"] = status.instance_profile;
   return out;

@@ -49,10 +49,16 @@ inline constexpr std::string_view kLabelInstanceAcceleratorManufacturer =
     "karpenter.k8s.aws/instance-accelerator-manufacturer";
 inline constexpr std::string_view kLabelInstanceAcceleratorCount =
     "karpenter.k8s.aws/instance-accelerator-count";
+// The On-Demand Capacity Reservation a reserved node runs in, and its type ("default" or
+// "capacity-block"); only reserved nodes carry them.
+inline constexpr std::string_view kLabelCapacityReservationId =
+    "karpenter.k8s.aws/capacity-reservation-id";
+inline constexpr std::string_view kLabelCapacityReservationType =
+    "karpenter.k8s.aws/capacity-reservation-type";
 
 // The labels a NodePool may require without the instance types defining them (they are known for
 // every offering), and the labels of upstream's per-node series (controllers/state_metrics.h).
-inline constexpr std::array<std::string_view, 27> kWellKnownLabels = {
+inline constexpr std::array<std::string_view, 29> kWellKnownLabels = {
     kLabelNodePool,
     kLabelCapacityType,
     kLabelInstanceType,
@@ -80,6 +86,8 @@ inline constexpr std::array<std::string_view, 27> kWellKnownLabels = {
     kLabelInstanceAcceleratorName,
     kLabelInstanceAcceleratorManufacturer,
     kLabelInstanceAcceleratorCount,
+    kLabelCapacityReservationId,
+    kLabelCapacityReservationType,
 };
 
 inline constexpr std::string_view kCapacityTypeOnDemand = "on-demand";

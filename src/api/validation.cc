@@ -88,6 +88,8 @@ constexpr std::string_view kAllowedAwsKeys[] = {
     "karpenter.k8s.aws/instance-accelerator-name",
     "karpenter.k8s.aws/instance-accelerator-manufacturer",
     "karpenter.k8s.aws/instance-accelerator-count",
+    "karpenter.k8s.aws/capacity-reservation-id",
+    "karpenter.k8s.aws/capacity-reservation-type",
 };
 
 constexpr std::string_view kAmiFamilies[] = {"AL2",         "AL2023",      "Bottlerocket", "Custom",
@@ -801,6 +803,46 @@ void ValidateMetadataOptions(const MetadataOptions& options, Findings& findings)
   }
 }
 
+// Capacity reservation terms: an id alone, or tags and/or instanceMatchCriteria (with ownerID
+// narrowing them), as upstream's CRD rules.
+void ValidateCapacityReservationTerms(const std::vector<CapacityReservationSelectorTerm>& terms,
+                                      Findings& findings) {
+  constexpr std::string_view kPath = "spec.capacityReservationSelectorTerms";
+  if (terms.size() > kMaxSelectorTerms) {
+    findings.Add(kPath,
+                 fmt::format("too many terms: {} (at most {})", terms.size(), kMaxSelectorTerms));
+  }
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const CapacityReservationSelectorTerm& term = terms[i];
+    const std::string item = fmt::format("{}[{}]", kPath, i);
+    const bool tags = !term.tags.empty();
+    const bool id = !term.id.empty();
+    const bool criteria = !term.instance_match_criteria.empty();
+    if (!tags && !id && !criteria) {
+      findings.Add(item, "expected one of tags, id, instanceMatchCriteria");
+    }
+    if (id && (tags || criteria || !term.owner_id.empty())) {
+      findings.Add(item, "id must be the only field of its term");
+    }
+    if (id && !IsResourceId(term.id, "cr-")) {
+      findings.Add(item + ".id",
+                   fmt::format("invalid id \"{}\": must look like \"cr-0123abcd\"", term.id));
+    }
+    if (!term.owner_id.empty() &&
+        (term.owner_id.size() != 12 || !std::all_of(term.owner_id.begin(), term.owner_id.end(),
+                                                    [](char c) { return c >= '0' && c <= '9'; }))) {
+      findings.Add(item + ".ownerID",
+                   fmt::format("invalid ownerID \"{}\": must be a 12-digit AWS account ID",
+                               term.owner_id));
+    }
+    if (criteria) {
+      ValidateEnum(term.instance_match_criteria, item + ".instanceMatchCriteria",
+                   {"open", "targeted"}, findings);
+    }
+    ValidateSelectorTags(term.tags, item + ".tags", findings);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ValidateEC2NodeClass(const EC2NodeClass& node_class) {
@@ -833,6 +875,7 @@ std::vector<std::string> ValidateEC2NodeClass(const EC2NodeClass& node_class) {
     }
   }
   ValidateMetadataOptions(spec.metadata_options, findings);
+  ValidateCapacityReservationTerms(spec.capacity_reservation_selector_terms, findings);
   return findings.Take();
 }
 

@@ -15,6 +15,9 @@ struct Offering {
   std::string capacity_type;  // "on-demand", "spot", "reserved"
   double price = 0;           // USD per hour
   bool available = true;
+  // Reserved offerings: the capacity reservation, and how many more instances it takes now.
+  std::string reservation_id = {};
+  int reservation_capacity = 0;
 };
 
 struct InstanceType {

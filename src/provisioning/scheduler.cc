@@ -40,6 +40,7 @@ struct PackedOffering {
   uint8_t zone;
   uint8_t capacity_type;
   double price;
+  int reservation = -1;  // reserved offerings: index into the pass's reservation tables
 };
 
 // An instance type with what the pass needs of it precomputed.
@@ -176,6 +177,13 @@ struct ClaimSlot {
   api::ResourceList cap;     // the allocatable of the type the claim is sized for
 };
 
+// The capacity reservation a new claim launches into: one instance of `type` in its zone.
+struct ReservationPin {
+  int type = -1;  // index into types_
+  int reservation = -1;
+  uint8_t zone = 0;
+};
+
 class Pass {
  public:
   explicit Pass(const SchedulerInput& input) : input_(input) {}
@@ -213,6 +221,15 @@ class Pass {
   api::ResourceList SizeFor(const std::vector<int>& options, const api::ResourceList& shape) const;
   // The pod's largest fraction of the pass's demand over CPU and memory.
   double DominantShare(const api::ResourceList& requests) const;
+  // The reservation a new claim with these options and requirements takes an instance of: among
+  // the reserved offerings they allow whose reservation has room left in this pass, the largest
+  // type's (reserved capacity is paid for whether used or not); nullopt when there is none.
+  std::optional<ReservationPin> ReservationFor(const std::vector<int>& options,
+                                               const Requirements& requirements) const;
+  // Whether some option has a reserved offering the requirements allow (with room left or not).
+  bool OffersReserved(const std::vector<int>& options, const Requirements& requirements) const;
+  // The mask without the reserved capacity type.
+  OfferingMask WithoutReserved(OfferingMask mask) const;
 
   const Requirements& CandidateRequirements(int candidate) const {
     if (candidate < static_cast<int>(existing_.size())) return existing_[candidate].requirements;
@@ -225,6 +242,10 @@ class Pass {
   std::vector<int> name_rank_;           // types_ index -> position in name order (for output)
   std::vector<std::string> zone_names_;  // at most 64
   std::vector<std::string> capacity_type_names_;  // at most 64
+  // Each capacity reservation some offering names, and how many instances of it this pass may
+  // still plan (the offerings' capacity less the claims pinned to it).
+  std::vector<std::string> reservation_ids_;
+  std::vector<int> reservation_left_;
   std::vector<PoolState> pools_;
   std::vector<ExistingSlot> existing_;
   FreeCapacityIndex free_;  // over existing_
@@ -261,8 +282,10 @@ void Pass::PreparePools() {
     for (const auto* it : offer->instance_types) {
       if (!it->requirements.Intersects(pool.requirements)) continue;
       int index = AddType(*it);
-      double price = CheapestOffering(types_[index], MaskOf(pool.requirements));
-      if (price == kNoPrice) continue;
+      // Ordered by what a claim pays when no reservation is left; reserved-only types last.
+      const OfferingMask mask = MaskOf(pool.requirements);
+      double price = CheapestOffering(types_[index], WithoutReserved(mask));
+      if (price == kNoPrice && CheapestOffering(types_[index], mask) == kNoPrice) continue;
       types_[index].price = price;
       priced.emplace_back(price, index);
     }
@@ -358,8 +381,22 @@ int Pass::AddType(const cloud::InstanceType& type) {
   TypeInfo info{&type, type.Allocatable(), {}};
   for (const auto& o : type.offerings) {
     if (!o.available) continue;
-    info.offerings.push_back(
-        {index_of(zone_names_, o.zone), index_of(capacity_type_names_, o.capacity_type), o.price});
+    int reservation = -1;
+    if (o.capacity_type == api::kCapacityTypeReserved) {
+      if (o.reservation_id.empty() || o.reservation_capacity <= 0) continue;
+      const auto known = std::find(reservation_ids_.begin(), reservation_ids_.end(), o.reservation_id);
+      reservation = static_cast<int>(known - reservation_ids_.begin());
+      if (known == reservation_ids_.end()) {
+        reservation_ids_.push_back(o.reservation_id);
+        reservation_left_.push_back(o.reservation_capacity);
+      } else {
+        // Offered through several NodePools: the smallest count is the safe one.
+        reservation_left_[reservation] = std::min(reservation_left_[reservation], o.reservation_capacity);
+      }
+    }
+    info.offerings.push_back({index_of(zone_names_, o.zone),
+                              index_of(capacity_type_names_, o.capacity_type), o.price,
+                              reservation});
   }
   types_.push_back(std::move(info));
   return static_cast<int>(types_.size() - 1);
@@ -450,6 +487,59 @@ api::ResourceList Pass::Charge(const std::vector<int>& options) const {
   }
   largest.Set("nodes", Quantity::FromUnits(1));
   return largest;
+}
+
+OfferingMask Pass::WithoutReserved(OfferingMask mask) const {
+  const auto reserved =
+      std::find(capacity_type_names_.begin(), capacity_type_names_.end(), api::kCapacityTypeReserved);
+  if (reserved != capacity_type_names_.end()) {
+    mask.capacity_types &= ~(uint64_t{1} << (reserved - capacity_type_names_.begin()));
+  }
+  return mask;
+}
+
+bool Pass::OffersReserved(const std::vector<int>& options, const Requirements& requirements) const {
+  if (reservation_ids_.empty()) return false;
+  const OfferingMask mask = MaskOf(requirements);
+  return std::any_of(options.begin(), options.end(), [&](int o) {
+    return std::any_of(types_[o].offerings.begin(), types_[o].offerings.end(),
+                       [&](const PackedOffering& offering) {
+                         return offering.reservation >= 0 && (mask.zones >> offering.zone & 1) &&
+                                (mask.capacity_types >> offering.capacity_type & 1);
+                       });
+  });
+}
+
+std::optional<ReservationPin> Pass::ReservationFor(const std::vector<int>& options,
+                                                   const Requirements& requirements) const {
+  if (reservation_ids_.empty()) return std::nullopt;
+  const OfferingMask mask = MaskOf(requirements);
+  std::optional<ReservationPin> best;
+  for (int o : options) {
+    for (const PackedOffering& offering : types_[o].offerings) {
+      if (offering.reservation < 0 || reservation_left_[offering.reservation] <= 0 ||
+          (mask.zones >> offering.zone & 1) == 0 ||
+          (mask.capacity_types >> offering.capacity_type & 1) == 0 ||
+          !requirements.Allows(api::kLabelCapacityReservationId,
+                               reservation_ids_[offering.reservation])) {
+        continue;
+      }
+      const ReservationPin pin{o, offering.reservation, offering.zone};
+      if (!best.has_value()) {
+        best = pin;
+        continue;
+      }
+      // Larger types first, then the reservation with more room, then by id: deterministic.
+      const api::ResourceList& a = types_[o].allocatable;
+      const api::ResourceList& b = types_[best->type].allocatable;
+      const auto key = [&](const api::ResourceList& allocatable, const ReservationPin& p) {
+        return std::tuple(allocatable.cpu(), allocatable.memory(), reservation_left_[p.reservation],
+                          std::string_view(reservation_ids_[p.reservation]));
+      };
+      if (key(a, pin) > key(b, *best)) best = pin;
+    }
+  }
+  return best;
 }
 
 Status Pass::CheckMinValues(const std::vector<int>& options,
@@ -624,6 +714,37 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
       fail(pool, min_values.error().message);
       continue;
     }
+    // A claim either launches into one capacity reservation (an instance of its type, in its
+    // zone) or into no reservation at all, so the reservations' counts hold for the whole pass.
+    std::optional<ReservationPin> pin = ReservationFor(options, requirements);
+    if (pin.has_value() && !CheckMinValues({pin->type}, requirements).ok()) pin.reset();
+    const Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
+    if (pin.has_value()) {
+      requirements.Add(Requirement::In(std::string(api::kLabelCapacityType),
+                                       {std::string(api::kCapacityTypeReserved)}));
+      requirements.Add(Requirement::In(std::string(api::kLabelZone), {zone_names_[pin->zone]}));
+      requirements.Add(Requirement::In(std::string(api::kLabelCapacityReservationId),
+                                       {reservation_ids_[pin->reservation]}));
+      options = {pin->type};
+    } else if (OffersReserved(options, requirements)) {
+      std::vector<std::string> others;
+      for (const std::string& name : capacity_type_names_) {
+        if (name != api::kCapacityTypeReserved &&
+            (capacity_types == nullptr || capacity_types->Has(name))) {
+          others.push_back(name);
+        }
+      }
+      Requirements unreserved;
+      unreserved.Add(Requirement::In(std::string(api::kLabelCapacityType), std::move(others)));
+      requirements.Add(unreserved);
+      options = Filter(options, requirements, total, &unreserved, {});
+      if (options.empty()) {
+        fail(pool, "its capacity reservations have no room left in this pass and it allows no "
+                   "other capacity type for " + requirements.ToString());
+        continue;
+      }
+    }
+    if (pin.has_value()) --reservation_left_[pin->reservation];
     api::ResourceList charge;
     if (pool.remaining) {
       // Every option fits the remaining limits on its own, so the largest launchable does too.

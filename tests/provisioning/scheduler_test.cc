@@ -512,5 +512,120 @@ TEST_F(SchedulerTest, PlannedNodeClaimListsOptionsCheapestFirstWithDaemonSetOver
   EXPECT_EQ(node_pool->Values(), std::vector<std::string>{"default"});
 }
 
+// ---------------------------------------------------------------------------------------------
+// Capacity reservations.
+
+// Gives catalog type `index` a reserved offering of `reservation` in `zone` with room for
+// `capacity` instances, priced as upstream prices reserved capacity (on-demand / 10^7).
+void AddReservation(cloud::InstanceType& type, const std::string& reservation,
+                    const std::string& zone, int capacity) {
+  const double on_demand = type.offerings.front().price;
+  type.offerings.push_back(cloud::Offering{zone, std::string(api::kCapacityTypeReserved),
+                                           on_demand / 1e7, true, reservation, capacity});
+  Requirements requirements;
+  for (const Requirement& r : type.requirements.items()) {
+    if (r.key() != kCapacityType) requirements.Add(r);
+  }
+  requirements.Add(Requirement::In(kCapacityType, {"on-demand", "reserved", "spot"}));
+  type.requirements = std::move(requirements);
+}
+
+std::string ValuesOf(const PlannedNodeClaim& claim, std::string_view key) {
+  const Requirement* r = claim.requirements.Get(key);
+  if (r == nullptr) return "<any>";
+  std::string out;
+  for (const auto& v : r->Values()) out += (out.empty() ? "" : ",") + v;
+  return out;
+}
+
+TEST_F(SchedulerTest, ReservedCapacityIsUsedFirstAndNeverPlannedBeyondItsCount) {
+  // fake-it-3 (4 vCPU) has a reservation of 2 instances in zone 2; six pods each need 3.5 vCPU.
+  AddReservation(catalog_[3], "cr-0a", "test-zone-2", 2);
+  api::NodePool pool = MakePool("default");
+  for (int i = 0; i < 6; ++i) AddPod("p" + std::to_string(i), 3500);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  const SchedulerResult result = Schedule(input);
+  int reserved = 0;
+  for (const PlannedNodeClaim& claim : result.node_claims) {
+    if (ValuesOf(claim, kCapacityType) == "reserved") {
+      ++reserved;
+      EXPECT_EQ(ValuesOf(claim, api::kLabelCapacityReservationId), "cr-0a");
+      EXPECT_EQ(ValuesOf(claim, kZone), "test-zone-2");
+      ASSERT_EQ(claim.instance_types.size(), 1u);
+      EXPECT_EQ(claim.instance_types.front()->name, "fake-it-3");
+      EXPECT_THAT(claim.capacity_types, ElementsAre("reserved"));
+      EXPECT_LT(claim.price_per_hour, 1e-6);
+    } else {
+      // The others may not launch into the reservation: it is full for this pass.
+      EXPECT_EQ(ValuesOf(claim, kCapacityType), "on-demand,spot");
+      EXPECT_THAT(claim.capacity_types, ElementsAre("on-demand", "spot"));
+      EXPECT_EQ(claim.requirements.Get(api::kLabelCapacityReservationId), nullptr);
+    }
+  }
+  EXPECT_EQ(reserved, 2) << Describe(result);
+  EXPECT_GT(result.node_claims.size(), 2u) << Describe(result);
+  EXPECT_EQ(result.Scheduled(), 6u);
+  EXPECT_THAT(result.unschedulable, IsEmpty());
+}
+
+TEST_F(SchedulerTest, ReservedClaimsFillUpWithPodsThatFitAndAcceptReservedCapacity) {
+  AddReservation(catalog_[7], "cr-0b", "test-zone-1", 1);  // 8 vCPU
+  api::NodePool pool = MakePool("default");
+  for (int i = 0; i < 4; ++i) AddPod("small" + std::to_string(i), 1500);
+  // This pod (placed last: same size, later name) insists on on-demand: it must not share the
+  // reserved node although it has room.
+  AddPod("z-od", 1500).spec.node_selector = {{kCapacityType, "on-demand"}};
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.node_claims.size(), 2u) << Describe(result);
+  const auto& placements = Placements(result);
+  const PlannedNodeClaim* reserved = nullptr;
+  for (const PlannedNodeClaim& claim : result.node_claims) {
+    if (ValuesOf(claim, kCapacityType) == "reserved") reserved = &claim;
+  }
+  ASSERT_NE(reserved, nullptr) << Describe(result);
+  EXPECT_THAT(Names(reserved->pods), ElementsAre("t/small0", "t/small1", "t/small2", "t/small3"));
+  EXPECT_EQ(placements.count("t/z-od"), 1u);
+}
+
+TEST_F(SchedulerTest, AReservedOnlyNodePoolLeavesWhatTheReservationsCannotHoldUnschedulable) {
+  AddReservation(catalog_[3], "cr-0c", "test-zone-3", 2);
+  api::NodePool pool = MakePool("reserved");
+  pool.spec.template_.spec.requirements = {{kCapacityType, Op::kIn, {"reserved"}, {}}};
+  for (int i = 0; i < 3; ++i) AddPod("p" + std::to_string(i), 3500);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  const SchedulerResult result = Schedule(input);
+  EXPECT_EQ(result.node_claims.size(), 2u) << Describe(result);
+  ASSERT_EQ(result.unschedulable.size(), 1u) << Describe(result);
+  EXPECT_THAT(result.unschedulable.front().reason, HasSubstr("capacity reservations"));
+}
+
+TEST_F(SchedulerTest, ANodePoolRequiringOneReservationDoesNotTakeAnother) {
+  AddReservation(catalog_[15], "cr-0big", "test-zone-1", 5);
+  AddReservation(catalog_[3], "cr-0small", "test-zone-2", 5);
+  api::NodePool pool = MakePool("pinned");
+  pool.spec.template_.spec.requirements = {
+      {std::string(api::kLabelCapacityReservationId), Op::kIn, {"cr-0small"}, {}}};
+  AddPod("p", 1000);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.node_claims.size(), 1u) << Describe(result);
+  EXPECT_EQ(ValuesOf(result.node_claims.front(), api::kLabelCapacityReservationId), "cr-0small");
+  // Without the requirement the larger reservation is taken: it is paid for either way.
+  api::NodePool open = MakePool("open");
+  input.node_pools = {Offer(open)};
+  const SchedulerResult any = Schedule(input);
+  ASSERT_EQ(any.node_claims.size(), 1u) << Describe(any);
+  EXPECT_EQ(ValuesOf(any.node_claims.front(), api::kLabelCapacityReservationId), "cr-0big");
+}
+
 }  // namespace
 }  // namespace karpenter::provisioning
