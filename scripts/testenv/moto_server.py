@@ -15,7 +15,8 @@ serves until SIGTERM.
 
 One fix to moto's EC2: its fleets launch every instance into the VPC's default security group,
 where EC2 gives it the launch template's (top-level or on its primary network interface), which
-drift on security groups reads back.
+drift on security groups reads back. One addition: On-Demand Capacity Reservations, which moto
+lacks (serve_capacity_reservations); tests create the reservations they need through the EC2 API.
 """
 
 import argparse
@@ -282,6 +283,216 @@ def launch_fleets_with_template_security_groups():
     launch_templates.LaunchTemplateVersion.__init__ = init
 
 
+def serve_capacity_reservations():
+    """EC2 On-Demand Capacity Reservations, which moto 5.2 lacks: CreateCapacityReservation,
+    DescribeCapacityReservations, ModifyCapacityReservation and CancelCapacityReservation as EC2
+    answers them, and fleet launches whose launch template targets one (CapacityReservationTarget)
+    go into it while it has room; else the launch is reported in the fleet's errorSet as
+    ReservationCapacityExceeded, as EC2 does. A reservation's available count is its total less the
+    instances running in it. Once it ends (cancelled, or past its end date: expired), its
+    instances run on as on-demand ones that name no reservation, as on EC2."""
+    # pylint: disable=import-outside-toplevel,protected-access
+    from moto.ec2.exceptions import EC2ClientError
+    from moto.ec2.models import fleets
+    from moto.ec2.responses import EC2Response
+    from moto.core.responses import ActionResult
+
+    reservations = {}  # id -> dict of the reservation's fields
+    now = lambda: datetime.datetime.now(datetime.timezone.utc)  # noqa: E731
+
+    def settle(backend):
+        """Ends what has expired and takes ended reservations' instances out of them."""
+        for reservation in reservations.values():
+            end = reservation.get("EndDate")
+            if reservation["State"] == "active" and end is not None and end <= now():
+                reservation["State"] = "expired"
+        running = {}
+        for instance in backend.all_instances():
+            reservation_id = getattr(instance, "capacity_reservation_id", None)
+            if not reservation_id:
+                continue
+            reservation = reservations.get(reservation_id)
+            if reservation is None or reservation["State"] != "active":
+                instance.capacity_reservation_id = None
+            elif instance.state in ("pending", "running", "stopping", "stopped"):
+                running[reservation_id] = running.get(reservation_id, 0) + 1
+        for reservation_id, reservation in reservations.items():
+            used = running.get(reservation_id, 0) if reservation["State"] == "active" else 0
+            reservation["AvailableInstanceCount"] = max(reservation["TotalInstanceCount"] - used, 0)
+
+    def not_found(reservation_id):
+        return EC2ClientError("InvalidCapacityReservationId.NotFound",
+                              f"The capacity reservation ID '{reservation_id}' does not exist")
+
+    def create_capacity_reservation(self):
+        self.error_on_dryrun()
+        reservation_id = "cr-" + hashlib.sha256(os.urandom(16)).hexdigest()[:17]
+        end = self._get_param("EndDate")
+        if isinstance(end, str):
+            end = datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+        tags = self._parse_tag_specification().get("capacity-reservation", {})
+        reservation = {
+            "CapacityReservationId": reservation_id,
+            "OwnerId": ACCOUNT_ID,
+            "CapacityReservationArn":
+                f"arn:aws:ec2:{self.region}:{ACCOUNT_ID}:capacity-reservation/{reservation_id}",
+            "InstanceType": self._get_param("InstanceType"),
+            "InstancePlatform": self._get_param("InstancePlatform"),
+            "AvailabilityZone": self._get_param("AvailabilityZone"),
+            "Tenancy": self._get_param("Tenancy") or "default",
+            "TotalInstanceCount": int(self._get_param("InstanceCount")),
+            "AvailableInstanceCount": int(self._get_param("InstanceCount")),
+            "State": "active",
+            "StartDate": now(),
+            "EndDate": end,
+            "EndDateType": "limited" if end is not None else "unlimited",
+            "InstanceMatchCriteria": self._get_param("InstanceMatchCriteria") or "open",
+            "CreateDate": now(),
+            "ReservationType": "default",
+            "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
+        }
+        reservations[reservation_id] = reservation
+        settle(self.ec2_backend)
+        return ActionResult({"CapacityReservation": dict(reservation)})
+
+    def describe_capacity_reservations(self):
+        self.error_on_dryrun()
+        settle(self.ec2_backend)
+        ids = self._get_param("CapacityReservationIds", [])
+        for reservation_id in ids:
+            if reservation_id not in reservations:
+                raise not_found(reservation_id)
+        filters = self._filters_from_querystring()
+
+        def matches(reservation):
+            tags = {t["Key"]: t["Value"] for t in reservation["Tags"]}
+            for name, values in filters.items():
+                if name.startswith("tag:"):
+                    if tags.get(name[4:]) not in values:
+                        return False
+                elif name == "tag-key":
+                    if not any(v in tags for v in values):
+                        return False
+                else:
+                    field = {"state": "State", "owner-id": "OwnerId",
+                             "instance-match-criteria": "InstanceMatchCriteria",
+                             "instance-type": "InstanceType",
+                             "availability-zone": "AvailabilityZone"}.get(name)
+                    if field is None:
+                        raise EC2ClientError("InvalidParameterValue",
+                                             f"The filter '{name}' is invalid")
+                    if reservation[field] not in values:
+                        return False
+            return True
+        chosen = [dict(r) for i, r in sorted(reservations.items())
+                  if (not ids or i in ids) and matches(r)]
+        return ActionResult({"CapacityReservations": chosen})
+
+    def modify_capacity_reservation(self):
+        self.error_on_dryrun()
+        reservation_id = self._get_param("CapacityReservationId")
+        reservation = reservations.get(reservation_id)
+        if reservation is None:
+            raise not_found(reservation_id)
+        if self._get_param("InstanceCount") is not None:
+            reservation["TotalInstanceCount"] = int(self._get_param("InstanceCount"))
+        end = self._get_param("EndDate")
+        if end is not None:
+            if isinstance(end, str):
+                end = datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+            reservation["EndDate"], reservation["EndDateType"] = end, "limited"
+        settle(self.ec2_backend)
+        return ActionResult({"Return": True})
+
+    def cancel_capacity_reservation(self):
+        self.error_on_dryrun()
+        reservation_id = self._get_param("CapacityReservationId")
+        reservation = reservations.get(reservation_id)
+        if reservation is None:
+            raise not_found(reservation_id)
+        reservation["State"] = "cancelled"
+        settle(self.ec2_backend)
+        return ActionResult({"Return": True})
+
+    for method in (create_capacity_reservation, describe_capacity_reservations,
+                   modify_capacity_reservation, cancel_capacity_reservation):
+        setattr(EC2Response, method.__name__, method)
+
+    def target_of(backend, spec):
+        """The reservation a fleet launch spec's template targets, or None."""
+        template_spec = spec.launch_template_spec or {}
+        template = backend.get_launch_template(template_spec["LaunchTemplateId"])
+        data = template.get_version(template_spec.get("Version", template.latest_version_number))
+        specification = data.data.get("CapacityReservationSpecification") or {}
+        return (specification.get("CapacityReservationTarget") or {}).get("CapacityReservationId")
+
+    original_on_demand = fleets.Fleet.create_on_demand_requests
+
+    def create_on_demand_requests(self, weight_to_add):
+        settle(self.ec2_backend)
+        self.reservation_errors = []
+        usable = []
+        for spec in self.launch_specs:
+            reservation_id = target_of(self.ec2_backend, spec)
+            if reservation_id is None:
+                usable.append((spec, None))
+                continue
+            reservation = reservations.get(reservation_id)
+            zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone
+            if (reservation is None or reservation["State"] != "active"
+                    or reservation["InstanceType"] != spec.instance_type
+                    or reservation["AvailabilityZone"] != zone
+                    or reservation["AvailableInstanceCount"] < 1):
+                self.reservation_errors.append((spec, zone))
+                continue
+            usable.append((spec, reservation))
+        if not usable:
+            return
+        if usable[0][1] is None:
+            self.launch_specs = [spec for spec, _ in usable]
+            original_on_demand(self, weight_to_add)
+            return
+        spec, reservation = usable[0]
+        count = min(int(weight_to_add), reservation["AvailableInstanceCount"])
+        launched = self.ec2_backend.run_instances(
+            image_id=spec.image_id, count=count, instance_type=spec.instance_type,
+            is_instance_type_default=False, key_name=spec.key_name,
+            security_group_names=spec.group_set, user_data=spec.user_data, placement=None,
+            kernel_id=None, ramdisk_id=None, monitoring_enabled=spec.monitoring,
+            subnet_id=spec.subnet_id, fleet_id=self.id, tags=spec.tag_specifications)
+        for instance in launched.instances:
+            instance.capacity_reservation_id = reservation["CapacityReservationId"]
+            self.on_demand_instances.append(
+                {"id": launched.id, "instance": instance, "launch_spec": spec})
+        self.fulfilled_capacity += count
+        settle(self.ec2_backend)
+
+    fleets.Fleet.create_on_demand_requests = create_on_demand_requests
+
+    original_create_fleet = EC2Response.create_fleet
+
+    def create_fleet(self):
+        answer = original_create_fleet(self)
+        fleet = self.ec2_backend.get_fleet(answer.result["FleetId"])
+        errors = []
+        for spec, zone in getattr(fleet, "reservation_errors", []):
+            errors.append({
+                "LaunchTemplateAndOverrides": {
+                    "LaunchTemplateSpecification": {
+                        "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
+                        "Version": str(spec.launch_template_spec.get("Version", "1"))},
+                    "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
+                                  "AvailabilityZone": zone}},
+                "Lifecycle": "on-demand",
+                "ErrorCode": "ReservationCapacityExceeded",
+                "ErrorMessage": "There is insufficient capacity in the capacity reservation."})
+        if errors:
+            answer.result["Errors"] = errors
+        return answer
+
+    EC2Response.create_fleet = create_fleet
+
+
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
@@ -294,6 +505,7 @@ def main():
     from moto.server import ThreadedMotoServer  # pylint: disable=import-outside-toplevel
 
     launch_fleets_with_template_security_groups()
+    serve_capacity_reservations()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
     server.start()

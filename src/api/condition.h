@@ -33,6 +33,7 @@ inline constexpr std::string_view kConditionSubnetsReady = "SubnetsReady";
 inline constexpr std::string_view kConditionSecurityGroupsReady = "SecurityGroupsReady";
 inline constexpr std::string_view kConditionAmisReady = "AMIsReady";
 inline constexpr std::string_view kConditionInstanceProfileReady = "InstanceProfileReady";
+inline constexpr std::string_view kConditionCapacityReservationsReady = "CapacityReservationsReady";
 
 // Reasons of a NodeClaim's Drifted condition.
 inline constexpr std::string_view kDriftNodePool = "NodePoolDrifted";
@@ -44,6 +45,7 @@ inline constexpr std::string_view kDriftNodeClass = "NodeClassDrift";
 inline constexpr std::string_view kDriftAmi = "AMIDrift";
 inline constexpr std::string_view kDriftSubnet = "SubnetDrift";
 inline constexpr std::string_view kDriftSecurityGroup = "SecurityGroupDrift";
+inline constexpr std::string_view kDriftCapacityReservation = "CapacityReservationDrift";
 // The DisruptionReason of a NodeClaim whose instance the cloud is taking away.
 inline constexpr std::string_view kDisruptionReasonInterrupted = "Interrupted";
 

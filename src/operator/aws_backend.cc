@@ -70,6 +70,7 @@ Result<std::unique_ptr<CloudBackend>> NewAwsBackend(const Options& options,
   aws_options.refresh.subnets = options.subnet_refresh_interval.value();
   aws_options.refresh.security_groups = options.security_group_refresh_interval.value();
   aws_options.dry_run = !options.disable_dry_run;
+  aws_options.reserved_capacity = options.FeatureGate("ReservedCapacity");
   Result<std::string> version = kube::http::ServerVersion(config);
   if (!version.ok()) {
     return Error("the API server's Kubernetes version: " + version.error().message);

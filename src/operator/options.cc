@@ -226,9 +226,7 @@ Status SetFeatureGates(std::string_view text, Options& options) {
   return {};
 }
 
-// Gates whose features this controller does not have: on, they are refused (ReservedCapacity is
-// accepted either way: no EC2NodeClass can select a capacity reservation yet, so it changes
-// nothing).
+// Gates whose features this controller does not have: on, they are refused.
 constexpr std::array<std::string_view, 4> kUnimplementedFeatureGates = {
     "NodeRepair", "NodeOverlay", "StaticCapacity", "CapacityBuffer"};
 

@@ -185,6 +185,15 @@ void AddLaunchData(QueryRequest& request, const std::string& prefix,
     request.Add(prefix + "IamInstanceProfile.Name", input.instance_profile);
   }
   if (!input.user_data_base64.empty()) request.Add(prefix + "UserData", input.user_data_base64);
+  if (!input.capacity_reservation_preference.empty()) {
+    request.Add(prefix + "CapacityReservationSpecification.CapacityReservationPreference",
+                input.capacity_reservation_preference);
+  }
+  if (!input.capacity_reservation_id.empty()) {
+    request.Add(
+        prefix + "CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId",
+        input.capacity_reservation_id);
+  }
 }
 
 // A DryRun request's verdict: EC2 answers DryRunOperation when the call would have succeeded.
@@ -249,7 +258,8 @@ Instance ReadInstance(const XmlElement& element) {
                   .tags = ReadTags(element),
                   .lifecycle = std::move(lifecycle),
                   .private_dns_name = element.Text("privateDnsName"),
-                  .security_group_ids = std::move(groups)};
+                  .security_group_ids = std::move(groups),
+                  .capacity_reservation_id = element.Text("capacityReservationId")};
 }
 
 }  // namespace
@@ -274,6 +284,36 @@ Result<std::vector<Subnet>> Ec2Api::DescribeSubnets(const std::vector<QueryFilte
   });
   if (!status.ok()) return status.error();
   return subnets;
+}
+
+Result<std::vector<CapacityReservation>> Ec2Api::DescribeCapacityReservations(
+    const std::vector<std::string>& ids, const std::vector<QueryFilter>& filters) {
+  QueryRequest request = Ec2Request("DescribeCapacityReservations");
+  request.AddList("CapacityReservationId", ids);
+  request.AddFilters(filters);
+  // EC2 refuses MaxResults beside ids; without ids, the largest page it allows.
+  if (ids.empty()) request.Add("MaxResults", "1000");
+  std::vector<CapacityReservation> reservations;
+  Status status =
+      DescribeAll(client_, request, "capacityReservationSet", [&](const XmlElement& item) {
+        const std::string end_date = item.Text("endDate");
+        reservations.push_back(CapacityReservation{
+            .id = item.Text("capacityReservationId"),
+            .owner_id = item.Text("ownerId"),
+            .instance_type = item.Text("instanceType"),
+            .instance_platform = item.Text("instancePlatform"),
+            .zone = item.Text("availabilityZone"),
+            .tenancy = item.Text("tenancy"),
+            .instance_match_criteria = item.Text("instanceMatchCriteria"),
+            .reservation_type = item.Text("reservationType"),
+            .state = item.Text("state"),
+            .total_instance_count = item.Int("totalInstanceCount").value_or(0),
+            .available_instance_count = item.Int("availableInstanceCount").value_or(0),
+            .end_date = end_date.empty() ? std::nullopt : ParseTime(end_date),
+            .tags = ReadTags(item)});
+      });
+  if (!status.ok()) return status.error();
+  return reservations;
 }
 
 Result<std::vector<SecurityGroup>> Ec2Api::DescribeSecurityGroups(

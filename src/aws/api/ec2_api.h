@@ -100,6 +100,23 @@ struct SpotPrice {
   std::string product_description;  // "Linux/UNIX", "Linux/UNIX (Amazon VPC)"
 };
 
+// An On-Demand Capacity Reservation as DescribeCapacityReservations reports it.
+struct CapacityReservation {
+  std::string id;
+  std::string owner_id;
+  std::string instance_type;
+  std::string instance_platform;  // "Linux/UNIX", "Windows", …
+  std::string zone;
+  std::string tenancy;                  // "default", "dedicated"
+  std::string instance_match_criteria;  // "open", "targeted"
+  std::string reservation_type;         // "default", "capacity-block"
+  std::string state;                    // "active", "expired", "cancelled", …
+  int64_t total_instance_count = 0;
+  int64_t available_instance_count = 0;
+  std::optional<TimePoint> end_date;  // nullopt: it does not end
+  Ec2Tags tags;
+};
+
 struct InstanceTypeOffering {
   std::string instance_type;
   std::string zone;
@@ -119,6 +136,11 @@ struct LaunchTemplateInput {
   bool detailed_monitoring = false;
   // Whether the primary network interface gets a public IPv4 address; unset: the subnet decides.
   std::optional<bool> associate_public_ip_address;
+  // CapacityReservationSpecification (docs/upstream-reference.md §6, capacity reservations):
+  // "capacity-reservations-only" with the reservation a reserved launch goes into, "none" to keep
+  // other launches out of open reservations, "" to send nothing (EC2's default, open).
+  std::string capacity_reservation_preference;
+  std::string capacity_reservation_id;
 };
 
 struct LaunchTemplate {
@@ -204,6 +226,7 @@ struct Instance {
   std::string lifecycle;  // "on-demand" or "spot" (EC2 omits it for on-demand)
   std::string private_dns_name;
   std::vector<std::string> security_group_ids;
+  std::string capacity_reservation_id;  // the reservation it runs in; "" when none
 };
 
 struct InstanceStateChange {
@@ -234,6 +257,10 @@ class Ec2Api {
   Result<std::vector<SpotPrice>> DescribeSpotPriceHistory(
       TimePoint start_time, const std::vector<std::string>& product_descriptions = {"Linux/UNIX"},
       const std::vector<std::string>& instance_types = {});
+
+  // The reservations with these ids (none: all) that match `filters`.
+  Result<std::vector<CapacityReservation>> DescribeCapacityReservations(
+      const std::vector<std::string>& ids, const std::vector<QueryFilter>& filters);
 
   Result<LaunchTemplate> CreateLaunchTemplate(const LaunchTemplateInput& input);
   Result<std::vector<LaunchTemplate>> DescribeLaunchTemplates(

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -100,7 +101,8 @@ void AppendLabels(std::string* key, std::string_view name, const api::Labels& la
 }
 
 // Everything of the node class that the built list depends on.
-std::string CacheKey(const aws::AwsCatalogOptions& options, const aws::AwsZoneIds& zones) {
+std::string CacheKey(const aws::AwsCatalogOptions& options, const aws::AwsZoneIds& zones,
+                     const std::vector<api::CapacityReservationStatus>& reservations) {
   std::string key = fmt::format(
       "family={};raid0={};root={};", options.ami_family, options.instance_store_raid0,
       options.root_volume_size ? options.root_volume_size->ToString() : std::string("-"));
@@ -114,6 +116,11 @@ std::string CacheKey(const aws::AwsCatalogOptions& options, const aws::AwsZoneId
   }
   key += ";zones=";
   for (const auto& [zone, id] : zones) key.append(zone).append("/").append(id).append(",");
+  key += ";reservations=";
+  for (const api::CapacityReservationStatus& reservation : reservations) {
+    key.append(reservation.id).append("/").append(reservation.instance_type).append("/");
+    key.append(reservation.zone).append(",");
+  }
   return key;
 }
 
@@ -211,12 +218,18 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
     if (!subnet.zone.empty()) zones.emplace(subnet.zone, subnet.zone_id);
   }
 
+  const ReservationCounts* counts = options_.reservation_counts;
+  const std::vector<api::CapacityReservationStatus> no_reservations;
+  const std::vector<api::CapacityReservationStatus>& reservations =
+      counts != nullptr ? node_class.status.capacity_reservations : no_reservations;
   const uint64_t seq_num = unavailable_.SeqNum();
   const uint64_t price_generation = pricing_.Generation();
-  const std::string key = CacheKey(options, zones);
+  const uint64_t reservation_seq_num = counts != nullptr ? counts->SeqNum() : 0;
+  const std::string key = CacheKey(options, zones, reservations);
   if (auto it = cache_.find(key); it != cache_.end() && it->second.seq_num == seq_num &&
                                   it->second.price_generation == price_generation &&
-                                  it->second.data_generation == generation_) {
+                                  it->second.data_generation == generation_ &&
+                                  it->second.reservation_seq_num == reservation_seq_num) {
     return it->second.list;
   }
   // Only on a miss: options that fail are never cached, so a hit was valid.
@@ -241,9 +254,12 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
       std::vector<cloud::Offering> offerings;
       const std::optional<double> on_demand =
           d.on_demand ? pricing_.OnDemandPrice(d.name) : std::nullopt;
+      // Upstream's price for reserved capacity: practically free, yet ordered like on-demand.
+      const double reserved_price =
+          on_demand.has_value() ? *on_demand / kReservedPriceDivisor : 0.0;
       for (const std::string& zone : offered->second) {
         if (!zones.contains(zone)) continue;
-        auto add = [&](std::string_view capacity_type, std::optional<double> price) {
+        auto add = [&](std::string_view capacity_type, const std::optional<double>& price) {
           const bool available =
               price.has_value() && !unavailable_.IsUnavailable(d.name, zone, capacity_type);
           offerings.push_back(
@@ -251,6 +267,14 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
         };
         if (d.on_demand) add(api::kCapacityTypeOnDemand, on_demand);
         if (d.spot) add(api::kCapacityTypeSpot, pricing_.SpotPrice(d.name, zone));
+        for (const api::CapacityReservationStatus& reservation : reservations) {
+          if (reservation.instance_type != d.name || reservation.zone != zone) continue;
+          const int64_t room = counts->Available(reservation.id);
+          offerings.push_back(cloud::Offering{
+              zone, std::string(api::kCapacityTypeReserved), reserved_price, room > 0,
+              reservation.id,
+              static_cast<int>(std::min<int64_t>(room, std::numeric_limits<int>::max()))});
+        }
       }
       if (offerings.empty()) continue;
       list->push_back(builder.Build(d, std::move(offerings), zones));
@@ -261,12 +285,13 @@ Result<InstanceTypeList> InstanceTypeProvider::List(const api::EC2NodeClass& nod
     const uint64_t generation = generation_;
     std::erase_if(cache_, [&](const auto& entry) {
       return entry.second.seq_num != seq_num || entry.second.price_generation != price_generation ||
-             entry.second.data_generation != generation;
+             entry.second.data_generation != generation ||
+             entry.second.reservation_seq_num != reservation_seq_num;
     });
     if (cache_.size() >= kMaxCachedLists) cache_.clear();
   }
   InstanceTypeList shared = std::move(list);
-  cache_[key] = CacheEntry{seq_num, price_generation, generation_, shared};
+  cache_[key] = CacheEntry{seq_num, price_generation, generation_, reservation_seq_num, shared};
   return shared;
 }
 

@@ -11,7 +11,10 @@
 // for us (no hvm, no x86_64/arm64; arm64 for Windows) are skipped, and so are types offered in
 // none of the node class's zones. Offerings: each of those zones the type is offered in × each
 // capacity type it supports (on-demand, spot); unavailable without a known price or while in
-// UnavailableOfferings. Types whose offerings are all unavailable are kept (the scheduler sees
+// UnavailableOfferings. With reservation counts (the ReservedCapacity gate), also one reserved
+// offering per reservation of status.capacityReservations for the type, in a zone it is offered
+// in: priced at the on-demand price / 10^7 as upstream (practically free, yet larger types still
+// cost more), with the reservation's count, available while it has room. Types whose offerings are all unavailable are kept (the scheduler sees
 // them as unavailable, and they come back when the cache entry expires).
 //
 // The pod-eni (trunking) count is not in DescribeInstanceTypes: it comes from the embedded table
@@ -37,6 +40,7 @@
 #include "aws/catalog/aws_catalog.h"
 #include "aws/instancetypes/pricing_provider.h"
 #include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/nodeclass/reservation_counts.h"
 #include "cloud/instance_type.h"
 #include "common/clock.h"
 #include "common/mutex.h"
@@ -51,7 +55,13 @@ struct InstanceTypeProviderOptions {
   std::chrono::milliseconds refresh_interval = std::chrono::hours(12);
   // After a failed refresh, List() does not try again for this long (Refresh() always tries).
   std::chrono::milliseconds retry_after_failure = std::chrono::minutes(1);
+  // The capacity reservations' counts; null: no reserved offerings (the gate is off). Must
+  // outlive the provider.
+  const ReservationCounts* reservation_counts = nullptr;
 };
+
+// A reserved offering's price: its type's on-demand price divided by this, as upstream.
+inline constexpr double kReservedPriceDivisor = 1e7;
 
 using InstanceTypeList = std::shared_ptr<const std::vector<cloud::InstanceType>>;
 
@@ -84,6 +94,7 @@ class InstanceTypeProvider {
     uint64_t seq_num = 0;
     uint64_t price_generation = 0;
     uint64_t data_generation = 0;
+    uint64_t reservation_seq_num = 0;
     InstanceTypeList list;
   };
   Status RefreshLocked(bool force) REQUIRES(mutex_);

@@ -365,6 +365,72 @@ Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
   return amis;
 }
 
+Result<std::pair<std::vector<api::CapacityReservationStatus>, std::string>>
+NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_class) {
+  const std::vector<api::CapacityReservationSelectorTerm>& terms =
+      node_class.spec.capacity_reservation_selector_terms;
+  std::map<std::string, CapacityReservation, std::less<>> found;  // by id: terms overlap
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const api::CapacityReservationSelectorTerm& term = terms[i];
+    std::vector<std::string> ids;
+    std::vector<QueryFilter> filters = {{.name = "state", .values = {"active"}}};
+    if (!term.id.empty()) {
+      ids.push_back(term.id);
+    } else {
+      if (!term.owner_id.empty()) filters.push_back({.name = "owner-id", .values = {term.owner_id}});
+      if (!term.instance_match_criteria.empty()) {
+        filters.push_back(
+            {.name = "instance-match-criteria", .values = {term.instance_match_criteria}});
+      }
+      AddTagFilters(term.tags, filters);
+    }
+    Result<std::vector<CapacityReservation>> reservations =
+        ec2_.DescribeCapacityReservations(ids, filters);
+    if (!reservations.ok()) {
+      // A reservation named by id that is gone (or never was) selects nothing.
+      if (!term.id.empty() && reservations.error().reason == "InvalidCapacityReservationId.NotFound") {
+        continue;
+      }
+      return Error(Prefix(node_class) +
+                       Field("spec.capacityReservationSelectorTerms", i) + ": " +
+                       reservations.error().message,
+                   reservations.error().status, reservations.error().reason);
+    }
+    for (CapacityReservation& reservation : *reservations) {
+      std::string id = reservation.id;
+      found.insert_or_assign(std::move(id), std::move(reservation));
+    }
+  }
+  const TimePoint now = clock_.Now();
+  std::vector<api::CapacityReservationStatus> out;
+  std::string blocks;
+  for (const auto& [id, reservation] : found) {
+    if (reservation.state != "active" ||
+        (reservation.end_date.has_value() && *reservation.end_date <= now)) {
+      continue;
+    }
+    if (reservation.reservation_type == "capacity-block") {
+      blocks += (blocks.empty() ? "" : ", ") + id;
+      continue;
+    }
+    if (options_.reservation_counts != nullptr) {
+      options_.reservation_counts->Sync(id, reservation.available_instance_count);
+    }
+    api::CapacityReservationStatus status;
+    status.id = id;
+    status.instance_type = reservation.instance_type;
+    status.owner_id = reservation.owner_id;
+    status.zone = reservation.zone;
+    status.instance_match_criteria = reservation.instance_match_criteria;
+    if (reservation.end_date.has_value()) status.end_time = FormatTime(*reservation.end_date);
+    out.push_back(std::move(status));
+  }
+  if (!blocks.empty()) {
+    blocks = "capacity blocks are not supported yet, left out: " + blocks;
+  }
+  return std::pair(std::move(out), std::move(blocks));
+}
+
 std::string NodeClassResolver::InstanceProfileName(const api::EC2NodeClass& node_class) const {
   return options_.cluster_name + "_" +
          std::to_string(Fnv1a64(options_.region + "/" + node_class.metadata.name));
@@ -530,6 +596,20 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
     update(ResolveInstanceProfile(node_class), status.instance_profile,
            api::kConditionInstanceProfileReady, "InstanceProfileNotFound",
            "InstanceProfileResolutionFailed");
+  }
+  if (parts.capacity_reservations && options_.reserved_capacity) {
+    // Selecting no reservation is fine (as upstream): only a failed read makes it False.
+    auto reservations = ResolveCapacityReservations(node_class);
+    if (reservations.ok()) {
+      status.capacity_reservations = std::move(reservations->first);
+      SetStatusCondition(status.conditions, api::kConditionCapacityReservationsReady, true,
+                         api::kConditionCapacityReservationsReady, reservations->second, now,
+                         generation);
+    } else {
+      SetStatusCondition(status.conditions, api::kConditionCapacityReservationsReady, false,
+                         "CapacityReservationResolutionFailed", reservations.error().message, now,
+                         generation);
+    }
   }
 
   SetNodeClassReady(status.conditions, now, generation);

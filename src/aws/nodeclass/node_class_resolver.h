@@ -2,17 +2,22 @@
 // Resolves an EC2NodeClass's selectors into its status, as its controller reconciles it: the
 // subnets (most free addresses first), the security groups, the AMIs (aliases through the public
 // SSM parameters, other terms through DescribeImages; the newest per requirement set), the
-// instance profile (created and owned for spec.role), and the conditions SubnetsReady,
-// SecurityGroupsReady, AMIsReady, InstanceProfileReady and Ready (all four True).
+// instance profile (created and owned for spec.role), the capacity reservations (with the
+// ReservedCapacity gate on: each term its own DescribeCapacityReservations query of active ones,
+// as upstream; those that ended, and capacity blocks, which are not supported yet, left out; their
+// counts synced), and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady,
+// InstanceProfileReady, CapacityReservationsReady (with the gate) and Ready (all True).
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/ec2nodeclass.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/iam_api.h"
 #include "aws/api/ssm_api.h"
+#include "aws/nodeclass/reservation_counts.h"
 #include "common/clock.h"
 #include "common/result.h"
 
@@ -25,6 +30,9 @@ struct NodeClassResolverOptions {
   std::string cluster_name;
   std::string region;
   std::string kubernetes_version;  // "1.31": picks the EKS-optimized AMIs of aliases
+  bool reserved_capacity = true;   // the ReservedCapacity feature gate
+  // Where the reservations' counts go when they are read; null: nowhere. Must outlive this.
+  ReservationCounts* reservation_counts = nullptr;
 };
 
 // Which parts of the status a Resolve refreshes; the others keep their value and condition.
@@ -33,6 +41,7 @@ struct ResolveParts {
   bool security_groups = true;
   bool amis = true;
   bool instance_profile = true;
+  bool capacity_reservations = true;
 };
 
 // Not thread-safe, as the API clients are not. The clients and clock must outlive this.
@@ -61,6 +70,10 @@ class NodeClassResolver {
       const api::EC2NodeClass& node_class);
   // Sorted newest first (then by id); one entry per distinct requirement set.
   Result<std::vector<api::AmiStatus>> ResolveAmis(const api::EC2NodeClass& node_class);
+  // The reservations the terms select, by id; the second member names the capacity blocks left
+  // out ("" when none).
+  Result<std::pair<std::vector<api::CapacityReservationStatus>, std::string>>
+  ResolveCapacityReservations(const api::EC2NodeClass& node_class);
   // spec.instanceProfile when it exists; for spec.role, the profile this controller owns
   // (InstanceProfileName), created, tagged and given the role as needed.
   Result<std::string> ResolveInstanceProfile(const api::EC2NodeClass& node_class);

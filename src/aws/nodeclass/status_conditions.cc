@@ -39,8 +39,10 @@ void SetNodeClassReady(std::vector<api::Condition>& conditions, TimePoint now,
   std::string unready;
   for (const std::string_view type :
        {api::kConditionSubnetsReady, api::kConditionSecurityGroupsReady, api::kConditionAmisReady,
-        api::kConditionInstanceProfileReady, api::kConditionValidationSucceeded}) {
-    if (type == api::kConditionValidationSucceeded &&
+        api::kConditionInstanceProfileReady, api::kConditionCapacityReservationsReady,
+        api::kConditionValidationSucceeded}) {
+    if ((type == api::kConditionValidationSucceeded ||
+         type == api::kConditionCapacityReservationsReady) &&
         api::FindCondition(conditions, type) == nullptr) {
       continue;
     }

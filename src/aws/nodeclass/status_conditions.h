@@ -17,7 +17,8 @@ bool SetStatusCondition(std::vector<api::Condition>& conditions, std::string_vie
                         int64_t observed_generation);
 
 // Sets an EC2NodeClass's Ready from what it sums up: SubnetsReady, SecurityGroupsReady,
-// AMIsReady, InstanceProfileReady, and ValidationSucceeded once that is set. True when all are
+// AMIsReady, InstanceProfileReady, and CapacityReservationsReady and ValidationSucceeded once
+// they are set (the first only with the ReservedCapacity gate on). True when all are
 // True; else False, naming those that are not ("AMIsReady=False, …").
 void SetNodeClassReady(std::vector<api::Condition>& conditions, TimePoint now,
                        int64_t observed_generation);

@@ -80,7 +80,8 @@ std::string NodePoolOf(const api::NodeClaim& node_claim) {
 }  // namespace
 
 bool IsCapacityError(std::string_view code) {
-  static constexpr std::array<std::string_view, 7> kCodes = {"InsufficientInstanceCapacity",
+  static constexpr std::array<std::string_view, 8> kCodes = {"InsufficientInstanceCapacity",
+                                                             "ReservationCapacityExceeded",
                                                              "MaxSpotInstanceCountExceeded",
                                                              "VcpuLimitExceeded",
                                                              "UnfulfillableCapacity",
@@ -166,6 +167,11 @@ cloud::Instance AwsCloudProvider::ToCloudInstance(const Instance& instance,
   out.instance_type = instance.instance_type;
   out.zone = instance.zone;
   out.capacity_type = instance.lifecycle.empty() ? "on-demand" : instance.lifecycle;
+  // An instance in a reservation was launched into it (other launches say "none"); once the
+  // reservation ends, EC2 no longer names it and the instance is on-demand again.
+  const bool reserved =
+      options_.reservation_counts != nullptr && !instance.capacity_reservation_id.empty();
+  if (reserved) out.capacity_type = api::kCapacityTypeReserved;
   out.image_id = instance.image_id;
   out.node_name = instance.private_dns_name;
   out.price = price;
@@ -180,6 +186,13 @@ cloud::Instance AwsCloudProvider::ToCloudInstance(const Instance& instance,
   out.labels[std::string(api::kLabelZone)] = instance.zone;
   out.labels[std::string(api::kLabelRegion)] = options_.region;
   out.labels[std::string(api::kLabelCapacityType)] = out.capacity_type;
+  if (reserved) {
+    out.labels[std::string(api::kLabelCapacityReservationId)] = instance.capacity_reservation_id;
+    out.labels[std::string(api::kLabelCapacityReservationType)] = "default";
+  } else {
+    out.labels.erase(std::string(api::kLabelCapacityReservationId));
+    out.labels.erase(std::string(api::kLabelCapacityReservationType));
+  }
   if (!out.node_name.empty()) out.labels[std::string(api::kLabelHostname)] = out.node_name;
   return out;
 }
@@ -429,10 +442,10 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   if (!public_ip.ok()) return Error(launch.user + ": " + public_ip.error().message);
   // One launch template per AMI and kubelet sizing; each candidate is an override of its own.
   FleetInput& fleet = launch.fleet;
-  std::map<std::tuple<std::string, KubeletSizing>, size_t> template_of;
+  std::map<std::tuple<std::string, KubeletSizing, std::string>, size_t> template_of;
   for (const LaunchCandidate& candidate : launch.plan.candidates) {
     KubeletSizing sizing = SizingOf(*candidate.instance_type);
-    auto key = std::tuple(candidate.image_id, sizing);
+    auto key = std::tuple(candidate.image_id, sizing, candidate.reservation_id);
     auto it = template_of.find(key);
     if (it == template_of.end()) {
       // The dearer candidates that would need a template beyond CreateFleet's limit wait.
@@ -454,6 +467,11 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
       input.block_device_mappings = node_class.LaunchBlockDeviceMappings();
       input.detailed_monitoring = node_class.spec.detailed_monitoring.value_or(false);
       input.associate_public_ip_address = *public_ip;
+      if (options_.reservation_counts != nullptr) {
+        input.capacity_reservation_preference =
+            candidate.reservation_id.empty() ? "none" : "capacity-reservations-only";
+        input.capacity_reservation_id = candidate.reservation_id;
+      }
       if (fleet.launch_templates.empty()) launch.first_template = input;
       Result<std::string> name =
           launch_templates_.Ensure(std::move(input), node_class.metadata.name);
@@ -466,7 +484,8 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
     fleet.launch_templates[it->second].overrides.push_back(FleetOverride{
         candidate.instance_type->name, candidate.subnet_id, candidate.zone, std::nullopt});
   }
-  const bool spot = launch.plan.capacity_type == "spot";
+  // Reserved capacity is on-demand capacity the reservation holds.
+  const bool spot = launch.plan.capacity_type == api::kCapacityTypeSpot;
   fleet.capacity_type = spot ? CapacityType::kSpot : CapacityType::kOnDemand;
   fleet.allocation_strategy = spot ? "price-capacity-optimized" : "lowest-price";
   fleet.tags = OwnershipTags(node_claim, node_class);
@@ -568,6 +587,7 @@ void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,
     }
     batch_metrics_->Sent(group.size(), now - oldest);
   }
+  const TimePoint sent = clock_.Now();
   Result<FleetResult> launched = ec2_.CreateFleet(fleet);
   if (!launched.ok()) {
     if (launched.error().reason == kLaunchTemplateNotFound) {
@@ -591,6 +611,13 @@ void AwsCloudProvider::LaunchFleet(std::span<const PlannedLaunch* const> group,
     const PlannedLaunch& launch = *group[i];
     if (i < filled) {
       instances[launch.index] = ClaimInstance(launch, filled_instances[i], fleet.tags, described);
+      if (instances[launch.index].ok() && options_.reservation_counts != nullptr) {
+        const api::Labels& labels = instances[launch.index]->labels;
+        if (const auto reservation = labels.find(std::string(api::kLabelCapacityReservationId));
+            reservation != labels.end()) {
+          options_.reservation_counts->MarkLaunched(reservation->second, sent);
+        }
+      }
       continue;
     }
     instances[launch.index] =
@@ -619,6 +646,17 @@ std::vector<std::string> AwsCloudProvider::RecordFleetErrors(
       if (const auto it = zone_of_subnet.find(error.subnet_id); it != zone_of_subnet.end()) {
         zone = it->second;
       }
+    }
+    if (launch.plan.capacity_type == api::kCapacityTypeReserved) {
+      // The reservation is full (or its capacity is short): no more launches into it until its
+      // count is read again; the NodeClaim falls back to what else it allows.
+      for (const LaunchCandidate& candidate : launch.plan.candidates) {
+        if (candidate.instance_type->name == error.instance_type && candidate.zone == zone &&
+            options_.reservation_counts != nullptr) {
+          options_.reservation_counts->MarkFull(candidate.reservation_id);
+        }
+      }
+      continue;
     }
     unavailable_.MarkUnavailable(
         error.instance_type, zone,
@@ -656,6 +694,7 @@ Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
       price = candidate.price;
       if (instance.zone.empty()) instance.zone = candidate.zone;
       if (instance.image_id.empty()) instance.image_id = candidate.image_id;
+      instance.capacity_reservation_id = candidate.reservation_id;
       break;
     }
   }
@@ -665,6 +704,9 @@ Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
     instance.launch_time = found->second.launch_time;
     if (!found->second.image_id.empty()) instance.image_id = found->second.image_id;
     if (!found->second.zone.empty()) instance.zone = found->second.zone;
+    if (!found->second.capacity_reservation_id.empty()) {
+      instance.capacity_reservation_id = found->second.capacity_reservation_id;
+    }
   }
   // The instance is its NodeClaim's once tagged so. Left untagged, no NodeClaim claims it and
   // garbage collection terminates it. Only the instance, and only these two keys: what the scoped
@@ -715,6 +757,9 @@ Status AwsCloudProvider::Delete(std::string_view provider_id) {
   if (!changes.ok()) {
     if (changes.error().reason == kInstanceNotFound) return NotFound(provider_id, "not found");
     return changes.error();
+  }
+  if (options_.reservation_counts != nullptr && !instance.capacity_reservation_id.empty()) {
+    options_.reservation_counts->MarkTerminated(instance.capacity_reservation_id);
   }
   return {};
 }

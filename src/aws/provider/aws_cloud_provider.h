@@ -6,7 +6,10 @@
 // karpenter.sh/nodeclaim with its own NodeClaim. It terminates only instances tagged
 // kubernetes.io/cluster/<cluster>=owned and karpenter.sh/nodepool; anything else is refused.
 // Offerings EC2 has no capacity for are marked unavailable for a while, so the next plan avoids
-// them. Thread-safe: one call at a time reaches EC2.
+// them. With the ReservedCapacity gate, reserved launches go into their reservation with
+// capacity-reservations-only and every other launch says none (upstream's targeted mode: open
+// reservations are left to what targets them); a full reservation counts as full until it is read
+// again. Thread-safe: one call at a time reaches EC2.
 
 #include <functional>
 #include <map>
@@ -22,6 +25,7 @@
 #include "aws/api/ec2_api.h"
 #include "aws/instancetypes/instance_type_provider.h"
 #include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/nodeclass/reservation_counts.h"
 #include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/launch_templates.h"
 #include "cloud/cloud_provider.h"
@@ -40,6 +44,10 @@ struct AwsCloudProviderOptions {
   std::string cluster_endpoint;
   std::string certificate_authority;
   std::string service_cidr;  // "" when unknown: the node's bootstrap discovers it
+  // The capacity reservations' counts, which launches and terminations move (must outlive the
+  // provider); null when the ReservedCapacity gate is off: nothing is launched as reserved and
+  // launches say nothing of reservations (EC2's default: open ones may take them).
+  ReservationCounts* reservation_counts = nullptr;
 };
 
 // Whether the controller may launch from an EC2NodeClass (its ValidationSucceeded condition):

@@ -12,24 +12,36 @@ PricingProviderOptions PricingOptions(const AwsProviderOptions& options) {
   return out;
 }
 
-InstanceTypeProviderOptions InstanceTypeOptions(const AwsProviderOptions& options) {
+// The counts go where the ReservedCapacity gate lets them; null turns reservations off.
+ReservationCounts* Counts(const AwsProviderOptions& options, ReservationCounts& counts) {
+  return options.reserved_capacity ? &counts : nullptr;
+}
+
+InstanceTypeProviderOptions InstanceTypeOptions(const AwsProviderOptions& options,
+                                                ReservationCounts& counts) {
   InstanceTypeProviderOptions out;
+  out.reservation_counts = Counts(options, counts);
   out.region = options.region;
   out.vm_memory_overhead_percent = options.vm_memory_overhead_percent;
   out.reserved_enis = options.reserved_enis;
   return out;
 }
 
-NodeClassResolverOptions ResolverOptions(const AwsProviderOptions& options) {
+NodeClassResolverOptions ResolverOptions(const AwsProviderOptions& options,
+                                         ReservationCounts& counts) {
   NodeClassResolverOptions out;
+  out.reserved_capacity = options.reserved_capacity;
+  out.reservation_counts = Counts(options, counts);
   out.cluster_name = options.cluster_name;
   out.region = options.region;
   out.kubernetes_version = options.kubernetes_version;
   return out;
 }
 
-AwsCloudProviderOptions CloudOptions(const AwsProviderOptions& options) {
+AwsCloudProviderOptions CloudOptions(const AwsProviderOptions& options,
+                                     ReservationCounts& counts) {
   AwsCloudProviderOptions out;
+  out.reservation_counts = Counts(options, counts);
   out.cluster_name = options.cluster_name;
   out.region = options.region;
   out.cluster_endpoint = options.cluster_endpoint;
@@ -98,11 +110,12 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
       iam_(clients_.iam()),
       pricing_api_(clients_.pricing()),
       unavailable_(clock),
+      reservation_counts_(clock),
       pricing_(ec2_, options_.isolated_vpc ? nullptr : &pricing_api_, clock,
                PricingOptions(options_)),
-      instance_types_(ec2_, pricing_, unavailable_, clock, InstanceTypeOptions(options_)),
+      instance_types_(ec2_, pricing_, unavailable_, clock, InstanceTypeOptions(options_, reservation_counts_)),
       launch_templates_(ec2_, options_.cluster_name, clock),
-      resolver_(ec2_, ssm_, iam_, ResolverOptions(options_), clock) {
+      resolver_(ec2_, ssm_, iam_, ResolverOptions(options_, reservation_counts_), clock) {
   NodeClassLookup lookup = [this](std::string_view name) -> std::optional<api::EC2NodeClass> {
     if (cluster_ == nullptr) return std::nullopt;
     std::optional<kube::Object> object = cluster_->node_classes().Get(name);
@@ -111,7 +124,8 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
   };
   cloud_ =
       std::make_unique<AwsCloudProvider>(ec2_, instance_types_, unavailable_, launch_templates_,
-                                         std::move(lookup), CloudOptions(options_), clock);
+                                         std::move(lookup),
+                                         CloudOptions(options_, reservation_counts_), clock);
 }
 
 NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::ClusterCache& cluster,

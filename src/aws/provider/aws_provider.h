@@ -52,6 +52,7 @@ struct AwsProviderOptions {
   std::string interruption_queue;  // the SQS queue's name; empty: interruption handling off
   NodeClassRefresh refresh;        // how often EC2NodeClasses are resolved again
   bool dry_run = true;             // check each EC2NodeClass's launch permissions (DryRun)
+  bool reserved_capacity = true;   // the ReservedCapacity feature gate
 };
 
 // Fills in from EKS DescribeCluster what `options` leave out of how nodes join the cluster (see
@@ -101,6 +102,7 @@ class AwsProvider {
   IamApi iam_;
   PricingApi pricing_api_;
   UnavailableOfferings unavailable_;
+  ReservationCounts reservation_counts_;
   PricingProvider pricing_;
   InstanceTypeProvider instance_types_;
   LaunchTemplates launch_templates_;

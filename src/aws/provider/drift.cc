@@ -28,6 +28,16 @@ std::string DriftOf(const Instance& instance, const cloud::InstanceType* type,
                                               })) {
     return std::string(api::kDriftSubnet);
   }
+  // Upstream's last check: an instance in a reservation the EC2NodeClass no longer selects (the
+  // term changed, the reservation ended). Decided only once the reservations were read.
+  if (!instance.capacity_reservation_id.empty() &&
+      api::IsConditionTrue(status.conditions, api::kConditionCapacityReservationsReady) &&
+      std::none_of(status.capacity_reservations.begin(), status.capacity_reservations.end(),
+                   [&](const api::CapacityReservationStatus& reservation) {
+                     return reservation.id == instance.capacity_reservation_id;
+                   })) {
+    return std::string(api::kDriftCapacityReservation);
+  }
   return "";
 }
 

@@ -14,8 +14,9 @@
 namespace karpenter::aws {
 namespace {
 
-constexpr std::string_view kSpot = "spot";
-constexpr std::string_view kOnDemand = "on-demand";
+constexpr std::string_view kSpot = api::kCapacityTypeSpot;
+constexpr std::string_view kOnDemand = api::kCapacityTypeOnDemand;
+constexpr std::string_view kReserved = api::kCapacityTypeReserved;
 
 // The image for a type: the first of the node class's AMIs (newest first) whose requirements
 // the type meets; empty when none does.
@@ -67,27 +68,41 @@ Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2No
     std::string image_id;
   };
   std::vector<Fitting> fitting;
+  // Whether an offering of `type` in its zone may take this launch.
+  const auto usable = [&](const cloud::Offering& offering) {
+    return offering.available && subnet_of_zone.contains(offering.zone) &&
+           wanted.Allows(api::kLabelZone, offering.zone) &&
+           (offering.reservation_id.empty() ||
+            wanted.Allows(api::kLabelCapacityReservationId, offering.reservation_id));
+  };
   bool spot_available = false;
+  bool reserved_available = false;
   for (const cloud::InstanceType& type : instance_types) {
     if (!type.requirements.Intersects(wanted)) continue;
     if (!node_claim.spec.resource_requests.FitsIn(type.Allocatable())) continue;
     std::string image_id = ImageFor(type, amis);
     if (image_id.empty()) continue;
     for (const cloud::Offering& offering : type.offerings) {
-      if (offering.available && offering.capacity_type == kSpot &&
-          subnet_of_zone.contains(offering.zone) && wanted.Allows(api::kLabelZone, offering.zone)) {
-        spot_available = true;
-      }
+      if (!usable(offering)) continue;
+      if (offering.capacity_type == kSpot) spot_available = true;
+      if (offering.capacity_type == kReserved) reserved_available = true;
     }
     fitting.push_back(Fitting{&type, std::move(image_id)});
   }
 
   LaunchPlan plan;
-  plan.capacity_type =
-      spot_available && wanted.Allows(api::kLabelCapacityType, kSpot) ? kSpot : kOnDemand;
+  if (reserved_available && wanted.Allows(api::kLabelCapacityType, kReserved)) {
+    plan.capacity_type = kReserved;
+  } else if (spot_available && wanted.Allows(api::kLabelCapacityType, kSpot)) {
+    plan.capacity_type = kSpot;
+  } else {
+    plan.capacity_type = kOnDemand;
+  }
   if (!wanted.Allows(api::kLabelCapacityType, plan.capacity_type)) {
-    return Error(fmt::format("NodeClaim {}: allows neither spot nor on-demand capacity", claim), 0,
-                 std::string(cloud::kReasonInsufficientCapacity));
+    return Error(fmt::format("NodeClaim {}: no capacity it allows is available (its reserved "
+                             "capacity is full, or it allows neither spot nor on-demand)",
+                             claim),
+                 0, std::string(cloud::kReasonInsufficientCapacity));
   }
   struct TypeCandidates {
     double cheapest = std::numeric_limits<double>::infinity();
@@ -96,16 +111,26 @@ Result<LaunchPlan> PlanLaunch(const api::NodeClaim& node_claim, const api::EC2No
   std::vector<TypeCandidates> by_type;
   for (const Fitting& fit : fitting) {
     TypeCandidates entry;
+    std::map<std::string_view, const cloud::Offering*> roomiest;  // reserved: by zone
     for (const cloud::Offering& offering : fit.type->offerings) {
-      if (!offering.available || offering.capacity_type != plan.capacity_type ||
-          !wanted.Allows(api::kLabelZone, offering.zone)) {
+      if (!usable(offering) || offering.capacity_type != plan.capacity_type) continue;
+      if (plan.capacity_type == kReserved) {
+        const cloud::Offering*& best = roomiest[offering.zone];
+        if (best == nullptr || offering.reservation_capacity > best->reservation_capacity) {
+          best = &offering;
+        }
         continue;
       }
-      const auto subnet = subnet_of_zone.find(offering.zone);
-      if (subnet == subnet_of_zone.end()) continue;
       entry.cheapest = std::min(entry.cheapest, offering.price);
-      entry.candidates.push_back(
-          LaunchCandidate{fit.type, offering.zone, subnet->second, fit.image_id, offering.price});
+      entry.candidates.push_back(LaunchCandidate{fit.type, offering.zone,
+                                                 subnet_of_zone.at(offering.zone), fit.image_id,
+                                                 offering.price, ""});
+    }
+    for (const auto& [zone, offering] : roomiest) {
+      entry.cheapest = std::min(entry.cheapest, offering->price);
+      entry.candidates.push_back(LaunchCandidate{fit.type, offering->zone,
+                                                 subnet_of_zone.at(offering->zone), fit.image_id,
+                                                 offering->price, offering->reservation_id});
     }
     if (!entry.candidates.empty()) by_type.push_back(std::move(entry));
   }

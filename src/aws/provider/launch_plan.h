@@ -1,10 +1,12 @@
 #pragma once
-// What to ask EC2 for when launching a NodeClaim (upstream-reference §6): the capacity type (spot
-// when the NodeClaim allows it and a spot offering is available, else on-demand) and the candidates
+// What to ask EC2 for when launching a NodeClaim (upstream-reference §6): the capacity type
+// (reserved when the NodeClaim allows it and a reservation it allows has room, else spot when it
+// allows that and a spot offering is available, else on-demand) and the candidates
 // — each compatible instance type that fits the NodeClaim's requests, in each allowed zone where
 // its offering is available and the EC2NodeClass has a subnet (the one with the most free
-// addresses), with the newest AMI whose requirements the type meets. Cheapest types first, at most
-// kMaxLaunchInstanceTypes of them. Pure: no AWS calls.
+// addresses), with the newest AMI whose requirements the type meets; reserved candidates are one
+// per type and zone, the reservation with the most room (one fleet override per pool, as
+// upstream). Cheapest types first, at most kMaxLaunchInstanceTypes of them. Pure: no AWS calls.
 
 #include <cstddef>
 #include <string>
@@ -24,11 +26,12 @@ struct LaunchCandidate {
   std::string zone;
   std::string subnet_id;
   std::string image_id;
-  double price = 0;  // USD/hour of the offering
+  double price = 0;            // USD/hour of the offering
+  std::string reservation_id;  // reserved candidates: the capacity reservation
 };
 
 struct LaunchPlan {
-  std::string capacity_type;                // "spot" or "on-demand"
+  std::string capacity_type;                // "reserved", "spot" or "on-demand"
   std::vector<LaunchCandidate> candidates;  // cheapest first
 };
 

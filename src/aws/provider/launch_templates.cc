@@ -66,6 +66,12 @@ std::string LaunchTemplateName(const LaunchTemplateInput& input) {
   AppendField(content, "|");
   AppendField(content, input.detailed_monitoring ? "monitored" : "");
   AppendField(content, optional(input.associate_public_ip_address));
+  // Older templates (no reservation fields) keep their names.
+  if (!input.capacity_reservation_preference.empty()) {
+    AppendField(content, "|");
+    AppendField(content, input.capacity_reservation_preference);
+    AppendField(content, input.capacity_reservation_id);
+  }
   return std::string(kLaunchTemplateNamePrefix) + Sha256Hex(content).substr(0, kHashLength);
 }
 

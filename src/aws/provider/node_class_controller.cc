@@ -136,8 +136,12 @@ Status NodeClassController::ReconcileAll() {
         .subnets = now - resolved.subnets_at >= refresh_.subnets,
         .security_groups = now - resolved.security_groups_at >= refresh_.security_groups,
         .amis = now - resolved.amis_at >= refresh_.amis,
-        .instance_profile = false};
-    if (parts.subnets || parts.security_groups || parts.amis) due.emplace_back(object, parts);
+        .instance_profile = false,
+        .capacity_reservations =
+            now - resolved.capacity_reservations_at >= refresh_.capacity_reservations};
+    if (parts.subnets || parts.security_groups || parts.amis || parts.capacity_reservations) {
+      due.emplace_back(object, parts);
+    }
   });
   Status first;
   for (const auto& [object, parts] : due) {
@@ -156,7 +160,7 @@ Status NodeClassController::Reconcile(const kube::Object& object, const ResolveP
   if (!node_class.has_value()) {
     // Remembered, so a bad object is reported once per change, not every round.
     const MonoTime now = clock_.Monotonic();
-    resolved_[name] = Resolved{kube::Generation(object), now, true, now, now, now};
+    resolved_[name] = Resolved{kube::Generation(object), now, true, now, now, now, now};
     return Error(fmt::format("EC2NodeClass {}: {}", name, error));
   }
   // The finalizer, and the hash of the spec that NodeClaims launched from it carry (drift).
@@ -210,6 +214,7 @@ Status NodeClassController::Reconcile(const kube::Object& object, const ResolveP
   if (parts.subnets) resolved.subnets_at = now;
   if (parts.security_groups) resolved.security_groups_at = now;
   if (parts.amis) resolved.amis_at = now;
+  if (parts.capacity_reservations) resolved.capacity_reservations_at = now;
   if (!parts.instance_profile) return {};  // a part's refresh: the rest waits for its turn
   resolved.at = now;
   Result<int> deleted = launch_templates_.DeleteUnused(name, refresh_.everything);

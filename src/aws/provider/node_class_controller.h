@@ -36,6 +36,8 @@ struct NodeClassRefresh {
   std::chrono::milliseconds amis = std::chrono::minutes(1);
   std::chrono::milliseconds subnets = std::chrono::minutes(1);
   std::chrono::milliseconds security_groups = std::chrono::minutes(1);
+  // Upstream reads them every minute (their counts change as anyone launches into them).
+  std::chrono::milliseconds capacity_reservations = std::chrono::minutes(1);
   std::chrono::milliseconds everything = std::chrono::minutes(5);
 };
 
@@ -91,6 +93,7 @@ class NodeClassController {
     MonoTime amis_at;
     MonoTime subnets_at;
     MonoTime security_groups_at;
+    MonoTime capacity_reservations_at;
   };
   std::map<std::string, Resolved, std::less<>> resolved_;  // by name
 };

@@ -70,6 +70,8 @@ class AwsCloudProviderTest : public testing::MotoTest {
     unavailable_.emplace(clock_);
     InstanceTypeProviderOptions type_options;
     type_options.region = region_;
+    // The ReservedCapacity gate is on by default, as upstream's.
+    type_options.reservation_counts = &counts_;
     instance_types_.emplace(*ec2_, *pricing_, *unavailable_, clock_, type_options);
     launch_templates_.emplace(*ec2_, cluster_name_, clock_);
 
@@ -87,6 +89,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
     resolver_options_.cluster_name = cluster_name_;
     resolver_options_.region = region_;
     resolver_options_.kubernetes_version = seed_["kubernetes_version"].get<std::string>();
+    resolver_options_.reservation_counts = &counts_;
     ResolveNodeClass();
     if (HasFatalFailure()) return;
     finalize_ = [this] {
@@ -100,6 +103,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
     options.region = region_;
     options.cluster_endpoint = "https://cluster.example";
     options.certificate_authority = "Q0E=";
+    options.reservation_counts = &counts_;
     provider_.emplace(
         *ec2_, *instance_types_, *unavailable_, *launch_templates_,
         [this](std::string_view name) -> std::optional<api::EC2NodeClass> {
@@ -155,6 +159,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
   std::optional<UnavailableOfferings> unavailable_;
   std::optional<InstanceTypeProvider> instance_types_;
   std::optional<LaunchTemplates> launch_templates_;
+  ReservationCounts counts_{clock_};
   NodeClassResolverOptions resolver_options_;
   api::EC2NodeClass node_class_;
   std::function<void()> finalize_;
@@ -510,6 +515,159 @@ TEST_F(AwsCloudProviderTest, AnInstanceDriftsWhenItsAmiSecurityGroupsOrSubnetAre
 // against what upstream sends: docs/upstream-reference.md §6), against botocore's EC2 model, and
 // read back from moto where moto keeps what it was given (its CreateFleet launches without the
 // template's volumes, so the captured request is the evidence for those).
+// A capacity reservation made through EC2's API (moto_server.py serves them), tagged `tag`.
+std::string CreateReservation(ServiceClient& ec2, const std::string& type, const std::string& zone,
+                              int count, const std::string& tag) {
+  QueryRequest request("CreateCapacityReservation", "2016-11-15");
+  request.Add("InstanceType", type)
+      .Add("InstancePlatform", "Linux/UNIX")
+      .Add("AvailabilityZone", zone)
+      .Add("InstanceCount", std::to_string(count))
+      .Add("InstanceMatchCriteria", "targeted");
+  // This action names the list TagSpecifications (botocore's EC2 model), unlike RunInstances.
+  request.AddTagSpecifications({{"capacity-reservation", {{"test", tag}}}}, "TagSpecifications");
+  Result<XmlDocument> answer = CallQuery(ec2, request);
+  EXPECT_THAT(answer, IsOk());
+  return answer.ok() ? answer->root().Child("capacityReservation").Text("capacityReservationId")
+                     : "";
+}
+
+void CancelReservation(ServiceClient& ec2, const std::string& id) {
+  QueryRequest request("CancelCapacityReservation", "2016-11-15");
+  request.Add("CapacityReservationId", id);
+  EXPECT_THAT(CallQuery(ec2, request), IsOk());
+}
+
+TEST_F(AwsCloudProviderTest, LaunchesIntoACapacityReservationFirstAndFallsBackWhenItIsFull) {
+  const std::string tag = testing::UniqueName("reserved");
+  const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
+  const std::string id = CreateReservation(clients_->ec2(), "m5.large", zone, 1, tag);
+  ASSERT_TRUE(id.starts_with("cr-")) << id;
+  // Another account's reservation with the same tag is not selected.
+  api::CapacityReservationSelectorTerm term;
+  term.tags = {{"test", tag}};
+  node_class_.spec.capacity_reservation_selector_terms = {term};
+  ResolveNodeClass();
+  const api::Condition* ready =
+      api::FindCondition(node_class_.status.conditions, api::kConditionCapacityReservationsReady);
+  ASSERT_NE(ready, nullptr);
+  ASSERT_EQ(node_class_.status.capacity_reservations.size(), 1U) << ready->message;
+  const api::CapacityReservationStatus& status = node_class_.status.capacity_reservations.front();
+  EXPECT_EQ(status.id, id);
+  EXPECT_EQ(status.instance_type, "m5.large");
+  EXPECT_EQ(status.zone, zone);
+  EXPECT_EQ(status.instance_match_criteria, "targeted");
+  EXPECT_EQ(status.owner_id, seed_["account"].get<std::string>());
+  EXPECT_EQ(status.reservation_type, "default");
+  EXPECT_TRUE(api::IsConditionTrue(node_class_.status.conditions,
+                                   api::kConditionCapacityReservationsReady));
+  EXPECT_EQ(counts_.Available(id), 1);
+
+  // The reserved offering is practically free, so it goes first; the launch targets it.
+  api::NodeClaim first = Claim(testing::UniqueName("claim"), {"m5.large", "m5.xlarge"});
+  first.spec.requirements[1].values = {"reserved", "spot", "on-demand"};
+  Result<cloud::Instance> reserved = provider_->Create(first);
+  ASSERT_THAT(reserved, IsOk());
+  EXPECT_EQ(reserved->capacity_type, "reserved");
+  EXPECT_EQ(reserved->instance_type, "m5.large");
+  EXPECT_EQ(reserved->zone, zone);
+  EXPECT_THAT(reserved->labels, Contains(Pair(std::string(api::kLabelCapacityType), "reserved")));
+  EXPECT_THAT(reserved->labels,
+              Contains(Pair(std::string(api::kLabelCapacityReservationId), id)));
+  EXPECT_THAT(reserved->labels,
+              Contains(Pair(std::string(api::kLabelCapacityReservationType), "default")));
+  Result<std::vector<Instance>> described = ec2_->DescribeInstances({InstanceIdOf(reserved->provider_id)});
+  ASSERT_THAT(described, IsOk());
+  ASSERT_EQ(described->size(), 1U);
+  EXPECT_EQ(described->front().capacity_reservation_id, id);
+  const std::vector<testing::FormParameters> templates = transport_.Sent("CreateLaunchTemplate");
+  ASSERT_FALSE(templates.empty());
+  bool targeted = false;
+  const auto value = [](const testing::FormParameters& sent, std::string_view name) {
+    for (const auto& [key, text] : sent) {
+      if (key == name) return text;
+    }
+    return std::string();
+  };
+  for (const testing::FormParameters& sent : templates) {
+    if (value(sent, "LaunchTemplateData.CapacityReservationSpecification."
+                    "CapacityReservationTarget.CapacityReservationId") != id) {
+      continue;
+    }
+    targeted = true;
+    EXPECT_EQ(value(sent, "LaunchTemplateData.CapacityReservationSpecification."
+                          "CapacityReservationPreference"),
+              "capacity-reservations-only");
+  }
+  EXPECT_TRUE(targeted) << "no launch template targets " << id;
+  // Counted down at once, before EC2's count is read again.
+  EXPECT_EQ(counts_.Available(id), 0);
+  Result<cloud::Instance> got = provider_->Get(reserved->provider_id);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->capacity_type, "reserved");
+
+  // Full: the next launch is spot, and its template keeps it out of open reservations.
+  api::NodeClaim second = Claim(testing::UniqueName("claim"), {"m5.large", "m5.xlarge"});
+  second.spec.requirements[1].values = {"reserved", "spot", "on-demand"};
+  Result<cloud::Instance> spot = provider_->Create(second);
+  ASSERT_THAT(spot, IsOk());
+  EXPECT_EQ(spot->capacity_type, "spot");
+  EXPECT_FALSE(spot->labels.contains(std::string(api::kLabelCapacityReservationId)));
+
+  // A count that is wrong (EC2 has no room, our count says 1): EC2 refuses the launch with
+  // ReservationCapacityExceeded, the reservation counts as full, and the retry is spot.
+  counts_.Sync(id, 1);
+  api::NodeClaim third = Claim(testing::UniqueName("claim"), {"m5.large"});
+  third.spec.requirements[1].values = {"reserved", "spot", "on-demand"};
+  Result<cloud::Instance> refused = provider_->Create(third);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().reason, cloud::kReasonInsufficientCapacity);
+  EXPECT_THAT(refused.error().message, HasSubstr("ReservationCapacityExceeded"));
+  EXPECT_EQ(counts_.Available(id), 0);
+  Result<cloud::Instance> retried = provider_->Create(third);
+  ASSERT_THAT(retried, IsOk());
+  EXPECT_EQ(retried->capacity_type, "spot");
+
+  // A reserved-only NodeClaim does not fall back.
+  api::NodeClaim strict = Claim(testing::UniqueName("claim"), {"m5.large"});
+  strict.spec.requirements[1].values = {"reserved"};
+  Result<cloud::Instance> none = provider_->Create(strict);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().reason, cloud::kReasonInsufficientCapacity);
+
+  // The selector no longer selecting the reservation drifts its instance.
+  node_class_.spec.capacity_reservation_selector_terms[0].tags = {{"test", tag + "-other"}};
+  ResolveNodeClass();
+  EXPECT_TRUE(node_class_.status.capacity_reservations.empty());
+  api::NodeClaim launched = first;
+  launched.status.provider_id = reserved->provider_id;
+  Result<std::string> drift = provider_->IsDrifted(launched);
+  ASSERT_THAT(drift, IsOk());
+  EXPECT_EQ(*drift, api::kDriftCapacityReservation);
+
+  // Terminating gives the reservation its room back; EC2 agrees on the next read.
+  node_class_.spec.capacity_reservation_selector_terms[0].tags = {{"test", tag}};
+  ResolveNodeClass();
+  ASSERT_THAT(provider_->Delete(reserved->provider_id), IsOk());
+  EXPECT_EQ(counts_.Available(id), 1);
+  ResolveNodeClass();
+  EXPECT_EQ(counts_.Available(id), 1);
+
+  // A cancelled reservation is no longer selected, and its instances run on as on-demand ones.
+  api::NodeClaim fourth = Claim(testing::UniqueName("claim"), {"m5.large"});
+  fourth.spec.requirements[1].values = {"reserved", "on-demand"};
+  Result<cloud::Instance> again = provider_->Create(fourth);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->capacity_type, "reserved");
+  CancelReservation(clients_->ec2(), id);
+  ResolveNodeClass();
+  EXPECT_TRUE(node_class_.status.capacity_reservations.empty());
+  Result<cloud::Instance> after = provider_->Get(again->provider_id);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->capacity_type, "on-demand");
+  EXPECT_FALSE(after->labels.contains(std::string(api::kLabelCapacityReservationId)));
+}
+
 struct LaunchFamily {
   std::string name;        // the golden files' prefix
   std::string alias;       // the AMI selector term: an alias, or
