@@ -200,9 +200,8 @@ EC2NodeClassSpec DecodeEC2NodeClassSpec(const Reader& spec) {
             return out;
           });
   // Upstream's fields this controller cannot honour yet: refused, never silently dropped.
-  for (const char* field :
-       {"networkInterfaces", "placementGroupSelector", "ipPrefixCount", "connectionTracking",
-        "cpuOptions"}) {
+  for (const char* field : {"networkInterfaces", "placementGroupSelector", "ipPrefixCount",
+                            "connectionTracking", "cpuOptions"}) {
     if (Reader unsupported = spec[field]; unsupported.present()) {
       unsupported.Error(kNotSupportedYet);
     }

@@ -119,11 +119,11 @@ struct CapacityReservationStatus {
   std::string id;
   std::string instance_type;
   std::string owner_id;
-  std::string zone;                                // availabilityZone
-  std::string instance_match_criteria;             // "open" or "targeted"
-  std::string reservation_type = "default";        // "default" or "capacity-block"
-  std::string state = "active";                    // "active" or "expiring"
-  std::string end_time;                            // RFC 3339; "" when it does not end
+  std::string zone;                          // availabilityZone
+  std::string instance_match_criteria;       // "open" or "targeted"
+  std::string reservation_type = "default";  // "default" or "capacity-block"
+  std::string state = "active";              // "active" or "expiring"
+  std::string end_time;                      // RFC 3339; "" when it does not end
 };
 
 // The amiFamily an alias family stands for ("al2023" -> "AL2023"), or nullopt when unknown.

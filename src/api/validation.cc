@@ -831,9 +831,9 @@ void ValidateCapacityReservationTerms(const std::vector<CapacityReservationSelec
     if (!term.owner_id.empty() &&
         (term.owner_id.size() != 12 || !std::all_of(term.owner_id.begin(), term.owner_id.end(),
                                                     [](char c) { return c >= '0' && c <= '9'; }))) {
-      findings.Add(item + ".ownerID",
-                   fmt::format("invalid ownerID \"{}\": must be a 12-digit AWS account ID",
-                               term.owner_id));
+      findings.Add(
+          item + ".ownerID",
+          fmt::format("invalid ownerID \"{}\": must be a 12-digit AWS account ID", term.owner_id));
     }
     if (criteria) {
       ValidateEnum(term.instance_match_criteria, item + ".instanceMatchCriteria",

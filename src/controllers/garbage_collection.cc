@@ -1,8 +1,11 @@
 #include "controllers/garbage_collection.h"
 
+#include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "api/condition.h"
 #include "api/labels.h"
@@ -91,7 +94,56 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
                  {logkey::NodeClaim(name), logkey::ProviderId(provider_id)});
     ++result.node_claims_deleted;
   }
+  result.capacity_types_updated = UpdateCapacityTypes(instances);
   return result;
+}
+
+size_t GarbageCollector::UpdateCapacityTypes(const std::vector<cloud::Instance>& instances) {
+  std::map<std::string_view, const cloud::Instance*> by_id;
+  for (const cloud::Instance& instance : instances) by_id.emplace(instance.provider_id, &instance);
+  std::vector<std::pair<std::string, const cloud::Instance*>> stale;  // NodeClaim, its instance
+  cluster_.node_claims().ForEach([&](const kube::Object& claim) {
+    if (!kube::DeletionTimestamp(claim).empty() ||
+        kube::Label(claim, api::kLabelCapacityType) != api::kCapacityTypeReserved) {
+      return;
+    }
+    const auto found = by_id.find(kube::StringAt(claim, {"status", "providerID"}));
+    if (found == by_id.end() || found->second->capacity_type.empty() ||
+        found->second->capacity_type == api::kCapacityTypeReserved) {
+      return;
+    }
+    stale.emplace_back(std::string(kube::Name(claim)), found->second);
+  });
+  size_t updated = 0;
+  for (const auto& [name, instance] : stale) {
+    const kube::Object labels = {{std::string(api::kLabelCapacityType), instance->capacity_type},
+                                 {std::string(api::kLabelCapacityReservationId), nullptr},
+                                 {std::string(api::kLabelCapacityReservationType), nullptr}};
+    const kube::Object patch = {{"metadata", {{"labels", labels}}}};
+    if (Result<kube::Object> patched =
+            client_.Patch(kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge, patch,
+                          kube::Subresource::kNone);
+        !patched.ok()) {
+      logger_.Error("relabelling a nodeclaim whose reservation ended failed",
+                    {logkey::NodeClaim(name), logkey::Err(patched.error())});
+      continue;
+    }
+    if (std::optional<kube::Object> node = cluster_.NodeByProviderId(instance->provider_id);
+        node.has_value() && kube::DeletionTimestamp(*node).empty()) {
+      const std::string node_name(kube::Name(*node));
+      if (Result<kube::Object> patched =
+              client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge, patch,
+                            kube::Subresource::kNone);
+          !patched.ok()) {
+        logger_.Error("relabelling a node whose reservation ended failed",
+                      {logkey::Node(node_name), logkey::Err(patched.error())});
+      }
+    }
+    logger_.Info("capacity reservation ended: relabelled nodeclaim",
+                 {logkey::NodeClaim(name), {"capacityType", instance->capacity_type}});
+    ++updated;
+  }
+  return updated;
 }
 
 }  // namespace karpenter::controllers

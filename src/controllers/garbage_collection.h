@@ -3,7 +3,11 @@
 // cluster owns whose NodeClaim is gone (a crash between launch and recording it, a NodeClaim
 // deleted by hand with its finalizer removed) is terminated once older than a grace period; a
 // NodeClaim whose instance has disappeared is deleted so its pods get capacity again. Only
-// instances the CloudProvider lists as ours are ever touched.
+// instances the CloudProvider lists as ours are ever touched. From the same listing, a reserved
+// NodeClaim whose instance the cloud no longer reports as reserved (its capacity reservation
+// ended; the instance runs on as on-demand) is relabelled, with its Node, as upstream does: the
+// capacity type the cloud reports, the reservation labels removed — so NodePools that require
+// reserved capacity see it drift.
 
 #include <chrono>
 
@@ -20,6 +24,7 @@ namespace karpenter::controllers {
 struct GarbageCollectionResult {
   size_t instances_terminated = 0;
   size_t node_claims_deleted = 0;
+  size_t capacity_types_updated = 0;
 };
 
 class GarbageCollector {
@@ -31,6 +36,9 @@ class GarbageCollector {
   Result<GarbageCollectionResult> Collect();
 
  private:
+  // Relabels the reserved NodeClaims (and Nodes) whose instances `instances` report otherwise.
+  size_t UpdateCapacityTypes(const std::vector<cloud::Instance>& instances);
+
   ClusterCache& cluster_;
   kube::Client& client_;
   cloud::CloudProvider& cloud_;

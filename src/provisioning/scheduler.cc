@@ -384,14 +384,16 @@ int Pass::AddType(const cloud::InstanceType& type) {
     int reservation = -1;
     if (o.capacity_type == api::kCapacityTypeReserved) {
       if (o.reservation_id.empty() || o.reservation_capacity <= 0) continue;
-      const auto known = std::find(reservation_ids_.begin(), reservation_ids_.end(), o.reservation_id);
+      const auto known =
+          std::find(reservation_ids_.begin(), reservation_ids_.end(), o.reservation_id);
       reservation = static_cast<int>(known - reservation_ids_.begin());
       if (known == reservation_ids_.end()) {
         reservation_ids_.push_back(o.reservation_id);
         reservation_left_.push_back(o.reservation_capacity);
       } else {
         // Offered through several NodePools: the smallest count is the safe one.
-        reservation_left_[reservation] = std::min(reservation_left_[reservation], o.reservation_capacity);
+        reservation_left_[reservation] =
+            std::min(reservation_left_[reservation], o.reservation_capacity);
       }
     }
     info.offerings.push_back({index_of(zone_names_, o.zone),
@@ -490,8 +492,8 @@ api::ResourceList Pass::Charge(const std::vector<int>& options) const {
 }
 
 OfferingMask Pass::WithoutReserved(OfferingMask mask) const {
-  const auto reserved =
-      std::find(capacity_type_names_.begin(), capacity_type_names_.end(), api::kCapacityTypeReserved);
+  const auto reserved = std::find(capacity_type_names_.begin(), capacity_type_names_.end(),
+                                  api::kCapacityTypeReserved);
   if (reserved != capacity_type_names_.end()) {
     mask.capacity_types &= ~(uint64_t{1} << (reserved - capacity_type_names_.begin()));
   }
@@ -739,8 +741,10 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
       requirements.Add(unreserved);
       options = Filter(options, requirements, total, &unreserved, {});
       if (options.empty()) {
-        fail(pool, "its capacity reservations have no room left in this pass and it allows no "
-                   "other capacity type for " + requirements.ToString());
+        fail(pool,
+             "its capacity reservations have no room left in this pass and it allows no "
+             "other capacity type for " +
+                 requirements.ToString());
         continue;
       }
     }

@@ -273,6 +273,45 @@ TEST(ScenarioTest, NodeClaimWhoseInstanceVanishedIsDeleted) {
   EXPECT_THAT(world.List(resources::kNodes), IsEmpty());
 }
 
+// A NodeClaim labelled reserved whose instance the cloud reports otherwise (its capacity
+// reservation ended) is relabelled, with its Node, by the next garbage collection.
+TEST(ScenarioTest, ANodeClaimWhoseReservationEndedIsRelabelledWithTheCloudsCapacityType) {
+  World world;
+  // The NodePool allows reserved capacity, so the relabelling below is no drift.
+  StartDefault(world, 1, "500m",
+               Object::array({Requirement(api::kLabelCapacityType, {"on-demand", "reserved"})}));
+  ASSERT_TRUE(world.RunUntil([&] { return Settled(world); }, seconds(10)));
+  const std::vector<Object> claims = world.List(resources::kNodeClaims);
+  ASSERT_THAT(claims, SizeIs(1));
+  const std::string claim_name(kube::Name(claims[0]));
+  const std::string capacity_type(kube::Label(claims[0], api::kLabelCapacityType));
+  ASSERT_EQ(capacity_type, "on-demand");
+  const std::string node_name(kube::StringAt(claims[0], {"status", "nodeName"}));
+  ASSERT_FALSE(node_name.empty());
+  // As a reserved launch would have labelled them.
+  const Object reserved = {
+      {"metadata",
+       {{"labels",
+         {{std::string(api::kLabelCapacityType), "reserved"},
+          {std::string(api::kLabelCapacityReservationId), "cr-0123456789abcdef0"},
+          {std::string(api::kLabelCapacityReservationType), "default"}}}}}};
+  for (const auto& [resource, name] :
+       {std::pair(resources::kNodeClaims, claim_name), std::pair(resources::kNodes, node_name)}) {
+    ASSERT_THAT(world.client().Patch(resource, "", name, kube::PatchType::kMerge, reserved,
+                                     kube::Subresource::kNone),
+                IsOk());
+  }
+  world.RunUntilTime(kStart + seconds(32));
+  for (const auto& [resource, name] :
+       {std::pair(resources::kNodeClaims, claim_name), std::pair(resources::kNodes, node_name)}) {
+    const Object object = world.Get(resource, name);
+    ASSERT_FALSE(object.is_null()) << name;
+    EXPECT_EQ(kube::Label(object, api::kLabelCapacityType), capacity_type) << name;
+    EXPECT_EQ(kube::Label(object, api::kLabelCapacityReservationId), "") << name;
+    EXPECT_EQ(kube::Label(object, api::kLabelCapacityReservationType), "") << name;
+  }
+}
+
 // ---- (f) insufficient capacity ------------------------------------------------------------------
 
 TEST(ScenarioTest, InsufficientCapacityDeletesTheNodeClaimWithAnEvent) {

@@ -14,8 +14,9 @@
 // UnavailableOfferings. With reservation counts (the ReservedCapacity gate), also one reserved
 // offering per reservation of status.capacityReservations for the type, in a zone it is offered
 // in: priced at the on-demand price / 10^7 as upstream (practically free, yet larger types still
-// cost more), with the reservation's count, available while it has room. Types whose offerings are all unavailable are kept (the scheduler sees
-// them as unavailable, and they come back when the cache entry expires).
+// cost more), with the reservation's count, available while it has room. Types whose offerings are
+// all unavailable are kept (the scheduler sees them as unavailable, and they come back when the
+// cache entry expires).
 //
 // The pod-eni (trunking) count is not in DescribeInstanceTypes: it comes from the embedded table
 // (VPC limits), 0 for types the table does not know.

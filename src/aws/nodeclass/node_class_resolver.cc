@@ -377,7 +377,8 @@ NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_cla
     if (!term.id.empty()) {
       ids.push_back(term.id);
     } else {
-      if (!term.owner_id.empty()) filters.push_back({.name = "owner-id", .values = {term.owner_id}});
+      if (!term.owner_id.empty())
+        filters.push_back({.name = "owner-id", .values = {term.owner_id}});
       if (!term.instance_match_criteria.empty()) {
         filters.push_back(
             {.name = "instance-match-criteria", .values = {term.instance_match_criteria}});
@@ -388,11 +389,11 @@ NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_cla
         ec2_.DescribeCapacityReservations(ids, filters);
     if (!reservations.ok()) {
       // A reservation named by id that is gone (or never was) selects nothing.
-      if (!term.id.empty() && reservations.error().reason == "InvalidCapacityReservationId.NotFound") {
+      if (!term.id.empty() &&
+          reservations.error().reason == "InvalidCapacityReservationId.NotFound") {
         continue;
       }
-      return Error(Prefix(node_class) +
-                       Field("spec.capacityReservationSelectorTerms", i) + ": " +
+      return Error(Prefix(node_class) + Field("spec.capacityReservationSelectorTerms", i) + ": " +
                        reservations.error().message,
                    reservations.error().status, reservations.error().reason);
     }

@@ -80,14 +80,11 @@ std::string NodePoolOf(const api::NodeClaim& node_claim) {
 }  // namespace
 
 bool IsCapacityError(std::string_view code) {
-  static constexpr std::array<std::string_view, 8> kCodes = {"InsufficientInstanceCapacity",
-                                                             "ReservationCapacityExceeded",
-                                                             "MaxSpotInstanceCountExceeded",
-                                                             "VcpuLimitExceeded",
-                                                             "UnfulfillableCapacity",
-                                                             "InsufficientFreeAddressesInSubnet",
-                                                             "SpotMaxPriceTooLow",
-                                                             "Unsupported"};
+  static constexpr std::array<std::string_view, 8> kCodes = {
+      "InsufficientInstanceCapacity", "ReservationCapacityExceeded",
+      "MaxSpotInstanceCountExceeded", "VcpuLimitExceeded",
+      "UnfulfillableCapacity",        "InsufficientFreeAddressesInSubnet",
+      "SpotMaxPriceTooLow",           "Unsupported"};
   return std::find(kCodes.begin(), kCodes.end(), code) != kCodes.end();
 }
 

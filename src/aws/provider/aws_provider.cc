@@ -38,8 +38,7 @@ NodeClassResolverOptions ResolverOptions(const AwsProviderOptions& options,
   return out;
 }
 
-AwsCloudProviderOptions CloudOptions(const AwsProviderOptions& options,
-                                     ReservationCounts& counts) {
+AwsCloudProviderOptions CloudOptions(const AwsProviderOptions& options, ReservationCounts& counts) {
   AwsCloudProviderOptions out;
   out.reservation_counts = Counts(options, counts);
   out.cluster_name = options.cluster_name;
@@ -113,7 +112,8 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
       reservation_counts_(clock),
       pricing_(ec2_, options_.isolated_vpc ? nullptr : &pricing_api_, clock,
                PricingOptions(options_)),
-      instance_types_(ec2_, pricing_, unavailable_, clock, InstanceTypeOptions(options_, reservation_counts_)),
+      instance_types_(ec2_, pricing_, unavailable_, clock,
+                      InstanceTypeOptions(options_, reservation_counts_)),
       launch_templates_(ec2_, options_.cluster_name, clock),
       resolver_(ec2_, ssm_, iam_, ResolverOptions(options_, reservation_counts_), clock) {
   NodeClassLookup lookup = [this](std::string_view name) -> std::optional<api::EC2NodeClass> {
@@ -122,10 +122,9 @@ AwsProvider::AwsProvider(Environment environment, AwsProviderOptions options, co
     if (!object.has_value()) return std::nullopt;
     return controllers::DecodeEC2NodeClass(*object);
   };
-  cloud_ =
-      std::make_unique<AwsCloudProvider>(ec2_, instance_types_, unavailable_, launch_templates_,
-                                         std::move(lookup),
-                                         CloudOptions(options_, reservation_counts_), clock);
+  cloud_ = std::make_unique<AwsCloudProvider>(ec2_, instance_types_, unavailable_,
+                                              launch_templates_, std::move(lookup),
+                                              CloudOptions(options_, reservation_counts_), clock);
 }
 
 NodeClassController& AwsProvider::Attach(kube::Client& client, controllers::ClusterCache& cluster,

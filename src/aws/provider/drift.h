@@ -13,9 +13,9 @@
 
 namespace karpenter::aws {
 
-// "AMIDrift", "SecurityGroupDrift", "SubnetDrift", "CapacityReservationDrift", or empty when the instance matches. A part of
-// the status that is empty (not resolved yet) decides nothing; without `type` (no longer
-// offered: the controllers report InstanceTypeNotFound) the AMI decides nothing.
+// "AMIDrift", "SecurityGroupDrift", "SubnetDrift", "CapacityReservationDrift", or empty when the
+// instance matches. A part of the status that is empty (not resolved yet) decides nothing; without
+// `type` (no longer offered: the controllers report InstanceTypeNotFound) the AMI decides nothing.
 std::string DriftOf(const Instance& instance, const cloud::InstanceType* type,
                     const api::EC2NodeClass& node_class);
 

@@ -506,7 +506,8 @@ TEST_F(NodeClassResolverTest, ConditionsOfOtherTypesAreCarriedOver) {
   const api::EC2NodeClass::Status status = resolver_->Resolve(node_class);
   const api::Condition& validation = ConditionOf(status, "ValidationSucceeded");
   EXPECT_EQ(validation.last_transition_time, "2020-01-01T00:00:00Z");
-  EXPECT_THAT(status.conditions, SizeIs(6));
+  // The four parts', CapacityReservationsReady (the gate is on by default), Ready and this one.
+  EXPECT_THAT(status.conditions, SizeIs(7));
   CleanUp(node_class);
 }
 

@@ -572,11 +572,11 @@ TEST_F(AwsCloudProviderTest, LaunchesIntoACapacityReservationFirstAndFallsBackWh
   EXPECT_EQ(reserved->instance_type, "m5.large");
   EXPECT_EQ(reserved->zone, zone);
   EXPECT_THAT(reserved->labels, Contains(Pair(std::string(api::kLabelCapacityType), "reserved")));
-  EXPECT_THAT(reserved->labels,
-              Contains(Pair(std::string(api::kLabelCapacityReservationId), id)));
+  EXPECT_THAT(reserved->labels, Contains(Pair(std::string(api::kLabelCapacityReservationId), id)));
   EXPECT_THAT(reserved->labels,
               Contains(Pair(std::string(api::kLabelCapacityReservationType), "default")));
-  Result<std::vector<Instance>> described = ec2_->DescribeInstances({InstanceIdOf(reserved->provider_id)});
+  Result<std::vector<Instance>> described =
+      ec2_->DescribeInstances({InstanceIdOf(reserved->provider_id)});
   ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   EXPECT_EQ(described->front().capacity_reservation_id, id);
@@ -590,13 +590,15 @@ TEST_F(AwsCloudProviderTest, LaunchesIntoACapacityReservationFirstAndFallsBackWh
     return std::string();
   };
   for (const testing::FormParameters& sent : templates) {
-    if (value(sent, "LaunchTemplateData.CapacityReservationSpecification."
-                    "CapacityReservationTarget.CapacityReservationId") != id) {
+    if (value(sent,
+              "LaunchTemplateData.CapacityReservationSpecification."
+              "CapacityReservationTarget.CapacityReservationId") != id) {
       continue;
     }
     targeted = true;
-    EXPECT_EQ(value(sent, "LaunchTemplateData.CapacityReservationSpecification."
-                          "CapacityReservationPreference"),
+    EXPECT_EQ(value(sent,
+                    "LaunchTemplateData.CapacityReservationSpecification."
+                    "CapacityReservationPreference"),
               "capacity-reservations-only");
   }
   EXPECT_TRUE(targeted) << "no launch template targets " << id;
