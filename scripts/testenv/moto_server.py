@@ -15,8 +15,9 @@ serves until SIGTERM.
 
 One fix to moto's EC2: its fleets launch every instance into the VPC's default security group,
 where EC2 gives it the launch template's (top-level or on its primary network interface), which
-drift on security groups reads back. One addition: On-Demand Capacity Reservations, which moto
-lacks (serve_capacity_reservations); tests create the reservations they need through the EC2 API.
+drift on security groups reads back. Two additions moto lacks: On-Demand Capacity Reservations
+(serve_capacity_reservations; tests create the reservations they need through the EC2 API) and AMI
+deprecation (deprecate_images).
 """
 
 import argparse
@@ -107,8 +108,17 @@ def images(k8s):
 
 def custom_images():
     """AMIs this account built (key, name, architecture, creation date): no SSM parameter names
-    them; they are found by tag or name, and the newest per architecture wins."""
+    them; they are found by tag or name, and the newest per architecture wins. The "retiring" ones
+    carry their own tag (karpenter.sh/retiring), and the seed deprecates the newer x86_64 one and
+    the arm64 one: a selector of that tag gets the older x86_64 image, and the deprecated arm64
+    one only because nothing else matches."""
     return [
+        ("retiring_x86_64_old", "karpenter-retiring-node-x86_64-20240901", "x86_64",
+         "2024-09-01T12:00:00.000Z"),
+        ("retiring_x86_64_new", "karpenter-retiring-node-x86_64-20241001", "x86_64",
+         "2024-10-01T12:00:00.000Z"),
+        ("retiring_arm64", "karpenter-retiring-node-arm64-20241001", "arm64",
+         "2024-10-01T12:00:00.000Z"),
         ("custom_x86_64_old", "karpenter-custom-node-x86_64-20241001", "x86_64",
          "2024-10-01T12:00:00.000Z"),
         ("custom_x86_64_new", "karpenter-custom-node-x86_64-20241101", "x86_64",
@@ -225,8 +235,16 @@ def seed(endpoint, args, specs, extra_specs):
     out["custom_images"] = {key: {"id": ami_id(name), "name": name, "architecture": arch,
                                   "creation_date": created}
                             for key, name, arch, created in custom_images()}
-    ec2.create_tags(Resources=[image["id"] for image in out["custom_images"].values()],
+    retiring = [key for key in out["custom_images"] if key.startswith("retiring")]
+    ec2.create_tags(Resources=[image["id"] for key, image in out["custom_images"].items()
+                               if key not in retiring],
                     Tags=tags(**discovery))
+    ec2.create_tags(Resources=[out["custom_images"][key]["id"] for key in retiring],
+                    Tags=tags(**{"karpenter.sh/retiring": args.cluster}))
+    for key in ("retiring_x86_64_new", "retiring_arm64"):
+        ec2.enable_image_deprecation(ImageId=out["custom_images"][key]["id"],
+                                     DeprecateAt=datetime.datetime(2025, 1, 1,
+                                                                   tzinfo=datetime.timezone.utc))
 
     out["queue_url"] = sqs.create_queue(QueueName=args.cluster)["QueueUrl"]
 
@@ -418,6 +436,7 @@ def serve_capacity_reservations():
                    modify_capacity_reservation, cancel_capacity_reservation):
         setattr(EC2Response, method.__name__, method)
 
+
     def target_of(backend, spec):
         """The reservation a fleet launch spec's template targets, or None."""
         template_spec = spec.launch_template_spec or {}
@@ -493,6 +512,26 @@ def serve_capacity_reservations():
     EC2Response.create_fleet = create_fleet
 
 
+def deprecate_images():
+    """moto 5.2 has no AMI deprecation: EnableImageDeprecation records the time, which
+    DescribeImages then reports as deprecationTime (it returns deprecated images either way, as EC2
+    does with IncludeDeprecated)."""
+    # pylint: disable=import-outside-toplevel
+    from moto.ec2.responses import EC2Response
+    from moto.core.responses import ActionResult
+
+    def enable_image_deprecation(self):
+        self.error_on_dryrun()
+        image = self.ec2_backend.describe_images(ami_ids=[self._get_param("ImageId")])[0]
+        at = self._get_param("DeprecateAt")
+        if isinstance(at, datetime.datetime):
+            at = at.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        image.deprecation_time = at
+        return ActionResult({"Return": True})
+
+    EC2Response.enable_image_deprecation = enable_image_deprecation
+
+
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
@@ -506,6 +545,7 @@ def main():
 
     launch_fleets_with_template_security_groups()
     serve_capacity_reservations()
+    deprecate_images()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
     server.start()

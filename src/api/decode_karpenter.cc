@@ -279,7 +279,8 @@ void DecodeEC2NodeClass(const Reader& object, Problems& problems, Manifest& out)
     resolved.amis = status["amis"].List<AmiStatus>([](const Reader& ami) {
       return AmiStatus{
           ami["id"].StringOr(), ami["name"].StringOr(),
-          ami["requirements"].List<NodeSelectorRequirement>(DecodeNodeSelectorRequirement)};
+          ami["requirements"].List<NodeSelectorRequirement>(DecodeNodeSelectorRequirement),
+          ami["deprecated"].Bool().value_or(false)};
     });
     resolved.capacity_reservations = status["capacityReservations"].List<CapacityReservationStatus>(
         [](const Reader& reservation) {

@@ -112,6 +112,7 @@ struct AmiStatus {
   std::string id;
   std::string name;
   std::vector<NodeSelectorRequirement> requirements;
+  bool deprecated = false;  // chosen only because nothing else matched its requirements
 };
 
 // A selected capacity reservation (status.capacityReservations).

@@ -66,8 +66,10 @@ nlohmann::json Encode(const EC2NodeClass::Status& status) {
   }
   nlohmann::json amis = nlohmann::json::array();
   for (const AmiStatus& ami : status.amis) {
-    amis.push_back(
-        {{"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}});
+    nlohmann::json entry = {
+        {"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}};
+    if (ami.deprecated) entry["deprecated"] = true;
+    amis.push_back(std::move(entry));
   }
   nlohmann::json reservations = nlohmann::json::array();
   for (const CapacityReservationStatus& reservation : status.capacity_reservations) {

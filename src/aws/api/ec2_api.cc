@@ -336,6 +336,7 @@ Result<std::vector<Image>> Ec2Api::DescribeImages(const ImageQuery& query) {
   request.AddList("Owner", query.owners);
   request.AddList("ImageId", query.image_ids);
   request.AddFilters(query.filters);
+  request.Add("IncludeDeprecated", "true");
   std::vector<Image> images;
   Status status = DescribeAll(client_, request, "imagesSet", [&](const XmlElement& item) {
     images.push_back(Image{.image_id = item.Text("imageId"),
@@ -343,7 +344,8 @@ Result<std::vector<Image>> Ec2Api::DescribeImages(const ImageQuery& query) {
                            .architecture = item.Text("architecture"),
                            .creation_date = item.Text("creationDate"),
                            .state = item.Text("imageState"),
-                           .tags = ReadTags(item)});
+                           .tags = ReadTags(item),
+                           .deprecation_time = item.Text("deprecationTime")});
   });
   if (!status.ok()) return status.error();
   return images;

@@ -43,11 +43,13 @@ struct Image {
   std::string name;
   std::string architecture;   // "x86_64", "arm64"
   std::string creation_date;  // ISO 8601, as EC2 gives it; sorts by time
-  std::string state;          // "available", "pending", "deprecated", …
+  std::string state;          // "available", "pending", …
   Ec2Tags tags;
+  std::string deprecation_time;  // ISO 8601; "" when it is not (to be) deprecated
 };
 
-// Which images DescribeImages returns: those matching all of the given criteria.
+// Which images DescribeImages returns: those matching all of the given criteria, deprecated ones
+// included (the resolver prefers others, as upstream).
 struct ImageQuery {
   std::vector<std::string> owners;  // account ids, "self", "amazon"
   std::vector<std::string> image_ids;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -103,31 +104,46 @@ struct AmiCandidate {
   std::string creation_date;
 };
 
-// Keeps, per distinct requirement set, the newest image (the smaller id on a tie).
+// Keeps, per distinct requirement set, the newest image that is not deprecated, else the newest
+// deprecated one, as upstream (the smaller id on a tie).
 class NewestPerRequirements {
  public:
+  explicit NewestPerRequirements(TimePoint now) : now_(now) {}
+
   void Offer(const Image& image, std::vector<api::NodeSelectorRequirement> requirements) {
     if (!image.state.empty() && image.state != "available") return;
+    std::optional<TimePoint> deprecation;
+    if (!image.deprecation_time.empty()) deprecation = ParseTime(image.deprecation_time);
+    const bool deprecated = deprecation.has_value() && *deprecation <= now_;
     std::string key = RequirementsKey(requirements);
     auto found = best_.find(key);
     if (found != best_.end()) {
       const AmiCandidate& existing = found->second;
-      if (existing.creation_date > image.creation_date) return;
-      if (existing.creation_date == image.creation_date && existing.status.id <= image.image_id) {
+      const auto rank = [](bool old, const std::string& date) { return std::pair(!old, date); };
+      if (rank(existing.status.deprecated, existing.creation_date) >
+          rank(deprecated, image.creation_date)) {
+        return;
+      }
+      if (existing.status.deprecated == deprecated &&
+          existing.creation_date == image.creation_date && existing.status.id <= image.image_id) {
         return;
       }
     }
     best_[std::move(key)] =
         AmiCandidate{.status = api::AmiStatus{.id = image.image_id,
                                               .name = image.name,
-                                              .requirements = std::move(requirements)},
+                                              .requirements = std::move(requirements),
+                                              .deprecated = deprecated},
                      .creation_date = image.creation_date};
   }
 
-  // Newest first, then by id, then by requirements.
+  // Deprecated ones last, newest first, then by id, then by requirements.
   std::vector<api::AmiStatus> Take() {
     std::vector<std::pair<std::string, AmiCandidate>> entries(best_.begin(), best_.end());
     std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      if (a.second.status.deprecated != b.second.status.deprecated) {
+        return b.second.status.deprecated;
+      }
       if (a.second.creation_date != b.second.creation_date) {
         return a.second.creation_date > b.second.creation_date;
       }
@@ -140,6 +156,7 @@ class NewestPerRequirements {
   }
 
  private:
+  const TimePoint now_;
   std::map<std::string, AmiCandidate> best_;
 };
 
@@ -334,7 +351,7 @@ Result<std::vector<api::SecurityGroupStatus>> NodeClassResolver::ResolveSecurity
 Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
     const api::EC2NodeClass& node_class) {
   const std::vector<api::AmiSelectorTerm>& terms = node_class.spec.ami_selector_terms;
-  NewestPerRequirements newest;
+  NewestPerRequirements newest(clock_.Now());
   std::vector<std::string> plain_ids;  // id and ssmParameter terms: requirements from the image
   for (size_t i = 0; i < terms.size(); ++i) {
     const std::string where = Prefix(node_class) + Field("spec.amiSelectorTerms", i);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "api/condition.h"
+#include "api/encode.h"
 #include "aws/api/moto_fixture.h"
 #include "support/matchers.h"
 
@@ -304,6 +305,31 @@ TEST_F(NodeClassResolverTest, TaggedImagesGiveTheNewestPerArchitectureNewestFirs
   EXPECT_EQ((*amis)[1].id, CustomImage("custom_arm64"));
   EXPECT_EQ(Describe((*amis)[1].requirements), "kubernetes.io/arch In arm64");
   EXPECT_EQ((*amis)[1].name, seed_["custom_images"]["custom_arm64"]["name"].get<std::string>());
+}
+
+// The seed deprecates the newer retiring x86_64 image and the only arm64 one (moto_server.py).
+TEST_F(NodeClassResolverTest, DeprecatedImagesAreChosenOnlyWhenNothingElseMatches) {
+  api::EC2NodeClass node_class = NodeClass();
+  api::AmiSelectorTerm term;
+  term.tags = {{"karpenter.sh/retiring", cluster_}};
+  node_class.spec.ami_selector_terms = {term};
+  Result<std::vector<api::AmiStatus>> amis = resolver_->ResolveAmis(node_class);
+  ASSERT_THAT(amis, IsOk());
+  ASSERT_THAT(*amis, SizeIs(2));
+  // The older x86_64 image wins over the newer deprecated one; the deprecated arm64 image is the
+  // only arm64 one, so it stays, marked, and after the others.
+  EXPECT_EQ((*amis)[0].id, CustomImage("retiring_x86_64_old"));
+  EXPECT_FALSE((*amis)[0].deprecated);
+  EXPECT_EQ((*amis)[1].id, CustomImage("retiring_arm64"));
+  EXPECT_TRUE((*amis)[1].deprecated);
+  EXPECT_EQ(Describe((*amis)[1].requirements), "kubernetes.io/arch In arm64");
+  // The status says so.
+  node_class.status = resolver_->Resolve(node_class);
+  const nlohmann::json encoded = api::Encode(node_class.status);
+  ASSERT_EQ(encoded["amis"].size(), 2U);
+  EXPECT_FALSE(encoded["amis"][0].contains("deprecated"));
+  EXPECT_EQ(encoded["amis"][1]["deprecated"], true);
+  CleanUp(node_class);
 }
 
 TEST_F(NodeClassResolverTest, SelectsImagesByNameOwnerIdAndSsmParameter) {
