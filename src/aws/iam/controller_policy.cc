@@ -138,9 +138,10 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
                                  {ec2 + ":*:instance/*", ec2 + ":*:launch-template/*"}, ours()));
   statements.push_back(Statement(
       "AllowRegionalReadActions",
-      {"ec2:DescribeImages", "ec2:DescribeInstances", "ec2:DescribeInstanceTypeOfferings",
-       "ec2:DescribeInstanceTypes", "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups",
-       "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets"},
+      {"ec2:DescribeCapacityReservations", "ec2:DescribeImages", "ec2:DescribeInstances",
+       "ec2:DescribeInstanceTypeOfferings", "ec2:DescribeInstanceTypes",
+       "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
+       "ec2:DescribeSubnets"},
       {"*"}, Json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
   statements.push_back(Statement("AllowSSMReadActions", {"ssm:GetParameter"},
                                  {fmt::format("arn:{}:ssm:{}::parameter/aws/service/*", p, r)}));
