@@ -180,8 +180,14 @@ class Moto:
             found = child(interface, "groupSet")
             groups += [e.text or "" for e in (found if found is not None else [])
                        if strip(e.tag) in ("groupId", "item")]
+        specification = child(data, "capacityReservationSpecification") \
+            if data is not None else None
+        target = child(specification, "capacityReservationTarget") \
+            if specification is not None else None
         return {"id": template_id, "tags": self.ec2_tags(region, template_id),
                 "image": text_of(data, "imageId") if data is not None else "",
+                "capacity_reservation":
+                    text_of(target, "capacityReservationId") if target is not None else "",
                 "security_groups": groups,
                 "profile": text_of(profile, "name") if profile is not None else "",
                 "tag_specifications": spec_tags}
@@ -544,6 +550,11 @@ class Authorizer:
         for group in groups:
             checks.append(self.check(request, run,
                                      self.existing(request, "security-group", group, {})))
+        reservation = form.get(
+            "CapacityReservationSpecification.CapacityReservationTarget.CapacityReservationId", "")
+        if reservation:
+            checks.append(self.check(request, run, self.existing(
+                request, "capacity-reservation", reservation, {})))
         tagged = tag_specifications(request.params)
         for kind in ("instance", "volume", "network-interface"):
             tags = tagged.get(kind, {})
@@ -587,6 +598,10 @@ class Authorizer:
         for group in template["security_groups"]:
             checks.append(self.check(request, run,
                                      self.existing(request, "security-group", group, {})))
+        # A launch into a capacity reservation uses the reservation too.
+        if template.get("capacity_reservation"):
+            checks.append(self.check(request, run, self.existing(
+                request, "capacity-reservation", template["capacity_reservation"], {})))
         checks.append(self.check(request, run, self.existing(
             request, "launch-template", template["id"], template["tags"]), {
                 "ec2:LaunchTemplate": self.ec2_arn(request.region, "launch-template",

@@ -114,7 +114,8 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
   Json statements = Json::array();
   statements.push_back(Statement(
       "AllowScopedEC2InstanceAccessActions", {"ec2:RunInstances", "ec2:CreateFleet"},
-      {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*", ec2 + ":*:subnet/*"}));
+      {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*", ec2 + ":*:subnet/*",
+       ec2 + ":*:capacity-reservation/*"}));
   statements.push_back(Statement("AllowScopedEC2LaunchTemplateAccessActions",
                                  {"ec2:RunInstances", "ec2:CreateFleet"},
                                  {ec2 + ":*:launch-template/*"}, ours()));
