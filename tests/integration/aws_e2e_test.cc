@@ -758,5 +758,103 @@ TEST_P(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWi
 INSTANTIATE_TEST_SUITE_P(Policies, AwsDriftE2E, ::testing::Values(PolicyCase{"generated"}),
                          PolicyCaseName);
 
+// A capacity reservation is used first, only as far as it holds; once it ends, its node is
+// relabelled on-demand and, as its NodePool takes reserved or spot capacity only, drifts.
+class AwsReservedE2E : public AwsE2E {};
+
+TEST_P(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) {
+  const std::string tag = aws::testing::UniqueName("reserved-e2e");
+  const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
+  const std::string id =
+      aws::testing::CreateCapacityReservation(clients_->ec2(), "m5.large", zone, 1, tag);
+  ASSERT_TRUE(id.starts_with("cr-")) << id;
+  StartAwsController();
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws-reserved.yaml"));
+  ASSERT_THAT(client_->Patch(kube::resources::kEC2NodeClasses, "", "default",
+                             kube::PatchType::kMerge,
+                             {{"spec",
+                               {{"capacityReservationSelectorTerms",
+                                 kube::Object::array({{{"tags", {{"test", tag}}}}})}}}},
+                             kube::Subresource::kNone),
+              IsOk());
+  // Two pods that each need a node of their own (1.5 of m5.large's 2 vCPUs).
+  kube::Object deployment = kube::Object::parse(R"({
+    "apiVersion": "apps/v1", "kind": "Deployment",
+    "metadata": {"namespace": "aws-e2e", "name": "reserved"},
+    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "reserved"}},
+      "template": {"metadata": {"labels": {"app": "reserved"}},
+        "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause:3.10",
+          "resources": {"requests": {"cpu": "1500m", "memory": "1Gi"}}}]}}}})");
+  ASSERT_OK(support::Apply(*client_, deployment));
+  ASSERT_TRUE(WaitRegistering([&] { return CountRunning(*client_, "aws-e2e") == 2; }, seconds(240)))
+      << CountRunning(*client_, "aws-e2e") << " of 2 pods Running";
+
+  Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+  ASSERT_THAT(node_class, IsOk());
+  const kube::Object reservations = Part(Part(*node_class, "status"), "capacityReservations");
+  ASSERT_EQ(reservations.size(), 1U) << Part(*node_class, "status").dump();
+  EXPECT_EQ(reservations[0].value("id", ""), id);
+  std::string reserved_claim;
+  std::string reserved_instance;
+  size_t spot = 0;
+  for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+    const std::string_view type = kube::Label(claim, api::kLabelCapacityType);
+    if (type == "spot") {
+      ++spot;
+      EXPECT_EQ(kube::Label(claim, api::kLabelCapacityReservationId), "") << kube::Name(claim);
+      continue;
+    }
+    EXPECT_EQ(type, "reserved") << kube::Name(claim);
+    EXPECT_TRUE(reserved_claim.empty()) << "more NodeClaims in a reservation of 1";
+    reserved_claim = std::string(kube::Name(claim));
+    EXPECT_EQ(kube::Label(claim, api::kLabelCapacityReservationId), id);
+    EXPECT_EQ(kube::Label(claim, api::kLabelInstanceType), "m5.large");
+    EXPECT_EQ(kube::Label(claim, api::kLabelZone), zone);
+    const std::string provider_id(kube::StringAt(claim, {"status", "providerID"}));
+    reserved_instance = provider_id.substr(provider_id.rfind('/') + 1);
+  }
+  ASSERT_FALSE(reserved_claim.empty()) << "nothing launched into the reservation";
+  EXPECT_EQ(spot, 1U);
+  Result<std::vector<aws::Instance>> described = ec2_->DescribeInstances({reserved_instance});
+  ASSERT_THAT(described, IsOk());
+  ASSERT_EQ(described->size(), 1U);
+  EXPECT_EQ(described->front().capacity_reservation_id, id);
+
+  // The reservation ends: the instance runs on as on-demand, which its NodePool does not allow.
+  aws::testing::CancelCapacityReservation(clients_->ec2(), id);
+  bool relabelled = false;
+  std::string drift;
+  ASSERT_TRUE(WaitRegistering(
+      [&] {
+        Result<kube::Object> claim =
+            client_->Get(kube::resources::kNodeClaims, "", reserved_claim);
+        if (!claim.ok()) return false;
+        relabelled = relabelled || (kube::Label(*claim, api::kLabelCapacityType) == "on-demand" &&
+                                    kube::Label(*claim, api::kLabelCapacityReservationId).empty());
+        for (const kube::Object& condition : Part(Part(*claim, "status"), "conditions")) {
+          if (condition.value("type", "") == "Drifted" && condition.value("status", "") == "True") {
+            drift = condition.value("reason", "");
+          }
+        }
+        return relabelled && !drift.empty();
+      },
+      seconds(120)))
+      << "the NodeClaim of the ended reservation was not relabelled on-demand (" << relabelled
+      << ") and drifted (" << drift << ")";
+  // The Node says so too.
+  bool node_relabelled = false;
+  for (const kube::Object& node : List(*client_, kube::resources::kNodes)) {
+    if (kube::StringAt(node, {"spec", "providerID"}).ends_with(reserved_instance)) {
+      node_relabelled = kube::Label(node, api::kLabelCapacityType) == "on-demand" &&
+                        kube::Label(node, api::kLabelCapacityReservationId).empty();
+    }
+  }
+  EXPECT_TRUE(node_relabelled);
+  EXPECT_TRUE(controller_->Running());
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, AwsReservedE2E, ::testing::Values(PolicyCase{"generated"}),
+                         PolicyCaseName);
+
 }  // namespace
 }  // namespace karpenter::integration

@@ -25,6 +25,7 @@
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
 #include "aws/sdk/http_transport.h"
+#include "aws/sdk/query_protocol.h"
 #include "common/clock.h"
 #include "support/matchers.h"
 #include "support/run_command.h"
@@ -230,6 +231,32 @@ class RecordingTransport final : public HttpTransport {
   mutable std::mutex mutex_;
   std::vector<FormParameters> sent_;
 };
+
+// A targeted capacity reservation of `count` instances of `type` in `zone`, made through EC2's
+// API (moto_server.py serves it), tagged test=`tag`; its id ("" on failure).
+inline std::string CreateCapacityReservation(ServiceClient& ec2, const std::string& type,
+                                             const std::string& zone, int count,
+                                             const std::string& tag) {
+  QueryRequest request("CreateCapacityReservation", "2016-11-15");
+  request.Add("InstanceType", type)
+      .Add("InstancePlatform", "Linux/UNIX")
+      .Add("AvailabilityZone", zone)
+      .Add("InstanceCount", std::to_string(count))
+      .Add("InstanceMatchCriteria", "targeted");
+  // This action names the list TagSpecifications (botocore's EC2 model), unlike RunInstances.
+  request.AddTagSpecifications({{"capacity-reservation", {{"test", tag}}}}, "TagSpecifications");
+  Result<XmlDocument> answer = CallQuery(ec2, request);
+  EXPECT_THAT(answer, IsOk());
+  return answer.ok() ? answer->root().Child("capacityReservation").Text("capacityReservationId")
+                     : "";
+}
+
+// Ends the reservation (EC2's instances in it run on as on-demand ones).
+inline void CancelCapacityReservation(ServiceClient& ec2, const std::string& id) {
+  QueryRequest request("CancelCapacityReservation", "2016-11-15");
+  request.Add("CapacityReservationId", id);
+  EXPECT_THAT(CallQuery(ec2, request), IsOk());
+}
 
 class MotoTest : public ::testing::Test {
  protected:

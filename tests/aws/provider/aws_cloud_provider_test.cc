@@ -515,33 +515,10 @@ TEST_F(AwsCloudProviderTest, AnInstanceDriftsWhenItsAmiSecurityGroupsOrSubnetAre
 // against what upstream sends: docs/upstream-reference.md §6), against botocore's EC2 model, and
 // read back from moto where moto keeps what it was given (its CreateFleet launches without the
 // template's volumes, so the captured request is the evidence for those).
-// A capacity reservation made through EC2's API (moto_server.py serves them), tagged `tag`.
-std::string CreateReservation(ServiceClient& ec2, const std::string& type, const std::string& zone,
-                              int count, const std::string& tag) {
-  QueryRequest request("CreateCapacityReservation", "2016-11-15");
-  request.Add("InstanceType", type)
-      .Add("InstancePlatform", "Linux/UNIX")
-      .Add("AvailabilityZone", zone)
-      .Add("InstanceCount", std::to_string(count))
-      .Add("InstanceMatchCriteria", "targeted");
-  // This action names the list TagSpecifications (botocore's EC2 model), unlike RunInstances.
-  request.AddTagSpecifications({{"capacity-reservation", {{"test", tag}}}}, "TagSpecifications");
-  Result<XmlDocument> answer = CallQuery(ec2, request);
-  EXPECT_THAT(answer, IsOk());
-  return answer.ok() ? answer->root().Child("capacityReservation").Text("capacityReservationId")
-                     : "";
-}
-
-void CancelReservation(ServiceClient& ec2, const std::string& id) {
-  QueryRequest request("CancelCapacityReservation", "2016-11-15");
-  request.Add("CapacityReservationId", id);
-  EXPECT_THAT(CallQuery(ec2, request), IsOk());
-}
-
 TEST_F(AwsCloudProviderTest, LaunchesIntoACapacityReservationFirstAndFallsBackWhenItIsFull) {
   const std::string tag = testing::UniqueName("reserved");
   const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
-  const std::string id = CreateReservation(clients_->ec2(), "m5.large", zone, 1, tag);
+  const std::string id = testing::CreateCapacityReservation(clients_->ec2(), "m5.large", zone, 1, tag);
   ASSERT_TRUE(id.starts_with("cr-")) << id;
   // Another account's reservation with the same tag is not selected.
   api::CapacityReservationSelectorTerm term;
@@ -661,7 +638,7 @@ TEST_F(AwsCloudProviderTest, LaunchesIntoACapacityReservationFirstAndFallsBackWh
   Result<cloud::Instance> again = provider_->Create(fourth);
   ASSERT_THAT(again, IsOk());
   EXPECT_EQ(again->capacity_type, "reserved");
-  CancelReservation(clients_->ec2(), id);
+  testing::CancelCapacityReservation(clients_->ec2(), id);
   ResolveNodeClass();
   EXPECT_TRUE(node_class_.status.capacity_reservations.empty());
   Result<cloud::Instance> after = provider_->Get(again->provider_id);
