@@ -758,8 +758,9 @@ TEST_P(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWi
 INSTANTIATE_TEST_SUITE_P(Policies, AwsDriftE2E, ::testing::Values(PolicyCase{"generated"}),
                          PolicyCaseName);
 
-// A capacity reservation is used first, only as far as it holds; once it ends, its node is
-// relabelled on-demand and, as its NodePool takes reserved or spot capacity only, drifts.
+// A capacity reservation is used first, only as far as it holds, with the EC2NodeClass's launch
+// fields; once it ends, its node is relabelled on-demand and, as its NodePool takes reserved or
+// spot capacity only, drifts.
 class AwsReservedE2E : public AwsE2E {};
 
 TEST_P(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) {
@@ -770,13 +771,13 @@ TEST_P(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
   ASSERT_TRUE(id.starts_with("cr-")) << id;
   StartAwsController();
   ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws-reserved.yaml"));
-  ASSERT_THAT(client_->Patch(kube::resources::kEC2NodeClasses, "", "default",
-                             kube::PatchType::kMerge,
-                             {{"spec",
-                               {{"capacityReservationSelectorTerms",
-                                 kube::Object::array({{{"tags", {{"test", tag}}}}})}}}},
-                             kube::Subresource::kNone),
-              IsOk());
+  ASSERT_THAT(
+      client_->Patch(kube::resources::kEC2NodeClasses, "", "default", kube::PatchType::kMerge,
+                     {{"spec",
+                       {{"capacityReservationSelectorTerms",
+                         kube::Object::array({{{"tags", {{"test", tag}}}}})}}}},
+                     kube::Subresource::kNone),
+      IsOk());
   // Two pods that each need a node of their own (1.5 of m5.large's 2 vCPUs).
   kube::Object deployment = kube::Object::parse(R"({
     "apiVersion": "apps/v1", "kind": "Deployment",
@@ -819,6 +820,39 @@ TEST_P(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
   ASSERT_THAT(described, IsOk());
   ASSERT_EQ(described->size(), 1U);
   EXPECT_EQ(described->front().capacity_reservation_id, id);
+  EXPECT_EQ(described->front().tags.at("team"), "platform");
+  // The launch fields reached EC2 through the controller: what moto keeps of the template the
+  // reserved instance launched from, and the kubelet's max pods in its user data.
+  Result<std::vector<aws::LaunchTemplate>> templates =
+      ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/ec2nodeclass", {"default"}}});
+  ASSERT_THAT(templates, IsOk());
+  bool found = false;
+  for (const aws::LaunchTemplate& launch_template : *templates) {
+    const kube::Object data = aws::testing::LaunchTemplateDataInMoto(
+        seed_["region"].get<std::string>(), launch_template.name);
+    if (!data.is_object() || data.value("CapacityReservationSpecification", kube::Object::object())
+                                     .value("CapacityReservationTarget", kube::Object::object())
+                                     .value("CapacityReservationId", "") != id) {
+      continue;
+    }
+    found = true;
+    EXPECT_EQ(data["CapacityReservationSpecification"]["CapacityReservationPreference"],
+              "capacity-reservations-only");
+    EXPECT_EQ(data["Monitoring"]["Enabled"], true) << data;
+    EXPECT_EQ(data["MetadataOptions"]["HttpPutResponseHopLimit"], 2) << data;
+    EXPECT_EQ(data["MetadataOptions"]["HttpTokens"], "required") << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][0]["Ebs"]["VolumeSize"], 40) << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][0]["Ebs"]["Iops"], 4000) << data;
+    EXPECT_EQ(data["NetworkInterfaces"][0]["AssociatePublicIpAddress"], false) << data;
+  }
+  EXPECT_TRUE(found) << "no launch template targets " << id;
+  Result<std::string> user_data = ec2_->DescribeInstanceUserData(reserved_instance);
+  ASSERT_THAT(user_data, IsOk());
+  Result<std::string> decoded = DecodeBase64(*user_data);
+  ASSERT_THAT(decoded, IsOk());
+  Result<aws::NodeRegistration> registration = aws::ParseNodeRegistration(*decoded);
+  ASSERT_THAT(registration, IsOk());
+  EXPECT_EQ(registration->max_pods, 20);
 
   // The reservation ends: the instance runs on as on-demand, which its NodePool does not allow.
   aws::testing::CancelCapacityReservation(clients_->ec2(), id);
@@ -826,8 +860,7 @@ TEST_P(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
   std::string drift;
   ASSERT_TRUE(WaitRegistering(
       [&] {
-        Result<kube::Object> claim =
-            client_->Get(kube::resources::kNodeClaims, "", reserved_claim);
+        Result<kube::Object> claim = client_->Get(kube::resources::kNodeClaims, "", reserved_claim);
         if (!claim.ok()) return false;
         relabelled = relabelled || (kube::Label(*claim, api::kLabelCapacityType) == "on-demand" &&
                                     kube::Label(*claim, api::kLabelCapacityReservationId).empty());

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "aws/api/aws_clients.h"
+#include "aws/sdk/aws_test_tools.h"
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
 #include "aws/sdk/http_transport.h"
@@ -256,6 +257,24 @@ inline void CancelCapacityReservation(ServiceClient& ec2, const std::string& id)
   QueryRequest request("CancelCapacityReservation", "2016-11-15");
   request.Add("CapacityReservationId", id);
   EXPECT_THAT(CallQuery(ec2, request), IsOk());
+}
+
+// What moto keeps of the launch template `name` (its latest version's LaunchTemplateData, read
+// with boto3 by tests/aws/provider/describe_launch_template.py); null (and a test failure) when
+// it cannot be read.
+inline nlohmann::json LaunchTemplateDataInMoto(const std::string& region, const std::string& name) {
+  const nlohmann::json seed = nlohmann::json::parse(ReadMotoFile("seed.json"));
+  const std::string command =
+      AwsTestToolsDir() + "/venv/bin/python " + KARPENTER_SOURCE_DIR +
+      "/tests/aws/provider/describe_launch_template.py " + ReadMotoEndpoint("endpoint") + " " +
+      region + " " + seed["credentials"]["access_key_id"].get<std::string>() + " " +
+      seed["credentials"]["secret_access_key"].get<std::string>() + " " + name;
+  try {
+    return nlohmann::json::parse(support::RunCommand(command));
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << error.what();
+    return nullptr;
+  }
 }
 
 class MotoTest : public ::testing::Test {

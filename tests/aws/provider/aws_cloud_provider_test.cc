@@ -518,7 +518,8 @@ TEST_F(AwsCloudProviderTest, AnInstanceDriftsWhenItsAmiSecurityGroupsOrSubnetAre
 TEST_F(AwsCloudProviderTest, LaunchesIntoACapacityReservationFirstAndFallsBackWhenItIsFull) {
   const std::string tag = testing::UniqueName("reserved");
   const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
-  const std::string id = testing::CreateCapacityReservation(clients_->ec2(), "m5.large", zone, 1, tag);
+  const std::string id =
+      testing::CreateCapacityReservation(clients_->ec2(), "m5.large", zone, 1, tag);
   ASSERT_TRUE(id.starts_with("cr-")) << id;
   // Another account's reservation with the same tag is not selected.
   api::CapacityReservationSelectorTerm term;
@@ -786,21 +787,6 @@ class LaunchRequestTest : public AwsCloudProviderTest,
     EXPECT_EQ(verdict, "ok\n") << operation << " does not fit botocore's EC2 model";
   }
 
-  // What moto keeps of the launch template `name` (its latest version's LaunchTemplateData).
-  nlohmann::json TemplateInMoto(const std::string& name) {
-    const std::string command =
-        testing::AwsTestToolsDir() + "/venv/bin/python " + KARPENTER_SOURCE_DIR +
-        "/tests/aws/provider/describe_launch_template.py " + testing::ReadMotoEndpoint("endpoint") +
-        " " + region_ + " " + seed_["credentials"]["access_key_id"].get<std::string>() + " " +
-        seed_["credentials"]["secret_access_key"].get<std::string>() + " " + name;
-    try {
-      return nlohmann::json::parse(support::RunCommand(command));
-    } catch (const std::exception& error) {
-      ADD_FAILURE() << error.what();
-      return nullptr;
-    }
-  }
-
   std::string GoldenFile(const std::string& variant) const {
     return "aws/launch/" + GetParam().name + "_" + variant + ".txt";
   }
@@ -829,7 +815,7 @@ TEST_P(LaunchRequestTest, EveryLaunchFieldReachesEc2AsUpstreamSendsIt) {
       {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
   ASSERT_THAT(templates, IsOk());
   ASSERT_EQ(templates->size(), 1U);
-  const nlohmann::json kept = TemplateInMoto(templates->front().name);
+  const nlohmann::json kept = testing::LaunchTemplateDataInMoto(region_, templates->front().name);
   ASSERT_TRUE(kept.is_object()) << kept;
   EXPECT_EQ(kept["Monitoring"]["Enabled"], true) << kept;
   EXPECT_EQ(kept["MetadataOptions"]["HttpTokens"], "optional") << kept;
