@@ -112,10 +112,10 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
                                              ec2 + ":*:launch-template/*"};
 
   Json statements = Json::array();
-  statements.push_back(Statement(
-      "AllowScopedEC2InstanceAccessActions", {"ec2:RunInstances", "ec2:CreateFleet"},
-      {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*", ec2 + ":*:subnet/*",
-       ec2 + ":*:capacity-reservation/*"}));
+  statements.push_back(
+      Statement("AllowScopedEC2InstanceAccessActions", {"ec2:RunInstances", "ec2:CreateFleet"},
+                {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*",
+                 ec2 + ":*:subnet/*", ec2 + ":*:capacity-reservation/*"}));
   statements.push_back(Statement("AllowScopedEC2LaunchTemplateAccessActions",
                                  {"ec2:RunInstances", "ec2:CreateFleet"},
                                  {ec2 + ":*:launch-template/*"}, ours()));
@@ -137,13 +137,13 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
   statements.push_back(Statement("AllowScopedDeletion",
                                  {"ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"},
                                  {ec2 + ":*:instance/*", ec2 + ":*:launch-template/*"}, ours()));
-  statements.push_back(Statement(
-      "AllowRegionalReadActions",
-      {"ec2:DescribeCapacityReservations", "ec2:DescribeImages", "ec2:DescribeInstances",
-       "ec2:DescribeInstanceTypeOfferings", "ec2:DescribeInstanceTypes",
-       "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
-       "ec2:DescribeSubnets"},
-      {"*"}, Json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
+  statements.push_back(
+      Statement("AllowRegionalReadActions",
+                {"ec2:DescribeCapacityReservations", "ec2:DescribeImages", "ec2:DescribeInstances",
+                 "ec2:DescribeInstanceTypeOfferings", "ec2:DescribeInstanceTypes",
+                 "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups",
+                 "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets"},
+                {"*"}, Json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
   statements.push_back(Statement("AllowSSMReadActions", {"ssm:GetParameter"},
                                  {fmt::format("arn:{}:ssm:{}::parameter/aws/service/*", p, r)}));
   statements.push_back(Statement("AllowPricingReadActions", {"pricing:GetProducts"}, {"*"}));
