@@ -536,7 +536,7 @@ std::optional<ReservationPin> Pass::ReservationFor(const std::vector<int>& optio
       const api::ResourceList& b = types_[best->type].allocatable;
       const auto key = [&](const api::ResourceList& allocatable, const ReservationPin& p) {
         return std::tuple(allocatable.cpu(), allocatable.memory(), reservation_left_[p.reservation],
-                          std::string_view(reservation_ids_[p.reservation]));
+                          std::string_view{reservation_ids_[p.reservation]});
       };
       if (key(a, pin) > key(b, *best)) best = pin;
     }

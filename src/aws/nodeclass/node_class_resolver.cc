@@ -394,8 +394,9 @@ NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_cla
     if (!term.id.empty()) {
       ids.push_back(term.id);
     } else {
-      if (!term.owner_id.empty())
+      if (!term.owner_id.empty()) {
         filters.push_back({.name = "owner-id", .values = {term.owner_id}});
+      }
       if (!term.instance_match_criteria.empty()) {
         filters.push_back(
             {.name = "instance-match-criteria", .values = {term.instance_match_criteria}});
