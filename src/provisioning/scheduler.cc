@@ -282,9 +282,13 @@ void Pass::PreparePools() {
     for (const auto* it : offer->instance_types) {
       if (!it->requirements.Intersects(pool.requirements)) continue;
       int index = AddType(*it);
-      // Ordered by what a claim pays when no reservation is left; reserved-only types last.
+      // Types with counted reservations are ordered by what a claim pays once those are used
+      // up; types offered only through reservations last.
       const OfferingMask mask = MaskOf(pool.requirements);
-      double price = CheapestOffering(types_[index], WithoutReserved(mask));
+      const bool counted =
+          std::any_of(types_[index].offerings.begin(), types_[index].offerings.end(),
+                      [](const PackedOffering& o) { return o.reservation >= 0; });
+      double price = CheapestOffering(types_[index], counted ? WithoutReserved(mask) : mask);
       if (price == kNoPrice && CheapestOffering(types_[index], mask) == kNoPrice) continue;
       types_[index].price = price;
       priced.emplace_back(price, index);
@@ -382,8 +386,10 @@ int Pass::AddType(const cloud::InstanceType& type) {
   for (const auto& o : type.offerings) {
     if (!o.available) continue;
     int reservation = -1;
-    if (o.capacity_type == api::kCapacityTypeReserved) {
-      if (o.reservation_id.empty() || o.reservation_capacity <= 0) continue;
+    // Reserved offerings that name their reservation are counted; a catalog's reserved offerings
+    // without one (JSON catalogs) are ordinary offerings of their price.
+    if (o.capacity_type == api::kCapacityTypeReserved && !o.reservation_id.empty()) {
+      if (o.reservation_capacity <= 0) continue;
       const auto known =
           std::find(reservation_ids_.begin(), reservation_ids_.end(), o.reservation_id);
       reservation = static_cast<int>(known - reservation_ids_.begin());

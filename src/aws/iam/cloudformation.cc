@@ -101,6 +101,8 @@ Result<Json> CloudFormationTemplate(StackInputs inputs) {
   resources["SpotInterruptionRule"] = Rule("aws.ec2", "EC2 Spot Instance Interruption Warning");
   resources["RebalanceRule"] = Rule("aws.ec2", "EC2 Instance Rebalance Recommendation");
   resources["InstanceStateChangeRule"] = Rule("aws.ec2", "EC2 Instance State-change Notification");
+  resources["CapacityReservationInterruptionRule"] =
+      Rule("aws.ec2", "EC2 Capacity Reservation Instance Interruption Warning");
 
   Json outputs = {{"NodeRoleArn", {{"Value", Arn("KarpenterNodeRole")}}},
                   {"InterruptionQueueName", {{"Value", Ref("KarpenterInterruptionQueue")}}}};

@@ -153,7 +153,7 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
   sqs_.emplace(interruption_clients_->sqs());
   interruption_controller_ = std::make_unique<InterruptionController>(
       *sqs_, options_.interruption_queue, client, cluster, events, unavailable_, registry, metrics,
-      clock_, std::move(logger));
+      clock_, std::move(logger), Counts(options_, reservation_counts_));
   return std::optional<std::jthread>(
       std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
 }

@@ -43,13 +43,15 @@ std::string_view EventReason(const InterruptionMessage& message) {
 InterruptionController::InterruptionController(
     SqsApi& sqs, std::string queue_name, kube::Client& client, controllers::ClusterCache& cluster,
     kube::EventRecorder& events, UnavailableOfferings& unavailable, prometheus::Registry& registry,
-    controllers::Metrics& metrics, const Clock& clock, Logger logger)
+    controllers::Metrics& metrics, const Clock& clock, Logger logger,
+    ReservationCounts* reservations)
     : sqs_(sqs),
       queue_name_(std::move(queue_name)),
       client_(client),
       cluster_(cluster),
       events_(events),
       unavailable_(unavailable),
+      reservations_(reservations),
       queue_metrics_(registry),
       metrics_(metrics),
       clock_(clock),
@@ -78,6 +80,11 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
         unavailable_.MarkUnavailable(kube::Label(claim, api::kLabelInstanceType),
                                      kube::Label(claim, api::kLabelZone), "spot",
                                      "SpotInterruption");
+      }
+      if (message.kind == InterruptionKind::kCapacityReservationInterruption &&
+          reservations_ != nullptr) {
+        const std::string_view reservation = kube::Label(claim, api::kLabelCapacityReservationId);
+        if (!reservation.empty()) reservations_->MarkFull(reservation);
       }
       if (!kube::DeletionTimestamp(claim).empty()) continue;
       Status deleted = controllers::DeleteInterruptedNodeClaim(

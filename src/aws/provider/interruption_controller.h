@@ -3,9 +3,11 @@
 // and, for each message about an instance of a NodeClaim, acts before EC2 does: a spot interruption
 // warning marks that spot offering unavailable and deletes the NodeClaim as interrupted (its node
 // is cordoned, its pods' new capacity launched, then it is drained: controllers/interruption.h), as
-// do scheduled maintenance and an instance stopping or terminating; a rebalance recommendation is
-// only logged. Each gets an Event on the NodeClaim (SpotInterrupted, RebalanceRecommendation,
-// ScheduledChange, InstanceStopping, InstanceTerminating). Every message is deleted once handled;
+// do scheduled maintenance, an instance stopping or terminating, and an interruptible capacity
+// reservation taking its instance back (which also counts that reservation as full until it is
+// read again); a rebalance recommendation is only logged. Each gets an Event on the NodeClaim
+// (SpotInterrupted, RebalanceRecommendation, ScheduledChange, InstanceStopping,
+// InstanceTerminating, CapacityReservationInterrupted). Every message is deleted once handled;
 // malformed ones are deleted and logged, never retried; the queue's series count what arrived. Runs
 // on its own thread with its own SQS client; the kube client, the informers and the unavailable
 // offerings are thread-safe.
@@ -16,6 +18,7 @@
 
 #include "aws/api/sqs_api.h"
 #include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/nodeclass/reservation_counts.h"
 #include "aws/provider/interruption_message.h"
 #include "aws/provider/interruption_metrics.h"
 #include "common/clock.h"
@@ -30,12 +33,13 @@ namespace karpenter::aws {
 
 class InterruptionController {
  public:
-  // The references must outlive the controller.
+  // The references (and `reservations`, when given) must outlive the controller.
   // The queue's series go on `registry`; the NodeClaims it deletes count in `metrics`.
   InterruptionController(SqsApi& sqs, std::string queue_name, kube::Client& client,
                          controllers::ClusterCache& cluster, kube::EventRecorder& events,
                          UnavailableOfferings& unavailable, prometheus::Registry& registry,
-                         controllers::Metrics& metrics, const Clock& clock, Logger logger);
+                         controllers::Metrics& metrics, const Clock& clock, Logger logger,
+                         ReservationCounts* reservations = nullptr);
 
   // One receive (waiting up to options.wait_seconds): handles the messages it got and deletes
   // those handled. Returns how many it received.
@@ -53,6 +57,7 @@ class InterruptionController {
   controllers::ClusterCache& cluster_;
   kube::EventRecorder& events_;
   UnavailableOfferings& unavailable_;
+  ReservationCounts* reservations_;  // null: the ReservedCapacity gate is off
   InterruptionMetrics queue_metrics_;
   controllers::Metrics& metrics_;
   const Clock& clock_;

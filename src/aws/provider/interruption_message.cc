@@ -25,6 +25,8 @@ std::string_view KindName(InterruptionKind kind) {
       return "ScheduledChange";
     case InterruptionKind::kStateChange:
       return "StateChange";
+    case InterruptionKind::kCapacityReservationInterruption:
+      return "CapacityReservationInterrupted";
     case InterruptionKind::kIgnored:
       return "Ignored";
   }
@@ -45,6 +47,8 @@ std::string_view MessageType(const InterruptionMessage& message) {
         return "instance_terminated";
       }
       return "no_op";
+    case InterruptionKind::kCapacityReservationInterruption:
+      return "capacity_reservation_interrupted";
     case InterruptionKind::kIgnored:
       return "no_op";
   }
@@ -64,6 +68,8 @@ Result<InterruptionMessage> ParseInterruptionMessage(std::string_view body) {
 
   if (out.detail_type == "EC2 Spot Instance Interruption Warning") {
     out.kind = InterruptionKind::kSpotInterruption;
+  } else if (out.detail_type == "EC2 Capacity Reservation Instance Interruption Warning") {
+    out.kind = InterruptionKind::kCapacityReservationInterruption;
   } else if (out.detail_type == "EC2 Instance Rebalance Recommendation") {
     out.kind = InterruptionKind::kRebalanceRecommendation;
   } else if (out.detail_type == "EC2 Instance State-change Notification") {
@@ -102,6 +108,7 @@ bool Actionable(const InterruptionMessage& message) {
   switch (message.kind) {
     case InterruptionKind::kSpotInterruption:
     case InterruptionKind::kScheduledChange:
+    case InterruptionKind::kCapacityReservationInterruption:
       return true;
     case InterruptionKind::kStateChange:
       return message.state == "stopping" || message.state == "stopped" ||

@@ -15,7 +15,10 @@ enum class InterruptionKind {
   kRebalanceRecommendation,  // "EC2 Instance Rebalance Recommendation": elevated risk only
   kScheduledChange,          // "AWS Health Event" of category scheduledChange for EC2
   kStateChange,              // "EC2 Instance State-change Notification"
-  kIgnored,                  // well formed, but nothing Karpenter acts on
+  // "EC2 Capacity Reservation Instance Interruption Warning": an interruptible capacity
+  // reservation is taking its instance back.
+  kCapacityReservationInterruption,
+  kIgnored,  // well formed, but nothing Karpenter acts on
 };
 
 struct InterruptionMessage {
@@ -28,7 +31,8 @@ struct InterruptionMessage {
 
 std::string_view KindName(InterruptionKind kind);
 // Upstream's message_type label: spot_interrupted, rebalance_recommendation, scheduled_change,
-// instance_stopped, instance_terminated (other state changes and ignored messages: no_op).
+// instance_stopped, instance_terminated, capacity_reservation_interrupted (other state changes and
+// ignored messages: no_op).
 std::string_view MessageType(const InterruptionMessage& message);
 
 // Parses one message body. Errors (not JSON, no detail-type, no instance where the kind needs

@@ -39,7 +39,7 @@ TEST(CloudFormationTest, MakesTheNodeRoleQueueRulesAndPolicy) {
   EXPECT_EQ(queue["MessageRetentionPeriod"], 300);
   EXPECT_EQ(queue["SqsManagedSseEnabled"], true);
   for (const char* rule : {"ScheduledChangeRule", "SpotInterruptionRule", "RebalanceRule",
-                           "InstanceStateChangeRule"}) {
+                           "InstanceStateChangeRule", "CapacityReservationInterruptionRule"}) {
     EXPECT_EQ(resources[rule]["Type"], "AWS::Events::Rule") << rule;
   }
   // The policy in the stack reads the queue the stack makes.

@@ -34,7 +34,7 @@ class InterruptionControllerTest : public testing::MotoTest {
     events_.emplace(*kube_, clock_, "karpenter",
                     kube::EventRecorderOptions{.synchronous = true});  // a virtual clock
     controller_.emplace(*sqs_, cluster_, *kube_, *cluster_cache_, *events_, *unavailable_,
-                        registry_, metrics_, clock_, Logger());
+                        registry_, metrics_, clock_, Logger(), &reservations_);
   }
 
   void Drain() {
@@ -51,7 +51,8 @@ class InterruptionControllerTest : public testing::MotoTest {
   }
 
   // A launched NodeClaim of instance `id` (an m5.large in us-west-2a).
-  void AddNodeClaim(const std::string& name, const std::string& id) {
+  void AddNodeClaim(const std::string& name, const std::string& id,
+                    const std::string& reservation = "") {
     kube::Object claim = {
         {"apiVersion", "karpenter.sh/v1"},
         {"kind", "NodeClaim"},
@@ -65,6 +66,10 @@ class InterruptionControllerTest : public testing::MotoTest {
          {{"nodeClassRef",
            {{"group", "karpenter.k8s.aws"}, {"kind", "EC2NodeClass"}, {"name", "default"}}},
           {"requirements", kube::Object::array()}}}};
+    if (!reservation.empty()) {
+      claim["metadata"]["labels"][std::string(api::kLabelCapacityReservationId)] = reservation;
+      claim["metadata"]["labels"][std::string(api::kLabelCapacityType)] = "reserved";
+    }
     Result<kube::Object> created = kube_->Create(kube::resources::kNodeClaims, claim, {});
     ASSERT_THAT(created, IsOk());
     Result<kube::Object> patched = kube_->Patch(
@@ -95,6 +100,7 @@ class InterruptionControllerTest : public testing::MotoTest {
   std::optional<kube::memory::MemoryClient> kube_;
   std::optional<controllers::ClusterCache> cluster_cache_;
   std::optional<UnavailableOfferings> unavailable_;
+  ReservationCounts reservations_{clock_};
   std::optional<kube::EventRecorder> events_;
   prometheus::Registry registry_;
   controllers::Metrics metrics_{registry_};
@@ -107,6 +113,8 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   AddNodeClaim("retired-claim", "i-0000000000retired");
   AddNodeClaim("stopped-claim", "i-0000000000stopped");
   AddNodeClaim("running-claim", "i-0000000000running");
+  AddNodeClaim("reserved-claim", "i-000000000reserved", "cr-0123456789abcdef0");
+  reservations_.Sync("cr-0123456789abcdef0", 3);
   ASSERT_THAT(cluster_cache_->node_claims().Sync(), IsOk());
 
   Send(Event("EC2 Spot Instance Interruption Warning",
@@ -122,23 +130,28 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
              R"({"instance-id":"i-0000000000running","state":"running"})"));
   Send(Event("EC2 Spot Instance Interruption Warning",
              R"({"instance-id":"i-0000000notourinst","instance-action":"terminate"})"));
+  Send(Event("EC2 Capacity Reservation Instance Interruption Warning",
+             R"({"instance-id":"i-000000000reserved","instance-action":"terminate"})"));
   Send("{ this is not an event");
 
   ReceiveOptions options;
   options.wait_seconds = 0;
   size_t received = 0;
-  for (int round = 0; round < 10 && received < 7; ++round) {
+  for (int round = 0; round < 10 && received < 8; ++round) {
     Result<size_t> processed = controller_->ProcessOnce(options);
     ASSERT_THAT(processed, IsOk());
     received += *processed;
   }
-  EXPECT_EQ(received, 7U);
+  EXPECT_EQ(received, 8U);
 
   EXPECT_FALSE(Exists("spot-claim"));
   EXPECT_TRUE(Exists("rebalanced-claim"));
   EXPECT_FALSE(Exists("retired-claim"));
   EXPECT_FALSE(Exists("stopped-claim"));
   EXPECT_TRUE(Exists("running-claim"));
+  EXPECT_FALSE(Exists("reserved-claim"));
+  // The interruptible reservation counts as full until it is read again.
+  EXPECT_EQ(reservations_.Available("cr-0123456789abcdef0"), 0);
   // The interrupted spot offering is avoided for a while; on-demand is not.
   EXPECT_TRUE(unavailable_->IsUnavailable("m5.large", "us-west-2a", "spot"));
   EXPECT_FALSE(unavailable_->IsUnavailable("m5.large", "us-west-2a", "on-demand"));
@@ -156,17 +169,19 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   EXPECT_EQ(of_type("rebalance_recommendation"), 1);
   EXPECT_EQ(of_type("scheduled_change"), 1);
   EXPECT_EQ(of_type("instance_stopped"), 1);
+  EXPECT_EQ(of_type("capacity_reservation_interrupted"), 1);
   EXPECT_EQ(of_type("no_op"), 1);  // the running instance
-  EXPECT_EQ(support::Sum(*scrape, "karpenter_interruption_deleted_messages_total"), 7)
+  EXPECT_EQ(support::Sum(*scrape, "karpenter_interruption_deleted_messages_total"), 8)
       << "the malformed one too";
   EXPECT_EQ(support::Sum(*scrape, "karpenter_interruption_message_queue_duration_seconds_count"),
-            6);
+            7);
   // Each handled about a minute after its event (the clock is real).
   const double waited =
       support::Sum(*scrape, "karpenter_interruption_message_queue_duration_seconds_sum");
-  EXPECT_GE(waited, 6 * 59.0);
-  EXPECT_LT(waited, 6 * 120.0);
-  for (const char* reason : {"spot_interrupted", "scheduled_change", "instance_stopped"}) {
+  EXPECT_GE(waited, 7 * 59.0);
+  EXPECT_LT(waited, 7 * 120.0);
+  for (const char* reason : {"spot_interrupted", "scheduled_change", "instance_stopped",
+                             "capacity_reservation_interrupted"}) {
     EXPECT_EQ(support::Sum(*scrape, "karpenter_nodeclaims_disrupted_total", {{"reason", reason}}),
               1)
         << reason;
@@ -179,11 +194,12 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   for (const kube::Object& event : events->items) {
     reasons[event["involvedObject"].value("name", "")] = event.value("reason", "");
   }
-  EXPECT_EQ(reasons,
-            (std::map<std::string, std::string>{{"spot-claim", "SpotInterrupted"},
-                                                {"rebalanced-claim", "RebalanceRecommendation"},
-                                                {"retired-claim", "ScheduledChange"},
-                                                {"stopped-claim", "InstanceStopping"}}));
+  EXPECT_EQ(reasons, (std::map<std::string, std::string>{
+                         {"spot-claim", "SpotInterrupted"},
+                         {"rebalanced-claim", "RebalanceRecommendation"},
+                         {"retired-claim", "ScheduledChange"},
+                         {"stopped-claim", "InstanceStopping"},
+                         {"reserved-claim", "CapacityReservationInterrupted"}}));
 
   // Nothing is left on the queue.
   Result<std::vector<SqsMessage>> left = sqs_->ReceiveMessage(queue_url_, options);

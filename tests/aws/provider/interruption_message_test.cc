@@ -26,6 +26,20 @@ TEST(InterruptionMessageTest, SpotInterruptionWarning) {
   EXPECT_TRUE(Actionable(*message));
 }
 
+TEST(InterruptionMessageTest, CapacityReservationInterruptionWarning) {
+  Result<InterruptionMessage> message =
+      ParseInterruptionMessage(Event("EC2 Capacity Reservation Instance Interruption Warning",
+                                     R"({"instance-id":"i-0abc","instance-action":"terminate"})"));
+  ASSERT_THAT(message, IsOk());
+  EXPECT_EQ(message->kind, InterruptionKind::kCapacityReservationInterruption);
+  EXPECT_EQ(message->instance_ids, std::vector<std::string>{"i-0abc"});
+  EXPECT_EQ(MessageType(*message), "capacity_reservation_interrupted");
+  EXPECT_TRUE(Actionable(*message));
+  EXPECT_FALSE(ParseInterruptionMessage(
+                   Event("EC2 Capacity Reservation Instance Interruption Warning", "{}"))
+                   .ok());
+}
+
 TEST(InterruptionMessageTest, RebalanceRecommendationIsOnlyNoted) {
   Result<InterruptionMessage> message = ParseInterruptionMessage(
       Event("EC2 Instance Rebalance Recommendation", R"({"instance-id":"i-0abc"})"));
