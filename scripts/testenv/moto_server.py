@@ -342,12 +342,24 @@ def serve_capacity_reservations():
         return EC2ClientError("InvalidCapacityReservationId.NotFound",
                               f"The capacity reservation ID '{reservation_id}' does not exist")
 
+    def named(response):
+        """The reservation a Modify or Cancel request names."""
+        reservation_id = response._get_param("CapacityReservationId")
+        if reservation_id not in reservations:
+            raise not_found(reservation_id)
+        return reservations[reservation_id]
+
+    def end_date(response):
+        """The request's EndDate as a datetime, or None."""
+        end = response._get_param("EndDate")
+        if isinstance(end, str):
+            end = datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+        return end
+
     def create_capacity_reservation(self):
         self.error_on_dryrun()
         reservation_id = "cr-" + hashlib.sha256(os.urandom(16)).hexdigest()[:17]
-        end = self._get_param("EndDate")
-        if isinstance(end, str):
-            end = datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+        end = end_date(self)
         tags = self._parse_tag_specification().get("capacity-reservation", {})
         reservation = {
             "CapacityReservationId": reservation_id,
@@ -408,27 +420,18 @@ def serve_capacity_reservations():
 
     def modify_capacity_reservation(self):
         self.error_on_dryrun()
-        reservation_id = self._get_param("CapacityReservationId")
-        reservation = reservations.get(reservation_id)
-        if reservation is None:
-            raise not_found(reservation_id)
+        reservation = named(self)
         if self._get_param("InstanceCount") is not None:
             reservation["TotalInstanceCount"] = int(self._get_param("InstanceCount"))
-        end = self._get_param("EndDate")
+        end = end_date(self)
         if end is not None:
-            if isinstance(end, str):
-                end = datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
             reservation["EndDate"], reservation["EndDateType"] = end, "limited"
         settle(self.ec2_backend)
         return ActionResult({"Return": True})
 
     def cancel_capacity_reservation(self):
         self.error_on_dryrun()
-        reservation_id = self._get_param("CapacityReservationId")
-        reservation = reservations.get(reservation_id)
-        if reservation is None:
-            raise not_found(reservation_id)
-        reservation["State"] = "cancelled"
+        named(self)["State"] = "cancelled"
         settle(self.ec2_backend)
         return ActionResult({"Return": True})
 
