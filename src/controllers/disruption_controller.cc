@@ -378,7 +378,17 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
 bool DisruptionController::Progress(const InFlight& command, MonoTime now) {
   bool initialized = true;
   for (const std::string& name : command.replacements) {
-    const std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
+    std::optional<kube::Object> claim = cluster_.node_claims().Get(name);
+    if (!claim) {
+      // The cache may not have seen a claim created moments ago: only the API server says it is
+      // gone (a rollback here would delete a replacement that is launching).
+      Result<kube::Object> read = client_.Get(kube::resources::kNodeClaims, "", name);
+      if (read.ok()) {
+        claim = std::move(*read);
+      } else if (read.error().status != 404) {
+        return false;
+      }
+    }
     if (!claim || !kube::DeletionTimestamp(*claim).empty()) {
       RollBack(command, fmt::format("replacement {} failed", name));
       return true;

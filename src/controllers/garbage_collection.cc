@@ -60,19 +60,37 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
     }
     // The machine is gone, so is the Node it registered (no NodeClaim will ever finalize it).
     if (std::optional<kube::Object> node = cluster_.NodeByProviderId(instance.provider_id)) {
-      const std::string node_name(kube::Name(*node));
-      (void)client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge,
-                          kube::Object{{"metadata", {{"finalizers", nullptr}}}},
-                          kube::Subresource::kNone);
-      Status deleted = client_.Delete(kube::resources::kNodes, "", node_name, {});
-      if (!deleted.ok() && deleted.error().status != 404) {
-        logger_.Error("deleting the node of a leaked instance failed",
-                      {logkey::Node(node_name), logkey::Err(deleted.error())});
-      }
+      DeleteNode(std::string(kube::Name(*node)));
     }
     logger_.Info("garbage collected leaked instance", {logkey::ProviderId(instance.provider_id),
                                                        logkey::NodeClaim(instance.node_claim)});
     ++result.instances_terminated;
+  }
+
+  // Our Node whose machine is gone and that no NodeClaim claims: its NodeClaim was finalized
+  // before the Node reached the cache, or its machine was terminated from outside. Nothing would
+  // ever delete it on a cluster without a cloud controller manager that does.
+  std::vector<std::pair<std::string, std::string>> orphans;  // Node, provider ID
+  cluster_.nodes().ForEach([&](const kube::Object& node) {
+    const std::string provider_id(kube::StringAt(node, {"spec", "providerID"}));
+    if (provider_id.empty() || live_ids.contains(provider_id) ||
+        claimed_ids.contains(provider_id) || kube::Label(node, api::kLabelNodePool).empty()) {
+      return;
+    }
+    const std::optional<TimePoint> created =
+        ParseTime(kube::StringAt(node, {"metadata", "creationTimestamp"}));
+    if (created && now - *created >= grace_) {
+      orphans.emplace_back(std::string(kube::Name(node)), provider_id);
+    }
+  });
+  for (const auto& [name, provider_id] : orphans) {
+    Result<cloud::Instance> instance = cloud_.Get(provider_id);
+    if (instance.ok() || instance.error().reason != cloud::kReasonNotFound) continue;
+    if (DeleteNode(name)) {
+      logger_.Info("garbage collected node whose instance is gone and has no nodeclaim",
+                   {logkey::Node(name), logkey::ProviderId(provider_id)});
+      ++result.nodes_deleted;
+    }
   }
 
   for (const auto& [name, provider_id] : launched) {
@@ -96,6 +114,20 @@ Result<GarbageCollectionResult> GarbageCollector::Collect() {
   }
   result.capacity_types_updated = UpdateCapacityTypes(instances);
   return result;
+}
+
+bool GarbageCollector::DeleteNode(const std::string& name) {
+  // Our finalizer would wait for a NodeClaim that does not exist.
+  (void)client_.Patch(kube::resources::kNodes, "", name, kube::PatchType::kMerge,
+                      kube::Object{{"metadata", {{"finalizers", nullptr}}}},
+                      kube::Subresource::kNone);
+  Status deleted = client_.Delete(kube::resources::kNodes, "", name, {});
+  if (!deleted.ok() && deleted.error().status != 404) {
+    logger_.Error("deleting a node whose instance is gone failed",
+                  {logkey::Node(name), logkey::Err(deleted.error())});
+    return false;
+  }
+  return true;
 }
 
 size_t GarbageCollector::UpdateCapacityTypes(const std::vector<cloud::Instance>& instances) {

@@ -2,7 +2,9 @@
 // Garbage collection between the cloud and the cluster (upstream-reference §9): an instance this
 // cluster owns whose NodeClaim is gone (a crash between launch and recording it, a NodeClaim
 // deleted by hand with its finalizer removed) is terminated once older than a grace period; a
-// NodeClaim whose instance has disappeared is deleted so its pods get capacity again. Only
+// NodeClaim whose instance has disappeared is deleted so its pods get capacity again; a Node of
+// ours whose instance is gone and that no NodeClaim claims is deleted (there is no NodeClaim to
+// finalize it). Only
 // instances the CloudProvider lists as ours are ever touched. From the same listing, a reserved
 // NodeClaim whose instance the cloud no longer reports as reserved (its capacity reservation
 // ended; the instance runs on as on-demand) is relabelled, with its Node, as upstream does: the
@@ -25,6 +27,7 @@ struct GarbageCollectionResult {
   size_t instances_terminated = 0;
   size_t node_claims_deleted = 0;
   size_t capacity_types_updated = 0;
+  size_t nodes_deleted = 0;
 };
 
 class GarbageCollector {
@@ -36,6 +39,8 @@ class GarbageCollector {
   Result<GarbageCollectionResult> Collect();
 
  private:
+  // Deletes the Node `name` (and lifts our finalizer from it); false when the delete failed.
+  bool DeleteNode(const std::string& name);
   // Relabels the reserved NodeClaims (and Nodes) whose instances `instances` report otherwise.
   size_t UpdateCapacityTypes(const std::vector<cloud::Instance>& instances);
 

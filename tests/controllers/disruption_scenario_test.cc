@@ -579,5 +579,28 @@ TEST(DisruptionScenarioTest, ReplacementThatFailsRollsTheCommandBack) {
   EXPECT_THAT(world.PendingPods(), IsEmpty()) << "the pod never left";
 }
 
+TEST(DisruptionScenarioTest, AReplacementTheCacheHasNotSeenYetIsNotRolledBack) {
+  World world(7, kThreeSizes);
+  StartWith(world, Pool(kAllAtOnce));
+  LargeNodeWithOneSmallPod(world);
+  ASSERT_TRUE(world.RunUntil([&] {
+    return ConditionStatus(world.List(resources::kNodeClaims)[0], "Consolidatable") == "True";
+  }));
+  world.Step(milliseconds(0));
+  // The NodeClaim cache stops where it is: the replacement exists only on the API server while
+  // the command watches it (a CI run once rolled a launching replacement back for this).
+  world.Hold(resources::kNodeClaims);
+  ASSERT_TRUE(
+      world.RunUntil([&] { return world.List(resources::kNodeClaims).size() == 2; }, seconds(60)));
+  world.RunFor(seconds(3));
+  EXPECT_THAT(AllEvents(world, "DisruptionRollback"), IsEmpty());
+  EXPECT_THAT(world.List(resources::kNodeClaims), SizeIs(2)) << "the replacement was deleted";
+  world.Release(resources::kNodeClaims);
+  ASSERT_TRUE(world.RunUntil(
+      [&] { return InstanceTypes(world) == std::vector<std::string>{"tiny"} && AllRunning(world); },
+      seconds(120)));
+  EXPECT_THAT(AllEvents(world, "DisruptionRollback"), IsEmpty());
+}
+
 }  // namespace
 }  // namespace karpenter::scenario

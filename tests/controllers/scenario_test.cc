@@ -256,6 +256,19 @@ TEST(ScenarioTest, NodeOfAGarbageCollectedInstanceIsDeleted) {
   EXPECT_TRUE(world.Get(resources::kNodes, leaked.node_name).is_null());
 }
 
+// A Node of ours whose machine was terminated and that no NodeClaim claims (its NodeClaim was
+// finalized before the Node reached the cache): nothing else would ever delete it.
+TEST(ScenarioTest, NodeWhoseInstanceIsGoneAndThatNoNodeClaimClaimsIsDeleted) {
+  World world;
+  StartDefault(world, 0);
+  const cloud::Instance leaked = LeakInstance(world);
+  world.Step(milliseconds(100));
+  ASSERT_FALSE(world.Get(resources::kNodes, leaked.node_name).is_null());
+  ASSERT_THAT(world.cloud().Delete(leaked.provider_id), IsOk());
+  world.RunFor(seconds(61));
+  EXPECT_TRUE(world.Get(resources::kNodes, leaked.node_name).is_null());
+}
+
 TEST(ScenarioTest, NodeClaimWhoseInstanceVanishedIsDeleted) {
   World world;
   StartDefault(world, 1);

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -235,6 +236,7 @@ class World {
     clock_.Advance(by);
     size_t events = 0;
     for (kube::Informer* informer : manager_.cluster().all()) {
+      if (held_.contains(informer->resource().plural)) continue;
       const Result<size_t> pumped = informer->Pump(milliseconds(0));
       EXPECT_THAT(pumped, IsOk()) << informer->resource().plural << ": " << pumped.error().message;
       if (pumped.ok()) events += *pumped;
@@ -244,6 +246,11 @@ class World {
     PlayScheduler();
     return events;
   }
+
+  // Until Release, the informer of `resource` gets no watch events: its cache lags behind the
+  // API server, as a real watch may.
+  void Hold(const kube::Resource& resource) { held_.emplace(resource.plural); }
+  void Release(const kube::Resource& resource) { held_.erase(std::string(resource.plural)); }
 
   // Steps of `step` until `total` has passed.
   void RunFor(milliseconds total, milliseconds step = milliseconds(100)) {
@@ -293,6 +300,8 @@ class World {
     if (configure) configure(options);
     return options;
   }
+
+  std::set<std::string, std::less<>> held_;  // resources whose informers Step skips
 
   struct ReplicaSet {
     int replicas = 0;
