@@ -175,6 +175,14 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
     return;
   }
   fruitless_.reset();
+  // What drifted stays drifted: upstream gives drift no second look (docs/upstream-reference.md
+  // §10), so its command runs now. Emptiness and consolidation depend on pods that come and go,
+  // and wait out the validation delay.
+  if (command->method == disruption::Method::kDrift) {
+    last_pass_.outcome = "executed: " + command->Describe(cluster);
+    Execute(*view, *command, now, mono);
+    return;
+  }
   Decided decided{command->method, {}, command->replacements.size(), mono};
   for (size_t index : command->candidates) {
     decided.node_claims.push_back(cluster.candidates[index].node_claim);

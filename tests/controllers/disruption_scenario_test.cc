@@ -425,6 +425,20 @@ TEST(DisruptionScenarioTest, TemplateChangeDriftsAndReplacesEveryNodeWithinBudge
       Contains(HasSubstr("Drifted: replacing 1 node drifted (NodePoolDrifted) with 1 small")));
 }
 
+// A drifted node stays drifted: upstream runs drift's command in the pass that finds it, without
+// the 15 s second look consolidation gets.
+TEST(DisruptionScenarioTest, DriftRunsInThePassThatFindsIt) {
+  World world;
+  StartWith(world, Pool(kAllAtOnce, kSmallOnly));
+  world.KeepReplicas("web", 1, "1500m");
+  ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
+  Object pool = world.Get(resources::kNodePools, "default");
+  pool["spec"]["template"]["metadata"]["labels"] = {{"team", "a"}};
+  ASSERT_THAT(world.client().Update(resources::kNodePools, pool, kube::Subresource::kNone), IsOk());
+  // A pass every 10 s: the node is marked by the next one, well before a 15 s validation ends.
+  EXPECT_TRUE(world.RunUntil([&] { return Disrupting(world) == 1; }, seconds(11)));
+}
+
 // The Drifted condition's reason for the only NodeClaim, once the marks caught up.
 std::string DriftReason(World& world) {
   world.RunFor(seconds(1));

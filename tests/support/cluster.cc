@@ -253,6 +253,18 @@ Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces)
   for (const std::string& name : namespaces) {
     Status deleted = client.Delete(kube::resources::kNamespaces, "", name, {});
     if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+    // Their pods go at once: a pod whose Node is deleted below would otherwise wait out its
+    // grace period and the pod garbage collector (most of a minute) before the namespace goes.
+    kube::ListOptions options;
+    options.namespace_ = name;
+    Result<kube::ObjectList> pods = client.List(kube::resources::kPods, options);
+    if (!pods.ok()) return pods.error();
+    for (const kube::Object& pod : pods->items) {
+      Status gone = client.Delete(
+          kube::resources::kPods, name, kube::Name(pod),
+          {.precondition_uid = "", .precondition_resource_version = "", .grace_period_seconds = 0});
+      if (!gone.ok() && gone.error().status != 404) return gone.error();
+    }
   }
   const kube::Resource* kinds[] = {&kube::resources::kNodePools, &kube::resources::kNodeClaims,
                                    &kube::resources::kNodes, &kube::resources::kEC2NodeClasses};
