@@ -21,7 +21,9 @@ then), POST /_faults with a JSON object {"insufficient_capacity": [{"instance_ty
 the counts start again), DELETE /_faults (none). IAM: GET /_iam (the enforced keys, the checks
 allowed per IAM action, the denials), POST /_iam with {"principals": {"ACCESS_KEY_ID": {"arn":
 "arn:aws:iam::…", "policies": [{"name": "…", "policy": {…}}]}}} (keys left out are not enforced;
-the counts start again), DELETE /_iam (nothing enforced).
+the counts start again), DELETE /_iam (nothing enforced), POST /_iam/replay with {"policies":
+[…]} (what those policies decide on every authorization asked since the policy was set, as GET
+/_iam reports it).
 Writes DIR/fault_endpoint once it listens and serves until SIGTERM.
 """
 
@@ -199,6 +201,14 @@ def make_handler(upstream, faults, authorizer):
             self.reply(200, json.dumps(faults.describe()), "application/json")
 
         def control_iam(self, body):
+            if self.command == "POST" and self.path.startswith("/_iam/replay"):
+                try:
+                    replayed = authorizer.replay(json.loads(body or b"{}"))
+                except (ValueError, TypeError, AttributeError) as error:
+                    self.reply(400, json.dumps({"error": str(error)}), "application/json")
+                    return
+                self.reply(200, json.dumps(replayed), "application/json")
+                return
             if self.command == "POST":
                 try:
                     authorizer.set(json.loads(body or b"{}"))

@@ -39,6 +39,8 @@ NEW = {"instance": "i-0000000000000000a", "volume": "vol-0000000000000000a",
 ID_TYPES = {"i": "instance", "vol": "volume", "eni": "network-interface", "lt": "launch-template",
             "fleet": "fleet", "sg": "security-group", "subnet": "subnet", "ami": "image",
             "snap": "snapshot", "sir": "spot-instances-request", "vpc": "vpc"}
+# How many distinct authorizations a policy's run keeps for replay (a run asks a few hundred).
+MAX_ASKED = 20000
 # JSON protocols' target prefixes and the IAM service they are.
 TARGETS = {"AmazonSSM": "ssm", "AmazonSQS": "sqs", "AWSPriceListService": "pricing"}
 CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
@@ -294,6 +296,9 @@ class Authorizer:
         self.allowed = {}  # IAM action -> checks allowed
         self.denied = []  # the denials, oldest first
         self.requests = {"allowed": 0, "denied": 0}
+        # Every distinct authorization asked since the policy was set, for replay(): its request,
+        # checks and how many times it was asked, keyed by the checks' JSON.
+        self.asked = {}
 
     def set(self, spec):
         if self.evaluator is None and spec.get("principals"):
@@ -349,6 +354,12 @@ class Authorizer:
         return None
 
     def decide(self, principal, request, checks):
+        key = json.dumps(checks, sort_keys=True)
+        with self.lock:
+            if key in self.asked:
+                self.asked[key][2] += 1
+            elif len(self.asked) < MAX_ASKED:
+                self.asked[key] = [request.action, checks, 1]
         answer = memoized(request, ("decision", json.dumps(checks, sort_keys=True)),
                           lambda: self.evaluator.decide(principal["arn"], self.account,
                                                         principal["policies"], checks))
@@ -369,10 +380,45 @@ class Authorizer:
     def record(self, principal, request, denied):
         with self.lock:
             self.requests["denied"] += 1
-            self.denied.append({"request": request.action, "action": denied.check["action"],
-                                "resource": denied.check.get("display", denied.check["resource"]),
-                                "decision": denied.decision, "statements": denied.statements,
-                                "error": denied.error, "principal": principal["arn"]})
+            self.denied.append(denial(principal, request.action, denied))
+
+    def replay(self, spec):
+        """What `spec`'s policies ({"policies": [{"name", "policy"}]}) decide on every
+        authorization asked since the policy was set, for the same principal: the same summary
+        as describe(), counting each authorization as often as it was asked, and "replayed" (how
+        many distinct ones were decided). A policy that allows them all would have seen the same
+        answers, so the same run; what it denies is what a run under it would have been refused
+        first."""
+        policies = spec.get("policies")
+        if not isinstance(policies, list) or not policies:
+            raise ValueError("replay: needs policies")
+        with self.lock:
+            asked = [tuple(entry) for entry in self.asked.values()]
+            arns = {p["arn"] for p in self.principals.values()}
+        if len(arns) != 1:
+            raise ValueError("replay: needs exactly one enforced principal")
+        principal = {"arn": arns.pop(), "policies": policies}
+        result = {"requests": {"allowed": 0, "denied": 0}, "allowed": {}, "denials": 0,
+                  "denied": [], "replayed": len(asked)}
+        for action, checks, times in asked:
+            answer = self.evaluator.decide(principal["arn"], self.account, policies, checks)
+            if answer.get("decision") == "Allowed":
+                result["requests"]["allowed"] += times
+                for check in checks:
+                    result["allowed"][check["action"]] = \
+                        result["allowed"].get(check["action"], 0) + times
+                continue
+            failed = answer.get("failed") or 0
+            results = answer.get("results", [])
+            denied = Denied(checks[failed] if failed < len(checks) else
+                            {"action": action, "resource": "*"},
+                            answer.get("decision", "Error"),
+                            (results[failed] if failed < len(results) else {}).get("deniedBy", []),
+                            answer.get("error"))
+            result["requests"]["denied"] += times
+            result["denials"] += times
+            result["denied"].append(denial(principal, action, denied))
+        return result
 
     def message(self, principal, denied):
         action = denied.check["action"]
@@ -695,6 +741,14 @@ class Authorizer:
         name = urllib.parse.unquote(request.path.split("?", 1)[0][len("/clusters/"):])
         return [self.check(request, request.action, {
             "resource": f"arn:aws:eks:{request.region}:{self.account}:cluster/{name}"})]
+
+
+def denial(principal, action, denied):
+    """How a refusal is reported: the request's action and the check that failed."""
+    return {"request": action, "action": denied.check["action"],
+            "resource": denied.check.get("display", denied.check["resource"]),
+            "decision": denied.decision, "statements": denied.statements,
+            "error": denied.error, "principal": principal["arn"]}
 
 
 def memoized(request, key, compute):

@@ -67,6 +67,7 @@ class FakeEvaluator:
 
     def decide(self, principal, account, policies, checks):
         self.asked.append(checks)
+        self.policies = policies
         for i, check in enumerate(checks):
             if check["action"] in self.refuse:
                 return {"decision": "ImplicitlyDenied", "failed": i,
@@ -269,6 +270,36 @@ class MappingTest(unittest.TestCase):
         self.assertIsNone(auth.authorize(request("ec2", {"Action": "DescribeSubnets"},
                                                  key="AKIAHARNESS")))
         self.assertEqual(auth.evaluator.asked, [])
+
+
+class ReplayTest(unittest.TestCase):
+    def test_every_distinct_authorization_asked_is_decided_again_under_other_policies(self):
+        auth = authorizer()
+        receive = {"target": "AmazonSQS.ReceiveMessage",
+                   "body": json.dumps({"QueueUrl": f"http://x/{ACCOUNT}/q"}).encode()}
+        for _ in range(2):
+            self.assertIsNone(auth.authorize(request("ec2", {"Action": "DescribeSubnets"})))
+            self.assertIsNone(auth.authorize(request("sqs", **receive)))
+        # The same run judged by a policy without the queue's statement.
+        auth.evaluator = FakeEvaluator(refuse={"sqs:ReceiveMessage"})
+        narrow = [{"name": "narrow", "policy": {"Statement": []}}]
+        replayed = auth.replay({"policies": narrow})
+        self.assertEqual(auth.evaluator.policies, narrow)
+        self.assertEqual(replayed["replayed"], 2, "each distinct authorization once")
+        self.assertEqual(len(auth.evaluator.asked), 2)
+        # Counted as often as the run asked.
+        self.assertEqual(replayed["requests"], {"allowed": 2, "denied": 2})
+        self.assertEqual(replayed["allowed"], {"ec2:DescribeSubnets": 2})
+        self.assertEqual(replayed["denials"], 2)
+        self.assertEqual([(d["request"], d["action"], d["resource"]) for d in replayed["denied"]],
+                         [("sqs:ReceiveMessage", "sqs:ReceiveMessage",
+                           f"arn:aws:sqs:{REGION}:{ACCOUNT}:q")])
+        # Setting a policy starts a new run: nothing is left to replay.
+        auth.set({"principals": {"AKIACONTROLLER": {
+            "arn": f"arn:aws:iam::{ACCOUNT}:role/controller", "policies": []}}})
+        self.assertEqual(auth.replay({"policies": narrow})["replayed"], 0)
+        with self.assertRaises(ValueError):
+            auth.replay({})
 
 
 class DenialTest(unittest.TestCase):

@@ -161,6 +161,22 @@ inline nlohmann::json IamDecisions() {
   return nlohmann::json::parse(answer->body, nullptr, false);
 }
 
+// What `policy` decides on every authorization the controller's key asked for since its policy
+// was set (POST /_iam/replay): the same summary as IamDecisions, and "replayed" (how many distinct
+// authorizations). A policy that allows them all would have seen the very same run; discarded
+// JSON when unreadable.
+inline nlohmann::json IamReplay(const nlohmann::json& policy) {
+  const nlohmann::json spec = {
+      {"policies", nlohmann::json::array({{{"name", "controller"}, {"policy", policy}}})}};
+  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
+  proxy.set_read_timeout(120, 0);
+  httplib::Result answer = proxy.Post("/_iam/replay", spec.dump(), "application/json");
+  EXPECT_TRUE(answer && answer->status == 200)
+      << "replaying under another policy: " << (answer ? answer->body : "no answer");
+  if (!answer || answer->status != 200) return nlohmann::json::value_t::discarded;
+  return nlohmann::json::parse(answer->body, nullptr, false);
+}
+
 // A name no other test, run or process uses, so tests can run against a long-lived moto.
 inline std::string UniqueName(const std::string& prefix) {
   static std::atomic<int> counter{0};
