@@ -16,6 +16,7 @@
 
 #include "api/labels.h"
 #include "aws/catalog/load_catalog.h"
+#include "common/clock.h"
 #include "integration/end_to_end.h"
 #include "support/matchers.h"
 #include "support/metric_catalog.h"
@@ -216,6 +217,20 @@ class DisruptionE2E : public ControllerEndToEnd {
     return true;
   }
 
+  // Whether a disruption pass that began after `since` (FormatTime) found nothing to do, with
+  // nothing decided or in flight (the controller's debug endpoint): no command comes until the
+  // cluster changes.
+  bool NothingLeftToDisrupt(const std::string& since) {
+    Result<kube::Object> state =
+        support::DebugState(support::PortFromLog(controller_->Log(), "serving health probes"));
+    if (!state.ok()) return false;
+    const kube::Object& disruption = (*state)["disruption"];
+    const std::string outcome = disruption["lastPass"].value("outcome", "");
+    return disruption["pending"].is_null() && disruption["inFlight"].empty() &&
+           disruption["lastPass"].value("at", "") > since &&
+           (outcome.starts_with("nothing to do") || outcome.starts_with("skipped"));
+  }
+
   // Nodes (type, team label), NodeClaims (conditions, deleting) and pods (phase, node): what a
   // failed wait saw last.
   std::string State() {
@@ -388,7 +403,9 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
         << SimNodes(*client_).size() << " nodes of " << nodes_before << ", $" << PricePerHour()
         << "/h of $" << price_before << "/h";
     // Let the last commands finish while still watching.
-    std::this_thread::sleep_for(seconds(30));
+    const std::string settled = FormatTime(RealClock().Now());
+    EXPECT_TRUE(support::WaitFor([&] { return NothingLeftToDisrupt(settled); }, seconds(60)))
+        << State();
     EXPECT_LE(unavailable.most(), 1u) << "the PodDisruptionBudget was broken";
   }
   EXPECT_LT(PricePerHour(), price_before / 2) << "10 pods of 100 should cost far less";
@@ -518,7 +535,10 @@ TEST_F(DisruptionE2E, DoNotDisruptPodKeepsItsNode) {
   ASSERT_TRUE(
       support::WaitFor([&] { return SimNodes(*client_).size() == 1 && Quiet(); }, seconds(240)))
       << SimNodes(*client_).size() << " nodes left";
-  std::this_thread::sleep_for(seconds(40));  // beyond a poll and a validation
+  // A pass that began after that left it alone and decided nothing else.
+  const std::string emptied = FormatTime(RealClock().Now());
+  ASSERT_TRUE(support::WaitFor([&] { return NothingLeftToDisrupt(emptied); }, seconds(60)))
+      << State();
   const std::vector<kube::Object> nodes = SimNodes(*client_);
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(kube::Name(nodes[0]), keep_node);
