@@ -65,7 +65,7 @@ ObjectMeta DecodeObjectMeta(const Reader& meta) {
   out.generation = meta["generation"].Int().value_or(0);
   out.creation_timestamp = meta["creationTimestamp"].StringOr();
   out.deletion_timestamp = meta["deletionTimestamp"].StringOr();
-  out.labels = meta["labels"].StringMap();
+  out.labels = meta["labels"].LabelMap();
   out.annotations = meta["annotations"].StringMap();
   out.owner_references = meta["ownerReferences"].List<OwnerReference>(DecodeOwnerReference);
   out.finalizers = meta["finalizers"].StringList();
@@ -118,7 +118,7 @@ NodeSelectorTerm DecodeNodeSelectorTerm(const Reader& term) {
 LabelSelector DecodeLabelSelector(const Reader& selector) {
   LabelSelector out;
   if (!selector.Object()) return out;
-  out.match_labels = selector["matchLabels"].StringMap();
+  out.match_labels = selector["matchLabels"].LabelMap();
   out.match_expressions =
       selector["matchExpressions"].List<LabelSelectorRequirement>(DecodeLabelSelectorRequirement);
   return out;

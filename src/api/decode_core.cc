@@ -1,6 +1,8 @@
 // Decoders for core and workload objects: Pod, Node, PodDisruptionBudget, Deployment, ReplicaSet,
 // StatefulSet, DaemonSet, Job, PersistentVolume, PersistentVolumeClaim, StorageClass.
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -233,10 +235,23 @@ Workload DecodeWorkload(const Reader& object, WorkloadKind kind) {
   return out;
 }
 
+// A replica count (spec.replicas, a Job's parallelism or completions) that plans and simulations
+// can model; nullopt, with a problem, when it is not one.
+std::optional<int32_t> ModelledReplicas(const Reader& field) {
+  const std::optional<int64_t> replicas = field.Int(0, INT32_MAX);
+  if (!replicas) return std::nullopt;
+  if (*replicas > kMaxModelledReplicas) {
+    field.Error(fmt::format("{} replicas are more than karpenter models (at most {} per workload)",
+                            *replicas, kMaxModelledReplicas));
+    return std::nullopt;
+  }
+  return static_cast<int32_t>(*replicas);
+}
+
 void DecodeReplicated(const Reader& object, Problems& problems, Manifest& out, WorkloadKind kind) {
   Workload workload = DecodeWorkload(object, kind);
   const Reader spec = object["spec"];
-  workload.replicas = static_cast<int32_t>(spec["replicas"].Int(0, INT32_MAX).value_or(1));
+  workload.replicas = ModelledReplicas(spec["replicas"]).value_or(1);
   if (kind == WorkloadKind::kStatefulSet) {
     workload.volume_claim_templates =
         spec["volumeClaimTemplates"].List<PersistentVolumeClaim>(DecodeClaim);
@@ -252,7 +267,7 @@ PodSpec DecodePodSpec(const Reader& spec) {
   out.init_containers = spec["initContainers"].List<Container>(DecodeContainer);
   out.containers = spec["containers"].List<Container>(DecodeContainer);
   out.overhead = spec["overhead"].Resources();
-  out.node_selector = spec["nodeSelector"].StringMap();
+  out.node_selector = spec["nodeSelector"].LabelMap();
   if (Reader affinity = spec["affinity"]; affinity.Object()) {
     out.affinity = DecodeAffinity(affinity);
   }
@@ -329,11 +344,12 @@ void DecodeDaemonSet(const Reader& object, Problems& problems, Manifest& out) {
 void DecodeJob(const Reader& object, Problems& problems, Manifest& out) {
   Workload job = DecodeWorkload(object, WorkloadKind::kJob);
   const Reader spec = object["spec"];
-  int64_t replicas = spec["parallelism"].Int(0, INT32_MAX).value_or(1);
+  int32_t replicas = ModelledReplicas(spec["parallelism"]).value_or(1);
+  // Many completions are fine: at most `parallelism` pods run at once.
   if (std::optional<int64_t> completions = spec["completions"].Int(0, INT32_MAX)) {
-    replicas = std::min(replicas, *completions);
+    replicas = static_cast<int32_t>(std::min<int64_t>(replicas, *completions));
   }
-  job.replicas = static_cast<int32_t>(replicas);
+  job.replicas = replicas;
   Accept(std::move(job), problems, out.workloads);
 }
 

@@ -89,7 +89,10 @@ class Reader {
   }
 
   // Collections.
-  Labels StringMap() const;                     // {key: string}
+  Labels StringMap() const;  // {key: string}
+  // {label key: label value} (metadata.labels, nodeSelector, matchLabels), each pair checked as
+  // the API server checks labels: a qualified name for the key, a label value.
+  Labels LabelMap() const;
   std::vector<std::string> StringList() const;  // [string]
   ResourceList Resources() const;               // {name: quantity}
 

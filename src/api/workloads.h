@@ -2,6 +2,7 @@
 // Workload controllers whose pods Karpenter plans for: Deployment, ReplicaSet, StatefulSet, Job,
 // DaemonSet, and the PodDisruptionBudget that guards them.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,12 @@ struct PodTemplate {
   ObjectMeta metadata;
   PodSpec spec;
 };
+
+// Plans and simulations model every pod: a workload of more replicas (Kubernetes allows up to
+// 2^31-1) is refused with a message rather than exhausting memory.
+inline constexpr int32_t kMaxModelledReplicas = 100000;
+// And at most this many pods in all (a large production cluster has tens of thousands).
+inline constexpr int64_t kMaxModelledPods = 300000;
 
 enum class WorkloadKind { kDeployment, kReplicaSet, kStatefulSet, kJob, kDaemonSet };
 

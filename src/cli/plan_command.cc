@@ -10,6 +10,7 @@
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "api/workload_pods.h"
+#include "api/workloads.h"
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
 #include "cli/command_line.h"
@@ -30,6 +31,16 @@ struct Cluster {
 
 Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& err) {
   const api::Manifest& m = cluster.manifest;
+  int64_t pods = static_cast<int64_t>(m.pods.size());
+  for (const auto& workload : m.workloads) {
+    if (workload.kind != api::WorkloadKind::kDaemonSet) pods += workload.replicas;
+  }
+  if (pods > api::kMaxModelledPods) {
+    return Error(
+        fmt::format("the inputs have {} pods (with their workloads' replicas): more than "
+                    "karpenter plan models (at most {})",
+                    pods, api::kMaxModelledPods));
+  }
   for (const auto& workload : m.workloads) {
     if (workload.kind == api::WorkloadKind::kDaemonSet) {
       cluster.input.daemon_sets.push_back(&workload.template_);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,7 +14,19 @@ namespace karpenter::controllers {
 InstanceTypeMetrics::InstanceTypeMetrics(const ClusterCache& cluster, cloud::CloudProvider& cloud)
     : cluster_(cluster), cloud_(cloud) {}
 
+std::vector<std::string> InstanceTypeMetrics::NodePoolVersions() const {
+  std::vector<std::string> versions;
+  cluster_.node_pools().ForEach([&](const kube::Object& object) {
+    versions.push_back(fmt::format("{}@{}", kube::Name(object), kube::Generation(object)));
+  });
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+bool InstanceTypeMetrics::NodePoolsChanged() const { return NodePoolVersions() != refreshed_for_; }
+
 Status InstanceTypeMetrics::Refresh() {
+  refreshed_for_ = NodePoolVersions();
   std::vector<std::shared_ptr<const std::vector<cloud::InstanceType>>> lists;
   std::vector<std::string> failures;
   cluster_.node_pools().ForEach([&](const kube::Object& object) {

@@ -10,6 +10,7 @@
 #include <prometheus/metric_family.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cloud/cloud_provider.h"
@@ -27,12 +28,20 @@ class InstanceTypeMetrics : public prometheus::Collectable {
   // Reads the instance types of every NodePool that decodes (controller thread). A NodePool whose
   // types cannot be read keeps none; the error names it.
   Status Refresh();
+  // Whether a NodePool was added, removed or its spec changed since the last Refresh (controller
+  // thread): then the manager refreshes at once, so a new NodePool's types show without waiting
+  // for the minute.
+  bool NodePoolsChanged() const;
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
+  // The NodePools' names and generations, sorted.
+  std::vector<std::string> NodePoolVersions() const;
+
   const ClusterCache& cluster_;
   cloud::CloudProvider& cloud_;
+  std::vector<std::string> refreshed_for_;  // controller thread only
   mutable Mutex mutex_;
   // Each NodePool's list, as the provider shares it (immutable).
   std::vector<std::shared_ptr<const std::vector<cloud::InstanceType>>> lists_ GUARDED_BY(mutex_);

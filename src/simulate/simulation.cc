@@ -9,10 +9,12 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "api/labels.h"
 #include "api/pod.h"
+#include "api/workloads.h"
 #include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
@@ -594,9 +596,40 @@ Result<SimulationResult> World::Run(const Progress& progress) {
   return std::move(result_);
 }
 
+// How many pods `object` brings: a Pod one, a workload its replicas (a Job its parallelism).
+int64_t PodsOf(const Object& object) {
+  const std::string_view kind = kube::StringAt(object, {"kind"});
+  if (kind == "Pod") return 1;
+  const char* field = kind == "Job" ? "parallelism" : "replicas";
+  if (kind != "Deployment" && kind != "ReplicaSet" && kind != "StatefulSet" && kind != "Job") {
+    return 0;
+  }
+  const Object* replicas = kube::Find(object, {"spec", field});
+  return replicas != nullptr && replicas->is_number_integer() ? replicas->get<int64_t>() : 1;
+}
+
+// A simulation models every pod (api/workloads.h): the objects', and every scale or apply of the
+// timeline counted as new pods, at most api::kMaxModelledPods.
+Status CheckModelledPods(const SimulationInput& input) {
+  int64_t pods = 0;
+  for (const Object& object : input.objects) pods += PodsOf(object);
+  for (const Action& action : input.timeline.actions) {
+    if (const auto* scale = std::get_if<ScaleWorkload>(&action.kind)) pods += scale->replicas;
+    if (const auto* apply = std::get_if<ApplyObject>(&action.kind)) pods += PodsOf(apply->object);
+  }
+  if (pods > api::kMaxModelledPods) {
+    return Error(fmt::format(
+        "the scenario has {} pods (its objects' and every scale of its timeline): more than "
+        "karpenter simulate models (at most {})",
+        pods, api::kMaxModelledPods));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
+  RETURN_IF_ERROR(CheckModelledPods(input));
   auto world = std::make_unique<World>(input);
   RETURN_IF_ERROR(world->Load(input.objects));
   return world->Run(progress);

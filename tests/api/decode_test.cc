@@ -330,7 +330,8 @@ INSTANTIATE_TEST_SUITE_P(Jobs, DecodeJobTest,
                                          JobCase{"  parallelism: 5", 5},
                                          JobCase{"  parallelism: 5\n  completions: 3", 3},
                                          JobCase{"  completions: 10", 1},
-                                         JobCase{"  parallelism: 0\n  completions: 4", 0}),
+                                         JobCase{"  parallelism: 0\n  completions: 4", 0},
+                                         JobCase{"  parallelism: 5\n  completions: 2000000", 5}),
                          ::karpenter::ReadableParamName());
 
 TEST(DecodePdbTest, IntOrStringFields) {
@@ -771,6 +772,61 @@ metadata: {name: fine}
   EXPECT_THAT(outcome.manifest.node_pools, IsEmpty());
   ASSERT_EQ(outcome.manifest.pods.size(), 1u);
   EXPECT_EQ(outcome.manifest.pods[0].metadata.name, "fine");
+}
+
+// The API server refuses labels that are not labels; so do we, naming the field, and a key that
+// is not even UTF-8 is shown byte by byte.
+TEST(DecodeManifestTest, LabelsAreCheckedAsTheApiServerChecksThem) {
+  const DecodeOutcome outcome = DecodeManifest(
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  labels: {\"caf\xc3\xa9\xff\": x}\n"
+      "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: b\n  labels: {app: \"-web\"}\n"
+      "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: c}\nspec:\n"
+      "  selector: {matchLabels: {\"a b\": x}}\n"
+      "  template: {spec: {nodeSelector: {\"example.com/\": x}, containers: [{name: c}]}}\n"
+      "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: fine\n"
+      "  labels: {example.com/app: web, empty: \"\"}\n",
+      "labels.yaml");
+  EXPECT_THAT(
+      outcome.errors,
+      ElementsAre(
+          R"(labels.yaml: Pod/default/a: metadata.labels[caf\xc3\xa9\xff]: invalid label key )"
+          R"("caf\xc3\xa9\xff": must be a qualified name such as "example.com/name")",
+          R"(labels.yaml: Pod/default/b: metadata.labels[app]: invalid label value "-web": at )"
+          "most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric",
+          R"(labels.yaml: Deployment/default/c: spec.selector.matchLabels[a b]: invalid label )"
+          R"(key "a b": must be a qualified name such as "example.com/name")",
+          R"(labels.yaml: Deployment/default/c: spec.template.spec.nodeSelector[example.com/]: )"
+          R"(invalid label key "example.com/": must be a qualified name such as )"
+          R"("example.com/name")"));
+  ASSERT_EQ(outcome.manifest.pods.size(), 1u);
+  EXPECT_EQ(outcome.manifest.pods[0].metadata.labels.size(), 2u);
+}
+
+// Plans and simulations model every pod: a workload of more than they can is refused, by name.
+TEST(DecodeManifestTest, ReplicasBeyondWhatIsModelledAreRefused) {
+  const DecodeOutcome outcome = DecodeManifest(R"(apiVersion: apps/v1
+kind: Deployment
+metadata: {name: huge}
+spec: {replicas: 100000000, template: {spec: {containers: [{name: c}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: wide}
+spec: {parallelism: 100001, template: {spec: {containers: [{name: c}]}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big}
+spec: {replicas: 100000, template: {spec: {containers: [{name: c}]}}}
+)",
+                                               "huge.yaml");
+  EXPECT_THAT(outcome.errors,
+              ElementsAre("huge.yaml: Deployment/default/huge: spec.replicas: 100000000 replicas "
+                          "are more than karpenter models (at most 100000 per workload)",
+                          "huge.yaml: Job/default/wide: spec.parallelism: 100001 replicas are "
+                          "more than karpenter models (at most 100000 per workload)"));
+  ASSERT_EQ(outcome.manifest.workloads.size(), 1u);
+  EXPECT_EQ(outcome.manifest.workloads[0].replicas, 100000);
 }
 
 TEST(DecodeManifestTest, DocumentLevelErrors) {

@@ -1,5 +1,5 @@
 // `karpenter simulate` as a user runs it: the built-in migration scenario end to end, its JSON,
-// the HTML report, and bad input.
+// the HTML report, and bad input (with `karpenter plan`'s refusal of more pods than it models).
 
 #include "cli/simulate_command.h"
 
@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+
+#include "cli/plan_command.h"
 
 namespace karpenter::cli {
 namespace {
@@ -145,6 +147,46 @@ TEST(SimulateCommand, RejectsBadOptions) {
   const Outcome outcome = Simulate(catalog);
   EXPECT_EQ(outcome.exit_code, 1);
   EXPECT_THAT(outcome.err, HasSubstr("simulate: --catalog:"));
+}
+
+// Four workloads of 100,000 replicas each, every one within the per-workload limit: together more
+// pods than a simulation or a plan models, refused at once with a message (not a hang or an
+// allocation failure).
+std::string FourHugeDeployments() {
+  std::string text;
+  for (int i = 0; i < 4; ++i) {
+    text += "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: huge-" +
+            std::to_string(i) +
+            "}\nspec: {replicas: 100000, template: {spec: {containers: [{name: c, resources: "
+            "{requests: {cpu: 1}}}]}}}\n";
+  }
+  return text;
+}
+
+TEST(SimulateCommand, MorePodsThanItModelsAreRefusedAtOnce) {
+  const std::filesystem::path manifests = TempPath("huge.yaml");
+  std::ofstream(manifests) << FourHugeDeployments();
+  SimulateOptions options;
+  options.files = {manifests.string()};
+  const Outcome outcome = Simulate(options);
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_THAT(outcome.err, HasSubstr("the scenario has 400000 pods (its objects' and every scale "
+                                     "of its timeline): more than karpenter simulate models (at "
+                                     "most 300000)"));
+  std::filesystem::remove(manifests);
+}
+
+TEST(PlanCommand, MorePodsThanItModelsAreRefusedAtOnce) {
+  const std::filesystem::path manifests = TempPath("huge-plan.yaml");
+  std::ofstream(manifests) << FourHugeDeployments();
+  PlanOptions options;
+  options.files = {manifests.string()};
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(RunPlan(options, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("the inputs have 400000 pods (with their workloads' replicas): "
+                                   "more than karpenter plan models (at most 300000)"));
+  std::filesystem::remove(manifests);
 }
 
 }  // namespace

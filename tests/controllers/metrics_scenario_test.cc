@@ -52,6 +52,20 @@ Object Consolidating() {
   return pool;
 }
 
+// A NodePool created after the controller started has its instance types' series within a
+// round, not at the next minute's refresh (a CI run once scraped before that minute).
+TEST(MetricsScenarioTest, ANewNodePoolsInstanceTypesShowAtOnce) {
+  World world;
+  world.Create(resources::kEC2NodeClasses, NodeClass("default"));
+  world.Start();
+  EXPECT_EQ(Count(Scrape(world), "karpenter_cloudprovider_instance_type_cpu_cores"), 0u);
+  world.Create(resources::kNodePools, NodePool("default", "default", kSmallOnly));
+  world.RunFor(std::chrono::seconds(1));
+  EXPECT_EQ(Sum(Scrape(world), "karpenter_cloudprovider_instance_type_cpu_cores",
+                {{"instance_type", "small"}}),
+            2);
+}
+
 TEST(MetricsScenarioTest, SeriesFollowProvisioningConsolidationAndTermination) {
   World world;
   world.Create(resources::kEC2NodeClasses, NodeClass("default"));

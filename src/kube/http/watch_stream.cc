@@ -3,6 +3,7 @@
 #include <atomic>
 #include <deque>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "common/mutex.h"
 #include "kube/http/api_error.h"
 #include "kube/http/url.h"
+#include "kube/http/watch_event.h"
 
 namespace karpenter::kube::http {
 namespace {
@@ -166,50 +168,29 @@ class StreamWatch final : public Watch {
       if (!watch->HandleLine(line)) return 0;
     }
     watch->pending_.erase(0, start);
+    if (watch->pending_.size() > kMaxWatchEventBytes) {
+      watch->Finish(Error{"watch " + std::string(watch->Path()) + ": an event of more than " +
+                              std::to_string(kMaxWatchEventBytes) + " bytes from the server",
+                          0, "Unavailable"});
+      return 0;
+    }
     return n;
   }
 
   // Parses one event and queues it. False when the watch is over (an ERROR event, a malformed
   // line, or the destructor asking).
   bool HandleLine(std::string_view line) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    if (line.empty()) return true;
-    // nlohmann::json is fast enough for the event rates of one cluster; simdjson's on-demand
-    // parser could replace it here if profiling ever shows parsing as the cost of a watch.
-    nlohmann::json event = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    const auto type = event.is_object() ? event.find("type") : event.end();
-    const auto object = event.is_object() ? event.find("object") : event.end();
-    if (type == event.end() || !type->is_string() || object == event.end()) {
-      Finish(Error{"watch " + std::string(Path()) + ": malformed event from the server", 0,
-                   "Unavailable"});
+    Result<std::optional<WatchEvent>> event = ParseWatchEvent(line, Path(), api_version_, kind_);
+    if (!event.ok()) {
+      Finish(event.error());
       return false;
     }
-    const std::string& name = type->get_ref<const std::string&>();
-    WatchEvent out;
-    if (name == "ADDED") {
-      out.type = WatchEventType::kAdded;
-    } else if (name == "MODIFIED") {
-      out.type = WatchEventType::kModified;
-    } else if (name == "DELETED") {
-      out.type = WatchEventType::kDeleted;
-    } else if (name == "BOOKMARK") {
-      out.type = WatchEventType::kBookmark;
-    } else if (name == "ERROR") {
-      Finish(StatusError("watch " + std::string(Path()), *object));
-      return false;
-    } else {
-      return true;  // a newer server's event type: nothing this client can act on
-    }
-    out.object = std::move(*object);
-    if (out.object.is_object()) {
-      if (!out.object.contains("apiVersion")) out.object["apiVersion"] = api_version_;
-      if (!out.object.contains("kind")) out.object["kind"] = kind_;
-    }
+    if (!event->has_value()) return true;
     {
       MutexLock lock(mu_);
       while (events_.size() >= kMaxQueued && !abort_.load()) cv_.Wait(lock);
       if (abort_.load()) return false;
-      events_.push_back(std::move(out));
+      events_.push_back(std::move(**event));
     }
     cv_.NotifyAll();
     return true;
