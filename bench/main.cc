@@ -12,6 +12,7 @@
 #include "cli/builtin_example.h"
 #include "consolidation.h"
 #include "e2e.h"
+#include "fuzz.h"
 #include "lower_bound.h"
 #include "peak_rss.h"
 #include "provisioning/scheduler.h"
@@ -177,7 +178,17 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--duration", simulate.duration, "Virtual time")->capture_default_str();
   simulate_cmd->add_option("--seed", simulate.seed, "Simulation seed")->capture_default_str();
   simulate_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::FuzzArgs fuzz;
+  auto* fuzz_cmd = app.add_subcommand(
+      "fuzz", "Every libFuzzer target of tests/fuzz from its seeds (scripts/fuzz builds them)");
+  fuzz_cmd->add_option("--fuzzers", fuzz.fuzzers, "Folder of the *_fuzz executables");
+  fuzz_cmd->add_option("--corpus", fuzz.corpus, "Folder of the seed corpora, one per target");
+  fuzz_cmd->add_option("--seconds", fuzz.seconds, "Seconds per target")->capture_default_str();
+  fuzz_cmd->add_option("--runs", fuzz.runs, "Executions per target (instead of --seconds)");
+  fuzz_cmd->add_option("--seed", fuzz.seed, "libFuzzer's random seed (default: a new one)");
+  fuzz_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
+  if (fuzz_cmd->parsed()) return karpenter::bench::RunFuzz(fuzz);
   if (simulate_cmd->parsed()) return karpenter::bench::RunSimulate(simulate);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);
   if (consolidation_cmd->parsed()) return karpenter::bench::RunConsolidation(consolidation);

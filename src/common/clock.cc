@@ -100,6 +100,11 @@ std::optional<TimePoint> ParseTime(std::string_view text) {
   if (at != text.size()) return std::nullopt;
   const int64_t seconds =
       DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  // A TimePoint counts nanoseconds in 64 bits: years 1678 to 2262 (fuzzing found year 1013
+  // overflowing it).
+  constexpr int64_t kLimit =
+      std::chrono::duration_cast<std::chrono::seconds>(TimePoint::duration::max()).count() - 1;
+  if (seconds > kLimit || seconds < -kLimit) return std::nullopt;
   return TimePoint(std::chrono::duration_cast<TimePoint::duration>(
       std::chrono::seconds(seconds) + std::chrono::nanoseconds(nanos)));
 }

@@ -63,7 +63,8 @@ inline MonoTime MonotonicAt(const Clock& clock, TimePoint wall) {
 // MicroTime form with microseconds ("2026-11-30T23:53:15.123456Z") used by Leases and Events.
 std::string FormatTime(TimePoint time);
 std::string FormatMicroTime(TimePoint time);
-// Accepts both forms, any fraction of a second, and "Z" or a numeric offset.
+// Accepts both forms, any fraction of a second, and "Z" or a numeric offset; nullopt for what is
+// not such a time or lies outside a TimePoint's range (before 1678 or after 2262).
 std::optional<TimePoint> ParseTime(std::string_view text);
 
 }  // namespace karpenter

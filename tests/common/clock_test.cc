@@ -63,6 +63,14 @@ TEST(FormatTimeTest, MicroTimeHasSixFractionDigits) {
   EXPECT_EQ(FormatMicroTime(TimePoint() - microseconds(1)), "1969-12-31T23:59:59.999999Z");
 }
 
+TEST(ParseTimeTest, TimesATimePointCannotHoldAreRefusedNotOverflowed) {
+  EXPECT_EQ(ParseTime("1013-01-01T00:00:00Z"), std::nullopt);  // found by inputs_fuzz
+  EXPECT_EQ(ParseTime("9999-12-31T23:59:59Z"), std::nullopt);
+  EXPECT_EQ(ParseTime("2262-04-11T23:47:16Z"), std::nullopt);
+  EXPECT_NE(ParseTime("2262-04-11T23:47:15.999999999Z"), std::nullopt);
+  EXPECT_NE(ParseTime("1678-01-01T00:00:00Z"), std::nullopt);
+}
+
 TEST(ParseTimeTest, ParsesWholeSecondsAndMicroTime) {
   EXPECT_EQ(ParseTime("2026-11-30T23:53:15Z"), kSample);
   EXPECT_EQ(ParseTime("2026-11-30T23:53:15.123456Z"), kSample + microseconds(123456));
