@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -21,10 +22,10 @@ namespace fs = std::filesystem;
 
 struct Outcome {
   std::string name;
-  long executions = 0;
-  long coverage = 0;
-  long features = 0;
-  long corpus = 0;
+  int64_t executions = 0;
+  int64_t coverage = 0;
+  int64_t features = 0;
+  int64_t corpus = 0;
   double seconds = 0;
   std::string crash;  // the reproducer's path; empty when none
   int status = 0;
@@ -32,12 +33,12 @@ struct Outcome {
 
 // The last number after `key` in libFuzzer's output ("cov: 123", "stat::number_of_executed_units:
 // 4567"); 0 when absent.
-long LastNumber(const std::string& output, const std::string& key) {
+int64_t LastNumber(const std::string& output, const std::string& key) {
   const std::regex pattern(key + R"(\s*([0-9]+))");
-  long value = 0;
+  int64_t value = 0;
   for (auto it = std::sregex_iterator(output.begin(), output.end(), pattern);
        it != std::sregex_iterator(); ++it) {
-    value = std::stol((*it)[1].str());
+    value = std::stoll((*it)[1].str());
   }
   return value;
 }
@@ -122,7 +123,7 @@ int RunFuzz(const FuzzArgs& args) {
   std::sort(binaries.begin(), binaries.end());
   const fs::path scratch = fs::temp_directory_path() / fmt::format("karpenter-fuzz-{}", ::getpid());
   nlohmann::json targets = nlohmann::json::array();
-  long executions = 0;
+  int64_t executions = 0;
   int crashes = 0;
   for (const fs::path& binary : binaries) {
     const std::string name = binary.filename().string();

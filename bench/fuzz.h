@@ -2,6 +2,7 @@
 // `karpenter-bench fuzz`: runs every libFuzzer target scripts/fuzz built (tests/fuzz) from its seed
 // corpus, for a time or a number of executions each, and reports what each did.
 
+#include <cstdint>
 #include <string>
 
 namespace karpenter::bench {
@@ -10,7 +11,7 @@ struct FuzzArgs {
   std::string fuzzers;  // the folder of the *_fuzz executables; empty: SOURCE/build-fuzz
   std::string corpus;   // the seed corpora, one folder per target; empty: SOURCE/tests/fuzz/corpus
   int seconds = 60;     // per target, unless `runs` is set
-  long runs = 0;        // executions per target (0: run for `seconds`)
+  int64_t runs = 0;     // executions per target (0: run for `seconds`)
   unsigned seed = 0;    // libFuzzer's random seed (0: a new one each run); CI fixes it
 };
 

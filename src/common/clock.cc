@@ -92,14 +92,15 @@ std::optional<TimePoint> ParseTime(std::string_view text) {
         offset_minutes > 59) {
       return std::nullopt;
     }
-    offset_seconds = (offset_hours * 3600 + offset_minutes * 60) * (text[at] == '+' ? 1 : -1);
+    offset_seconds =
+        (int64_t{offset_hours} * 3600 + int64_t{offset_minutes} * 60) * (text[at] == '+' ? 1 : -1);
     at += 6;
   } else {
     return std::nullopt;
   }
   if (at != text.size()) return std::nullopt;
-  const int64_t seconds =
-      DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
+  const int64_t seconds = DaysFromCivil(year, month, day) * 86400 + int64_t{hour} * 3600 +
+                          int64_t{minute} * 60 + second - offset_seconds;
   // A TimePoint counts nanoseconds in 64 bits: years 1678 to 2262 (fuzzing found year 1013
   // overflowing it).
   constexpr int64_t kLimit =

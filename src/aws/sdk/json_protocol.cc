@@ -64,6 +64,12 @@ Result<nlohmann::json> CallJson(ServiceClient& client, const JsonProtocol& proto
     return Error{client.service() + " " + std::string(operation) +
                  ": the response is not valid JSON"};
   }
+  // Every output of the JSON protocol is an object; callers read members without checking
+  // (fuzzing found a bare number answered to GetParameter throwing from them).
+  if (!output.is_object()) {
+    return Error{client.service() + " " + std::string(operation) +
+                 ": the response is not a JSON object"};
+  }
   return output;
 }
 

@@ -81,6 +81,7 @@ TEST(CallJsonTest, ParsesTheAnswerAndReportsErrors) {
   transport.Then(200, R"({"Parameter":{"Name":"/a","Value":"ami-1"}})")
       .Then(200, "")
       .Then(200, "{not json")
+      .Then(200, "5")  // found by aws_responses_fuzz: callers read members of the answer
       .Then(400, R"({"__type":"InvalidKeyId","message":"bad"})");
   ServiceClient client("ssm", {"https", "ssm.us-east-1.amazonaws.com", "", "us-east-1", "ssm"},
                        credentials, transport, clock,
@@ -101,6 +102,10 @@ TEST(CallJsonTest, ParsesTheAnswerAndReportsErrors) {
   Result<nlohmann::json> garbled = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(garbled.ok());
   EXPECT_EQ(garbled.error().message, "ssm GetParameter: the response is not valid JSON");
+
+  Result<nlohmann::json> bare = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  ASSERT_FALSE(bare.ok());
+  EXPECT_EQ(bare.error().message, "ssm GetParameter: the response is not a JSON object");
 
   Result<nlohmann::json> failed = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(failed.ok());
