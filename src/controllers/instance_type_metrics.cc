@@ -23,7 +23,13 @@ std::vector<std::string> InstanceTypeMetrics::NodePoolVersions() const {
   return versions;
 }
 
-bool InstanceTypeMetrics::NodePoolsChanged() const { return NodePoolVersions() != refreshed_for_; }
+bool InstanceTypeMetrics::NodePoolsChanged() const {
+  // Asked every round: compare the NodePools only when some informer delivered a change.
+  const uint64_t generation = cluster_.generation();
+  if (generation == looked_at_) return false;
+  looked_at_ = generation;
+  return NodePoolVersions() != refreshed_for_;
+}
 
 Status InstanceTypeMetrics::Refresh() {
   refreshed_for_ = NodePoolVersions();

@@ -9,6 +9,7 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ class InstanceTypeMetrics : public prometheus::Collectable {
   const ClusterCache& cluster_;
   cloud::CloudProvider& cloud_;
   std::vector<std::string> refreshed_for_;  // controller thread only
+  // The cache's generation when NodePoolsChanged last looked: unchanged, nothing to compare.
+  mutable uint64_t looked_at_ = 0;
   mutable Mutex mutex_;
   // Each NodePool's list, as the provider shares it (immutable).
   std::vector<std::shared_ptr<const std::vector<cloud::InstanceType>>> lists_ GUARDED_BY(mutex_);

@@ -15,7 +15,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kErrorRetry(5000);
-constexpr std::string_view kInstanceTypeMetrics = "instance type metrics";
 
 // The cheap test on the informer's thread (no decoding): not bound, not deleting, and marked
 // Unschedulable by the kube-scheduler. The provisioner applies the full rule.
@@ -163,8 +162,9 @@ void Manager::AddRoundController(RoundController& controller) {
 void Manager::Start() {
   // Last, after the cloud's own controllers that keep instance types and prices current; as often
   // as upstream's metrics controller; a failure is tried again in 5 s.
-  AddPeriodic({std::string(kInstanceTypeMetrics), std::chrono::minutes(1),
-               [this] { return instance_type_metrics_.Refresh(); }, kErrorRetry});
+  AddPeriodic({"instance type metrics", std::chrono::minutes(1),
+               [this] { return instance_type_metrics_.Refresh(); }, kErrorRetry,
+               [this] { return instance_type_metrics_.NodePoolsChanged(); }});
   disruption_.Recover();
   for (RoundController* controller : round_controllers_) controller->Start();
 }
@@ -209,13 +209,11 @@ void Manager::RunOnce() {
   MonoTime now = clock_.Monotonic();
   // The cloud's own controllers first: what they keep current (node classes, prices) feeds the
   // provisioning below.
-  if (instance_type_metrics_.NodePoolsChanged()) {
-    for (ScheduledController& scheduled : periodic_) {
-      if (scheduled.controller.name == kInstanceTypeMetrics) scheduled.next = now;
-    }
-  }
   for (ScheduledController& scheduled : periodic_) {
-    if (now < scheduled.next) continue;
+    if (now < scheduled.next &&
+        !(scheduled.controller.inputs_changed && scheduled.controller.inputs_changed())) {
+      continue;
+    }
     scheduled.next = now + scheduled.controller.period;
     Status status = scheduled.controller.run();
     if (status.ok()) {

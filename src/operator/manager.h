@@ -66,6 +66,9 @@ struct PeriodicController {
   std::chrono::milliseconds period;
   std::function<Status()> run;
   std::chrono::milliseconds retry{0};
+  // When set and true, it runs in this round rather than at the end of its period: what it
+  // reads changed.
+  std::function<bool()> inputs_changed = {};
 };
 
 // A controller that runs in every round, after the NodeClaim controllers: the simulated cloud's

@@ -229,6 +229,14 @@ cloud::Instance LeakInstance(World& world) {
   return instance.ok() ? *instance : cloud::Instance();
 }
 
+// LeakInstance, once its machine has booted and registered its Node.
+cloud::Instance LeakBootedInstance(World& world) {
+  const cloud::Instance leaked = LeakInstance(world);
+  world.Step(milliseconds(100));
+  EXPECT_FALSE(world.Get(resources::kNodes, leaked.node_name).is_null());
+  return leaked;
+}
+
 TEST(ScenarioTest, InstanceWithoutNodeClaimIsTerminatedAfterTheGracePeriod) {
   World world;
   StartDefault(world, 0);
@@ -248,9 +256,7 @@ TEST(ScenarioTest, InstanceWithoutNodeClaimIsTerminatedAfterTheGracePeriod) {
 TEST(ScenarioTest, NodeOfAGarbageCollectedInstanceIsDeleted) {
   World world;
   StartDefault(world, 0);
-  const cloud::Instance leaked = LeakInstance(world);
-  world.Step(milliseconds(100));
-  ASSERT_FALSE(world.Get(resources::kNodes, leaked.node_name).is_null());
+  const cloud::Instance leaked = LeakBootedInstance(world);
   world.RunFor(seconds(61));
   ASSERT_FALSE(world.cloud().Get(leaked.provider_id).ok());
   EXPECT_TRUE(world.Get(resources::kNodes, leaked.node_name).is_null());
@@ -261,9 +267,7 @@ TEST(ScenarioTest, NodeOfAGarbageCollectedInstanceIsDeleted) {
 TEST(ScenarioTest, NodeWhoseInstanceIsGoneAndThatNoNodeClaimClaimsIsDeleted) {
   World world;
   StartDefault(world, 0);
-  const cloud::Instance leaked = LeakInstance(world);
-  world.Step(milliseconds(100));
-  ASSERT_FALSE(world.Get(resources::kNodes, leaked.node_name).is_null());
+  const cloud::Instance leaked = LeakBootedInstance(world);
   ASSERT_THAT(world.cloud().Delete(leaked.provider_id), IsOk());
   world.RunFor(seconds(61));
   EXPECT_TRUE(world.Get(resources::kNodes, leaked.node_name).is_null());
