@@ -34,22 +34,6 @@ std::string_view TypeName(const nlohmann::json& value) {
   }
 }
 
-// `text` for a message: printable ASCII as it is, any other byte as \xNN (a key that is not UTF-8
-// stays readable, and JSON output stays valid).
-std::string Printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      out += fmt::format("\\x{:02x}", byte);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 void Problems::Add(std::string_view path, std::string_view message) {
@@ -190,18 +174,12 @@ Labels Reader::LabelMap() const {
   Entries([&](std::string_view key, const Reader& value) {
     std::optional<std::string> text = value.String();
     if (!text) return;
-    if (!IsQualifiedName(key)) {
-      value.Error(
-          fmt::format("invalid label key \"{}\": must be a qualified name such as "
-                      "\"example.com/name\"",
-                      Printable(key)));
-    } else if (!IsLabelValue(*text)) {
-      value.Error(
-          fmt::format("invalid label value \"{}\": at most 63 characters of "
-                      "[A-Za-z0-9-_.], starting and ending alphanumeric",
-                      Printable(*text)));
-    } else {
+    std::string problem = LabelKeyProblem(key);
+    if (problem.empty()) problem = LabelValueProblem(*text);
+    if (problem.empty()) {
       out.emplace(std::string(key), *std::move(text));
+    } else {
+      value.Error(problem);
     }
   });
   return out;
@@ -247,7 +225,7 @@ void Reader::AppendPath(std::string& out) const {
     out += name_;
   } else if (index_ == kKey) {
     out += '[';
-    out += Printable(name_);
+    out += PrintableText(name_);
     out += ']';
   } else {
     out += fmt::format("[{}]", index_);

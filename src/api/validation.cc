@@ -215,10 +215,8 @@ void ValidateName(const ObjectMeta& meta, Findings& findings) {
 
 // A label key used by a NodePool or NodeClaim: syntax, then reserved domains.
 void ValidateLabelKey(std::string_view key, std::string_view path, Findings& findings) {
-  if (!IsQualifiedName(key) || key.size() > kMaxLabelKeyLength) {
-    findings.Add(path, fmt::format("invalid label key \"{}\": must be a qualified name such as "
-                                   "\"example.com/name\"",
-                                   key));
+  if (std::string problem = LabelKeyProblem(key); !problem.empty()) {
+    findings.Add(path, problem);
     return;
   }
   if (std::string reason = RestrictedLabelReason(key); !reason.empty()) {
@@ -227,10 +225,8 @@ void ValidateLabelKey(std::string_view key, std::string_view path, Findings& fin
 }
 
 void ValidateLabelValue(std::string_view value, std::string_view path, Findings& findings) {
-  if (!IsLabelValue(value)) {
-    findings.Add(path, fmt::format("invalid label value \"{}\": at most 63 characters of "
-                                   "[A-Za-z0-9-_.], starting and ending alphanumeric",
-                                   value));
+  if (std::string problem = LabelValueProblem(value); !problem.empty()) {
+    findings.Add(path, problem);
   }
 }
 
@@ -390,6 +386,35 @@ bool IsQualifiedName(std::string_view key) {
 }
 
 bool IsLabelValue(std::string_view value) { return value.empty() || IsNamePart(value); }
+
+std::string PrintableText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      out += fmt::format("\\x{:02x}", byte);
+    }
+  }
+  return out;
+}
+
+std::string LabelKeyProblem(std::string_view key) {
+  if (IsQualifiedName(key) && key.size() <= kMaxLabelKeyLength) return "";
+  return fmt::format(
+      R"(invalid label key "{}": must be a qualified name such as "example.com/name")",
+      PrintableText(key));
+}
+
+std::string LabelValueProblem(std::string_view value) {
+  if (IsLabelValue(value)) return "";
+  return fmt::format(
+      R"(invalid label value "{}": at most 63 characters of [A-Za-z0-9-_.], starting and ending )"
+      "alphanumeric",
+      PrintableText(value));
+}
 
 std::string RestrictedLabelReason(std::string_view key) {
   const std::string_view domain = key.substr(0, key.find('/'));

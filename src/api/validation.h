@@ -38,6 +38,12 @@ Status CheckVolumeSizeSyntax(std::string_view text);
 bool IsQualifiedName(std::string_view key);
 bool IsLabelValue(std::string_view value);
 bool IsDnsSubdomain(std::string_view name);
+// `text` for a message: printable ASCII as it is, any other byte as \xNN (a key that is not UTF-8
+// stays readable, and JSON output stays valid).
+std::string PrintableText(std::string_view text);
+// Why `key` is not a label key, or `value` not a label value, as a message; empty when it is.
+std::string LabelKeyProblem(std::string_view key);
+std::string LabelValueProblem(std::string_view value);
 
 // Why `key` may not appear in NodePool requirements or template labels (a domain Kubernetes or
 // Karpenter reserves); empty when it may.
