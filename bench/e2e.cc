@@ -82,18 +82,18 @@ Result<size_t> CountRunning(kube::Client& client) {
   return pods.items.size();
 }
 
-std::string BesideThisExecutable(const std::string& name) {
-  std::error_code error;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return (self.parent_path() / name).string();
-}
-
 int Fail(const std::string& message) {
   std::cerr << "karpenter-bench e2e: " << message << '\n';
   return 1;
 }
 
 }  // namespace
+
+std::string BesideThisExecutable(const std::string& name) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return (self.parent_path() / name).string();
+}
 
 int RunEndToEnd(const EndToEndArgs& args) {
   if (args.kubeconfig.empty()) return Fail("--kubeconfig is required");

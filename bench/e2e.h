@@ -14,6 +14,9 @@ struct EndToEndArgs {
   int timeout_seconds = 600;
 };
 
+// The path of `name` in this executable's folder (where the build puts `karpenter`).
+std::string BesideThisExecutable(const std::string& name);
+
 // Prints {"pods", "seconds", "nodes", "controllerPeakRssMb", "controllerCpuSeconds"}; returns the
 // exit code.
 int RunEndToEnd(const EndToEndArgs& args);

@@ -9,6 +9,7 @@
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "aws/catalog/load_catalog.h"
+#include "chaos.h"
 #include "cli/builtin_example.h"
 #include "consolidation.h"
 #include "e2e.h"
@@ -187,7 +188,34 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--runs", fuzz.runs, "Executions per target (instead of --seconds)");
   fuzz_cmd->add_option("--seed", fuzz.seed, "libFuzzer's random seed (default: a new one)");
   fuzz_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::ChaosArgs chaos;
+  auto* chaos_cmd = app.add_subcommand(
+      "chaos", "The controller under faults on a test cluster and moto; the invariants audited");
+  chaos_cmd
+      ->add_option("--testenv", chaos.testenv_dir,
+                   "The test cluster's folder (scripts/testenv/up DIR, with DIR/identity)")
+      ->required();
+  chaos_cmd
+      ->add_option("--moto", chaos.moto_dir,
+                   "The AWS account's folder (scripts/testenv/moto-up DIR)")
+      ->required();
+  chaos_cmd->add_option("--duration", chaos.duration_seconds, "Seconds of faults")
+      ->capture_default_str();
+  chaos_cmd->add_option("--settle", chaos.settle_seconds, "Seconds the cluster may take to settle")
+      ->capture_default_str();
+  chaos_cmd->add_option("--seed", chaos.seed, "The fault schedule's seed (default: a new one)");
+  chaos_cmd->add_flag("--inject-violations", chaos.inject_violations,
+                      "After the settle, leak one instance and break one budget behind the "
+                      "controller's back: the run must count exactly those");
+  chaos_cmd->add_flag("--keep-on-failure", chaos.keep_on_failure,
+                      "When an invariant broke, leave the cluster and EC2 as they were");
+  chaos_cmd->add_option("--karpenter", chaos.karpenter_binary,
+                        "The karpenter binary (default: beside this one)");
+  chaos_cmd->add_option("--source-dir", chaos.source_dir,
+                        "Where deploy/crds and scripts/ are (default: the source)");
+  chaos_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
+  if (chaos_cmd->parsed()) return karpenter::bench::RunChaos(chaos);
   if (fuzz_cmd->parsed()) return karpenter::bench::RunFuzz(fuzz);
   if (simulate_cmd->parsed()) return karpenter::bench::RunSimulate(simulate);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);

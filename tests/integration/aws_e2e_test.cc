@@ -29,7 +29,6 @@
 #include <string>
 #include <vector>
 
-#include "api/encode.h"
 #include "api/labels.h"
 #include "aws/api/aws_clients.h"
 #include "aws/api/ec2_api.h"
@@ -41,79 +40,13 @@
 #include "integration/end_to_end.h"
 #include "kube/object.h"
 #include "support/matchers.h"
+#include "support/node_registrar.h"
 #include "support/scrape.h"
 
 namespace karpenter::integration {
 namespace {
 
 using std::chrono::seconds;
-
-// Plays the machines: a Node for every running instance of the cluster that has none.
-class NodeRegistrar {
- public:
-  NodeRegistrar(kube::Client& client, aws::Ec2Api& ec2, std::string cluster)
-      : client_(client), ec2_(ec2), cluster_(std::move(cluster)) {}
-
-  // Registers the instances that booted since the last call; returns an error to fail the test.
-  Status Register() {
-    Result<std::vector<aws::Instance>> instances =
-        ec2_.DescribeInstances({}, {{"tag:kubernetes.io/cluster/" + cluster_, {"owned"}},
-                                    {"instance-state-name", {"running"}}});
-    if (!instances.ok()) return instances.error();
-    for (const aws::Instance& instance : *instances) {
-      if (registered_.contains(instance.instance_id)) continue;
-      Status status = RegisterOne(instance);
-      if (!status.ok()) return status;
-      registered_.insert(instance.instance_id);
-    }
-    return {};
-  }
-
- private:
-  Status RegisterOne(const aws::Instance& instance) {
-    Result<std::string> encoded = ec2_.DescribeInstanceUserData(instance.instance_id);
-    if (!encoded.ok()) return encoded.error();
-    Result<std::string> user_data = DecodeBase64(*encoded);
-    if (!user_data.ok()) return user_data.error();
-    Result<aws::NodeRegistration> registration = aws::ParseNodeRegistration(*user_data);
-    if (!registration.ok()) return registration.error();
-    Result<std::vector<aws::InstanceTypeInfo>> types =
-        ec2_.DescribeInstanceTypes({instance.instance_type});
-    if (!types.ok()) return types.error();
-    if (types->empty()) return Error("no instance type " + instance.instance_type);
-    const aws::InstanceTypeInfo& type = types->front();
-
-    api::Labels labels = registration->labels;
-    labels[std::string(api::kLabelHostname)] = instance.private_dns_name;
-    labels[std::string(api::kLabelInstanceType)] = instance.instance_type;
-    labels[std::string(api::kLabelZone)] = instance.zone;
-    labels[std::string(api::kLabelArch)] = "amd64";
-    labels[std::string(api::kLabelOs)] = "linux";
-    const int64_t pods = registration->max_pods.value_or(110);
-    const kube::Object resources = {{"cpu", std::to_string(type.vcpus)},
-                                    {"memory", std::to_string(type.memory_mib) + "Mi"},
-                                    {"pods", std::to_string(pods)}};
-    const kube::Object node = {
-        {"apiVersion", "v1"},
-        {"kind", "Node"},
-        {"metadata",
-         {{"name", instance.private_dns_name},
-          {"labels", api::Encode(labels)},
-          {"annotations", {{"kwok.x-k8s.io/node", "fake"}}}}},
-        {"spec",
-         {{"providerID", "aws:///" + instance.zone + "/" + instance.instance_id},
-          {"taints", api::Encode(registration->taints)}}},
-        {"status", {{"capacity", resources}, {"allocatable", resources}}}};
-    Result<kube::Object> created = client_.Create(kube::resources::kNodes, node, {});
-    if (!created.ok() && created.error().status != 409) return created.error();
-    return {};
-  }
-
-  kube::Client& client_;
-  aws::Ec2Api& ec2_;
-  const std::string cluster_;
-  std::set<std::string> registered_;
-};
 
 class AwsE2E : public ControllerEndToEnd {
  protected:
@@ -184,15 +117,7 @@ class AwsE2E : public ControllerEndToEnd {
   void StartAwsController() {
     Result<support::ChartIdentity> identity = support::ReadChartIdentity(KARPENTER_TESTENV_DIR);
     ASSERT_THAT(identity, IsOk());
-    std::vector<std::string> env = identity->env;
-    for (const auto& [name, value] : environment_) support::SetVariable(env, name, value);
-    support::SetVariable(env, "AWS_ENDPOINT_URL", aws::testing::ReadMotoEndpoint("fault_endpoint"));
-    const kube::Object& credentials = seed_["controller_credentials"];
-    support::SetVariable(env, "AWS_ACCESS_KEY_ID", credentials["access_key_id"].get<std::string>());
-    support::SetVariable(env, "AWS_SECRET_ACCESS_KEY",
-                         credentials["secret_access_key"].get<std::string>());
-    support::SetVariable(env, "CLUSTER_NAME", cluster_);
-    support::SetVariable(env, "INTERRUPTION_QUEUE", cluster_);
+    std::vector<std::string> env = aws::testing::Account().ControllerEnvironment(identity->env);
     const std::string log = ::testing::TempDir() + "aws-controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
@@ -239,7 +164,7 @@ class AwsE2E : public ControllerEndToEnd {
   std::optional<aws::AwsClients> clients_;
   std::optional<aws::Ec2Api> ec2_;
   std::optional<aws::SqsApi> sqs_;
-  std::optional<NodeRegistrar> registrar_;
+  std::optional<support::NodeRegistrar> registrar_;
 };
 
 TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {

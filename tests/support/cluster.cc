@@ -177,6 +177,7 @@ bool ControllerProcess::Running() {
   int status = 0;
   if (waitpid(pid_, &status, WNOHANG) == pid_) {
     pid_ = -1;
+    exit_status_ = status;
     return false;
   }
   return true;

@@ -61,6 +61,8 @@ class ControllerProcess {
 
   pid_t pid() const { return pid_; }
   bool Running();
+  // How it exited, as waitpid reports it, once Running() found it gone on its own.
+  int exit_status() const { return exit_status_; }
   // SIGTERM and wait (SIGKILL after 20 s); returns the exit status as waitpid reports it.
   int Stop();
   // SIGKILL: a crash, no cleanup.
@@ -72,6 +74,7 @@ class ControllerProcess {
 
  private:
   pid_t pid_ = -1;
+  int exit_status_ = 0;
   std::string log_path_;
 };
 

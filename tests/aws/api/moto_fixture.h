@@ -29,6 +29,7 @@
 #include "aws/sdk/query_protocol.h"
 #include "common/clock.h"
 #include "support/matchers.h"
+#include "support/moto_account.h"
 #include "support/run_command.h"
 
 namespace karpenter::aws::testing {
@@ -50,21 +51,25 @@ inline std::string ReadMotoEndpoint(const std::string& name) {
   return endpoint;
 }
 
+// The account moto-up seeded (support/moto_account.h); a test failure when it cannot be read.
+inline support::MotoAccount Account() {
+  Result<support::MotoAccount> account = support::MotoAccount::Read(KARPENTER_MOTO_DIR);
+  EXPECT_THAT(account, IsOk());
+  return account.ok() ? std::move(*account) : support::MotoAccount();
+}
+
 // Sets the faults the proxy in front of moto injects (scripts/testenv/fault_proxy.py says which)
 // and zeroes its counts of injected faults; an empty object clears them.
 inline void SetFaults(const nlohmann::json& faults) {
-  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
-  httplib::Result answer = proxy.Post("/_faults", faults.dump(), "application/json");
-  EXPECT_TRUE(answer && answer->status == 200) << "setting faults " << faults.dump();
+  Status set = Account().SetFaults(faults);
+  EXPECT_THAT(set, IsOk());
 }
 
 // What the proxy reports of its faults and counts (GET /_faults); discarded JSON when unreadable.
 inline nlohmann::json FaultProxyState() {
-  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
-  httplib::Result answer = proxy.Get("/_faults");
-  EXPECT_TRUE(answer && answer->status == 200) << "reading faults";
-  if (!answer || answer->status != 200) return nlohmann::json::value_t::discarded;
-  return nlohmann::json::parse(answer->body, nullptr, false);
+  Result<nlohmann::json> state = Account().FaultState();
+  EXPECT_THAT(state, IsOk());
+  return state.ok() ? std::move(*state) : nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 // How many faults of a kind ("insufficient_capacity", "throttled", "delayed") the proxy injected
@@ -98,6 +103,11 @@ inline std::string FillIn(std::string text, const std::map<std::string, std::str
 // `karpenter iam policy` prints; "upstream" and "seed" are tests/testdata/iam/NAME-policy.json
 // (that folder's README says what each is). Null, with a test failure, when there is none.
 inline nlohmann::json ControllerPolicyFor(const std::string& name) {
+  if (name == "generated") {
+    Result<nlohmann::json> generated = Account().GeneratedPolicy(KARPENTER_BINARY);
+    EXPECT_THAT(generated, IsOk());
+    return generated.ok() ? std::move(*generated) : nullptr;
+  }
   const nlohmann::json seed = nlohmann::json::parse(ReadMotoFile("seed.json"));
   const std::map<std::string, std::string> values = {
       {"PARTITION", "aws"},
@@ -106,24 +116,10 @@ inline nlohmann::json ControllerPolicyFor(const std::string& name) {
       {"CLUSTER", seed["cluster"].get<std::string>()},
       {"QUEUE", seed["cluster"].get<std::string>()},
       {"NODE_ROLE", seed["node_role"].get<std::string>()}};
-  std::string text;
-  if (name == "generated") {
-    try {
-      text = support::RunCommand(
-          FillIn(std::string(KARPENTER_BINARY) +
-                     " iam policy --cluster-name ${CLUSTER} --region ${REGION} --account ${ACCOUNT}"
-                     " --interruption-queue ${QUEUE} --node-role ${NODE_ROLE}",
-                 values));
-    } catch (const std::exception& error) {
-      ADD_FAILURE() << error.what();
-      return nullptr;
-    }
-  } else {
-    std::ifstream in(std::string(KARPENTER_TESTDATA) + "/iam/" + name + "-policy.json");
-    std::ostringstream read;
-    read << in.rdbuf();
-    text = FillIn(read.str(), values);
-  }
+  std::ifstream in(std::string(KARPENTER_TESTDATA) + "/iam/" + name + "-policy.json");
+  std::ostringstream read;
+  read << in.rdbuf();
+  const std::string text = FillIn(read.str(), values);
   nlohmann::json policy = nlohmann::json::parse(text, nullptr, false);
   if (!policy.is_object()) {
     ADD_FAILURE() << "no policy " << name << ":\n" << text;
@@ -136,18 +132,8 @@ inline nlohmann::json ControllerPolicyFor(const std::string& name) {
 // (seed.json's controller_credentials), through the fault proxy (scripts/testenv/iam_authz.py);
 // null enforces nothing. Zeroes the proxy's counts of allowed checks and denials.
 inline void SetControllerPolicy(const nlohmann::json& policy) {
-  nlohmann::json spec = nlohmann::json::object();
-  if (!policy.is_null()) {
-    const nlohmann::json seed = nlohmann::json::parse(ReadMotoFile("seed.json"));
-    const nlohmann::json& controller = seed["controller_credentials"];
-    spec["principals"][controller["access_key_id"].get<std::string>()] = {
-        {"arn", controller["principal_arn"]},
-        {"policies", nlohmann::json::array({{{"name", "controller"}, {"policy", policy}}})}};
-  }
-  httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
-  httplib::Result answer = proxy.Post("/_iam", spec.dump(), "application/json");
-  EXPECT_TRUE(answer && answer->status == 200)
-      << "setting the controller's policy: " << (answer ? answer->body : "no answer");
+  Status set = Account().SetControllerPolicy(policy);
+  EXPECT_THAT(set, IsOk());
 }
 
 // What the proxy decided under the policy since it was set (GET /_iam): "allowed" (checks per IAM
