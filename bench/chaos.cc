@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -24,8 +25,8 @@
 #include "aws/api/aws_clients.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/sqs_api.h"
+#include "aws/provider/aws_cloud_provider.h"
 #include "aws/sdk/curl_transport.h"
-#include "aws/sdk/environment.h"
 #include "chaos_audit.h"
 #include "common/clock.h"
 #include "e2e.h"
@@ -137,11 +138,6 @@ bool IsReady(const kube::Object& pod) {
   return false;
 }
 
-std::string InstanceIdOf(std::string_view provider_id) {
-  const size_t slash = provider_id.rfind('/');
-  return std::string(slash == std::string_view::npos ? provider_id : provider_id.substr(slash + 1));
-}
-
 std::string Tail(const std::string& text, size_t bytes) {
   return text.substr(text.size() > bytes ? text.size() - bytes : 0);
 }
@@ -177,9 +173,12 @@ class ChaosRun {
   // a controller that exited on its own (a crash).
   void Tick();
   void InjectFault();
-  Status SetProxyFaults();
-  void CollectProxyCounts();
-  Result<std::vector<aws::Instance>> OwnedInstances(const std::vector<std::string>& states);
+  // Counts what the proxy injected so far and reads what it has left, lets `change` edit the
+  // faults, and sets them (which zeroes the proxy's counts).
+  void ChangeFaults(const std::function<void()>& change);
+  Result<std::vector<aws::Instance>> OwnedInstances(const std::vector<std::string>& states) {
+    return account_->ClusterInstances(*ec2_, states);
+  }
   bool Settled(std::string& why);
   Status InjectViolations();
   kube::Object Audit();
@@ -232,26 +231,14 @@ Status ChaosRun::SetUp() {
   RETURN_IF_ERROR(support::CleanUp(*client_, {kNamespace}));
 
   // The benchmark's own AWS clients talk to moto directly, with the test credentials.
-  const kube::Object& credentials = account_->seed()["credentials"];
-  ASSIGN_OR_RETURN(
-      aws::AwsClients clients,
-      aws::AwsClients::Create(
-          aws::Environment({{"AWS_ENDPOINT_URL", account_->endpoint()},
-                            {"AWS_ACCESS_KEY_ID", credentials.value("access_key_id", "")},
-                            {"AWS_SECRET_ACCESS_KEY", credentials.value("secret_access_key", "")},
-                            {"AWS_REGION", account_->Seeded("region")},
-                            {"AWS_EC2_METADATA_DISABLED", "true"}}),
-          account_->Seeded("region"), transport_, clock_));
+  ASSIGN_OR_RETURN(aws::AwsClients clients,
+                   aws::AwsClients::Create(account_->TestEnvironment(), account_->Seeded("region"),
+                                           transport_, clock_));
   clients_.emplace(std::move(clients));
   ec2_.emplace(clients_->ec2());
   sqs_.emplace(clients_->sqs());
   registrar_.emplace(*client_, *ec2_, account_->Seeded("cluster"));
-  ASSIGN_OR_RETURN(std::vector<aws::Instance> left, OwnedInstances({"pending", "running"}));
-  if (!left.empty()) {
-    std::vector<std::string> ids;
-    for (const aws::Instance& instance : left) ids.push_back(instance.instance_id);
-    RETURN_IF_ERROR(ec2_->TerminateInstances(ids));
-  }
+  RETURN_IF_ERROR(account_->TerminateClusterInstances(*ec2_));
   RETURN_IF_ERROR(account_->SetFaults(kube::Object::object()));
   // What an earlier run left is gone: the audit starts here.
   started_wall_ = clock_.Now();
@@ -294,13 +281,6 @@ std::unique_ptr<support::ControllerProcess> ChaosRun::StartController(const std:
       std::vector<std::string>{"--kubeconfig", relay_kubeconfig_, "--health-probe-port", "0",
                                "--metrics-port", "0"},
       log, account_->ControllerEnvironment(identity_.env));
-}
-
-Result<std::vector<aws::Instance>> ChaosRun::OwnedInstances(
-    const std::vector<std::string>& states) {
-  return ec2_->DescribeInstances(
-      {}, {{"tag:kubernetes.io/cluster/" + account_->Seeded("cluster"), {"owned"}},
-           {"instance-state-name", states}});
 }
 
 void ChaosRun::Tick() {
@@ -366,7 +346,16 @@ void ChaosRun::Tick() {
   }
 }
 
-Status ChaosRun::SetProxyFaults() {
+void ChaosRun::ChangeFaults(const std::function<void()>& change) {
+  if (Result<kube::Object> state = account_->FaultState(); state.ok()) {
+    const kube::Object injected = state->value("injected", kube::Object::object());
+    counts_.throttled += injected.value("throttled", 0);
+    counts_.ice_injected += injected.value("insufficient_capacity", 0);
+    counts_.held_requests += injected.value("delayed", 0);
+    throttle_ = state->value("throttle", 0);
+    hold_ = state->value("delay", kube::Object::object()).value("count", 0);
+  }
+  change();
   kube::Object faults = kube::Object::object();
   if (!ice_zone_.empty()) {
     faults["insufficient_capacity"] = {{{"instance_type", ""}, {"zone", ice_zone_}}};
@@ -375,20 +364,7 @@ Status ChaosRun::SetProxyFaults() {
   // Held past the SDK's 30 s timeout (src/aws/sdk/curl_transport.h): the request fails and is
   // retried while moto may still act on the held one.
   if (hold_ > 0) faults["delay"] = {{"count", hold_}, {"seconds", 35}};
-  return account_->SetFaults(faults);
-}
-
-// Adds what the proxy injected since its faults were last set and reads how many throttled and held
-// requests it has left; before each SetProxyFaults, which zeroes those counts.
-void ChaosRun::CollectProxyCounts() {
-  Result<kube::Object> state = account_->FaultState();
-  if (!state.ok()) return;
-  const kube::Object injected = state->value("injected", kube::Object::object());
-  counts_.throttled += injected.value("throttled", 0);
-  counts_.ice_injected += injected.value("insufficient_capacity", 0);
-  counts_.held_requests += injected.value("delayed", 0);
-  throttle_ = state->value("throttle", 0);
-  hold_ = state->value("delay", kube::Object::object()).value("count", 0);
+  if (Status set = account_->SetFaults(faults); !set.ok()) notes_.push_back(set.error().message);
 }
 
 void ChaosRun::InjectFault() {
@@ -428,22 +404,17 @@ void ChaosRun::InjectFault() {
       ++counts_.watch_cuts;
       break;
     case kThrottle:
-      CollectProxyCounts();
-      throttle_ += 5 + static_cast<int>(random_() % 20);
-      (void)SetProxyFaults();
+      ChangeFaults([&] { throttle_ += 5 + static_cast<int>(random_() % 20); });
       break;
-    case kIce: {
-      const kube::Object& subnets = account_->seed()["subnets"];
-      ice_zone_ = subnets[random_() % subnets.size()].value("zone", "");
-      ice_until_ = Steady::now() + seconds(30 + random_() % 60);
-      CollectProxyCounts();
-      (void)SetProxyFaults();
+    case kIce:
+      ChangeFaults([&] {
+        const kube::Object& subnets = account_->seed()["subnets"];
+        ice_zone_ = subnets[random_() % subnets.size()].value("zone", "");
+        ice_until_ = Steady::now() + seconds(30 + random_() % 60);
+      });
       break;
-    }
     case kHold:
-      CollectProxyCounts();
-      hold_ += 1 + static_cast<int>(random_() % 2);
-      (void)SetProxyFaults();
+      ChangeFaults([&] { hold_ += 1 + static_cast<int>(random_() % 2); });
       break;
     case kSpot: {
       Result<std::vector<aws::Instance>> running = OwnedInstances({"running"});
@@ -501,7 +472,7 @@ bool ChaosRun::Settled(std::string& why) {
       why = "NodeClaim " + std::string(kube::Name(claim)) + " is being deleted";
       return false;
     }
-    claimed.insert(InstanceIdOf(kube::StringAt(claim, {"status", "providerID"})));
+    claimed.insert(aws::InstanceIdOf(kube::StringAt(claim, {"status", "providerID"})));
   }
   std::set<std::string> owned;
   for (const aws::Instance& instance : *instances) owned.insert(instance.instance_id);
@@ -533,20 +504,7 @@ Status ChaosRun::InjectViolations() {
   if (!allowed_none) return Error("the budget of " + App(0) + " never allowed none");
   RETURN_IF_ERROR(client_->Delete(kube::resources::kPods, kNamespace, victim, {}));
 
-  ASSIGN_OR_RETURN(std::vector<aws::LaunchTemplate> templates,
-                   ec2_->DescribeLaunchTemplates(
-                       {{"tag:karpenter.k8s.aws/cluster", {account_->Seeded("cluster")}}}));
-  if (templates.empty()) return Error("no launch template to leak an instance with");
-  const kube::Object& subnet = account_->seed()["subnets"][0];
-  aws::FleetInput leak;
-  leak.launch_templates = {
-      {templates.front().name,
-       {{"m5.large", subnet.value("id", ""), subnet.value("zone", ""), std::nullopt}}}};
-  leak.allocation_strategy = "lowest-price";
-  leak.tags = {{"kubernetes.io/cluster/" + account_->Seeded("cluster"), "owned"},
-               {"karpenter.sh/nodepool", "default"}};
-  ASSIGN_OR_RETURN(aws::FleetResult leaked, ec2_->CreateFleet(leak));
-  if (leaked.instances.size() != 1) return Error("the leaked launch made no instance");
+  RETURN_IF_ERROR(account_->LeakInstance(*ec2_));
   return {};
 }
 
@@ -557,7 +515,7 @@ kube::Object ChaosRun::Audit() {
   Result<kube::ObjectList> claims = client_->List(kube::resources::kNodeClaims, {});
   if (claims.ok()) {
     for (const kube::Object& claim : claims->items) {
-      claimed.insert(InstanceIdOf(kube::StringAt(claim, {"status", "providerID"})));
+      claimed.insert(aws::InstanceIdOf(kube::StringAt(claim, {"status", "providerID"})));
     }
   }
   std::set<std::string> owned;
@@ -642,12 +600,7 @@ void ChaosRun::CleanUp() {
   (void)account_->SetFaults(kube::Object::object());
   (void)account_->SetControllerPolicy(nullptr);
   (void)support::CleanUp(*client_, {kNamespace});
-  if (Result<std::vector<aws::Instance>> left = OwnedInstances({"pending", "running"});
-      left.ok() && !left->empty()) {
-    std::vector<std::string> ids;
-    for (const aws::Instance& instance : *left) ids.push_back(instance.instance_id);
-    (void)ec2_->TerminateInstances(ids);
-  }
+  (void)account_->TerminateClusterInstances(*ec2_);
 }
 
 int ChaosRun::Run() {
@@ -670,9 +623,7 @@ int ChaosRun::Run() {
   while (Steady::now() < end) {
     Tick();
     if (!ice_zone_.empty() && Steady::now() >= ice_until_) {
-      CollectProxyCounts();
-      ice_zone_.clear();
-      (void)SetProxyFaults();
+      ChangeFaults([&] { ice_zone_.clear(); });
     }
     if (Steady::now() >= next_fault) {
       InjectFault();
@@ -682,11 +633,11 @@ int ChaosRun::Run() {
   }
 
   // Faults stop; the cluster settles with one controller.
-  CollectProxyCounts();
-  ice_zone_.clear();
-  throttle_ = 0;
-  hold_ = 0;
-  (void)SetProxyFaults();
+  ChangeFaults([&] {
+    ice_zone_.clear();
+    throttle_ = 0;
+    hold_ = 0;
+  });
   if (contender_) contender_->Stop();
   contender_.reset();
   const Steady::time_point settle_start = Steady::now();

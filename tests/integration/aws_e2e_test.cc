@@ -55,25 +55,19 @@ class AwsE2E : public ControllerEndToEnd {
   void SetUp() override {
     ControllerEndToEnd::SetUp();
     if (HasFatalFailure()) return;
-    const std::string endpoint = aws::testing::ReadMotoEndpoint("endpoint");
-    ASSERT_FALSE(endpoint.empty()) << "no moto endpoint in " << KARPENTER_MOTO_DIR;
-    seed_ = kube::Object::parse(aws::testing::ReadMotoFile("seed.json"));
+    account_ = aws::testing::Account();
+    seed_ = account_.seed();
+    ASSERT_FALSE(account_.endpoint().empty()) << "no moto endpoint in " << KARPENTER_MOTO_DIR;
     cluster_ = seed_["cluster"].get<std::string>();
     const std::string region = seed_["region"].get<std::string>();
-    environment_ = {
-        {"AWS_ENDPOINT_URL", endpoint},
-        {"AWS_ACCESS_KEY_ID", seed_["credentials"]["access_key_id"].get<std::string>()},
-        {"AWS_SECRET_ACCESS_KEY", seed_["credentials"]["secret_access_key"].get<std::string>()},
-        {"AWS_REGION", region},
-        {"AWS_EC2_METADATA_DISABLED", "true"}};
     Result<aws::AwsClients> clients =
-        aws::AwsClients::Create(aws::Environment(environment_), region, transport_, clock_);
+        aws::AwsClients::Create(account_.TestEnvironment(), region, transport_, clock_);
     ASSERT_THAT(clients, IsOk());
     clients_.emplace(std::move(*clients));
     ec2_.emplace(clients_->ec2());
     sqs_.emplace(clients_->sqs());
     registrar_.emplace(*client_, *ec2_, cluster_);
-    ASSERT_OK(TerminateLeftovers());
+    ASSERT_OK(account_.TerminateClusterInstances(*ec2_));  // what an earlier run left
     const kube::Object policy = aws::testing::ControllerPolicyFor("generated");
     ASSERT_TRUE(policy.is_object());
     aws::testing::SetControllerPolicy(policy);
@@ -89,26 +83,13 @@ class AwsE2E : public ControllerEndToEnd {
     }
     ControllerEndToEnd::TearDown();
     if (ec2_) {
-      Status terminated = TerminateLeftovers();
+      Status terminated = account_.TerminateClusterInstances(*ec2_);
       EXPECT_THAT(terminated, IsOk());
     }
   }
 
-  // Instances an earlier run of this test left (none when it passed).
-  Status TerminateLeftovers() {
-    Result<std::vector<aws::Instance>> left = OwnedInstances();
-    if (!left.ok()) return left.error();
-    std::vector<std::string> ids;
-    for (const aws::Instance& instance : *left) ids.push_back(instance.instance_id);
-    if (ids.empty()) return {};
-    Result<std::vector<aws::InstanceStateChange>> changes = ec2_->TerminateInstances(ids);
-    if (!changes.ok()) return changes.error();
-    return {};
-  }
-
   Result<std::vector<aws::Instance>> OwnedInstances() {
-    return ec2_->DescribeInstances({}, {{"tag:kubernetes.io/cluster/" + cluster_, {"owned"}},
-                                        {"instance-state-name", {"pending", "running"}}});
+    return account_.ClusterInstances(*ec2_, {"pending", "running"});
   }
 
   // The controller talks to EC2 through the fault proxy; this test's own clients do not.
@@ -117,7 +98,7 @@ class AwsE2E : public ControllerEndToEnd {
   void StartAwsController() {
     Result<support::ChartIdentity> identity = support::ReadChartIdentity(KARPENTER_TESTENV_DIR);
     ASSERT_THAT(identity, IsOk());
-    std::vector<std::string> env = aws::testing::Account().ControllerEnvironment(identity->env);
+    std::vector<std::string> env = account_.ControllerEnvironment(identity->env);
     const std::string log = ::testing::TempDir() + "aws-controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
@@ -156,9 +137,9 @@ class AwsE2E : public ControllerEndToEnd {
     return {instances, claimed};
   }
 
+  support::MotoAccount account_;
   kube::Object seed_;
   std::string cluster_;
-  std::map<std::string, std::string, std::less<>> environment_;
   aws::CurlTransport transport_;
   RealClock clock_;
   std::optional<aws::AwsClients> clients_;
@@ -307,22 +288,9 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
 
   // An instance tagged for the cluster and a NodePool but with no NodeClaim (a launch whose
   // NodeClaim was lost) is garbage-collected.
-  Result<std::vector<aws::LaunchTemplate>> templates =
-      ec2_->DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/cluster", {cluster_}}});
-  ASSERT_THAT(templates, IsOk());
-  ASSERT_FALSE(templates->empty());
-  const kube::Object& subnet = seed_["subnets"][0];
-  aws::FleetInput leak;
-  leak.launch_templates = {{templates->front().name,
-                            {{"m5.large", subnet["id"].get<std::string>(),
-                              subnet["zone"].get<std::string>(), std::nullopt}}}};
-  leak.allocation_strategy = "lowest-price";
-  leak.tags = {{"kubernetes.io/cluster/" + cluster_, "owned"},
-               {"karpenter.sh/nodepool", "default"}};
-  Result<aws::FleetResult> leaked = ec2_->CreateFleet(leak);
+  Result<std::string> leaked = account_.LeakInstance(*ec2_);
   ASSERT_THAT(leaked, IsOk());
-  ASSERT_EQ(leaked->instances.size(), 1U);
-  const std::string leaked_id = leaked->instances.front().instance_id;
+  const std::string leaked_id = *leaked;
   ASSERT_TRUE(support::WaitFor(
       [&] {
         auto [now, claims] = InstancesAndClaims();

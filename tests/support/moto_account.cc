@@ -105,4 +105,48 @@ std::vector<std::string> MotoAccount::ControllerEnvironment(std::vector<std::str
   return env;
 }
 
+aws::Environment MotoAccount::TestEnvironment() const {
+  const kube::Object& credentials = seed_["credentials"];
+  return aws::Environment({{"AWS_ENDPOINT_URL", endpoint_},
+                           {"AWS_ACCESS_KEY_ID", credentials.value("access_key_id", "")},
+                           {"AWS_SECRET_ACCESS_KEY", credentials.value("secret_access_key", "")},
+                           {"AWS_REGION", Seeded("region")},
+                           {"AWS_EC2_METADATA_DISABLED", "true"}});
+}
+
+Result<std::vector<aws::Instance>> MotoAccount::ClusterInstances(
+    aws::Ec2Api& ec2, const std::vector<std::string>& states) const {
+  return ec2.DescribeInstances({}, {{"tag:kubernetes.io/cluster/" + Seeded("cluster"), {"owned"}},
+                                    {"instance-state-name", states}});
+}
+
+Status MotoAccount::TerminateClusterInstances(aws::Ec2Api& ec2) const {
+  ASSIGN_OR_RETURN(std::vector<aws::Instance> left, ClusterInstances(ec2, {"pending", "running"}));
+  if (left.empty()) return {};
+  std::vector<std::string> ids;
+  for (const aws::Instance& instance : left) ids.push_back(instance.instance_id);
+  RETURN_IF_ERROR(ec2.TerminateInstances(ids));
+  return {};
+}
+
+Result<std::string> MotoAccount::LeakInstance(aws::Ec2Api& ec2) const {
+  const std::string cluster = Seeded("cluster");
+  ASSIGN_OR_RETURN(std::vector<aws::LaunchTemplate> templates,
+                   ec2.DescribeLaunchTemplates({{"tag:karpenter.k8s.aws/cluster", {cluster}}}));
+  if (templates.empty()) return Error("no launch template of " + cluster + " to launch with");
+  const kube::Object& subnet = seed_["subnets"][0];
+  aws::FleetInput leak;
+  leak.launch_templates = {
+      {templates.front().name,
+       {{"m5.large", subnet.value("id", ""), subnet.value("zone", ""), std::nullopt}}}};
+  leak.allocation_strategy = "lowest-price";
+  leak.tags = {{"kubernetes.io/cluster/" + cluster, "owned"}, {"karpenter.sh/nodepool", "default"}};
+  ASSIGN_OR_RETURN(aws::FleetResult leaked, ec2.CreateFleet(leak));
+  if (leaked.instances.size() != 1) {
+    return Error("the leaked launch made " + std::to_string(leaked.instances.size()) +
+                 " instances");
+  }
+  return leaked.instances.front().instance_id;
+}
+
 }  // namespace karpenter::support

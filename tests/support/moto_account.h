@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "aws/api/ec2_api.h"
+#include "aws/sdk/environment.h"
 #include "common/result.h"
 #include "kube/object.h"
 
@@ -39,6 +41,19 @@ class MotoAccount {
   // the controller's own key, the region, the fault proxy as the AWS endpoint, and the cluster's
   // name and interruption queue.
   std::vector<std::string> ControllerEnvironment(std::vector<std::string> env) const;
+  // The environment of a test's own AWS clients: moto itself (not the proxy) and the test's key.
+  aws::Environment TestEnvironment() const;
+
+  // The instances EC2 has for the seeded cluster (tagged kubernetes.io/cluster/NAME=owned) in
+  // `states`.
+  Result<std::vector<aws::Instance>> ClusterInstances(aws::Ec2Api& ec2,
+                                                      const std::vector<std::string>& states) const;
+  // Terminates the cluster's pending and running instances (what an earlier run left).
+  Status TerminateClusterInstances(aws::Ec2Api& ec2) const;
+  // Launches, behind the controller's back, an m5.large tagged for the cluster and the NodePool
+  // "default" but claimed by no NodeClaim (a launch whose NodeClaim was lost), from a launch
+  // template of the cluster; its instance id.
+  Result<std::string> LeakInstance(aws::Ec2Api& ec2) const;
 
  private:
   std::string endpoint_;
