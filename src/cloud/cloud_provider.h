@@ -46,6 +46,9 @@ struct Instance {
 inline constexpr std::string_view kReasonNotFound = "NotFound";  // the instance is gone
 // No offering compatible with the NodeClaim has capacity now: re-plan its pods elsewhere.
 inline constexpr std::string_view kReasonInsufficientCapacity = "InsufficientCapacity";
+// The provider ID names no machine of this cluster: another cloud's scheme, or (AWS) an instance
+// without this cluster's ownership tags. Such a machine is never drained for nor terminated.
+inline constexpr std::string_view kReasonNotOwned = "NotOwned";
 
 class CloudProvider {
  public:
@@ -64,8 +67,10 @@ class CloudProvider {
     for (const api::NodeClaim* node_claim : node_claims) instances.push_back(Create(*node_claim));
     return instances;
   }
-  // Terminates the instance. Fails with reason NotFound when it no longer exists.
+  // Terminates the instance. Fails with reason NotFound when it no longer exists, NotOwned when it
+  // is not this cluster's (and then leaves it alone).
   virtual Status Delete(std::string_view provider_id) = 0;
+  // The instance; reasons NotFound and NotOwned as Delete's.
   virtual Result<Instance> Get(std::string_view provider_id) = 0;
   // Every instance this cluster owns, in a stable order.
   virtual Result<std::vector<Instance>> List() = 0;

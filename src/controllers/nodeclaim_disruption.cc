@@ -181,19 +181,25 @@ Result<std::optional<milliseconds>> NodeClaimDisruption::Reconcile(std::string_v
       pool_object ? DecodeNodePool(*pool_object) : std::nullopt;
   if (!pool) return requeue;
 
-  // A NodeClaim stamped by an older hash version gets today's hash: a new way of hashing is not
-  // a change of template.
+  // A NodeClaim stamped by another hash version (upstream's, or an older one of ours) gets
+  // today's hashes: a new way of hashing is not a change of template or class.
+  kube::Object restamp = kube::Object::object();
   if (kube::Annotation(*object, kAnnotationNodePoolHashVersion) != kNodePoolHashVersion) {
-    ASSIGN_OR_RETURN(
-        kube::Object restamped,
-        client_.Patch(
-            kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
-            kube::Object{
-                {"metadata",
-                 {{"annotations",
-                   {{std::string(kAnnotationNodePoolHash), NodePoolHash(*pool_object)},
-                    {std::string(kAnnotationNodePoolHashVersion), kNodePoolHashVersion}}}}}},
-            kube::Subresource::kNone));
+    restamp[std::string(kAnnotationNodePoolHash)] = NodePoolHash(*pool_object);
+    restamp[std::string(kAnnotationNodePoolHashVersion)] = kNodePoolHashVersion;
+  }
+  if (kube::Annotation(*object, kAnnotationNodeClassHashVersion) != kNodeClassHashVersion) {
+    if (const std::optional<kube::Object> node_class =
+            cluster_.node_classes().Get(claim->spec.node_class_ref.name)) {
+      restamp[std::string(kAnnotationNodeClassHash)] = NodeClassHash(*node_class);
+      restamp[std::string(kAnnotationNodeClassHashVersion)] = kNodeClassHashVersion;
+    }
+  }
+  if (!restamp.empty()) {
+    ASSIGN_OR_RETURN(kube::Object restamped,
+                     client_.Patch(kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+                                   kube::Object{{"metadata", {{"annotations", restamp}}}},
+                                   kube::Subresource::kNone));
     return std::optional<milliseconds>(kConflictRetry);  // look again at the stamped object
   }
 

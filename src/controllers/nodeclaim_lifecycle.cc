@@ -97,9 +97,37 @@ std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
   return requeues;
 }
 
+std::string NodeClaimLifecycle::ForeignReason(const kube::Object& object,
+                                              const api::NodeClaim& claim) const {
+  const std::string& provider_id = claim.status.provider_id;
+  if (provider_id.empty()) return "";
+  if (!provider_id.starts_with(std::string(cloud_.Name()) + "://")) {
+    return fmt::format("status.providerID {} is not a provider ID of the {} cloud", provider_id,
+                       cloud_.Name());
+  }
+  if (ConditionStatus(object, api::kConditionLaunched) != api::kConditionTrue) {
+    return fmt::format(
+        "status.providerID {} was not recorded by a launch (the Launched condition is not True)",
+        provider_id);
+  }
+  return "";
+}
+
+void NodeClaimLifecycle::ReportForeign(const kube::Object& object, const api::NodeClaim& claim,
+                                       const std::string& why) {
+  const std::string message =
+      why + ": its node is not adopted, drained or deleted and its instance never terminated";
+  events_.Record(object, kube::EventType::kWarning, "ForeignProviderID", message);
+  logger_.Warn("skipping nodeclaim: " + message, {logkey::NodeClaim(claim.metadata.name)});
+}
+
 NodeClaimLifecycle::Requeue NodeClaimLifecycle::Step(const kube::Object& object,
                                                      const api::NodeClaim& claim) {
   if (!claim.metadata.deletion_timestamp.empty()) return Finalize(object, claim);
+  if (const std::string why = ForeignReason(object, claim); !why.empty()) {
+    ReportForeign(object, claim, why);
+    return std::optional<milliseconds>();
+  }
   // `kubectl delete node`: our finalizer holds the Node; deleting its NodeClaim drains it and
   // terminates its machine the usual way.
   if (const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
@@ -292,6 +320,19 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Initialize(const kube::Object& o
   return std::optional<milliseconds>();
 }
 
+Result<bool> NodeClaimLifecycle::ReleaseFinalizer(const kube::Object& object,
+                                                  const std::string& name) {
+  Result<kube::Object> released = client_.Patch(
+      kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
+      kube::Object{{"metadata",
+                    {{"finalizers", kube::FinalizersWithout(object, api::kFinalizerTermination)},
+                     {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
+      kube::Subresource::kNone);
+  if (released.ok()) return true;
+  if (released.error().status == 404) return false;
+  return released.error();
+}
+
 // A Node that is not Ready and whose machine the cloud no longer has: nothing runs there to drain.
 bool NodeClaimLifecycle::InstanceGone(const kube::Object& node, std::string_view provider_id) {
   if (ConditionStatus(node, api::kConditionReady) == api::kConditionTrue) return false;
@@ -305,6 +346,11 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
     return std::optional<milliseconds>();
   }
   const std::string& name = claim.metadata.name;
+  if (const std::string why = ForeignReason(object, claim); !why.empty()) {
+    ReportForeign(object, claim, why);
+    RETURN_IF_ERROR(ReleaseFinalizer(object, name));
+    return std::optional<milliseconds>();
+  }
   // What the series count once the finalizer is off (a failed step retries the whole path).
   bool drained = false;
   std::optional<std::chrono::nanoseconds> instance_termination;
@@ -331,6 +377,11 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
     }
     const MonoTime terminating = clock_.Monotonic();
     Status terminated = cloud_.Delete(claim.status.provider_id);
+    if (!terminated.ok() && terminated.error().reason == cloud::kReasonNotOwned) {
+      ReportForeign(object, claim, terminated.error().message);
+      RETURN_IF_ERROR(ReleaseFinalizer(object, name));
+      return std::optional<milliseconds>();
+    }
     if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
       logger_.Error("terminating instance failed",
                     {logkey::NodeClaim(name), logkey::Err(terminated.error())});
@@ -354,16 +405,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       drainer_.Forget(node_name);
     }
   }
-  Result<kube::Object> released = client_.Patch(
-      kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge,
-      kube::Object{{"metadata",
-                    {{"finalizers", kube::FinalizersWithout(object, api::kFinalizerTermination)},
-                     {"resourceVersion", std::string(kube::ResourceVersion(object))}}}},
-      kube::Subresource::kNone);
-  if (!released.ok()) {
-    if (released.error().status == 404) return std::optional<milliseconds>();
-    return released.error();
-  }
+  ASSIGN_OR_RETURN(const bool released, ReleaseFinalizer(object, name));
+  if (!released) return std::optional<milliseconds>();
   const std::string_view pool = api::LabelValue(claim.metadata.labels, api::kLabelNodePool);
   const std::string_view zone = api::LabelValue(claim.metadata.labels, api::kLabelZone);
   const TimePoint now = clock_.Now();

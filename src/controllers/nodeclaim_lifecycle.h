@@ -8,6 +8,10 @@
 // terminate the machine and remove the Node before releasing the finalizer. A NodeClaim whose
 // machine never registers is deleted after the registration TTL; one whose Node is being deleted
 // (`kubectl delete node`) is deleted too, so that the Node is drained and its machine terminated.
+// A NodeClaim whose provider ID is someone else's (another cloud's scheme, written without the
+// Launched condition this controller records, or an instance the cloud says this cluster does not
+// own) gets a ForeignProviderID Event and is left alone: its Node is not adopted, drained or
+// deleted, its machine never terminated, and its deletion only releases the finalizer.
 
 #include <chrono>
 #include <optional>
@@ -57,6 +61,14 @@ class NodeClaimLifecycle {
   Requeue Initialize(const kube::Object& object, const api::NodeClaim& claim);
   Requeue Finalize(const kube::Object& object, const api::NodeClaim& claim);
   bool InstanceGone(const kube::Object& node, std::string_view provider_id);
+  // Why the NodeClaim's provider ID is not this controller's to act on; empty when it is (or there
+  // is none yet).
+  std::string ForeignReason(const kube::Object& object, const api::NodeClaim& claim) const;
+  // The Event and log line of a foreign NodeClaim.
+  void ReportForeign(const kube::Object& object, const api::NodeClaim& claim,
+                     const std::string& why);
+  // Releases the termination finalizer: true when released, false when the NodeClaim was gone.
+  Result<bool> ReleaseFinalizer(const kube::Object& object, const std::string& name);
 
   ClusterCache& cluster_;
   kube::Client& client_;

@@ -1,19 +1,69 @@
 #include "controllers/nodeclass_hash.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "api/ec2nodeclass.h"
 #include "common/hash.h"
 
 namespace karpenter::controllers {
+namespace {
+
+bool IsEmpty(const kube::Object& value) {
+  return value.is_null() || (value.is_string() && value.get_ref<const std::string&>().empty()) ||
+         ((value.is_array() || value.is_object()) && value.empty());
+}
+
+// What upstream's hash options make equal (upstream-reference §6): absent, null and empty values
+// are the same, and a list is a set (its order does not count). False and 0 stay: an explicit
+// `associatePublicIPAddress: false` launches differently from the subnet's default.
+kube::Object Canonical(const kube::Object& value) {
+  if (value.is_object()) {
+    kube::Object out = kube::Object::object();
+    for (const auto& [key, member] : value.items()) {
+      kube::Object canonical = Canonical(member);
+      if (!IsEmpty(canonical)) out[key] = std::move(canonical);
+    }
+    return out;
+  }
+  if (value.is_array()) {
+    std::vector<std::string> items;
+    for (const kube::Object& item : value) items.push_back(Canonical(item).dump());
+    std::sort(items.begin(), items.end());
+    items.erase(std::unique(items.begin(), items.end()), items.end());
+    return items;  // the canonical items' texts: equal sets give equal arrays
+  }
+  return value;
+}
+
+}  // namespace
 
 std::string NodeClassHash(const kube::Object& node_class) {
-  kube::Object hashed = kube::Object::object();
-  if (const auto spec = node_class.find("spec"); spec != node_class.end() && spec->is_object()) {
-    hashed = *spec;
-    for (const char* field :
-         {"subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms"}) {
-      hashed.erase(field);
-    }
+  const auto found = node_class.find("spec");
+  const kube::Object spec =
+      found != node_class.end() && found->is_object() ? *found : kube::Object::object();
+  // The family in effect, whether written or implied by an alias: adding `amiFamily: AL2023`
+  // beside an al2023 alias changes nothing.
+  std::string family = spec.value("amiFamily", kube::Object()).is_string()
+                           ? spec["amiFamily"].get<std::string>()
+                           : std::string();
+  const kube::Object terms = spec.value("amiSelectorTerms", kube::Object::array());
+  for (const kube::Object& term : terms.is_array() ? terms : kube::Object::array()) {
+    if (!family.empty()) break;
+    const kube::Object alias = term.is_object() ? term.value("alias", kube::Object()) : nullptr;
+    if (!alias.is_string()) continue;
+    const std::string text = alias.get<std::string>();
+    if (auto aliased = api::AmiFamilyOfAlias(text.substr(0, text.find('@')))) family = *aliased;
   }
-  return std::to_string(Fnv1a64(hashed.dump()));
+  kube::Object hashed = spec;
+  for (const char* field : {"subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms",
+                            "capacityReservationSelectorTerms", "ipPrefixCount", "amiFamily"}) {
+    hashed.erase(field);
+  }
+  const kube::Object content = {{"spec", Canonical(hashed)},
+                                {"amiFamily", family.empty() ? "Custom" : family}};
+  return std::to_string(Fnv1a64(content.dump()));
 }
 
 }  // namespace karpenter::controllers

@@ -1,6 +1,7 @@
 #include "operator/aws_backend.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,8 +15,9 @@ namespace {
 
 class AwsBackend final : public CloudBackend {
  public:
-  explicit AwsBackend(std::unique_ptr<aws::AwsProvider> provider)
-      : provider_(std::move(provider)) {}
+  AwsBackend(std::unique_ptr<kube::http::RefreshingServerVersion> version,
+             std::unique_ptr<aws::AwsProvider> provider)
+      : version_(std::move(version)), provider_(std::move(provider)) {}
 
   cloud::CloudProvider& cloud() override { return provider_->cloud(); }
 
@@ -44,6 +46,8 @@ class AwsBackend final : public CloudBackend {
   }
 
  private:
+  // Read by the provider's resolver: declared first, destroyed after the provider.
+  std::unique_ptr<kube::http::RefreshingServerVersion> version_;
   std::unique_ptr<aws::AwsProvider> provider_;
 };
 
@@ -75,11 +79,19 @@ Result<std::unique_ptr<CloudBackend>> NewAwsBackend(const Options& options,
   if (!version.ok()) {
     return Error("the API server's Kubernetes version: " + version.error().message);
   }
-  aws_options.kubernetes_version = std::move(*version);
+  // Read again every 15 minutes: after a control-plane upgrade, aliases resolve to the new
+  // version's AMIs at the next AMI refresh, and the nodes drift onto them (AMIDrift).
+  auto refreshing = std::make_unique<kube::http::RefreshingServerVersion>(
+      std::move(*version), [config] { return kube::http::ServerVersion(config); }, clock,
+      std::chrono::minutes(15));
+  aws_options.kubernetes_version = [version_source = refreshing.get()] {
+    return version_source->Get();
+  };
   ASSIGN_OR_RETURN(
       std::unique_ptr<aws::AwsProvider> provider,
       aws::AwsProvider::Create(aws::Environment::OfProcess(), std::move(aws_options), clock));
-  return std::unique_ptr<CloudBackend>(std::make_unique<AwsBackend>(std::move(provider)));
+  return std::unique_ptr<CloudBackend>(
+      std::make_unique<AwsBackend>(std::move(refreshing), std::move(provider)));
 }
 
 }  // namespace karpenter::op

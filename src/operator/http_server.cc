@@ -5,12 +5,16 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <utility>
 
 namespace karpenter::op {
 namespace {
+
+constexpr size_t kMaxRequestBody = 1024;
 
 // 200 "ok" when `check` passes (or there is none), else `failure` with the reason, as plain
 // text: what a person running `curl :8081/readyz` wants to read.
@@ -46,6 +50,26 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerConfig config) {
   server->new_task_queue = [] { return new httplib::ThreadPool(2); };
   // Kubelet probes do not reuse connections; a short keep-alive lets Stop return quickly.
   server->set_keep_alive_timeout(1);
+  // Probes and scrapes are bodiless GETs. Before anything else is read, other methods are refused
+  // (405), a Content-Length that is not a number (httplib reads "-5" as no body) is a bad request
+  // and a body over 1 KiB too large (413; httplib would not even look at a GET's). A client that
+  // stops sending mid-request loses its thread after two seconds. httplib itself refuses a request
+  // line over 8 KiB (414) and a header line over 8 KiB (400).
+  server->set_payload_max_length(kMaxRequestBody);
+  server->set_read_timeout(2, 0);
+  server->set_pre_routing_handler([](const httplib::Request& request, httplib::Response& response) {
+    const std::string length = request.get_header_value("Content-Length");
+    if (request.method != "GET" && request.method != "HEAD") {
+      response.status = 405;
+    } else if (length.find_first_not_of("0123456789") != std::string::npos) {
+      response.status = 400;
+    } else if (length.size() > 6 || (!length.empty() && std::stoul(length) > kMaxRequestBody)) {
+      response.status = 413;
+    } else {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    return httplib::Server::HandlerResponse::Handled;
+  });
   // httplib's default also sets SO_REUSEPORT, with which a second process binds the same port
   // without complaint and takes half the probes. A taken port must be an error instead.
   server->set_socket_options([](socket_t socket) {

@@ -15,6 +15,7 @@
 #include "controllers/disruption_controller.h"
 #include "controllers/node_taints.h"
 #include "controllers/nodeclaim_disruption.h"
+#include "controllers/nodeclass_hash.h"
 #include "controllers/scenario_world.h"
 #include "support/matchers.h"
 
@@ -480,13 +481,33 @@ TEST(DisruptionScenarioTest, ChangedNodeClassDriftsItsNodes) {
   world.KeepReplicas("web", 1, "1500m");
   ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
   EXPECT_EQ(DriftReason(world), "");
-  // Another selector term finds what it finds: no drift by itself.
+  // Another selector term finds what it finds (a capacity reservation term too): no drift by
+  // itself; nor does writing out the alias's family, or an empty list where there was none.
   Object node_class = world.Get(resources::kEC2NodeClasses, "default");
   node_class["spec"]["subnetSelectorTerms"].push_back({{"id", "subnet-0123"}});
+  node_class["spec"]["capacityReservationSelectorTerms"] = {{{"id", "cr-0123456789abcdef0"}}};
+  node_class["spec"]["amiFamily"] = "AL2023";
+  node_class["spec"]["blockDeviceMappings"] = Object::array();
   ASSERT_THAT(
       world.client().Update(resources::kEC2NodeClasses, node_class, kube::Subresource::kNone),
       IsOk());
   EXPECT_EQ(DriftReason(world), "");
+  // A NodeClaim stamped by another hash version (upstream's, here) is re-stamped, not drifted.
+  const std::string claim_name(kube::Name(world.List(resources::kNodeClaims)[0]));
+  ASSERT_THAT(world.client().Patch(
+                  resources::kNodeClaims, "", claim_name, kube::PatchType::kMerge,
+                  {{"metadata",
+                    {{"annotations",
+                      {{std::string(controllers::kAnnotationNodeClassHash), "42"},
+                       {std::string(controllers::kAnnotationNodeClassHashVersion), "v4"}}}}}},
+                  kube::Subresource::kNone),
+              IsOk());
+  EXPECT_EQ(DriftReason(world), "");
+  const Object restamped = world.Get(resources::kNodeClaims, claim_name);
+  EXPECT_EQ(kube::Annotation(restamped, controllers::kAnnotationNodeClassHashVersion),
+            controllers::kNodeClassHashVersion);
+  EXPECT_EQ(kube::Annotation(restamped, controllers::kAnnotationNodeClassHash),
+            controllers::NodeClassHash(world.Get(resources::kEC2NodeClasses, "default")));
   node_class = world.Get(resources::kEC2NodeClasses, "default");
   node_class["spec"]["role"] = "KarpenterNodeRole-other";
   ASSERT_THAT(

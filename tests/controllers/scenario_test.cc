@@ -408,6 +408,57 @@ TEST(ScenarioTest, NodeClaimWithAMalformedStatusGetsAnEventAndNothingElseStops) 
   EXPECT_THAT(*world.cloud().List(), SizeIs(1));
 }
 
+// A NodeClaim whose provider ID someone else wrote — another cloud's machine, or one of this
+// cloud's scheme without the Launched condition a launch records — names a Node that runs a pod
+// and that Karpenter does not own. It gets an Event and is left alone: the Node is not adopted,
+// and deleting the NodeClaim releases it without draining the Node or terminating anything.
+TEST(ScenarioTest, ANodeClaimWithAForeignProviderIdIsReportedAndLeftAlone) {
+  for (const std::string provider_id :
+       {"gce://project/us-central1-a/vm-1", "sim:///us-east-1a/sim-0000000000ff"}) {
+    SCOPED_TRACE(provider_id);
+    World world;
+    world.Create(resources::kNodes,
+                 {{"apiVersion", "v1"},
+                  {"kind", "Node"},
+                  {"metadata", {{"name", "theirs"}, {"labels", {{"team", "other"}}}}},
+                  {"spec", {{"providerID", provider_id}}},
+                  {"status",
+                   {{"conditions", {{{"type", "Ready"}, {"status", "True"}}}},
+                    {"allocatable", {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}}}}}});
+    Object pod = Pod("theirs-1", "500m");
+    pod["spec"]["nodeName"] = "theirs";
+    world.Create(resources::kPods, pod);
+    Object claim = NodeClaim("foreign", Object::array());
+    claim["metadata"]["finalizers"] = {api::kFinalizerTermination};
+    world.Create(resources::kNodeClaims, claim);
+    ASSERT_THAT(world.client().Patch(resources::kNodeClaims, "", "foreign", kube::PatchType::kMerge,
+                                     {{"status", {{"providerID", provider_id}}}},
+                                     kube::Subresource::kStatus),
+                IsOk());
+    StartDefault(world, 0);
+    // Past the first garbage collection, which looks up every launched NodeClaim's instance.
+    world.RunUntilTime(kStart + seconds(40));
+
+    EXPECT_THAT(world.EventMessages("foreign", "ForeignProviderID"),
+                Contains(HasSubstr(provider_id)));
+    EXPECT_FALSE(world.Get(resources::kNodeClaims, "foreign").is_null());
+    const Object node = world.Get(resources::kNodes, "theirs");
+    ASSERT_FALSE(node.is_null());
+    EXPECT_EQ(kube::Label(node, api::kLabelRegistered), "");
+    EXPECT_FALSE(node["metadata"].contains("ownerReferences"));
+    EXPECT_FALSE(kube::HasFinalizer(node, api::kFinalizerTermination));
+
+    ASSERT_THAT(world.client().Delete(resources::kNodeClaims, "", "foreign", {}), IsOk());
+    world.RunFor(seconds(20));
+    EXPECT_TRUE(world.Get(resources::kNodeClaims, "foreign").is_null());
+    const Object after = world.Get(resources::kNodes, "theirs");
+    ASSERT_FALSE(after.is_null());
+    EXPECT_THAT(TaintKeys(after), Not(Contains(api::kTaintDisrupted)));
+    EXPECT_FALSE(world.Get(resources::kPods, "theirs-1", "default").is_null());
+    EXPECT_THAT(*world.cloud().List(), IsEmpty());
+  }
+}
+
 TEST(ScenarioTest, InvalidNodePoolIsNotReadyAndNotUsed) {
   World world;
   world.Create(resources::kEC2NodeClasses, NodeClass("default"));

@@ -12,7 +12,8 @@
 // policy and the migration guide's (tests/testdata/iam/): a policy that allows each of them would
 // have seen this very run. The generated and upstream's must refuse nothing; the guide's grants
 // nothing on SQS, and those are its only refusals (AwsMissingStatementE2E shows the controller
-// going on without the queue).
+// going on without the queue). Neither run leaves the controller's credentials (its AWS secret key,
+// its ServiceAccount token) in anything it writes: its log, Events, objects, metrics, debug state.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,6 +39,7 @@
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
 #include "integration/end_to_end.h"
+#include "kube/http/config.h"
 #include "kube/object.h"
 #include "support/matchers.h"
 #include "support/node_registrar.h"
@@ -105,11 +107,76 @@ class AwsE2E : public ControllerEndToEnd {
     std::remove(log.c_str());
     controller_ = std::make_unique<support::ControllerProcess>(
         KARPENTER_BINARY,
+        // --debug-endpoints: /debug/state is among what the credential check reads.
         std::vector<std::string>{"--kubeconfig", identity->kubeconfig, "--health-probe-port", "0",
-                                 "--metrics-port", "0"},
+                                 "--metrics-port", "0", "--debug-endpoints"},
         log, std::move(env));
     Status leading = support::AwaitLeadership(*controller_, std::chrono::seconds(60));
     ASSERT_THAT(leading, IsOk());
+  }
+
+  // The credentials the controller holds: its AWS secret key and its ServiceAccount's token.
+  std::map<std::string, std::string> ControllerCredentials() {
+    std::map<std::string, std::string> credentials;
+    credentials["the AWS secret access key"] =
+        Part(seed_, "controller_credentials").value("secret_access_key", "");
+    Result<support::ChartIdentity> identity = support::ReadChartIdentity(KARPENTER_TESTENV_DIR);
+    if (identity.ok()) {
+      Result<kube::http::Config> config = kube::http::LoadKubeconfig(identity->kubeconfig);
+      if (config.ok()) credentials["the ServiceAccount token"] = config->bearer_token;
+    }
+    return credentials;
+  }
+
+  // What the controller wrote for people and tools to read: its log, the Events, the objects it
+  // manages (statuses, condition messages), its metrics and its debug state.
+  std::map<std::string, std::string> WhatTheControllerWrote() {
+    std::map<std::string, std::string> written;
+    const std::string log = controller_->Log();
+    written["its log"] = log;
+    for (const kube::Resource* resource :
+         {&kube::resources::kEvents, &kube::resources::kNodeClaims, &kube::resources::kNodePools,
+          &kube::resources::kEC2NodeClasses, &kube::resources::kNodes}) {
+      kube::Object all = kube::Object::array();
+      for (kube::Object& object : List(*client_, *resource)) all.push_back(std::move(object));
+      written[std::string(resource->plural)] = all.dump();
+    }
+    Result<std::string> metrics = support::ScrapeText(support::PortFromLog(log, "serving metrics"));
+    written["/metrics"] = metrics.ok() ? *metrics : "";
+    Result<kube::Object> debug =
+        support::DebugState(support::PortFromLog(log, "serving health probes"));
+    written["/debug/state"] = debug.ok() ? debug->dump() : "";
+    return written;
+  }
+
+  // Credentials never reach what the controller writes, not even in part: each is looked for by
+  // its first 16 characters (a JWT's header is the same for every token of a cluster, so the
+  // token's signature is looked for too). The check is first shown to find one planted in a copy.
+  void ExpectNoCredentialsInWhatTheControllerWrote() {
+    std::vector<std::pair<std::string, std::string>> needles;  // what, text looked for
+    for (const auto& [what, credential] : ControllerCredentials()) {
+      ASSERT_GE(credential.size(), 32U) << what << " unknown to the test";
+      needles.emplace_back(what, credential.substr(0, 16));
+      if (const size_t dot = credential.rfind('.'); dot != std::string::npos) {
+        needles.emplace_back(what + " (its signature)", credential.substr(dot + 1, 16));
+      }
+    }
+    ASSERT_GE(needles.size(), 2U);
+    const auto leaks = [&needles](const std::map<std::string, std::string>& written) {
+      std::vector<std::string> found;
+      for (const auto& [where, text] : written) {
+        for (const auto& [what, needle] : needles) {
+          if (text.find(needle) != std::string::npos) found.push_back(what + " in " + where);
+        }
+      }
+      return found;
+    };
+    std::map<std::string, std::string> written = WhatTheControllerWrote();
+    for (const auto& [where, text] : written) EXPECT_FALSE(text.empty()) << where << " not read";
+    std::map<std::string, std::string> planted = written;
+    planted["its log"] += "\nleaked: ..." + needles.front().second + "...\n";
+    EXPECT_THAT(leaks(planted), testing::ElementsAre(needles.front().first + " in its log"));
+    EXPECT_THAT(leaks(written), testing::IsEmpty());
   }
 
   // Waits for `done`, registering the machines that boot meanwhile.
@@ -333,6 +400,7 @@ TEST_F(AwsE2E, LaunchesRegistersInterruptsAndConsolidatesWithoutLeaks) {
     }
   }
   EXPECT_TRUE(controller_->Running());
+  ExpectNoCredentialsInWhatTheControllerWrote();
 }
 
 // Under the generated policy without a statement, the controller says what it was refused where a
@@ -444,6 +512,8 @@ TEST_F(AwsMissingStatementE2E, MissingStatementsShowOnTheNodeClassAndFixingThePo
   EXPECT_EQ(aws::testing::IamDecisions().value("denials", -1), 0)
       << aws::testing::IamDecisions()["denied"].dump(2);
   EXPECT_TRUE(controller_->Running());
+  // Refused calls are where an error message could carry a signed request.
+  ExpectNoCredentialsInWhatTheControllerWrote();
 }
 
 // Drift on what the EC2NodeClass's selectors resolve to, with a budget of one node: a subnet taken

@@ -5,10 +5,6 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <openssl/ec.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +25,7 @@
 #include "kube/object.h"
 #include "kube/resource.h"
 #include "support/matchers.h"
+#include "support/self_signed.h"
 
 namespace karpenter::kube::http {
 namespace {
@@ -41,30 +38,6 @@ constexpr const char* kKubeconfig = KARPENTER_TESTENV_KUBECONFIG;
 
 // The kubeconfig's folder, where `up` also writes the bearer token.
 std::string TestenvDir() { return std::filesystem::path(kKubeconfig).parent_path().string(); }
-
-// A self-signed certificate the test cluster's server certificate does not chain to.
-std::string UnrelatedCa() {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* cert = X509_new();
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), 7);
-  X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("unrelated-ca"), -1, -1, 0);
-  X509_set_issuer_name(cert, name);
-  X509_sign(cert, key, EVP_sha256());
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_X509(bio, cert);
-  char* data = nullptr;
-  const long size = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(size));
-  BIO_free(bio);
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  return pem;
-}
 
 class KubeHttpTest : public testing::Test {
  protected:
@@ -458,7 +431,8 @@ TEST_F(KubeHttpTest, AuthenticatesWithABearerToken) {
 
 TEST_F(KubeHttpTest, AWrongCaFailsTheTlsHandshake) {
   Config config = config_;
-  config.certificate_authority = UnrelatedCa();
+  // A self-signed certificate the test cluster's server certificate does not chain to.
+  config.certificate_authority = support::MakeSelfSigned("unrelated-ca").certificate_pem;
   Result<std::unique_ptr<Client>> client = NewClient(config);
   ASSERT_THAT(client, IsOk());
   Result<Object> ns = (*client)->Get(resources::kNamespaces, "", "default");

@@ -353,12 +353,14 @@ Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
   const std::vector<api::AmiSelectorTerm>& terms = node_class.spec.ami_selector_terms;
   NewestPerRequirements newest(clock_.Now());
   std::vector<std::string> plain_ids;  // id and ssmParameter terms: requirements from the image
+  const std::string kubernetes_version =
+      options_.kubernetes_version ? options_.kubernetes_version() : std::string();
   for (size_t i = 0; i < terms.size(); ++i) {
     const std::string where = Prefix(node_class) + Field("spec.amiSelectorTerms", i);
     RETURN_IF_ERROR(
         terms[i].alias.empty()
             ? OfferSelectedImages(ssm_, ec2_, where, terms[i], newest, plain_ids)
-            : OfferAliasImages(ssm_, ec2_, options_.kubernetes_version, where, terms[i], newest));
+            : OfferAliasImages(ssm_, ec2_, kubernetes_version, where, terms[i], newest));
   }
   Result<std::vector<Image>> images = ImagesById(ec2_, plain_ids);
   if (!images.ok()) {

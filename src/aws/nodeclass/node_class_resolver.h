@@ -8,6 +8,7 @@
 // counts synced), and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady,
 // InstanceProfileReady, CapacityReservationsReady (with the gate) and Ready (all True).
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,8 +30,10 @@ inline constexpr std::string_view kFinalizerNodeClassTermination = "karpenter.k8
 struct NodeClassResolverOptions {
   std::string cluster_name;
   std::string region;
-  std::string kubernetes_version;  // "1.31": picks the EKS-optimized AMIs of aliases
-  bool reserved_capacity = true;   // the ReservedCapacity feature gate
+  // The cluster's Kubernetes version now ("1.31"), asked at each AMI resolution: it picks the
+  // EKS-optimized AMIs of aliases, which follow a control-plane upgrade.
+  std::function<std::string()> kubernetes_version;
+  bool reserved_capacity = true;  // the ReservedCapacity feature gate
   // Where the reservations' counts go when they are read; null: nowhere. Must outlive this.
   ReservationCounts* reservation_counts = nullptr;
 };

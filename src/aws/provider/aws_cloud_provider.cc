@@ -47,6 +47,10 @@ Error NotFound(std::string_view provider_id, std::string_view why) {
                std::string(cloud::kReasonNotFound));
 }
 
+Error NotOwned(std::string message) {
+  return Error(std::move(message), 0, std::string(cloud::kReasonNotOwned));
+}
+
 bool Gone(const Instance& instance) {
   return instance.state == "terminated" || instance.state == "shutting-down";
 }
@@ -727,7 +731,7 @@ Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
 
 Result<Instance> AwsCloudProvider::DescribeLive(std::string_view provider_id) {
   const std::string id = InstanceIdOf(provider_id);
-  if (id.empty()) return Error(fmt::format("{} is not an AWS provider ID", provider_id));
+  if (id.empty()) return NotOwned(fmt::format("{} is not an AWS provider ID", provider_id));
   Result<std::vector<Instance>> described = ec2_.DescribeInstances({id});
   if (!described.ok()) {
     if (described.error().reason == kInstanceNotFound) return NotFound(provider_id, "not found");
@@ -743,7 +747,7 @@ Status AwsCloudProvider::Delete(std::string_view provider_id) {
   MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(Instance instance, DescribeLive(provider_id));
   if (!Owned(instance)) {
-    return Error(
+    return NotOwned(
         fmt::format("instance {} is not owned by cluster {} (no {}=owned and {} tags): "
                     "refusing to terminate it",
                     instance.instance_id, options_.cluster_name, ClusterTag(options_.cluster_name),
@@ -765,7 +769,8 @@ Result<cloud::Instance> AwsCloudProvider::Get(std::string_view provider_id) {
   MutexLock lock(mutex_);
   ASSIGN_OR_RETURN(Instance instance, DescribeLive(provider_id));
   if (!Owned(instance)) {
-    return NotFound(provider_id, "is not owned by cluster " + options_.cluster_name);
+    return NotOwned(
+        fmt::format("instance {} is not owned by cluster {}", provider_id, options_.cluster_name));
   }
   return ToCloudInstance(instance, nullptr, nullptr, 0);
 }

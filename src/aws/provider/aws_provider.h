@@ -4,6 +4,7 @@
 // types and unavailable offerings, the launch templates, the EC2NodeClass resolver and
 // controller, and the cloud provider the controllers launch through.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,7 +46,8 @@ struct AwsProviderOptions {
   std::string certificate_authority;
   std::string service_cidr;
   std::string fallback_endpoint;
-  std::string kubernetes_version;  // "1.31": which EKS-optimized AMIs aliases resolve to
+  // The cluster's Kubernetes version now ("1.31"): which EKS-optimized AMIs aliases resolve to.
+  std::function<std::string()> kubernetes_version;
   bool isolated_vpc = false;
   double vm_memory_overhead_percent = 0.075;
   int reserved_enis = 0;

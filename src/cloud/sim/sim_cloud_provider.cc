@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "api/labels.h"
@@ -12,6 +15,13 @@
 
 namespace karpenter::cloud {
 namespace {
+
+// Another cloud's provider ID: nothing of the simulated cloud's, never to be terminated.
+std::optional<Error> NotOwned(std::string_view provider_id) {
+  if (provider_id.starts_with("sim://")) return std::nullopt;
+  return Error(fmt::format("{} is not a provider ID of the simulated cloud", provider_id), 0,
+               std::string(kReasonNotOwned));
+}
 
 // The chosen instance type and offering for a NodeClaim.
 struct Choice {
@@ -119,6 +129,7 @@ void SimCloudProvider::Adopt(Instance instance) {
 }
 
 Status SimCloudProvider::Delete(std::string_view provider_id) {
+  if (std::optional<Error> foreign = NotOwned(provider_id)) return *foreign;
   MutexLock lock(mutex_);
   const auto it = instances_.find(provider_id);
   if (it == instances_.end()) {
@@ -131,6 +142,7 @@ Status SimCloudProvider::Delete(std::string_view provider_id) {
 }
 
 Result<Instance> SimCloudProvider::Get(std::string_view provider_id) {
+  if (std::optional<Error> foreign = NotOwned(provider_id)) return *foreign;
   MutexLock lock(mutex_);
   const auto it = instances_.find(provider_id);
   if (it == instances_.end()) {

@@ -1,8 +1,10 @@
 #include "kube/http/server_version.h"
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "kube/http/transport.h"
 
@@ -20,6 +22,29 @@ std::string Digits(std::string_view text) {
 }
 
 }  // namespace
+
+RefreshingServerVersion::RefreshingServerVersion(std::string first,
+                                                 std::function<Result<std::string>()> read,
+                                                 const Clock& clock, std::chrono::nanoseconds every)
+    : read_(std::move(read)),
+      clock_(clock),
+      every_(every),
+      version_(std::move(first)),
+      next_read_(clock.Monotonic() + every) {}
+
+std::string RefreshingServerVersion::Get() {
+  MutexLock lock(mutex_);
+  const MonoTime now = clock_.Monotonic();
+  if (now < next_read_) return version_;
+  // Held while reading: callers at the same moment wait for the one read instead of each reading.
+  if (Result<std::string> read = read_(); read.ok()) {
+    version_ = std::move(*read);
+    next_read_ = now + every_;
+  } else {
+    next_read_ = now + std::min<std::chrono::nanoseconds>(every_, std::chrono::minutes(1));
+  }
+  return version_;
+}
 
 Result<std::string> ParseServerVersion(std::string_view body) {
   const nlohmann::json version = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);

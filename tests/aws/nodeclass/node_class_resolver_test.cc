@@ -58,12 +58,14 @@ class NodeClassResolverTest : public testing::MotoTest {
     ec2_.emplace(clients_->ec2());
     ssm_.emplace(clients_->ssm());
     iam_.emplace(clients_->iam());
-    resolver_.emplace(*ec2_, *ssm_, *iam_,
-                      NodeClassResolver::Options{
-                          .cluster_name = cluster_,
-                          .region = seed_["region"].get<std::string>(),
-                          .kubernetes_version = seed_["kubernetes_version"].get<std::string>()},
-                      clock_);
+    resolver_.emplace(
+        *ec2_, *ssm_, *iam_,
+        NodeClassResolver::Options{
+            .cluster_name = cluster_,
+            .region = seed_["region"].get<std::string>(),
+            .kubernetes_version =
+                [version = seed_["kubernetes_version"].get<std::string>()] { return version; }},
+        clock_);
   }
 
   // Discovers everything by the cluster's discovery tag, with AL2023 and the node role.
@@ -365,6 +367,28 @@ TEST_F(NodeClassResolverTest, SelectsImagesByNameOwnerIdAndSsmParameter) {
       ById(*pinned),
       UnorderedElementsAre(Pair(CustomImage("custom_x86_64_old"), "kubernetes.io/arch In amd64"),
                            Pair(Image("bottlerocket_arm64"), "kubernetes.io/arch In arm64")));
+}
+
+// The cluster's Kubernetes version is asked at every resolution: after a control-plane upgrade the
+// alias resolves to the new version's images (here a version nothing is published for, which the
+// error names).
+TEST_F(NodeClassResolverTest, AliasesFollowTheClustersKubernetesVersion) {
+  std::string version = seed_["kubernetes_version"].get<std::string>();
+  NodeClassResolver resolver(
+      *ec2_, *ssm_, *iam_,
+      NodeClassResolver::Options{.cluster_name = cluster_,
+                                 .region = seed_["region"].get<std::string>(),
+                                 .kubernetes_version = [&version] { return version; }},
+      clock_);
+  const api::EC2NodeClass node_class = NodeClass();
+  ASSERT_FALSE(node_class.spec.ami_selector_terms.front().alias.empty());
+  Result<std::vector<api::AmiStatus>> before = resolver.ResolveAmis(node_class);
+  ASSERT_THAT(before, IsOk());
+  EXPECT_FALSE(before->empty());
+  version = "1.99";
+  Result<std::vector<api::AmiStatus>> upgraded = resolver.ResolveAmis(node_class);
+  ASSERT_FALSE(upgraded.ok());
+  EXPECT_THAT(upgraded.error().message, HasSubstr("no AMI is published for Kubernetes 1.99"));
 }
 
 TEST_F(NodeClassResolverTest, ARoleGetsAnInstanceProfileCreatedOnceAndDeletedOnFinalize) {

@@ -88,7 +88,8 @@ class AwsCloudProviderTest : public testing::MotoTest {
     node_class_.spec.tags = {{"team", "platform"}};
     resolver_options_.cluster_name = cluster_name_;
     resolver_options_.region = region_;
-    resolver_options_.kubernetes_version = seed_["kubernetes_version"].get<std::string>();
+    resolver_options_.kubernetes_version =
+        [version = seed_["kubernetes_version"].get<std::string>()] { return version; };
     resolver_options_.reservation_counts = &counts_;
     ResolveNodeClass();
     if (HasFatalFailure()) return;
@@ -354,11 +355,15 @@ TEST_F(AwsCloudProviderTest, NeverTerminatesAnInstanceItDoesNotOwn) {
 
   Status deleted = provider_->Delete(provider_id);
   ASSERT_FALSE(deleted.ok());
-  EXPECT_NE(deleted.error().reason, cloud::kReasonNotFound);
+  EXPECT_EQ(deleted.error().reason, cloud::kReasonNotOwned);
   EXPECT_THAT(deleted.error().message, HasSubstr("refusing to terminate"));
   Result<cloud::Instance> got = provider_->Get(provider_id);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.error().reason, cloud::kReasonNotFound);
+  EXPECT_EQ(got.error().reason, cloud::kReasonNotOwned);
+  // Another cloud's provider ID is not ours either.
+  Status foreign = provider_->Delete("gce://project/us-central1-a/vm-1");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_EQ(foreign.error().reason, cloud::kReasonNotOwned);
 
   Result<std::vector<Instance>> after = ec2_->DescribeInstances({unmanaged});
   ASSERT_THAT(after, IsOk());

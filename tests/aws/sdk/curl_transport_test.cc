@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +16,7 @@
 
 #include "aws/sdk/loopback_server.h"
 #include "support/matchers.h"
+#include "support/self_signed.h"
 
 namespace karpenter::aws {
 namespace {
@@ -189,6 +192,42 @@ TEST(CurlTransportFailureTest, ARefusedConnectionIsAConnectionError) {
   EXPECT_EQ(response.error().status, 0);
   EXPECT_EQ(response.error().reason, "ConnectionError");
   EXPECT_THAT(response.error().message, HasSubstr(host));
+}
+
+// TLS verification is on: an endpoint whose certificate chains to no trusted CA (here a
+// self-signed one, as a man in the middle would present) is refused before a request is sent, with
+// an error naming the endpoint and the certificate as the reason.
+TEST(CurlTransportFailureTest, AnUntrustedCertificateIsRefused) {
+  const support::SelfSigned self_signed = support::MakeSelfSigned("localhost");
+  const std::string cert_path = ::testing::TempDir() + "untrusted-endpoint.crt";
+  const std::string key_path = ::testing::TempDir() + "untrusted-endpoint.key";
+  std::ofstream(cert_path) << self_signed.certificate_pem;
+  std::ofstream(key_path) << self_signed.key_pem;
+  httplib::SSLServer server(cert_path.c_str(), key_path.c_str());
+  ASSERT_TRUE(server.is_valid());
+  std::atomic<int> answered{0};
+  server.Get("/", [&answered](const httplib::Request&, httplib::Response& response) {
+    ++answered;
+    response.set_content("secret answer", "text/plain");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&server] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(milliseconds(1));
+  CurlTransport transport(CurlTransportOptions{milliseconds(2000), milliseconds(2000)});
+  HttpRequest request;
+  request.host = "127.0.0.1:" + std::to_string(port);  // https, the default
+
+  Result<HttpResponse> response = transport.Send(request);
+
+  server.stop();
+  serving.join();
+  ASSERT_FALSE(response.ok());
+  EXPECT_EQ(response.error().status, 0);
+  EXPECT_EQ(response.error().reason, "ConnectionError");
+  EXPECT_THAT(response.error().message, HasSubstr("GET https://" + request.host + "/: "));
+  EXPECT_THAT(response.error().message, HasSubstr("certificate"));
+  EXPECT_EQ(answered, 0);
 }
 
 }  // namespace

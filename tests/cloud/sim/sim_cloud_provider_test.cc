@@ -212,6 +212,10 @@ TEST_F(SimCloudProviderTest, GetListAndDelete) {
   const Status never = cloud_.Delete("sim:///us-east-1a/sim-0000000000ff");
   ASSERT_FALSE(never.ok());
   EXPECT_EQ(never.error().reason, kReasonNotFound);
+  const Status foreign = cloud_.Delete("aws:///us-east-1a/i-0123456789abcdef0");
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_EQ(foreign.error().reason, kReasonNotOwned);
+  EXPECT_EQ(cloud_.Get("aws:///us-east-1a/i-0123456789abcdef0").error().reason, kReasonNotOwned);
   ASSERT_EQ(cloud_.List()->size(), 1u);
   EXPECT_EQ(cloud_.List()->front().provider_id, b->provider_id);
 
