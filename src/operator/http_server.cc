@@ -76,17 +76,18 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerConfig config) {
     const int yes = 1;
     setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  for (const auto& [path, handler] : config.routes) {
-    server->Get(path, [handler](const httplib::Request&, httplib::Response& response) {
-      HttpAnswer answer;
-      try {
-        answer = handler();
-      } catch (const std::exception& e) {
-        answer = {500, "text/plain", fmt::format("failed: {}\n", e.what())};
-      }
-      response.status = answer.status;
-      response.set_content(std::move(answer.body), answer.content_type);
-    });
+  for (const auto& route : config.routes) {
+    server->Get(route.first,
+                [handler = route.second](const httplib::Request&, httplib::Response& response) {
+                  HttpAnswer answer;
+                  try {
+                    answer = handler();
+                  } catch (const std::exception& e) {
+                    answer = {500, "text/plain", fmt::format("failed: {}\n", e.what())};
+                  }
+                  response.status = answer.status;
+                  response.set_content(answer.body, answer.content_type);
+                });
   }
 
   errno = 0;

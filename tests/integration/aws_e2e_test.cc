@@ -166,7 +166,9 @@ class AwsE2E : public ControllerEndToEnd {
       std::vector<std::string> found;
       for (const auto& [where, text] : written) {
         for (const auto& [what, needle] : needles) {
-          if (text.find(needle) != std::string::npos) found.push_back(what + " in " + where);
+          if (text.find(needle) != std::string::npos) {
+            found.push_back(std::string(what).append(" in ").append(where));
+          }
         }
       }
       return found;

@@ -60,8 +60,9 @@ inline size_t CountRunning(kube::Client& client, const std::string& namespace_) 
 inline std::vector<kube::Object> SimNodes(kube::Client& client) {
   std::vector<kube::Object> out;
   for (kube::Object& node : List(client, kube::resources::kNodes)) {
-    if (Part(node, "spec").value("providerID", "").rfind("sim://", 0) == 0)
+    if (Part(node, "spec").value("providerID", "").rfind("sim://", 0) == 0) {
       out.push_back(std::move(node));
+    }
   }
   return out;
 }

@@ -158,7 +158,7 @@ TEST(HealthServerTest, OversizedAndMalformedRequestsAreRefusedAndServingGoesOn) 
   std::unique_ptr<HttpServer> server = StartOrDie(Local());
   ASSERT_NE(server, nullptr);
   const int port = server->port();
-  const std::string long_text(100 * 1024, 'a');
+  const std::string long_text(size_t{100} * 1024, 'a');
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"a 100 KiB request target", "GET /" + long_text + " HTTP/1.1\r\nHost: x\r\n\r\n"},
       {"a 100 KiB header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + long_text + "\r\n\r\n"},

@@ -22,7 +22,7 @@ using Bio = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
 
 std::string Text(BIO* bio) {
   char* data = nullptr;
-  const long size = BIO_get_mem_data(bio, &data);
+  const auto size = BIO_get_mem_data(bio, &data);
   return {data, static_cast<size_t>(size)};
 }
 
