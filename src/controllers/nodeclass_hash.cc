@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/ec2nodeclass.h"
@@ -45,16 +46,11 @@ std::string NodeClassHash(const kube::Object& node_class) {
       found != node_class.end() && found->is_object() ? *found : kube::Object::object();
   // The family in effect, whether written or implied by an alias: adding `amiFamily: AL2023`
   // beside an al2023 alias changes nothing.
-  std::string family = spec.value("amiFamily", kube::Object()).is_string()
-                           ? spec["amiFamily"].get<std::string>()
-                           : std::string();
-  const kube::Object terms = spec.value("amiSelectorTerms", kube::Object::array());
-  for (const kube::Object& term : terms.is_array() ? terms : kube::Object::array()) {
-    if (!family.empty()) break;
-    const kube::Object alias = term.is_object() ? term.value("alias", kube::Object()) : nullptr;
-    if (!alias.is_string()) continue;
-    const std::string text = alias.get<std::string>();
-    if (auto aliased = api::AmiFamilyOfAlias(text.substr(0, text.find('@')))) family = *aliased;
+  std::string family(kube::StringAt(spec, {"amiFamily"}));
+  const kube::Object& terms = spec.value("amiSelectorTerms", kube::Object::array());
+  for (size_t i = 0; family.empty() && terms.is_array() && i < terms.size(); ++i) {
+    const std::string_view alias = kube::StringAt(terms[i], {"alias"});
+    if (auto aliased = api::AmiFamilyOfAlias(alias.substr(0, alias.find('@')))) family = *aliased;
   }
   kube::Object hashed = spec;
   for (const char* field : {"subnetSelectorTerms", "securityGroupSelectorTerms", "amiSelectorTerms",
