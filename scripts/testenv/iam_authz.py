@@ -562,16 +562,17 @@ class Authorizer:
                                                request_tag_context(tagged.get(kind, {}))))
                   for kind in FLEET_TAGGED]
         for config in indexed(request.params, "LaunchTemplateConfigs"):
+            # A template that does not exist (the controller's DryRun check names the one it
+            # would create) has no tags to check; the subnets the request names are still checked.
             template = self.fleet_template(request, config)
-            if template is None:
-                continue
-            checks.append(self.check(request, request.action,
-                                     self.existing(request, "launch-template", template["id"],
-                                                   template["tags"])))
+            if template is not None:
+                checks.append(self.check(request, request.action,
+                                         self.existing(request, "launch-template", template["id"],
+                                                       template["tags"])))
             for override in overrides(config):
                 checks.append(self.check(request, request.action, self.existing(
                     request, "subnet", override.get("SubnetId", ""), {})))
-                image = override.get("ImageId") or template["image"]
+                image = override.get("ImageId") or (template or {}).get("image")
                 if image:
                     checks.append(self.check(request, request.action,
                                              self.existing(request, "image", image, {})))

@@ -308,7 +308,9 @@ def serve_capacity_reservations():
     go into it while it has room; else the launch is reported in the fleet's errorSet as
     ReservationCapacityExceeded, as EC2 does. A reservation's available count is its total less the
     instances running in it. Once it ends (cancelled, or past its end date: expired), its
-    instances run on as on-demand ones that name no reservation, as on EC2."""
+    instances run on as on-demand ones that name no reservation, as on EC2. EC2 makes a capacity
+    block only by PurchaseCapacityBlock from an offering; this fixture makes one from
+    CreateCapacityReservation with the extra parameter ReservationType=capacity-block."""
     # pylint: disable=import-outside-toplevel,protected-access
     from moto.ec2.exceptions import EC2ClientError
     from moto.ec2.models import fleets
@@ -354,6 +356,8 @@ def serve_capacity_reservations():
         end = response._get_param("EndDate")
         if isinstance(end, str):
             end = datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+        if isinstance(end, datetime.datetime) and end.tzinfo is None:
+            end = end.replace(tzinfo=datetime.timezone.utc)  # moto parses it without its zone
         return end
 
     def create_capacity_reservation(self):
@@ -378,7 +382,8 @@ def serve_capacity_reservations():
             "EndDateType": "limited" if end is not None else "unlimited",
             "InstanceMatchCriteria": self._get_param("InstanceMatchCriteria") or "open",
             "CreateDate": now(),
-            "ReservationType": "default",
+            # Not in EC2's model of this call, so read from the raw query, which moto keeps.
+            "ReservationType": (self.querystring.get("ReservationType") or ["default"])[0],
             "Tags": [{"Key": k, "Value": v} for k, v in tags.items()],
         }
         reservations[reservation_id] = reservation

@@ -206,6 +206,12 @@ EC2NodeClassSpec DecodeEC2NodeClassSpec(const Reader& spec) {
       unsupported.Error(kNotSupportedYet);
     }
   }
+  // Nitro Enclaves: disabled, as without the field, is what every launch does already.
+  if (Reader enclave = spec["enclaveOptions"]; enclave.Object()) {
+    if (Reader enabled = enclave["enabled"]; enabled.Required() && enabled.Bool().value_or(false)) {
+      enabled.Error(kNotSupportedYet);
+    }
+  }
   return out;
 }
 

@@ -32,10 +32,10 @@ struct AmiSelectorTerm {
 // Selects On-Demand Capacity Reservations: by id alone, or by tags and/or match criteria, narrowed
 // by the owning account. Terms are ORed (each is its own query), as upstream's code does.
 struct CapacityReservationSelectorTerm {
-  Labels tags;  // a value of "*" matches any value of that key
-  std::string id;
-  std::string owner_id;
-  std::string instance_match_criteria;  // "open" or "targeted"; "" for any
+  Labels tags = {};  // a value of "*" matches any value of that key
+  std::string id = {};
+  std::string owner_id = {};
+  std::string instance_match_criteria = {};  // "open" or "targeted"; "" for any
 };
 
 struct KubeletConfiguration {

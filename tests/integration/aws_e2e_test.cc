@@ -38,6 +38,7 @@
 #include "aws/sdk/curl_transport.h"
 #include "aws/userdata/user_data.h"
 #include "common/base64.h"
+#include "common/quantity.h"
 #include "integration/end_to_end.h"
 #include "kube/http/config.h"
 #include "kube/object.h"
@@ -805,11 +806,26 @@ TEST_F(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
     EXPECT_EQ(data["Monitoring"]["Enabled"], true) << data;
     EXPECT_EQ(data["MetadataOptions"]["HttpPutResponseHopLimit"], 2) << data;
     EXPECT_EQ(data["MetadataOptions"]["HttpTokens"], "required") << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][0]["DeviceName"], "/dev/xvda") << data;
     EXPECT_EQ(data["BlockDeviceMappings"][0]["Ebs"]["VolumeSize"], 40) << data;
     EXPECT_EQ(data["BlockDeviceMappings"][0]["Ebs"]["Iops"], 4000) << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][0]["Ebs"]["KmsKeyId"],
+              "arn:aws:kms:us-west-2:123456789012:key/e2e-root")
+        << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][1]["DeviceName"], "/dev/xvdb") << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][1]["Ebs"]["SnapshotId"], "snap-0123456789abcdef0")
+        << data;
+    EXPECT_EQ(data["BlockDeviceMappings"][1]["Ebs"]["DeleteOnTermination"], false) << data;
     EXPECT_EQ(data["NetworkInterfaces"][0]["AssociatePublicIpAddress"], false) << data;
   }
   EXPECT_TRUE(found) << "no launch template targets " << id;
+  // The scheduler planned with the root volume the node gets.
+  Result<kube::Object> launched = client_->Get(kube::resources::kNodeClaims, "", reserved_claim);
+  ASSERT_THAT(launched, IsOk());
+  Result<Quantity> planned =
+      Quantity::Parse(kube::StringAt(*launched, {"status", "capacity", "ephemeral-storage"}));
+  ASSERT_THAT(planned, IsOk()) << Part(*launched, "status").dump();
+  EXPECT_EQ(*planned, *Quantity::Parse("40Gi")) << Part(*launched, "status").dump();
   Result<std::string> user_data = ec2_->DescribeInstanceUserData(reserved_instance);
   ASSERT_THAT(user_data, IsOk());
   Result<std::string> decoded = DecodeBase64(*user_data);
@@ -817,6 +833,7 @@ TEST_F(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
   Result<aws::NodeRegistration> registration = aws::ParseNodeRegistration(*decoded);
   ASSERT_THAT(registration, IsOk());
   EXPECT_EQ(registration->max_pods, 20);
+  EXPECT_NE(decoded->find("echo \"set up by the e2e user data\""), std::string::npos) << *decoded;
 
   // The reservation ends: the instance runs on as on-demand, which its NodePool does not allow.
   aws::testing::CancelCapacityReservation(clients_->ec2(), id);

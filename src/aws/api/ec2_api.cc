@@ -196,6 +196,19 @@ void AddLaunchData(QueryRequest& request, const std::string& prefix,
   }
 }
 
+// The CreateLaunchTemplate request for `input`.
+QueryRequest LaunchTemplateRequest(const LaunchTemplateInput& input) {
+  QueryRequest request = Ec2Request("CreateLaunchTemplate");
+  request.Add("LaunchTemplateName", input.name);
+  AddLaunchData(request, "LaunchTemplateData.", input);
+  if (!input.tags.empty()) {
+    request.AddTagSpecifications({{"launch-template", TagPairs(input.tags)}});
+    request.AddTagSpecifications({{"network-interface", TagPairs(input.tags)}},
+                                 "LaunchTemplateData.TagSpecification");
+  }
+  return request;
+}
+
 // A DryRun request's verdict: EC2 answers DryRunOperation when the call would have succeeded.
 Status DryRunVerdict(const Result<XmlDocument>& answer, std::string_view action) {
   if (answer.ok()) {
@@ -409,15 +422,7 @@ Result<std::vector<SpotPrice>> Ec2Api::DescribeSpotPriceHistory(
 }
 
 Result<LaunchTemplate> Ec2Api::CreateLaunchTemplate(const LaunchTemplateInput& input) {
-  QueryRequest request = Ec2Request("CreateLaunchTemplate");
-  request.Add("LaunchTemplateName", input.name);
-  AddLaunchData(request, "LaunchTemplateData.", input);
-  if (!input.tags.empty()) {
-    request.AddTagSpecifications({{"launch-template", TagPairs(input.tags)}});
-    request.AddTagSpecifications({{"network-interface", TagPairs(input.tags)}},
-                                 "LaunchTemplateData.TagSpecification");
-  }
-  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, LaunchTemplateRequest(input)));
   const XmlElement created = document.root().Child("launchTemplate");
   if (created.Text("launchTemplateId").empty()) {
     return Error{"ec2 CreateLaunchTemplate " + input.name +
@@ -452,6 +457,12 @@ Status Ec2Api::DryRunCreateFleet(const FleetInput& input) {
   QueryRequest request = FleetRequest(input);
   request.Add("DryRun", "true");
   return DryRunVerdict(CallQuery(client_, request), "CreateFleet");
+}
+
+Status Ec2Api::DryRunCreateLaunchTemplate(const LaunchTemplateInput& input) {
+  QueryRequest request = LaunchTemplateRequest(input);
+  request.Add("DryRun", "true");
+  return DryRunVerdict(CallQuery(client_, request), "CreateLaunchTemplate");
 }
 
 Status Ec2Api::DryRunRunInstances(const LaunchTemplateInput& launch, std::string_view instance_type,

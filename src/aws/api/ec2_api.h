@@ -273,10 +273,11 @@ class Ec2Api {
   // not. The call succeeds when EC2 accepted the request, even if it launched nothing.
   Result<FleetResult> CreateFleet(const FleetInput& input);
   // Whether EC2 would authorize these calls (DryRun): OK when it answers DryRunOperation, the
-  // error (UnauthorizedOperation, …) otherwise. RunInstances launches one `instance_type` in
-  // `subnet_id` with `launch`'s data, tagging the instance, its volumes and interface with
-  // launch.tags.
+  // error (UnauthorizedOperation, …) otherwise. CreateLaunchTemplate is asked exactly as
+  // CreateLaunchTemplate would send it; RunInstances launches one `instance_type` in `subnet_id`
+  // with `launch`'s data, tagging the instance, its volumes and interface with launch.tags.
   Status DryRunCreateFleet(const FleetInput& input);
+  Status DryRunCreateLaunchTemplate(const LaunchTemplateInput& input);
   Status DryRunRunInstances(const LaunchTemplateInput& launch, std::string_view instance_type,
                             std::string_view subnet_id);
 

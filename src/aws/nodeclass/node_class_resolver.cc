@@ -1,5 +1,8 @@
 #include "aws/nodeclass/node_class_resolver.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -384,8 +387,8 @@ Result<std::vector<api::AmiStatus>> NodeClassResolver::ResolveAmis(
   return amis;
 }
 
-Result<std::pair<std::vector<api::CapacityReservationStatus>, std::string>>
-NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_class) {
+Result<NodeClassResolver::SelectedReservations> NodeClassResolver::ResolveCapacityReservations(
+    const api::EC2NodeClass& node_class) {
   const std::vector<api::CapacityReservationSelectorTerm>& terms =
       node_class.spec.capacity_reservation_selector_terms;
   std::map<std::string, CapacityReservation, std::less<>> found;  // by id: terms overlap
@@ -423,15 +426,14 @@ NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_cla
     }
   }
   const TimePoint now = clock_.Now();
-  std::vector<api::CapacityReservationStatus> out;
-  std::string blocks;
+  SelectedReservations selected;
   for (const auto& [id, reservation] : found) {
     if (reservation.state != "active" ||
         (reservation.end_date.has_value() && *reservation.end_date <= now)) {
       continue;
     }
     if (reservation.reservation_type == "capacity-block") {
-      blocks += (blocks.empty() ? "" : ", ") + id;
+      selected.capacity_blocks.push_back(id);
       continue;
     }
     if (options_.reservation_counts != nullptr) {
@@ -444,12 +446,9 @@ NodeClassResolver::ResolveCapacityReservations(const api::EC2NodeClass& node_cla
     status.zone = reservation.zone;
     status.instance_match_criteria = reservation.instance_match_criteria;
     if (reservation.end_date.has_value()) status.end_time = FormatTime(*reservation.end_date);
-    out.push_back(std::move(status));
+    selected.reservations.push_back(std::move(status));
   }
-  if (!blocks.empty()) {
-    blocks = "capacity blocks are not supported yet, left out: " + blocks;
-  }
-  return std::pair(std::move(out), std::move(blocks));
+  return selected;
 }
 
 std::string NodeClassResolver::InstanceProfileName(const api::EC2NodeClass& node_class) const {
@@ -620,12 +619,22 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
   }
   if (parts.capacity_reservations && options_.reserved_capacity) {
     // Selecting no reservation is fine (as upstream): only a failed read makes it False.
-    auto reservations = ResolveCapacityReservations(node_class);
-    if (reservations.ok()) {
-      status.capacity_reservations = std::move(reservations->first);
+    Result<SelectedReservations> reservations = ResolveCapacityReservations(node_class);
+    if (reservations.ok() && !reservations->capacity_blocks.empty()) {
+      // Refused rather than ignored: launching into a block needs its own market type and
+      // draining before the block ends (docs/differences-from-upstream.md).
+      status.capacity_reservations = std::move(reservations->reservations);
+      SetStatusCondition(
+          status.conditions, api::kConditionCapacityReservationsReady, false,
+          "CapacityBlocksUnsupported",
+          fmt::format("{}spec.capacityReservationSelectorTerms select capacity blocks ({}), which "
+                      "karpenter-cpp does not support yet; select only default reservations",
+                      Prefix(node_class), fmt::join(reservations->capacity_blocks, ", ")),
+          now, generation);
+    } else if (reservations.ok()) {
+      status.capacity_reservations = std::move(reservations->reservations);
       SetStatusCondition(status.conditions, api::kConditionCapacityReservationsReady, true,
-                         api::kConditionCapacityReservationsReady, reservations->second, now,
-                         generation);
+                         api::kConditionCapacityReservationsReady, "", now, generation);
     } else {
       SetStatusCondition(status.conditions, api::kConditionCapacityReservationsReady, false,
                          "CapacityReservationResolutionFailed", reservations.error().message, now,

@@ -4,9 +4,10 @@
 // SSM parameters, other terms through DescribeImages; the newest per requirement set), the
 // instance profile (created and owned for spec.role), the capacity reservations (with the
 // ReservedCapacity gate on: each term its own DescribeCapacityReservations query of active ones,
-// as upstream; those that ended, and capacity blocks, which are not supported yet, left out; their
-// counts synced), and the conditions SubnetsReady, SecurityGroupsReady, AMIsReady,
-// InstanceProfileReady, CapacityReservationsReady (with the gate) and Ready (all True).
+// as upstream; those that ended left out; their counts synced; a selected capacity block, which
+// is not supported yet, makes CapacityReservationsReady False rather than be ignored), and the
+// conditions SubnetsReady, SecurityGroupsReady, AMIsReady, InstanceProfileReady,
+// CapacityReservationsReady (with the gate) and Ready (all True).
 
 #include <functional>
 #include <string>
@@ -73,10 +74,13 @@ class NodeClassResolver {
       const api::EC2NodeClass& node_class);
   // Sorted newest first (then by id); one entry per distinct requirement set.
   Result<std::vector<api::AmiStatus>> ResolveAmis(const api::EC2NodeClass& node_class);
-  // The reservations the terms select, by id; the second member names the capacity blocks left
-  // out ("" when none).
-  Result<std::pair<std::vector<api::CapacityReservationStatus>, std::string>>
-  ResolveCapacityReservations(const api::EC2NodeClass& node_class);
+  // What the capacity reservation terms select, by id: the default reservations, and the ids of
+  // the capacity blocks (not supported yet).
+  struct SelectedReservations {
+    std::vector<api::CapacityReservationStatus> reservations;
+    std::vector<std::string> capacity_blocks;
+  };
+  Result<SelectedReservations> ResolveCapacityReservations(const api::EC2NodeClass& node_class);
   // spec.instanceProfile when it exists; for spec.role, the profile this controller owns
   // (InstanceProfileName), created, tagged and given the role as needed.
   Result<std::string> ResolveInstanceProfile(const api::EC2NodeClass& node_class);

@@ -250,6 +250,8 @@ struct AwsCloudProvider::PlannedLaunch {
   // Without the NodeClaim's own tag: NodeClaims with equal requests are launched by one.
   FleetInput fleet;
   LaunchTemplateInput first_template;  // what the fleet's first launch template holds
+  // False for the permission check: the fleet names its templates, none is created.
+  bool create_templates = true;
 
   const cloud::InstanceType* FindType(std::string_view name) const {
     for (const cloud::InstanceType& type : *types) {
@@ -377,22 +379,23 @@ Result<LaunchAuthorization> AwsCloudProvider::CheckLaunchAuthorization(
   launch.user = user;
   launch.node_class = node_class;
   launch.types = types;
+  launch.create_templates = false;
+  RETURN_IF_ERROR(PlanFleet(launch));
   const auto unauthorized = [](const Error& error) {
     return error.reason == "UnauthorizedOperation" || error.reason == "AccessDenied";
   };
-  if (Status planned = PlanFleet(launch); !planned.ok()) {
-    if (unauthorized(planned.error())) {
-      return LaunchAuthorization{"CreateLaunchTemplateAuthCheckFailed",
-                                 "Controller isn't authorized to call ec2:CreateLaunchTemplate: " +
-                                     planned.error().message};
-    }
-    return planned.error();
-  }
+  // In upstream's order: CreateFleet, CreateLaunchTemplate, RunInstances.
   if (Status fleet = ec2_.DryRunCreateFleet(launch.fleet); !fleet.ok()) {
     if (!unauthorized(fleet.error())) return fleet.error();
     return LaunchAuthorization{
         "CreateFleetAuthCheckFailed",
         "Controller isn't authorized to call ec2:CreateFleet: " + fleet.error().message};
+  }
+  if (Status created = ec2_.DryRunCreateLaunchTemplate(launch.first_template); !created.ok()) {
+    if (!unauthorized(created.error())) return created.error();
+    return LaunchAuthorization{
+        "CreateLaunchTemplateAuthCheckFailed",
+        "Controller isn't authorized to call ec2:CreateLaunchTemplate: " + created.error().message};
   }
   const LaunchCandidate& first = launch.plan.candidates.front();
   if (Status run = ec2_.DryRunRunInstances(launch.first_template, first.instance_type->name,
@@ -473,14 +476,18 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
             candidate.reservation_id.empty() ? "none" : "capacity-reservations-only";
         input.capacity_reservation_id = candidate.reservation_id;
       }
+      input = launch_templates_.Completed(std::move(input), node_class.metadata.name);
       if (fleet.launch_templates.empty()) launch.first_template = input;
-      Result<std::string> name =
-          launch_templates_.Ensure(std::move(input), node_class.metadata.name);
-      if (!name.ok()) {
-        return Error(launch.user + ": " + name.error().message, name.error().status,
-                     name.error().reason);
+      std::string name = input.name;
+      if (launch.create_templates) {
+        Result<std::string> ensured =
+            launch_templates_.Ensure(std::move(input), node_class.metadata.name);
+        if (!ensured.ok()) {
+          return Error(launch.user + ": " + ensured.error().message, ensured.error().status,
+                       ensured.error().reason);
+        }
       }
-      fleet.launch_templates.push_back(FleetLaunchTemplateConfig{*name, {}});
+      fleet.launch_templates.push_back(FleetLaunchTemplateConfig{std::move(name), {}});
     }
     fleet.launch_templates[it->second].overrides.push_back(FleetOverride{
         candidate.instance_type->name, candidate.subnet_id, candidate.zone, std::nullopt});

@@ -88,10 +88,11 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   Result<std::string> IsDrifted(const api::NodeClaim& node_claim) override EXCLUDES(mutex_);
   std::string_view Name() const override { return "aws"; }
 
-  // Checks the permissions a launch from `node_class` needs, as upstream does: creates the launch
-  // template of one on-demand (else spot) launch of its cheapest offering (as a NodePool without
-  // a name would), then asks EC2 with DryRun whether CreateFleet and RunInstances would be
-  // authorized. An error when the check itself could not be made (no offering, throttling).
+  // Checks the permissions a launch from `node_class` needs, as upstream does: plans one
+  // on-demand (else spot) launch of its cheapest offering (as a NodePool without a name would)
+  // and asks EC2 with DryRun whether its CreateFleet, CreateLaunchTemplate and RunInstances would
+  // be authorized; nothing is created. An error when the check itself could not be made (no
+  // offering, throttling).
   Result<LaunchAuthorization> CheckLaunchAuthorization(const api::EC2NodeClass& node_class)
       EXCLUDES(mutex_);
 

@@ -81,11 +81,17 @@ LaunchTemplates::LaunchTemplates(Ec2Api& ec2, std::string cluster_name, const Cl
       clock_(clock),
       started_(clock.Monotonic()) {}
 
-Result<std::string> LaunchTemplates::Ensure(LaunchTemplateInput input,
-                                            std::string_view node_class) {
+LaunchTemplateInput LaunchTemplates::Completed(LaunchTemplateInput input,
+                                               std::string_view node_class) const {
   input.tags[std::string(kTagCluster)] = cluster_name_;
   input.tags[std::string(kTagNodeClass)] = std::string(node_class);
   input.name = LaunchTemplateName(input);
+  return input;
+}
+
+Result<std::string> LaunchTemplates::Ensure(LaunchTemplateInput input,
+                                            std::string_view node_class) {
+  input = Completed(std::move(input), node_class);
   if (const auto known = last_used_.find(input.name); known != last_used_.end()) {
     known->second = clock_.Monotonic();
     return input.name;

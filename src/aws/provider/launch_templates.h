@@ -33,6 +33,9 @@ class LaunchTemplates {
   // `ec2` and `clock` must outlive this.
   LaunchTemplates(Ec2Api& ec2, std::string cluster_name, const Clock& clock);
 
+  // `input` as Ensure creates it for `node_class`: tagged with the cluster and the node class,
+  // named for its content.
+  LaunchTemplateInput Completed(LaunchTemplateInput input, std::string_view node_class) const;
   // The name of a template with `input`'s content made for `node_class`, created the first time
   // (a template another replica created meanwhile is used as is).
   Result<std::string> Ensure(LaunchTemplateInput input, std::string_view node_class);

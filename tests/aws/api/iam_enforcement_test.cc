@@ -275,8 +275,15 @@ TEST_P(IamEnforcementTest, DryRunLaunchesGetTheVerdictWithoutLaunching) {
   launch.tags = OwnershipTags();
   const std::string subnet = seed_["subnets"][1]["id"].get<std::string>();
   EXPECT_THAT(ec2.DryRunRunInstances(launch, "m5.large", subnet), IsOk());
+  launch.name = testing::UniqueName("dry-run");
+  EXPECT_THAT(ec2.DryRunCreateLaunchTemplate(launch), IsOk());
   EXPECT_EQ(Denials(), 0) << testing::IamDecisions().dump(2);
   EXPECT_GT(testing::IamDecisions()["allowed"].value("ec2:RunInstances", 0), 0);
+  EXPECT_GT(testing::IamDecisions()["allowed"].value("ec2:CreateLaunchTemplate", 0), 0);
+  Result<std::vector<LaunchTemplate>> created =
+      ec2.DescribeLaunchTemplates({{"launch-template-name", {launch.name}}});
+  ASSERT_THAT(created, IsOk());
+  EXPECT_TRUE(created->empty()) << "a DryRun created a launch template";
 
   // Untagged, or passing another role, they are refused, and say so.
   LaunchTemplateInput untagged = launch;
@@ -284,6 +291,10 @@ TEST_P(IamEnforcementTest, DryRunLaunchesGetTheVerdictWithoutLaunching) {
   Status refused = ec2.DryRunRunInstances(untagged, "m5.large", subnet);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().reason, "UnauthorizedOperation");
+  Status refused_template = ec2.DryRunCreateLaunchTemplate(untagged);
+  ASSERT_FALSE(refused_template.ok());
+  EXPECT_EQ(refused_template.error().reason, "UnauthorizedOperation");
+  EXPECT_THAT(refused_template.error().message, HasSubstr("ec2:CreateLaunchTemplate"));
   const std::string other = Profile(seed_["other_node_role"].get<std::string>());
   Result<LaunchTemplate> other_template = Template(other, OwnershipTags());
   ASSERT_THAT(other_template, IsOk());
@@ -291,7 +302,7 @@ TEST_P(IamEnforcementTest, DryRunLaunchesGetTheVerdictWithoutLaunching) {
   ASSERT_FALSE(fleet.ok());
   EXPECT_EQ(fleet.error().reason, "UnauthorizedOperation");
   EXPECT_THAT(fleet.error().message, HasSubstr("iam:PassRole"));
-  EXPECT_EQ(Denials(), 2);
+  EXPECT_EQ(Denials(), 3);
   EXPECT_EQ(running_instances(), before) << "a DryRun launched an instance";
 }
 

@@ -235,17 +235,30 @@ class RecordingTransport final : public HttpTransport {
   std::vector<FormParameters> sent_;
 };
 
-// A targeted capacity reservation of `count` instances of `type` in `zone`, made through EC2's
-// API (moto_server.py serves it), tagged test=`tag`; its id ("" on failure).
+struct ReservationOptions {
+  std::string match_criteria = "targeted";  // or "open"
+  // "capacity-block": a capacity block (the moto server's extension of this call).
+  std::string reservation_type = {};
+  std::string end_date = {};  // RFC 3339; "" when it does not end
+};
+
+// A capacity reservation (targeted unless `options` say otherwise) of `count` instances of `type`
+// in `zone`, made through EC2's API (moto_server.py serves it), tagged test=`tag`; its id ("" on
+// failure).
 inline std::string CreateCapacityReservation(ServiceClient& ec2, const std::string& type,
                                              const std::string& zone, int count,
-                                             const std::string& tag) {
+                                             const std::string& tag,
+                                             const ReservationOptions& options = {}) {
   QueryRequest request("CreateCapacityReservation", "2016-11-15");
   request.Add("InstanceType", type)
       .Add("InstancePlatform", "Linux/UNIX")
       .Add("AvailabilityZone", zone)
       .Add("InstanceCount", std::to_string(count))
-      .Add("InstanceMatchCriteria", "targeted");
+      .Add("InstanceMatchCriteria", options.match_criteria);
+  if (!options.reservation_type.empty()) request.Add("ReservationType", options.reservation_type);
+  if (!options.end_date.empty()) {
+    request.Add("EndDateType", "limited").Add("EndDate", options.end_date);
+  }
   // This action names the list TagSpecifications (botocore's EC2 model), unlike RunInstances.
   request.AddTagSpecifications({{"capacity-reservation", {{"test", tag}}}}, "TagSpecifications");
   Result<XmlDocument> answer = CallQuery(ec2, request);

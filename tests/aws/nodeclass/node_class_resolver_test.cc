@@ -19,6 +19,7 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 using ::testing::Pair;
 using ::testing::SizeIs;
 using ::testing::UnorderedElementsAre;
@@ -541,6 +542,109 @@ TEST_F(NodeClassResolverTest, ResolveFillsTheStatusAndReadyKeepsItsTimeWhileUnch
   EXPECT_EQ(amis.last_transition_time, "2026-12-01T00:00:00Z");
   EXPECT_EQ(amis.observed_generation, 2);
   EXPECT_THAT(node_class.status.amis, SizeIs(3));
+  CleanUp(node_class);
+}
+
+// Each term is its own query, as upstream: by id, or by tags narrowed by owner and match
+// criteria; reservations that ended (cancelled, or past their end date by the controller's clock)
+// are left out; a term naming a reservation that does not exist selects nothing.
+TEST_F(NodeClassResolverTest, CapacityReservationTermsSelectByIdTagsOwnerAndMatchCriteria) {
+  const std::string tag = testing::UniqueName("reserved");
+  const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
+  const std::string account = seed_["account"].get<std::string>();
+  ServiceClient& ec2 = clients_->ec2();
+  const std::string targeted = testing::CreateCapacityReservation(ec2, "m5.large", zone, 1, tag);
+  const std::string open =
+      testing::CreateCapacityReservation(ec2, "c5.large", zone, 2, tag, {.match_criteria = "open"});
+  // EC2 (moto) keeps it active for three hours of real time; the controller's clock decides.
+  const std::string end = FormatTime(
+      std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now()) +
+      std::chrono::hours(3));
+  const std::string ending =
+      testing::CreateCapacityReservation(ec2, "m5.xlarge", zone, 1, tag, {.end_date = end});
+  const std::string cancelled = testing::CreateCapacityReservation(ec2, "m5.large", zone, 1, tag);
+  testing::CancelCapacityReservation(ec2, cancelled);
+
+  const auto selected = [&](std::vector<api::CapacityReservationSelectorTerm> terms) {
+    api::EC2NodeClass node_class = NodeClass();
+    node_class.spec.capacity_reservation_selector_terms = std::move(terms);
+    Result<NodeClassResolver::SelectedReservations> found =
+        resolver_->ResolveCapacityReservations(node_class);
+    EXPECT_THAT(found, IsOk());
+    std::map<std::string, api::CapacityReservationStatus> by_id;
+    if (found.ok()) {
+      EXPECT_THAT(found->capacity_blocks, IsEmpty());
+      for (api::CapacityReservationStatus& status : found->reservations) {
+        std::string id = status.id;
+        by_id.emplace(std::move(id), std::move(status));
+      }
+    }
+    return by_id;
+  };
+  const api::CapacityReservationSelectorTerm by_tag{.tags = {{"test", tag}}};
+  std::map<std::string, api::CapacityReservationStatus> all = selected({by_tag});
+  ASSERT_THAT(all, SizeIs(3));
+  EXPECT_FALSE(all.contains(cancelled));
+  EXPECT_EQ(all[targeted].instance_type, "m5.large");
+  EXPECT_EQ(all[targeted].zone, zone);
+  EXPECT_EQ(all[targeted].owner_id, account);
+  EXPECT_EQ(all[targeted].instance_match_criteria, "targeted");
+  EXPECT_EQ(all[targeted].end_time, "");
+  EXPECT_EQ(all[open].instance_match_criteria, "open");
+  EXPECT_EQ(all[ending].end_time, end);
+
+  EXPECT_THAT(selected({{.id = targeted}}), ElementsAre(Pair(targeted, ::testing::_)));
+  api::CapacityReservationSelectorTerm open_only = by_tag;
+  open_only.instance_match_criteria = "open";
+  EXPECT_THAT(selected({open_only}), ElementsAre(Pair(open, ::testing::_)));
+  api::CapacityReservationSelectorTerm mine = by_tag;
+  mine.owner_id = account;
+  EXPECT_THAT(selected({mine}), SizeIs(3));
+  api::CapacityReservationSelectorTerm theirs = by_tag;
+  theirs.owner_id = "210987654321";
+  EXPECT_THAT(selected({theirs}), IsEmpty());
+  EXPECT_THAT(selected({{.id = "cr-0123456789abcdef0"}, {.id = open}}),
+              ElementsAre(Pair(open, ::testing::_)));
+  EXPECT_THAT(selected({{.id = cancelled}}), IsEmpty());
+
+  // Past its end date, by the controller's clock, a reservation is no longer selected.
+  clock_.Set(*ParseTime(end) + std::chrono::seconds(1));
+  all = selected({by_tag});
+  EXPECT_THAT(all, SizeIs(2));
+  EXPECT_FALSE(all.contains(ending));
+}
+
+// Capacity blocks are not supported: selecting one is refused with a reason, not ignored.
+TEST_F(NodeClassResolverTest, ACapacityBlockMakesCapacityReservationsReadyFalseSayingWhy) {
+  const std::string tag = testing::UniqueName("block");
+  const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
+  ServiceClient& ec2 = clients_->ec2();
+  const std::string reservation = testing::CreateCapacityReservation(ec2, "m5.large", zone, 1, tag);
+  const std::string block = testing::CreateCapacityReservation(
+      ec2, "p5.48xlarge", zone, 1, tag, {.reservation_type = "capacity-block"});
+  api::EC2NodeClass node_class = NodeClass();
+  node_class.spec.capacity_reservation_selector_terms = {{.tags = {{"test", tag}}}};
+  node_class.status = resolver_->Resolve(node_class);
+  const api::Condition& reservations =
+      ConditionOf(node_class.status, api::kConditionCapacityReservationsReady);
+  EXPECT_EQ(reservations.status, "False");
+  EXPECT_EQ(reservations.reason, "CapacityBlocksUnsupported");
+  EXPECT_THAT(reservations.message, HasSubstr(block));
+  EXPECT_THAT(reservations.message, HasSubstr("spec.capacityReservationSelectorTerms"));
+  EXPECT_THAT(reservations.message, Not(HasSubstr(reservation)));
+  ASSERT_THAT(node_class.status.capacity_reservations, SizeIs(1));
+  EXPECT_EQ(node_class.status.capacity_reservations[0].id, reservation);
+  const api::Condition& ready = ConditionOf(node_class.status, api::kConditionReady);
+  EXPECT_EQ(ready.status, "False");
+  EXPECT_THAT(ready.message, HasSubstr("CapacityReservationsReady=False"));
+
+  // Selecting the default reservation alone, the class is Ready.
+  node_class.metadata.generation = 2;
+  node_class.spec.capacity_reservation_selector_terms = {{.id = reservation}};
+  node_class.status = resolver_->Resolve(node_class);
+  EXPECT_EQ(ConditionOf(node_class.status, api::kConditionCapacityReservationsReady).status,
+            "True");
+  EXPECT_EQ(ConditionOf(node_class.status, api::kConditionReady).status, "True");
   CleanUp(node_class);
 }
 

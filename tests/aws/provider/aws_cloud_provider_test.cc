@@ -43,6 +43,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::SizeIs;
 
@@ -455,6 +456,25 @@ TEST_F(AwsCloudProviderTest, ANodeClassThatIsNotReadyCannotLaunch) {
   created = provider_->Create(elsewhere);
   ASSERT_FALSE(created.ok());
   EXPECT_THAT(created.error().message, HasSubstr("EC2NodeClass missing not found"));
+}
+
+// The ValidationSucceeded check asks EC2 with DryRun, as upstream: CreateFleet,
+// CreateLaunchTemplate and RunInstances each reach EC2 once, and nothing is created or launched.
+TEST_F(AwsCloudProviderTest, ThePermissionCheckAsksWithDryRunAndCreatesNothing) {
+  testing::SetFaults(nlohmann::json::object());  // the forwarded counts start again
+  Result<LaunchAuthorization> verdict = provider_->CheckLaunchAuthorization(node_class_);
+  ASSERT_THAT(verdict, IsOk());
+  EXPECT_EQ(verdict->failed_reason, "") << verdict->message;
+  for (const char* action : {"CreateFleet", "CreateLaunchTemplate", "RunInstances"}) {
+    EXPECT_EQ(testing::ForwardedRequests(action), 1) << action;
+  }
+  Result<std::vector<LaunchTemplate>> templates = ec2_->DescribeLaunchTemplates(
+      {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
+  ASSERT_THAT(templates, IsOk());
+  EXPECT_THAT(*templates, IsEmpty());
+  Result<std::vector<cloud::Instance>> instances = provider_->List();
+  ASSERT_THAT(instances, IsOk());
+  EXPECT_THAT(*instances, IsEmpty());
 }
 
 TEST_F(AwsCloudProviderTest, ProviderIdsOfOtherCloudsAreRejected) {
