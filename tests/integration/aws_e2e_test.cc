@@ -519,10 +519,11 @@ TEST_F(AwsMissingStatementE2E, MissingStatementsShowOnTheNodeClassAndFixingThePo
   ExpectNoCredentialsInWhatTheControllerWrote();
 }
 
-// Drift on what the EC2NodeClass's selectors resolve to, with a budget of one node: a subnet taken
-// out of the selection drifts exactly the NodeClaims whose instances run in it (SubnetDrift), and
-// the guide's pinned alias bumped to latest drifts every node (AMIDrift); each is replaced, one
-// node at a time, until every instance runs what the class resolves to.
+// Drift on what the EC2NodeClass's selectors resolve to, with a budget of one node: a subnet whose
+// tag no longer matches (the spec unchanged: found when the subnets are read again) drifts exactly
+// the NodeClaims whose instances run in it (SubnetDrift), and the guide's pinned alias bumped to
+// latest drifts every node (AMIDrift); each is replaced, one node at a time, until every instance
+// runs what the class resolves to.
 class AwsDriftE2E : public AwsE2E {
  protected:
   // A Deployment of `replicas` pods of 1 CPU pinned to `zone`.
@@ -613,10 +614,18 @@ class AwsDriftE2E : public AwsE2E {
 };
 
 TEST_F(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWithinTheBudget) {
-  StartAwsController();
-  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws-drift.yaml"));
   const kube::Object& subnet_a = seed_["subnets"][0];
   const kube::Object& subnet_b = seed_["subnets"][1];
+  const std::string untagged = seed_["untagged_subnet"].get<std::string>();
+  const auto tag_subnets = [&](const std::vector<std::string>& ids, const std::string& value) {
+    ASSERT_THAT(ec2_->CreateTags(ids, {{"karpenter-e2e/drift", value}}), IsOk());
+  };
+  tag_subnets({subnet_a["id"].get<std::string>(), subnet_b["id"].get<std::string>(),
+               seed_["subnets"][2]["id"].get<std::string>()},
+              "selected");
+  tag_subnets({untagged}, "not-yet");
+  StartAwsController();
+  ASSERT_OK(support::ApplyFile(*client_, kTestdata + "aws-drift.yaml"));
   const std::string zone_a = subnet_a["zone"].get<std::string>();
   const std::string zone_b = subnet_b["zone"].get<std::string>();
   ASSERT_OK(support::Apply(*client_, ZoneDeployment("in-a", zone_a, 2)));
@@ -638,17 +647,15 @@ TEST_F(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWi
     EXPECT_EQ(image, pinned_image) << instance << " does not run the pinned release";
   }
 
-  // Zone a's subnet leaves the selection; the untagged subnet of the same zone joins it.
-  const std::string untagged = seed_["untagged_subnet"].get<std::string>();
-  kube::Object terms = kube::Object::array();
-  for (const std::string& id : {untagged, subnet_b["id"].get<std::string>(),
-                                seed_["subnets"][2]["id"].get<std::string>()}) {
-    terms.push_back({{"id", id}});
-  }
-  ASSERT_THAT(
-      client_->Patch(kube::resources::kEC2NodeClasses, "", "default", kube::PatchType::kMerge,
-                     {{"spec", {{"subnetSelectorTerms", terms}}}}, kube::Subresource::kNone),
-      IsOk());
+  // Zone a's subnet leaves the selection and the untagged subnet of the same zone joins it, by
+  // their tags alone: the EC2NodeClass does not change.
+  const auto generation = [&]() -> int64_t {
+    Result<kube::Object> node_class = client_->Get(kube::resources::kEC2NodeClasses, "", "default");
+    return node_class.ok() ? kube::Generation(*node_class) : -1;
+  };
+  const int64_t spec_generation = generation();
+  tag_subnets({subnet_a["id"].get<std::string>()}, "retired");
+  tag_subnets({untagged}, "selected");
   std::map<std::string, std::string> drifted;
   ASSERT_TRUE(WaitWithinBudget(
       [&] {
@@ -664,6 +671,7 @@ TEST_F(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWi
       },
       seconds(300), drifted))
       << "zone a's nodes were not replaced into the new subnet";
+  EXPECT_EQ(generation(), spec_generation) << "the EC2NodeClass changed";
   for (const std::string& name : in_a) {
     EXPECT_EQ(drifted[name], "SubnetDrift") << name;
   }
@@ -721,6 +729,10 @@ TEST_F(AwsDriftE2E, ChangedSelectorsDriftExactlyTheAffectedNodesAndReplaceThemWi
     EXPECT_EQ(drifted[name], "AMIDrift") << name;
   }
   EXPECT_TRUE(controller_->Running());
+  // The subnets untagged for the tests that come after (moto is shared).
+  tag_subnets({subnet_a["id"].get<std::string>(), subnet_b["id"].get<std::string>(),
+               seed_["subnets"][2]["id"].get<std::string>(), untagged},
+              "retired");
 }
 
 // A capacity reservation is used first, only as far as it holds, with the EC2NodeClass's launch
