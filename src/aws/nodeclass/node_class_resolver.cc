@@ -620,21 +620,21 @@ api::EC2NodeClass::Status NodeClassResolver::Resolve(const api::EC2NodeClass& no
   if (parts.capacity_reservations && options_.reserved_capacity) {
     // Selecting no reservation is fine (as upstream): only a failed read makes it False.
     Result<SelectedReservations> reservations = ResolveCapacityReservations(node_class);
-    if (reservations.ok() && !reservations->capacity_blocks.empty()) {
-      // Refused rather than ignored: launching into a block needs its own market type and
-      // draining before the block ends (docs/differences-from-upstream.md).
+    if (reservations.ok()) {
       status.capacity_reservations = std::move(reservations->reservations);
+      // A capacity block is refused rather than ignored: launching into one needs its own market
+      // type and draining before the block ends (docs/differences-from-upstream.md).
+      const std::vector<std::string>& blocks = reservations->capacity_blocks;
       SetStatusCondition(
-          status.conditions, api::kConditionCapacityReservationsReady, false,
-          "CapacityBlocksUnsupported",
-          fmt::format("{}spec.capacityReservationSelectorTerms select capacity blocks ({}), which "
-                      "karpenter-cpp does not support yet; select only default reservations",
-                      Prefix(node_class), fmt::join(reservations->capacity_blocks, ", ")),
+          status.conditions, api::kConditionCapacityReservationsReady, blocks.empty(),
+          blocks.empty() ? api::kConditionCapacityReservationsReady : "CapacityBlocksUnsupported",
+          blocks.empty()
+              ? ""
+              : fmt::format("{}spec.capacityReservationSelectorTerms select capacity blocks ({}), "
+                            "which karpenter-cpp does not support yet; select only default "
+                            "reservations",
+                            Prefix(node_class), fmt::join(blocks, ", ")),
           now, generation);
-    } else if (reservations.ok()) {
-      status.capacity_reservations = std::move(reservations->reservations);
-      SetStatusCondition(status.conditions, api::kConditionCapacityReservationsReady, true,
-                         api::kConditionCapacityReservationsReady, "", now, generation);
     } else {
       SetStatusCondition(status.conditions, api::kConditionCapacityReservationsReady, false,
                          "CapacityReservationResolutionFailed", reservations.error().message, now,

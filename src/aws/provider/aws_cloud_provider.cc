@@ -249,9 +249,10 @@ struct AwsCloudProvider::PlannedLaunch {
   std::vector<api::Taint> registration_taints;
   // Without the NodeClaim's own tag: NodeClaims with equal requests are launched by one.
   FleetInput fleet;
-  LaunchTemplateInput first_template;  // what the fleet's first launch template holds
-  // False for the permission check: the fleet names its templates, none is created.
+  // False for the permission check: the fleet names its templates, none is created, and
+  // first_template holds what the first one would (the check asks for it with DryRun).
   bool create_templates = true;
+  LaunchTemplateInput first_template;
 
   const cloud::InstanceType* FindType(std::string_view name) const {
     for (const cloud::InstanceType& type : *types) {
@@ -476,9 +477,7 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
             candidate.reservation_id.empty() ? "none" : "capacity-reservations-only";
         input.capacity_reservation_id = candidate.reservation_id;
       }
-      input = launch_templates_.Completed(std::move(input), node_class.metadata.name);
-      if (fleet.launch_templates.empty()) launch.first_template = input;
-      std::string name = input.name;
+      std::string name;
       if (launch.create_templates) {
         Result<std::string> ensured =
             launch_templates_.Ensure(std::move(input), node_class.metadata.name);
@@ -486,6 +485,11 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
           return Error(launch.user + ": " + ensured.error().message, ensured.error().status,
                        ensured.error().reason);
         }
+        name = std::move(*ensured);
+      } else {
+        input = launch_templates_.Completed(std::move(input), node_class.metadata.name);
+        name = input.name;
+        if (fleet.launch_templates.empty()) launch.first_template = std::move(input);
       }
       fleet.launch_templates.push_back(FleetLaunchTemplateConfig{std::move(name), {}});
     }

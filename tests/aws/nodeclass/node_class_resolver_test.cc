@@ -10,6 +10,7 @@
 #include "api/condition.h"
 #include "api/encode.h"
 #include "aws/api/moto_fixture.h"
+#include "aws/nodeclass/seeded_resolver.h"
 #include "support/matchers.h"
 
 namespace karpenter::aws {
@@ -59,14 +60,7 @@ class NodeClassResolverTest : public testing::MotoTest {
     ec2_.emplace(clients_->ec2());
     ssm_.emplace(clients_->ssm());
     iam_.emplace(clients_->iam());
-    resolver_.emplace(
-        *ec2_, *ssm_, *iam_,
-        NodeClassResolver::Options{
-            .cluster_name = cluster_,
-            .region = seed_["region"].get<std::string>(),
-            .kubernetes_version =
-                [version = seed_["kubernetes_version"].get<std::string>()] { return version; }},
-        clock_);
+    resolver_.emplace(*ec2_, *ssm_, *iam_, testing::SeededResolverOptions(seed_, cluster_), clock_);
   }
 
   // Discovers everything by the cluster's discovery tag, with AL2023 and the node role.

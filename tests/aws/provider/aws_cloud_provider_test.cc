@@ -26,6 +26,7 @@
 #include "aws/api/ssm_api.h"
 #include "aws/instancetypes/pricing_provider.h"
 #include "aws/nodeclass/node_class_resolver.h"
+#include "aws/nodeclass/seeded_resolver.h"
 #include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/launch_templates.h"
 #include "aws/sdk/aws_test_tools.h"
@@ -87,10 +88,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
     node_class_.spec.ami_selector_terms = {alias};
     node_class_.spec.role = seed_["node_role"].get<std::string>();
     node_class_.spec.tags = {{"team", "platform"}};
-    resolver_options_.cluster_name = cluster_name_;
-    resolver_options_.region = region_;
-    resolver_options_.kubernetes_version =
-        [version = seed_["kubernetes_version"].get<std::string>()] { return version; };
+    resolver_options_ = testing::SeededResolverOptions(seed_, cluster_name_);
     resolver_options_.reservation_counts = &counts_;
     ResolveNodeClass();
     if (HasFatalFailure()) return;

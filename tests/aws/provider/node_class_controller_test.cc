@@ -19,6 +19,7 @@
 #include "api/labels.h"
 #include "aws/api/moto_fixture.h"
 #include "aws/catalog/aws_catalog.h"
+#include "aws/nodeclass/seeded_resolver.h"
 #include "aws/provider/drift.h"
 #include "aws/sdk/json_protocol.h"
 #include "controllers/cluster_cache.h"
@@ -42,14 +43,8 @@ class NodeClassControllerTest : public testing::MotoTest {
     ec2_.emplace(clients_->ec2());
     ssm_.emplace(clients_->ssm());
     iam_.emplace(clients_->iam());
-    resolver_.emplace(
-        *ec2_, *ssm_, *iam_,
-        NodeClassResolver::Options{
-            .cluster_name = cluster_,
-            .region = seed_["region"].get<std::string>(),
-            .kubernetes_version =
-                [version = seed_["kubernetes_version"].get<std::string>()] { return version; }},
-        virtual_clock_);
+    resolver_.emplace(*ec2_, *ssm_, *iam_, testing::SeededResolverOptions(seed_, cluster_),
+                      virtual_clock_);
     launch_templates_.emplace(*ec2_, cluster_, virtual_clock_);
     kube_.emplace(virtual_clock_);
     cluster_cache_.emplace(*kube_);

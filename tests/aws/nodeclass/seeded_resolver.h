@@ -1,0 +1,23 @@
+#pragma once
+// The NodeClassResolver options for moto's seeded account (moto_fixture.h), shared by the tests
+// that resolve node classes there.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "aws/nodeclass/node_class_resolver.h"
+
+namespace karpenter::aws::testing {
+
+// For `cluster`, in the seed's region, aliases resolving for the seed's Kubernetes version.
+inline NodeClassResolver::Options SeededResolverOptions(const nlohmann::json& seed,
+                                                        const std::string& cluster) {
+  return NodeClassResolver::Options{
+      .cluster_name = cluster,
+      .region = seed["region"].get<std::string>(),
+      .kubernetes_version = [version = seed["kubernetes_version"].get<std::string>()] {
+        return version;
+      }};
+}
+
+}  // namespace karpenter::aws::testing
