@@ -44,6 +44,9 @@ AMI_RELEASE = "v20241121"  # the release date suffix of the seeded AMIs' names
 # An older AL2023 release, named only by its versioned parameters (al2023@v20240807, the guide's
 # pin): bumping the alias to latest rolls nodes by AMI drift.
 PREVIOUS_AMI_RELEASE = "v20240807"
+# A newer AL2023 release, named only by its versioned parameters until a test publishes it under
+# the recommended parameter (publish_releases), as AWS does: al2023@latest nodes then drift.
+NEXT_AMI_RELEASE = "v20241205"
 
 
 def parse_args():
@@ -93,6 +96,8 @@ def images(k8s):
          f"amazon-eks-node-al2023-x86_64-standard-{k8s}-{PREVIOUS_AMI_RELEASE}", "x86_64", []),
         ("al2023_arm64_previous",
          f"amazon-eks-node-al2023-arm64-standard-{k8s}-{PREVIOUS_AMI_RELEASE}", "arm64", []),
+        ("al2023_x86_64_next",
+         f"amazon-eks-node-al2023-x86_64-standard-{k8s}-{NEXT_AMI_RELEASE}", "x86_64", []),
         ("windows2022_x86_64", f"Windows_Server-2022-English-Core-EKS_Optimized-{k8s}-"
          f"{AMI_RELEASE}", "x86_64",
          [f"/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-{k8s}"
@@ -178,6 +183,29 @@ def seed_ssm(region, specs):
     return seeded
 
 
+def publish_releases():
+    """PutParameter refuses names under /aws/ (only AWS writes them); here a caller may overwrite an
+    existing /aws/service/ parameter, standing in for AWS publishing a new release under it."""
+    # pylint: disable=import-outside-toplevel
+    from moto.ssm.models import Parameter, SimpleSystemManagerBackend
+    put_parameter = SimpleSystemManagerBackend.put_parameter
+
+    def publish(self, name, description, value, parameter_type, allowed_pattern, keyid,
+                overwrite, *args, **kwargs):
+        versions = self._parameters.get(name)  # pylint: disable=protected-access
+        if not name.startswith("/aws/service/") or not versions or not overwrite:
+            return put_parameter(self, name, description, value, parameter_type, allowed_pattern,
+                                 keyid, overwrite, *args, **kwargs)
+        versions.append(Parameter(
+            account_id=self.account_id, name=name, value=value, parameter_type="String",
+            description=None, allowed_pattern=None, keyid=None,
+            last_modified_date=datetime.datetime.now(datetime.timezone.utc),
+            version=versions[-1].version + 1, data_type="text"))
+        return versions[-1]
+
+    SimpleSystemManagerBackend.put_parameter = publish
+
+
 def tags(**pairs):
     return [{"Key": k, "Value": v} for k, v in pairs.items()]
 
@@ -232,6 +260,12 @@ def seed(endpoint, args, specs, extra_specs):
                      for key, name, arch, _ in specs}
     out["ssm_parameters"] = seed_ssm(args.region, specs + extra_specs)
     out["also_kubernetes_versions"] = args.also_kubernetes_version
+    # Per Kubernetes version, the recommended standard x86_64 AL2023 parameter and the newer
+    # release a test may publish under it (publish_releases).
+    out["next_releases"] = {}
+    for version in [args.kubernetes_version] + args.also_kubernetes_version:
+        named = {key: (name, params) for key, name, _, params in images(version)}
+        out["next_releases"][named["al2023_x86_64"][1][0]] = ami_id(named["al2023_x86_64_next"][0])
     out["custom_images"] = {key: {"id": ami_id(name), "name": name, "architecture": arch,
                                   "creation_date": created}
                             for key, name, arch, created in custom_images()}
@@ -554,6 +588,7 @@ def main():
     launch_fleets_with_template_security_groups()
     serve_capacity_reservations()
     deprecate_images()
+    publish_releases()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)
     server.start()

@@ -82,9 +82,9 @@ TEST_F(Ec2DiscoveryTest, DescribesImagesByOwnerAndNameFilter) {
   std::vector<std::string> ids;
   for (const Image& image : *images) ids.push_back(image.image_id);
   std::sort(ids.begin(), ids.end());
-  std::vector<std::string> expected = {seed_["images"]["al2023_x86_64"]["id"],
-                                       seed_["images"]["al2023_x86_64_nvidia"]["id"],
-                                       seed_["images"]["al2023_x86_64_previous"]["id"]};
+  std::vector<std::string> expected = {
+      seed_["images"]["al2023_x86_64"]["id"], seed_["images"]["al2023_x86_64_nvidia"]["id"],
+      seed_["images"]["al2023_x86_64_previous"]["id"], seed_["images"]["al2023_x86_64_next"]["id"]};
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(ids, expected);
 }

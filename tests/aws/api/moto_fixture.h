@@ -26,6 +26,7 @@
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
 #include "aws/sdk/http_transport.h"
+#include "aws/sdk/json_protocol.h"
 #include "aws/sdk/query_protocol.h"
 #include "common/clock.h"
 #include "support/matchers.h"
@@ -265,6 +266,14 @@ inline std::string CreateCapacityReservation(ServiceClient& ec2, const std::stri
   EXPECT_THAT(answer, IsOk());
   return answer.ok() ? answer->root().Child("capacityReservation").Text("capacityReservationId")
                      : "";
+}
+
+// Writes the SSM parameter `name` with `value`, as a release pipeline publishes an AMI (under
+// /aws/service/, as AWS does: moto_server.py lets a caller overwrite those).
+inline void PutParameter(ServiceClient& ssm, const std::string& name, const std::string& value) {
+  EXPECT_THAT(CallJson(ssm, kSsmJson, "PutParameter",
+                       {{"Name", name}, {"Value", value}, {"Type", "String"}, {"Overwrite", true}}),
+              IsOk());
 }
 
 // Ends the reservation (EC2's instances in it run on as on-demand ones).

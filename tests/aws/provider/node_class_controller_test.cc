@@ -21,7 +21,6 @@
 #include "aws/catalog/aws_catalog.h"
 #include "aws/nodeclass/seeded_resolver.h"
 #include "aws/provider/drift.h"
-#include "aws/sdk/json_protocol.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/nodeclass_hash.h"
 #include "kube/memory/memory_client.h"
@@ -67,14 +66,6 @@ class NodeClassControllerTest : public testing::MotoTest {
       node_class.spec.role = seed_["node_role"].get<std::string>();
       (void)resolver_->Finalize(node_class);
     }
-  }
-
-  // Writes the SSM parameter `name` with `value`, as a release pipeline publishes an AMI.
-  void PutParameter(const std::string& name, const std::string& value) {
-    Result<nlohmann::json> put =
-        CallJson(clients_->ssm(), kSsmJson, "PutParameter",
-                 {{"Name", name}, {"Value", value}, {"Type", "String"}, {"Overwrite", true}});
-    ASSERT_THAT(put, IsOk());
   }
 
   // One round of the controller loop, with the informer up to date before and after.
@@ -130,7 +121,7 @@ TEST_F(NodeClassControllerTest, ANewAmiAndANewSubnetReachTheStatusAtTheirRefresh
       seed_["custom_images"]["custom_x86_64_old"]["id"].get<std::string>();
   const std::string new_image =
       seed_["custom_images"]["custom_x86_64_new"]["id"].get<std::string>();
-  PutParameter(parameter, old_image);
+  testing::PutParameter(clients_->ssm(), parameter, old_image);
   const std::string tag = testing::UniqueName("subnets");
   const std::string first_subnet = seed_["subnets"][0]["id"].get<std::string>();
   const std::string second_subnet = seed_["subnets"][1]["id"].get<std::string>();
@@ -157,7 +148,7 @@ TEST_F(NodeClassControllerTest, ANewAmiAndANewSubnetReachTheStatusAtTheirRefresh
   const std::string hash = Hash();
 
   // A new release behind the parameter, a second subnet tagged: the spec is unchanged.
-  PutParameter(parameter, new_image);
+  testing::PutParameter(clients_->ssm(), parameter, new_image);
   ASSERT_THAT(ec2_->CreateTags({second_subnet}, {{tag, "yes"}}), IsOk());
   virtual_clock_.Advance(minutes(1));
   Reconcile();
