@@ -13,6 +13,7 @@
 #include "cli/builtin_example.h"
 #include "consolidation.h"
 #include "e2e.h"
+#include "fidelity.h"
 #include "fuzz.h"
 #include "lower_bound.h"
 #include "peak_rss.h"
@@ -214,7 +215,29 @@ int main(int argc, char** argv) {
   chaos_cmd->add_option("--source-dir", chaos.source_dir,
                         "Where deploy/crds and scripts/ are (default: the source)");
   chaos_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::FidelityArgs fidelity;
+  auto* fidelity_cmd = app.add_subcommand(
+      "fidelity", "karpenter simulate's forecast against the controller on a test cluster");
+  fidelity_cmd
+      ->add_option("--testenv", fidelity.testenv_dir,
+                   "A test cluster's directory (scripts/testenv/up DIR, then identity)")
+      ->required();
+  fidelity_cmd->add_option("--runs", fidelity.runs, "Real runs per scenario")
+      ->capture_default_str();
+  fidelity_cmd->add_option("--pods", fidelity.pods, "Pods per scenario")->capture_default_str();
+  fidelity_cmd->add_option("--duration", fidelity.duration_seconds, "Seconds each scenario runs")
+      ->capture_default_str();
+  fidelity_cmd->add_option("--seeds", fidelity.seeds, "One mixed scale-up per seed")
+      ->delimiter(',')
+      ->capture_default_str();
+  fidelity_cmd->add_flag("!--no-spread", fidelity.spread, "Leave out the zone-spread scenario");
+  fidelity_cmd->add_option("--karpenter", fidelity.karpenter_binary,
+                           "The karpenter binary (default: beside this one)");
+  fidelity_cmd->add_option("--source-dir", fidelity.source_dir,
+                           "Where deploy/crds is (default: the source)");
+  fidelity_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
+  if (fidelity_cmd->parsed()) return karpenter::bench::RunFidelity(fidelity);
   if (chaos_cmd->parsed()) return karpenter::bench::RunChaos(chaos);
   if (fuzz_cmd->parsed()) return karpenter::bench::RunFuzz(fuzz);
   if (simulate_cmd->parsed()) return karpenter::bench::RunSimulate(simulate);

@@ -6,11 +6,11 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <set>
 #include <utility>
 
 #include "api/encode.h"
 #include "api/labels.h"
+#include "api/object_meta.h"
 #include "common/mutex.h"
 #include "controllers/nodeclass_hash.h"
 #include "controllers/nodepool_hash.h"
@@ -106,9 +106,16 @@ Result<ProvisioningResult> Provisioner::Provision() {
     }
     AddDisplacedPods(input.existing_nodes[i], displaced, input.pods);
   }
-  std::set<std::string_view> in_flight_claims;
-  for (const provisioning::ExistingNode& node : input.existing_nodes) {
-    if (node.in_flight) in_flight_claims.insert(node.name);
+  std::map<std::string_view, provisioning::ExistingNode*> in_flight_nodes;
+  for (provisioning::ExistingNode& node : input.existing_nodes) {
+    if (node.in_flight) in_flight_nodes.emplace(node.name, &node);
+  }
+  for (const api::Pod* pod : input.pods) {
+    const auto nominated = nominations_.find(api::NamespacedName(pod->metadata));
+    if (nominated == nominations_.end()) continue;
+    if (const auto node = in_flight_nodes.find(nominated->second); node != in_flight_nodes.end()) {
+      node->second->nominated.push_back(pod);
+    }
   }
 
   metrics_.SchedulingStarted(kSchedulerProvisioner, input.pods.size());
@@ -117,6 +124,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
   metrics_.SchedulingFinished(kSchedulerProvisioner, std::chrono::steady_clock::now() - started,
                               scheduled.unschedulable.size());
 
+  nominations_.clear();
   for (const provisioning::PlannedNodeClaim& planned : scheduled.node_claims) {
     const auto pool = std::find_if(
         snapshot.node_pools.begin(), snapshot.node_pools.end(),
@@ -138,15 +146,17 @@ Result<ProvisioningResult> Provisioner::Provision() {
     for (const api::Pod* pod : planned.pods) {
       events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
                      fmt::format("Pod should schedule on: nodeclaim/{}", name));
+      nominations_.emplace(api::NamespacedName(pod->metadata), name);
       ++result.pods_nominated;
     }
   }
   for (const provisioning::ExistingPlacement& placement : scheduled.existing) {
-    const bool claim = in_flight_claims.contains(placement.node);
+    const bool claim = in_flight_nodes.contains(placement.node);
     for (const api::Pod* pod : placement.pods) {
       events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
                      fmt::format("Pod should schedule on: {}/{}", claim ? "nodeclaim" : "node",
                                  placement.node));
+      if (claim) nominations_.emplace(api::NamespacedName(pod->metadata), placement.node);
       ++result.pods_nominated;
     }
   }

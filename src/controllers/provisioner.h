@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -83,6 +84,9 @@ class Provisioner {
   Metrics& metrics_;
   Logger logger_;
   std::mt19937_64 random_;
+  // The NodeClaim the last pass nominated each pending pod to ("namespace/name" → NodeClaim name):
+  // the next pass tries it there first while that NodeClaim is in flight.
+  std::map<std::string, std::string, std::less<>> nominations_;
 };
 
 }  // namespace karpenter::controllers

@@ -248,6 +248,11 @@ std::vector<Setting> Settings() {
       "With --cloud-provider=sim, the instance types to simulate: aws (the embedded EC2 "
       "catalog), fake<N> (N synthetic types) or the path of a catalog JSON file.",
       &Options::catalog, /*allow_empty=*/false));
+  settings.push_back(DurationSetting(
+      "sim-node-boot-delay", {"SIM_NODE_BOOT_DELAY"}, "0s",
+      "With --cloud-provider=sim, how long a launched instance takes to become a Node (an EC2 "
+      "instance boots and joins in tens of seconds; karpenter simulate assumes 40s).",
+      &Options::sim_node_boot_delay));
   settings.push_back(StringSetting("kubeconfig", {"KUBECONFIG"}, "",
                                    "The kubeconfig file to reach the API server with; without "
                                    "one, the pod's service account is used (in-cluster).",
@@ -534,8 +539,10 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
   if (options.cloud_provider == CloudProviderKind::kAws && options.cluster_name.empty()) {
     return Error("--cluster-name (CLUSTER_NAME): required with --cloud-provider=aws");
   }
-  if (options.cloud_provider != CloudProviderKind::kSim && !source_of("catalog").empty()) {
-    return Error(fmt::format("{}: applies only with --cloud-provider=sim", source_of("catalog")));
+  for (std::string_view sim_only : {"catalog", "sim-node-boot-delay"}) {
+    if (options.cloud_provider != CloudProviderKind::kSim && !source_of(sim_only).empty()) {
+      return Error(fmt::format("{}: applies only with --cloud-provider=sim", source_of(sim_only)));
+    }
   }
   // Settings that upstream has and this controller does not implement yet are accepted at their
   // defaults only: a value that would change nothing here is refused rather than ignored.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "api/labels.h"
 #include "scheduling/pod_constraints.h"
@@ -197,6 +198,8 @@ class Pass {
   TopologyUniverse Universe() const;
 
   bool TryExisting(const PodConstraints& pod, const PodTopology& topology);
+  // Places the pod on existing_[i] if it fits there.
+  bool PlaceOnExisting(const PodConstraints& pod, const PodTopology& topology, size_t i);
   // After existing_[index] changed: its free CPU and memory in free_.
   void UpdateFree(size_t index);
   bool TryClaims(const PodConstraints& pod, const PodTopology& topology);
@@ -581,36 +584,39 @@ bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
   const int64_t memory = pod.requests().memory().milli();
   for (int64_t next = free_.NextWithRoom(0, cpu, memory); next >= 0;
        next = free_.NextWithRoom(static_cast<size_t>(next) + 1, cpu, memory)) {
-    const size_t i = static_cast<size_t>(next);
-    ExistingSlot& slot = existing_[i];
-    const ExistingNode& node = *slot.node;
-    if (!api::ToleratesAll(pod.pod().spec.tolerations, node.taints)) continue;
-    if (!(slot.requested + pod.requests()).FitsIn(node.allocatable)) continue;
-    if (AnyConflict(slot.ports, pod.host_ports())) continue;
-    if (node.in_flight ? !slot.requirements.IsCompatible(pod.requirements())
-                       : !pod.requirements().Matches(node.labels)) {
-      continue;
-    }
-    Requirements pins;
-    if (!topology.empty()) {
-      auto narrowed =
-          topology_->Narrow(pod, topology, static_cast<int>(i), slot.requirements, !node.in_flight);
-      if (!narrowed.admitted) continue;
-      pins = std::move(narrowed.pins);
-    }
-    if (node.in_flight) {
-      // An in-flight NodeClaim launches one type in one zone: the pods placed on it narrow it.
-      slot.requirements.Add(pod.requirements());
-      slot.requirements.Add(pins);
-    }
-    slot.requested += pod.requests();
-    UpdateFree(i);
-    for (const auto& port : pod.host_ports()) slot.ports.push_back(port);
-    slot.placed.push_back(&pod.pod());
-    topology_->Record(pod.pod(), static_cast<int>(i), topology.required_anti_affinity);
-    return true;
+    if (PlaceOnExisting(pod, topology, static_cast<size_t>(next))) return true;
   }
   return false;
+}
+
+bool Pass::PlaceOnExisting(const PodConstraints& pod, const PodTopology& topology, size_t i) {
+  ExistingSlot& slot = existing_[i];
+  const ExistingNode& node = *slot.node;
+  if (!api::ToleratesAll(pod.pod().spec.tolerations, node.taints)) return false;
+  if (!(slot.requested + pod.requests()).FitsIn(node.allocatable)) return false;
+  if (AnyConflict(slot.ports, pod.host_ports())) return false;
+  if (node.in_flight ? !slot.requirements.IsCompatible(pod.requirements())
+                     : !pod.requirements().Matches(node.labels)) {
+    return false;
+  }
+  Requirements pins;
+  if (!topology.empty()) {
+    auto narrowed =
+        topology_->Narrow(pod, topology, static_cast<int>(i), slot.requirements, !node.in_flight);
+    if (!narrowed.admitted) return false;
+    pins = std::move(narrowed.pins);
+  }
+  if (node.in_flight) {
+    // An in-flight NodeClaim launches one type in one zone: the pods placed on it narrow it.
+    slot.requirements.Add(pod.requirements());
+    slot.requirements.Add(pins);
+  }
+  slot.requested += pod.requests();
+  UpdateFree(i);
+  for (const auto& port : pod.host_ports()) slot.ports.push_back(port);
+  slot.placed.push_back(&pod.pod());
+  topology_->Record(pod.pod(), static_cast<int>(i), topology.required_anti_affinity);
+  return true;
 }
 
 bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
@@ -875,7 +881,21 @@ SchedulerResult Pass::Run() {
     return std::tie(ma.namespace_, ma.name) < std::tie(mb.namespace_, mb.name);
   });
 
-  std::deque<int> queue(order.begin(), order.end());
+  // Pods an earlier pass nominated to a NodeClaim still in flight go back to it first, largest
+  // first, as long as they fit; the rest are scheduled as usual.
+  std::unordered_map<const api::Pod*, size_t> nominated;
+  for (size_t i = 0; i < input_.existing_nodes.size(); ++i) {
+    if (!input_.existing_nodes[i].in_flight) continue;
+    for (const api::Pod* pod : input_.existing_nodes[i].nominated) nominated.emplace(pod, i);
+  }
+  std::deque<int> queue;
+  for (int i : order) {
+    const auto found = nominated.find(&pods[i].pod());
+    if (found == nominated.end() ||
+        !PlaceOnExisting(pods[i], topology_->ForPod(pods[i]), found->second)) {
+      queue.push_back(i);
+    }
+  }
   std::vector<std::string> reasons(pods.size());
   size_t without_progress = 0;
   while (!queue.empty() && without_progress < queue.size()) {

@@ -39,6 +39,10 @@ struct ExistingNode {
   // out once for many passes; derived from `pods` otherwise.
   std::optional<api::ResourceList> requested;
   std::optional<std::vector<scheduling::HostPort>> host_ports;
+  // In-flight NodeClaims: pending pods (of SchedulerInput::pods) an earlier pass placed here. Each
+  // is tried here before anywhere else, so that a pass while capacity boots keeps the earlier plan
+  // instead of packing every pending pod anew (which strands some and launches again for them).
+  std::vector<const api::Pod*> nominated;
 };
 
 struct SchedulerInput {

@@ -1,5 +1,6 @@
 #include "simulate/sim_backend.h"
 
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -12,21 +13,25 @@ namespace {
 
 class SimBackend final : public op::CloudBackend {
  public:
-  SimBackend(std::vector<cloud::InstanceType> catalog, const Clock& clock, std::string region)
-      : clock_(clock), cloud_(std::move(catalog), clock, std::move(region)) {}
+  SimBackend(std::vector<cloud::InstanceType> catalog, const Clock& clock, std::string region,
+             std::chrono::milliseconds boot_delay)
+      : clock_(clock),
+        cloud_(std::move(catalog), clock, std::move(region)),
+        boot_delay_(boot_delay) {}
 
   cloud::CloudProvider& cloud() override { return cloud_; }
 
   Result<std::vector<std::jthread>> Attach(kube::Client& client, op::Manager& manager,
                                            const Logger& logger) override {
     machines_.emplace(manager, client, cloud_, clock_, logger.Named("controller"),
-                      cloud::NodeBooterOptions{});
+                      cloud::NodeBooterOptions{.boot_delay = boot_delay_});
     return std::vector<std::jthread>{};
   }
 
  private:
   const Clock& clock_;
   cloud::SimCloudProvider cloud_;
+  const std::chrono::milliseconds boot_delay_;
   std::optional<SimulatedMachines> machines_;
 };
 
@@ -41,8 +46,8 @@ Result<std::unique_ptr<op::CloudBackend>> NewSimBackend(const op::Options& optio
   catalog_options.reserved_enis = options.reserved_enis;
   ASSIGN_OR_RETURN(std::vector<cloud::InstanceType> catalog,
                    aws::LoadCatalog(options.catalog, catalog_options));
-  return std::unique_ptr<op::CloudBackend>(
-      std::make_unique<SimBackend>(std::move(catalog), clock, catalog_options.region));
+  return std::unique_ptr<op::CloudBackend>(std::make_unique<SimBackend>(
+      std::move(catalog), clock, catalog_options.region, options.sim_node_boot_delay.value()));
 }
 
 }  // namespace karpenter::simulate

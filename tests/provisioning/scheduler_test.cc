@@ -287,6 +287,55 @@ TEST_F(SchedulerTest, PodsGoToCompatibleInFlightNodeClaims) {
   EXPECT_THAT(Names(result.existing[0].pods), ElementsAre("t/fits", "t/spot"));
 }
 
+// Two in-flight claims of 10 CPUs were planned to hold 5+3+2 and 4+3+3. Packed anew, largest
+// first onto the first claim with room (5+4, then 3+3+3), the 2-CPU pod fits on neither and a
+// third claim launches; nominated, every pod goes back where it was planned.
+TEST_F(SchedulerTest, PodsGoBackToTheInFlightNodeClaimsTheyWereNominatedTo) {
+  api::NodePool pool = MakePool("default");
+  const api::Pod& five = AddPod("five", 5000);
+  const api::Pod& four = AddPod("four", 4000);
+  const api::Pod& three_a = AddPod("three-a", 3000);
+  const api::Pod& three_b = AddPod("three-b", 3000);
+  const api::Pod& three_c = AddPod("three-c", 3000);
+  const api::Pod& two = AddPod("two", 2000);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {
+      InFlight("claim-a", "test-zone-1", {"fake-it-10"}, Resources(10000, 40, 110)),
+      InFlight("claim-b", "test-zone-1", {"fake-it-10"}, Resources(10000, 40, 110))};
+
+  const SchedulerResult anew = Schedule(input);
+  EXPECT_EQ(anew.node_claims.size(), 1u) << "the test no longer shows what nominations prevent";
+  EXPECT_EQ(Placements(anew).at("t/two"), "claim:0");
+
+  input.existing_nodes[0].nominated = {&five, &three_a, &two};
+  input.existing_nodes[1].nominated = {&four, &three_b, &three_c};
+  const SchedulerResult nominated = Schedule(input);
+  EXPECT_THAT(nominated.node_claims, IsEmpty());
+  ASSERT_EQ(nominated.existing.size(), 2u);
+  EXPECT_THAT(Names(nominated.existing[0].pods), ElementsAre("t/five", "t/three-a", "t/two"));
+  EXPECT_THAT(Names(nominated.existing[1].pods), ElementsAre("t/four", "t/three-b", "t/three-c"));
+}
+
+// A nomination is a first try, not a pin: a pod that no longer fits its nominated claim (here the
+// claim launched smaller than planned) is scheduled as usual.
+TEST_F(SchedulerTest, ANominatedPodThatNoLongerFitsIsScheduledAsUsual) {
+  api::NodePool pool = MakePool("default");
+  const api::Pod& big = AddPod("big", 3000);
+  const api::Pod& small = AddPod("small", 1000);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {
+      InFlight("claim-a", "test-zone-1", {"fake-it-2"}, Resources(1900, 7, 40)),
+      InFlight("claim-b", "test-zone-1", {"fake-it-4"}, Resources(3900, 7, 40))};
+  input.existing_nodes[0].nominated = {&big, &small};
+  const auto where = Placements(Schedule(input));
+  EXPECT_EQ(where.at("t/big"), "node:claim-b");
+  EXPECT_EQ(where.at("t/small"), "node:claim-a");
+}
+
 TEST_F(SchedulerTest, InFlightNodeClaimRequirementsAreMatchedNotItsLabels) {
   // A pod selecting one of the in-flight claim's instance-type options may join it even though
   // the claim has no single instance-type label yet.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,9 +30,16 @@ struct Choice {
   const Offering* offering = nullptr;
 };
 
-// The cheapest available offering of a type compatible with the NodeClaim; ties go to the
-// earlier type in the catalog, so the choice is deterministic.
-Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& node_claim) {
+// The cheapest available offering of a type compatible with the NodeClaim. Ties between types go
+// to the earlier type in the catalog; between zones of a type, to the zone where the fewest of our
+// instances run (EC2's fleets do not put every tie in one zone, and the zone spread of a forecast
+// is what an availability review asks about). Either way the choice is deterministic.
+Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& node_claim,
+                const std::map<std::string, size_t, std::less<>>& per_zone) {
+  const auto running_in = [&](const std::string& zone) {
+    const auto found = per_zone.find(zone);
+    return found == per_zone.end() ? size_t{0} : found->second;
+  };
   const scheduling::Requirements wanted =
       scheduling::Requirements::FromNodeSelector(node_claim.spec.requirements);
   Choice best;
@@ -43,7 +51,9 @@ Choice Cheapest(const std::vector<InstanceType>& catalog, const api::NodeClaim& 
           !wanted.Allows(api::kLabelCapacityType, offering.capacity_type)) {
         continue;
       }
-      if (best.offering == nullptr || offering.price < best.offering->price) {
+      if (best.offering == nullptr || offering.price < best.offering->price ||
+          (offering.price == best.offering->price && &type == best.type &&
+           running_in(offering.zone) < running_in(best.offering->zone))) {
         best = Choice{&type, &offering};
       }
     }
@@ -64,7 +74,7 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   if (const auto it = by_node_claim_.find(node_claim.metadata.name); it != by_node_claim_.end()) {
     return instances_.at(it->second);
   }
-  const Choice choice = Cheapest(*catalog_, node_claim);
+  const Choice choice = Cheapest(*catalog_, node_claim, per_zone_);
   if (choice.type == nullptr) {
     return Error(
         fmt::format("NodeClaim {}: no available offering satisfies its requirements and "
@@ -110,6 +120,7 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   instance.capacity = choice.type->capacity;
   instance.allocatable = choice.type->Allocatable();
   by_node_claim_.emplace(node_claim.metadata.name, instance.provider_id);
+  ++per_zone_[instance.zone];
   return instances_.emplace(instance.provider_id, std::move(instance)).first->second;
 }
 
@@ -123,6 +134,7 @@ void SimCloudProvider::Adopt(Instance instance) {
         launched_, std::strtoull(instance.provider_id.c_str() + dash + 1, nullptr, 16));
   }
   by_node_claim_[instance.node_claim] = instance.provider_id;
+  ++per_zone_[instance.zone];
   std::string id = instance.provider_id;
   instances_.emplace(std::move(id), std::move(instance));
   launches_.fetch_add(1, std::memory_order_relaxed);
@@ -137,6 +149,7 @@ Status SimCloudProvider::Delete(std::string_view provider_id) {
                  std::string(kReasonNotFound));
   }
   by_node_claim_.erase(it->second.node_claim);
+  --per_zone_[it->second.zone];
   instances_.erase(it);
   return {};
 }

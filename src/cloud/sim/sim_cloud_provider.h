@@ -51,6 +51,7 @@ class SimCloudProvider final : public CloudProvider {
   std::shared_ptr<const std::vector<InstanceType>> catalog_ GUARDED_BY(mutex_);
   std::map<std::string, Instance, std::less<>> instances_ GUARDED_BY(mutex_);  // by provider ID
   std::map<std::string, std::string, std::less<>> by_node_claim_ GUARDED_BY(mutex_);
+  std::map<std::string, size_t, std::less<>> per_zone_ GUARDED_BY(mutex_);  // instances running
   uint64_t launched_ GUARDED_BY(mutex_) = 0;
   std::atomic<uint64_t> launches_{0};
 };

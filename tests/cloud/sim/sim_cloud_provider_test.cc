@@ -98,6 +98,36 @@ TEST_F(SimCloudProviderTest, ChoosesTheCheapestCompatibleOffering) {
       "small-amd us-east-1a on-demand 0.10");
 }
 
+// Equal prices in several zones: each launch goes where fewest of our instances run, so a fleet of
+// ties spreads over the zones instead of piling into the first.
+TEST(SimCloudProviderZones, TiesBetweenZonesGoWhereFewestInstancesRun) {
+  Result<std::vector<InstanceType>> catalog = ParseCatalogJson(R"({"instanceTypes": [
+    {"name": "even", "labels": {"kubernetes.io/arch": "amd64"},
+     "capacity": {"cpu": "2", "memory": "4Gi"},
+     "offerings": [{"zone": "z-a", "capacityType": "on-demand", "price": 0.10},
+                   {"zone": "z-b", "capacityType": "on-demand", "price": 0.10},
+                   {"zone": "z-c", "capacityType": "on-demand", "price": 0.10},
+                   {"zone": "z-d", "capacityType": "on-demand", "price": 0.12}]}]})",
+                                                               "test");
+  ASSERT_THAT(catalog, IsOk());
+  VirtualClock clock{kStart};
+  SimCloudProvider cloud(std::move(*catalog), clock, "test");
+  std::vector<std::string> zones;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 4; ++i) {
+    Result<Instance> instance = cloud.Create(Claim("claim-" + std::to_string(i)));
+    ASSERT_THAT(instance, IsOk());
+    zones.push_back(instance->zone);
+    ids.push_back(instance->provider_id);
+  }
+  EXPECT_THAT(zones, ElementsAre("z-a", "z-b", "z-c", "z-a"));
+  // Deleting z-b's instance makes it the emptiest tied zone again.
+  ASSERT_THAT(cloud.Delete(ids[1]), IsOk());
+  Result<Instance> next = cloud.Create(Claim("claim-4"));
+  ASSERT_THAT(next, IsOk());
+  EXPECT_EQ(next->zone, "z-b");
+}
+
 TEST_F(SimCloudProviderTest, RequestsMustFitTheAllocatable) {
   // 1900m is what small-amd leaves after its overhead: fits.
   EXPECT_EQ(Launch(Claim("fits", {In(api::kLabelArch, {"amd64"})}, 1900)),

@@ -1,0 +1,39 @@
+#pragma once
+// `karpenter-bench fidelity`: does `karpenter simulate` forecast what the controller does? Each
+// scenario's manifests go both to the controller on the test cluster (scripts/testenv/up and
+// identity; `--cloud-provider sim` with the node boot delay simulate assumes, kwok playing the
+// kubelets, the real kube-scheduler and workload controllers) for `runs` runs, and to
+// `karpenter simulate` for the same elapsed time. The controller varies from run to run, so the
+// forecast is compared with the spread of the real runs: per scenario the nodes, $/h,
+// instance-type histogram, longest pending time and pods disrupted, real and simulated.
+//
+// Scenarios: scale-ups from zero of mixed Deployment shapes (one per seed), and one with zone
+// spread and hostname anti-affinity.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace karpenter::bench {
+
+struct FidelityArgs {
+  std::string testenv_dir;  // scripts/testenv/up's directory (kubeconfig, identity)
+  int runs = 3;             // real runs per scenario
+  int pods = 1000;          // per scenario
+  int duration_seconds = 180;
+  std::vector<uint64_t> seeds = {1, 2, 3};  // one mixed scale-up per seed
+  bool spread = true;                       // the zone-spread scenario too
+  std::string karpenter_binary;             // empty: `karpenter` beside this executable
+  std::string source_dir;                   // where deploy/crds is; empty: this build's source
+};
+
+// Prints {"durationSeconds", "runs", "scenarios": [{"name", "pods", "real": {"runs": [figures],
+// "medianNodes", "minNodes", "maxNodes", "medianPricePerHour"}, "simulated": figures,
+// "nodeError", "priceError", "sameFamilies", "withinTarget"}], "summary": {"scenarios",
+// "withinTarget", "worstNodeError", "worstPriceError"}} where figures are {"nodes",
+// "pricePerHour", "instanceTypes", "families", "longestPendingSeconds", "podsDisrupted",
+// "pendingPods"}. The target: nodes within max(1, 10 %) of the real median, $/h within 5 %, the
+// same instance families. Returns 0 when every run completed (whether or not the targets held).
+int RunFidelity(const FidelityArgs& args);
+
+}  // namespace karpenter::bench
