@@ -20,7 +20,7 @@ struct FidelityArgs {
   std::string testenv_dir;  // scripts/testenv/up's directory (kubeconfig, identity)
   int runs = 3;             // real runs per scenario
   int pods = 1000;          // per scenario
-  int duration_seconds = 180;
+  int duration_seconds = 300;
   std::vector<uint64_t> seeds = {1, 2, 3};  // one mixed scale-up per seed
   bool spread = true;                       // the zone-spread scenario too
   std::string karpenter_binary;             // empty: `karpenter` beside this executable

@@ -11,7 +11,8 @@ namespace {
 // The string member `field` of `object`, or an Error naming the operation and the field.
 Result<std::string> RequiredString(const nlohmann::json& object, const std::string& field,
                                    const std::string& operation) {
-  const nlohmann::json value = object.value(field, nlohmann::json());
+  const nlohmann::json value =
+      object.is_object() ? object.value(field, nlohmann::json()) : nlohmann::json();
   if (!value.is_string()) return Error{"sqs " + operation + ": the answer has no string " + field};
   return value.get<std::string>();
 }
@@ -31,8 +32,12 @@ Result<std::vector<SqsMessage>> SqsApi::ReceiveMessage(const std::string& queue_
                                 {"WaitTimeSeconds", options.wait_seconds},
                                 {"VisibilityTimeout", options.visibility_seconds}};
   ASSIGN_OR_RETURN(nlohmann::json output, CallJson(client_, kSqsJson, "ReceiveMessage", input));
+  const nlohmann::json listed = output.value("Messages", nlohmann::json::array());
+  if (!listed.is_array()) {
+    return Error{"sqs ReceiveMessage " + queue_url + ": Messages is not a list"};
+  }
   std::vector<SqsMessage> messages;
-  for (const nlohmann::json& message : output.value("Messages", nlohmann::json::array())) {
+  for (const nlohmann::json& message : listed) {
     const std::string operation =
         "ReceiveMessage " + queue_url + " Messages[" + std::to_string(messages.size()) + "]";
     ASSIGN_OR_RETURN(std::string id, RequiredString(message, "MessageId", operation));
