@@ -95,16 +95,20 @@ std::string BesideThisExecutable(const std::string& name) {
   return (self.parent_path() / name).string();
 }
 
+Result<std::unique_ptr<kube::Client>> TestClusterWithCrds(const std::string& kubeconfig,
+                                                          const std::string& source_dir) {
+  ASSIGN_OR_RETURN(std::unique_ptr<kube::Client> client, support::ClusterClient(kubeconfig));
+  RETURN_IF_ERROR(support::InstallCrds(
+      *client, source_dir.empty() ? std::string(KARPENTER_SOURCE_DIR) : source_dir));
+  return client;
+}
+
 int RunEndToEnd(const EndToEndArgs& args) {
   if (args.kubeconfig.empty()) return Fail("--kubeconfig is required");
-  Result<std::unique_ptr<kube::Client>> client = support::ClusterClient(args.kubeconfig);
+  Result<std::unique_ptr<kube::Client>> client =
+      TestClusterWithCrds(args.kubeconfig, args.source_dir);
   if (!client.ok()) return Fail(client.error().message);
   kube::Client& cluster = **client;
-  const std::string source_dir =
-      args.source_dir.empty() ? std::string(KARPENTER_SOURCE_DIR) : args.source_dir;
-  if (Status installed = support::InstallCrds(cluster, source_dir); !installed.ok()) {
-    return Fail(installed.error().message);
-  }
   if (Status clean = support::CleanUp(cluster, {kNamespace}); !clean.ok()) {
     return Fail(clean.error().message);
   }

@@ -2,7 +2,11 @@
 // `karpenter-bench e2e`: pods to Running on a real API server, end to end — the kube-scheduler,
 // our controller (a child process with the simulated cloud) and kwok.
 
+#include <memory>
 #include <string>
+
+#include "common/result.h"
+#include "kube/client.h"
 
 namespace karpenter::bench {
 
@@ -16,6 +20,11 @@ struct EndToEndArgs {
 
 // The path of `name` in this executable's folder (where the build puts `karpenter`).
 std::string BesideThisExecutable(const std::string& name);
+
+// A client of the test cluster `kubeconfig` names, with the CRDs of `source_dir` (this build's
+// source tree when empty) installed.
+Result<std::unique_ptr<kube::Client>> TestClusterWithCrds(const std::string& kubeconfig,
+                                                          const std::string& source_dir);
 
 // Prints {"pods", "seconds", "nodes", "controllerPeakRssMb", "controllerCpuSeconds"}; returns the
 // exit code.

@@ -28,7 +28,6 @@
 #include "simulate/inputs.h"
 #include "simulate/simulation.h"
 #include "support/cluster.h"
-#include "support/crds.h"
 
 namespace karpenter::bench {
 namespace {
@@ -301,14 +300,9 @@ int RunFidelity(const FidelityArgs& args) {
       aws::LoadCatalog("aws", aws::AwsCatalogOptions{});
   if (!catalog.ok()) return Fail(catalog.error().message);
   Result<std::unique_ptr<kube::Client>> client =
-      support::ClusterClient(args.testenv_dir + "/kubeconfig");
+      TestClusterWithCrds(args.testenv_dir + "/kubeconfig", args.source_dir);
   if (!client.ok()) return Fail(client.error().message);
   kube::Client& cluster = **client;
-  const std::string source_dir =
-      args.source_dir.empty() ? std::string(KARPENTER_SOURCE_DIR) : args.source_dir;
-  if (Status installed = support::InstallCrds(cluster, source_dir); !installed.ok()) {
-    return Fail(installed.error().message);
-  }
   // The controller runs as the chart runs it: the identity scripts/testenv/identity gave it.
   Result<support::ChartIdentity> identity = support::ReadChartIdentity(args.testenv_dir);
   if (!identity.ok()) return Fail(identity.error().message);
