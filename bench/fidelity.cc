@@ -292,20 +292,25 @@ int Fail(const std::string& message) {
 }  // namespace
 
 int RunFidelity(const FidelityArgs& args) {
-  if (args.testenv_dir.empty()) return Fail("--testenv is required");
-  if (args.runs < 1 || args.pods < 20 || args.duration_seconds < 60) {
-    return Fail("--runs must be at least 1, --pods at least 20, --duration at least 60");
+  if (args.testenv_dir.empty() && args.runs > 0) return Fail("--testenv is required");
+  if (args.runs < 0 || args.pods < 20 || args.duration_seconds < 60) {
+    return Fail("--runs must not be negative, --pods must be at least 20, --duration at least 60");
   }
   Result<std::vector<cloud::InstanceType>> catalog =
       aws::LoadCatalog("aws", aws::AwsCatalogOptions{});
   if (!catalog.ok()) return Fail(catalog.error().message);
-  Result<std::unique_ptr<kube::Client>> client =
-      TestClusterWithCrds(args.testenv_dir + "/kubeconfig", args.source_dir);
-  if (!client.ok()) return Fail(client.error().message);
-  kube::Client& cluster = **client;
-  // The controller runs as the chart runs it: the identity scripts/testenv/identity gave it.
-  Result<support::ChartIdentity> identity = support::ReadChartIdentity(args.testenv_dir);
-  if (!identity.ok()) return Fail(identity.error().message);
+  std::unique_ptr<kube::Client> cluster;
+  support::ChartIdentity identity;
+  if (args.runs > 0) {
+    Result<std::unique_ptr<kube::Client>> client =
+        TestClusterWithCrds(args.testenv_dir + "/kubeconfig", args.source_dir);
+    if (!client.ok()) return Fail(client.error().message);
+    cluster = std::move(*client);
+    // The controller runs as the chart runs it: the identity scripts/testenv/identity gave it.
+    Result<support::ChartIdentity> read = support::ReadChartIdentity(args.testenv_dir);
+    if (!read.ok()) return Fail(read.error().message);
+    identity = std::move(*read);
+  }
 
   std::vector<Scenario> scenarios;
   for (uint64_t seed : args.seeds) scenarios.push_back(Mixed(seed, args.pods));
@@ -320,9 +325,14 @@ int RunFidelity(const FidelityArgs& args) {
   for (const Scenario& scenario : scenarios) {
     Result<Figures> simulated = Simulated(scenario, args, *catalog);
     if (!simulated.ok()) return Fail(simulated.error().message);
+    if (args.runs == 0) {
+      out["scenarios"].push_back(
+          {{"name", scenario.name}, {"pods", args.pods}, {"simulated", simulated->ToJson()}});
+      continue;
+    }
     std::vector<Figures> real;
     for (int run = 0; run < args.runs; ++run) {
-      Result<Figures> figures = Real(scenario, args, cluster, *identity, *catalog);
+      Result<Figures> figures = Real(scenario, args, *cluster, identity, *catalog);
       if (!figures.ok()) return Fail(scenario.name + ": " + figures.error().message);
       real.push_back(std::move(*figures));
     }

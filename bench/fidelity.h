@@ -18,7 +18,7 @@ namespace karpenter::bench {
 
 struct FidelityArgs {
   std::string testenv_dir;  // scripts/testenv/up's directory (kubeconfig, identity)
-  int runs = 3;             // real runs per scenario
+  int runs = 3;             // real runs per scenario; 0: the simulation's figures only
   int pods = 1000;          // per scenario
   int duration_seconds = 300;
   std::vector<uint64_t> seeds = {1, 2, 3};  // one mixed scale-up per seed

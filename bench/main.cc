@@ -218,11 +218,10 @@ int main(int argc, char** argv) {
   karpenter::bench::FidelityArgs fidelity;
   auto* fidelity_cmd = app.add_subcommand(
       "fidelity", "karpenter simulate's forecast against the controller on a test cluster");
+  fidelity_cmd->add_option("--testenv", fidelity.testenv_dir,
+                           "A test cluster's directory (scripts/testenv/up DIR, then identity)");
   fidelity_cmd
-      ->add_option("--testenv", fidelity.testenv_dir,
-                   "A test cluster's directory (scripts/testenv/up DIR, then identity)")
-      ->required();
-  fidelity_cmd->add_option("--runs", fidelity.runs, "Real runs per scenario")
+      ->add_option("--runs", fidelity.runs, "Real runs per scenario (0: the simulation only)")
       ->capture_default_str();
   fidelity_cmd->add_option("--pods", fidelity.pods, "Pods per scenario")->capture_default_str();
   fidelity_cmd->add_option("--duration", fidelity.duration_seconds, "Seconds each scenario runs")
