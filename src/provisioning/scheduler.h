@@ -45,7 +45,19 @@ struct ExistingNode {
   std::vector<const api::Pod*> nominated;
 };
 
+// How pending pods go onto existing nodes.
+enum class Placement {
+  // Karpenter's simulation: largest pods first, each on the first node with room.
+  kKarpenter,
+  // kube-scheduler's default profile, for stand-ins of it: pods in the order given (its queue),
+  // preferences never filtering, each on the feasible node its resource scoring prefers (least
+  // allocated plus balanced allocation, CPU and memory) among the first it finds of as many as
+  // percentageOfNodesToScore's adaptive default samples.
+  kKubeScheduler,
+};
+
 struct SchedulerInput {
+  Placement placement = Placement::kKarpenter;
   std::vector<const api::Pod*> pods;  // pending pods to place
   std::vector<NodePoolOffer> node_pools;
   std::vector<ExistingNode> existing_nodes;

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/labels.h"
@@ -104,7 +107,17 @@ Result<size_t> KubeScheduler::Run() {
       input.existing_nodes[it->second].pods.push_back(pod.get());
     }
   }
+  // Its queue: higher priority first, then the pods that waited longest (RFC 3339 times of one
+  // format order as text).
+  std::stable_sort(pending.begin(), pending.end(), [](const api::Pod* a, const api::Pod* b) {
+    const int32_t pa = a->spec.priority.value_or(0);
+    const int32_t pb = b->spec.priority.value_or(0);
+    if (pa != pb) return pa > pb;
+    return std::tie(a->metadata.creation_timestamp, a->metadata.namespace_, a->metadata.name) <
+           std::tie(b->metadata.creation_timestamp, b->metadata.namespace_, b->metadata.name);
+  });
   input.pods = pending;
+  input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);
 
   size_t bound = 0;

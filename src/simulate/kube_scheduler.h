@@ -2,9 +2,11 @@
 // The kube-scheduler and kubelets of a simulated cluster. Pending pods are placed on Ready,
 // schedulable Nodes by the same scheduling engine Karpenter plans with (resources, pod count,
 // taints and tolerations, node selectors and affinity, pod (anti-)affinity, topology spread, host
-// ports), given the Nodes only; a pod that fits nowhere is marked PodScheduled=False reason
-// Unschedulable, which is what makes Karpenter provision for it. A bound pod starts at once: its
-// "kubelet" sets phase Running and Ready.
+// ports), given the Nodes only and choosing as kube-scheduler does (provisioning::Placement::
+// kKubeScheduler: its queue's order, its resource scores), not as Karpenter packs: where pods land
+// decides which ones a new fleet strands. A pod that fits nowhere is marked PodScheduled=False
+// reason Unschedulable, which is what makes Karpenter provision for it. A bound pod starts at once:
+// its "kubelet" sets phase Running and Ready.
 //
 // Work happens only after pods or Nodes changed while some pod waits to be placed or started
 // (informer handlers keep count), so an idle cluster of 50,000 pods costs nothing per round.

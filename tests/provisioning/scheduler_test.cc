@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -408,6 +409,62 @@ TEST_F(SchedulerTest, ExistingNodeTaintsAreRespected) {
   // PreferNoSchedule never blocks; the NoSchedule taint does.
   EXPECT_EQ(where.at("t/plain"), "node:node-soft");
   EXPECT_THAT(result.node_claims, IsEmpty());
+}
+
+ExistingNode Registered(std::string name, api::ResourceList allocatable) {
+  ExistingNode node;
+  node.name = std::move(name);
+  node.labels = {{kZone, "test-zone-1"}};
+  node.allocatable = std::move(allocatable);
+  return node;
+}
+
+// As kube-scheduler places pods: in the order given (its queue), each on the node its resource
+// scores prefer (the least allocated, balanced), so a small pod first takes the roomier node and
+// the large pod after it no longer fits anywhere; Karpenter's order (largest first, first fit)
+// places both.
+TEST_F(SchedulerTest, KubeSchedulerPlacementKeepsTheQueueOrderAndPrefersTheLeastAllocatedNode) {
+  AddPod("small", 1000, 1);
+  AddPod("large", 3000, 3);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.existing_nodes = {Registered("node-2", Resources(2000, 8, 110)),
+                          Registered("node-4", Resources(3900, 8, 110))};
+  const auto karpenter = Placements(Schedule(input));
+  EXPECT_EQ(karpenter.at("t/large"), "node:node-4");
+  EXPECT_EQ(karpenter.at("t/small"), "node:node-2");
+
+  input.placement = Placement::kKubeScheduler;
+  const auto kube_scheduler = Placements(Schedule(input));
+  EXPECT_EQ(kube_scheduler.at("t/small"), "node:node-4");
+  EXPECT_EQ(kube_scheduler.at("t/large"), "unschedulable");
+
+  // Reversed, the queue puts the large pod first: both fit again.
+  std::reverse(input.pods.begin(), input.pods.end());
+  const auto reversed = Placements(Schedule(input));
+  EXPECT_EQ(reversed.at("t/large"), "node:node-4");
+  EXPECT_EQ(reversed.at("t/small"), "node:node-2");
+}
+
+// kube-scheduler scores only some feasible nodes in a large cluster (percentageOfNodesToScore's
+// default: 100 of 200 here) and resumes where the last search stopped, so consecutive pods spread
+// over the cluster instead of all weighing the same first nodes.
+TEST_F(SchedulerTest, KubeSchedulerPlacementSamplesAsManyNodesAsItsDefaultAndRotates) {
+  std::vector<ExistingNode> nodes;
+  for (int i = 0; i < 200; ++i) {
+    // Node 150 is the emptiest by far; the first search (nodes 0-99) cannot see it.
+    nodes.push_back(Registered("node-" + std::to_string(i),
+                               Resources(i == 150 ? 64000 : 4000, i == 150 ? 256 : 16, 110)));
+  }
+  AddPod("first", 500, 1);
+  AddPod("second", 500, 1);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.existing_nodes = nodes;
+  input.placement = Placement::kKubeScheduler;
+  const auto where = Placements(Schedule(input));
+  EXPECT_EQ(where.at("t/first"), "node:node-0");
+  EXPECT_EQ(where.at("t/second"), "node:node-150");
 }
 
 TEST_F(SchedulerTest, UntoleratedNoExecuteTaintBlocksExistingNode) {
