@@ -910,6 +910,25 @@ TEST_F(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
     }
   }
   EXPECT_TRUE(node_relabelled);
+
+  // Drift allowed again: the drifted node is replaced (by spot: the reservation is gone) and its
+  // pod runs on.
+  ASSERT_THAT(
+      client_->Patch(
+          kube::resources::kNodePools, "", "default", kube::PatchType::kMerge,
+          {{"spec", {{"disruption", {{"budgets", kube::Object::array({{{"nodes", "1"}}})}}}}}},
+          kube::Subresource::kNone),
+      IsOk());
+  EXPECT_TRUE(WaitRegistering(
+      [&] {
+        if (client_->Get(kube::resources::kNodeClaims, "", reserved_claim).ok()) return false;
+        for (const kube::Object& claim : List(*client_, kube::resources::kNodeClaims)) {
+          if (kube::Label(claim, api::kLabelCapacityType) != "spot") return false;
+        }
+        return CountRunning(*client_, "aws-e2e") == 2;
+      },
+      seconds(120)))
+      << "the drifted NodeClaim was not replaced";
   EXPECT_TRUE(controller_->Running());
 }
 
