@@ -110,7 +110,9 @@ Result<ProvisioningResult> Provisioner::Provision() {
   for (provisioning::ExistingNode& node : input.existing_nodes) {
     if (node.in_flight) in_flight_nodes.emplace(node.name, &node);
   }
+  // Only after a pass that nominated pods: naming every pending pod costs a string each.
   for (const api::Pod* pod : input.pods) {
+    if (nominations_.empty()) break;
     const auto nominated = nominations_.find(api::NamespacedName(pod->metadata));
     if (nominated == nominations_.end()) continue;
     if (const auto node = in_flight_nodes.find(nominated->second); node != in_flight_nodes.end()) {
