@@ -113,7 +113,17 @@ int RunFuzz(const FuzzArgs& args) {
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(fuzzers, error)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.ends_with("_fuzz")) binaries.push_back(entry.path());
+    if (!entry.is_regular_file() || !name.ends_with("_fuzz")) continue;
+    const std::string target = name.substr(0, name.size() - 5);
+    if (args.targets.empty() ||
+        std::find(args.targets.begin(), args.targets.end(), target) != args.targets.end()) {
+      binaries.push_back(entry.path());
+    }
+  }
+  if (binaries.size() < args.targets.size()) {
+    std::cerr << "karpenter-bench fuzz: some of the --targets have no executable in "
+              << fuzzers.string() << " (names are without \"_fuzz\")\n";
+    return 1;
   }
   if (binaries.empty()) {
     std::cerr << "karpenter-bench fuzz: no *_fuzz executables in " << fuzzers.string()

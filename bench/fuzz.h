@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace karpenter::bench {
 
@@ -13,6 +14,9 @@ struct FuzzArgs {
   int seconds = 60;     // per target, unless `runs` is set
   int64_t runs = 0;     // executions per target (0: run for `seconds`)
   unsigned seed = 0;    // libFuzzer's random seed (0: a new one each run); CI fixes it
+  // Only these targets (names without "_fuzz"); empty: every one. A long run spends hours per
+  // target, so it is split across sessions.
+  std::vector<std::string> targets;
 };
 
 // Prints {"targets": [{"name", "executions", "coverage", "features", "corpus", "seconds",

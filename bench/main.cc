@@ -188,6 +188,8 @@ int main(int argc, char** argv) {
   fuzz_cmd->add_option("--seconds", fuzz.seconds, "Seconds per target")->capture_default_str();
   fuzz_cmd->add_option("--runs", fuzz.runs, "Executions per target (instead of --seconds)");
   fuzz_cmd->add_option("--seed", fuzz.seed, "libFuzzer's random seed (default: a new one)");
+  fuzz_cmd->add_option("--targets", fuzz.targets, "Only these targets, e.g. cron,quantity")
+      ->delimiter(',');
   fuzz_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   karpenter::bench::ChaosArgs chaos;
   auto* chaos_cmd = app.add_subcommand(
