@@ -175,10 +175,11 @@ struct Consolidation {
 
 // Consolidating `candidates`: delete them when their pods fit elsewhere, or replace them by one
 // strictly cheaper NodeClaim.
-Consolidation Consolidate(const Cluster& cluster, const std::vector<size_t>& candidates,
-                          Method method, const Options& options) {
+Consolidation Consolidate(const Cluster& cluster, const RemovalSimulator& simulator,
+                          const std::vector<size_t>& candidates, Method method,
+                          const Options& options) {
   const double current = PriceOf(cluster, candidates);
-  Simulation simulation = SimulateRemoval(cluster, candidates);
+  Simulation simulation = simulator.Simulate(candidates);
   if (!simulation.all_scheduled) {
     return {std::nullopt, "Not all pods would schedule elsewhere: " + simulation.unschedulable};
   }
@@ -214,13 +215,14 @@ std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<si
   }
   if (!empty.empty()) return Command{Method::kDrift, empty, {}, PriceOf(cluster, empty)};
   // Take drifted nodes one after another while all their pods still find a place.
+  const RemovalSimulator simulator(cluster);
   std::vector<size_t> taken;
   Simulation accepted;
   for (size_t index : drifted) {
     const Candidate& candidate = cluster.candidates[index];
     if (!budget.Allows(candidate)) continue;
     taken.push_back(index);
-    Simulation simulation = SimulateRemoval(cluster, taken);
+    Simulation simulation = simulator.Simulate(taken);
     if (!simulation.all_scheduled) {
       taken.pop_back();
       continue;
@@ -257,6 +259,8 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
       Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate);
   // Binary search for the longest prefix that consolidates. Prefixes of one are left to
   // single-node consolidation.
+  if (candidates.size() < 2) return std::nullopt;
+  const RemovalSimulator simulator(cluster);
   std::optional<Command> best;
   size_t low = 2;
   size_t high = candidates.size();
@@ -269,7 +273,8 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
     const std::vector<size_t> prefix(candidates.begin(),
                                      candidates.begin() + static_cast<std::ptrdiff_t>(middle));
     if (std::optional<Command> command =
-            Consolidate(cluster, prefix, Method::kMultiNodeConsolidation, options).command) {
+            Consolidate(cluster, simulator, prefix, Method::kMultiNodeConsolidation, options)
+                .command) {
       best = std::move(command);
       low = middle + 1;
     } else {
@@ -283,6 +288,7 @@ std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Opt
                                                const UnconsolidatableObserver& unconsolidatable,
                                                const TimeoutObserver& timed_out) {
   const auto deadline = std::chrono::steady_clock::now() + options.single_node_timeout;
+  std::optional<RemovalSimulator> simulator;  // prepared for the first candidate tried
   // Every candidate whose NodePool allows one more is worth a try: one that cannot go takes none
   // of the budget.
   for (size_t index : Ordered(cluster, MayConsolidate)) {
@@ -293,8 +299,9 @@ std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Opt
       if (timed_out) timed_out(Method::kSingleNodeConsolidation);
       return std::nullopt;
     }
+    if (!simulator) simulator.emplace(cluster);
     Consolidation consolidation =
-        Consolidate(cluster, {index}, Method::kSingleNodeConsolidation, options);
+        Consolidate(cluster, *simulator, {index}, Method::kSingleNodeConsolidation, options);
     if (consolidation.command) return std::move(consolidation.command);
     if (unconsolidatable) unconsolidatable(index, consolidation.why_not);
   }
@@ -358,7 +365,8 @@ std::optional<Command> Revalidate(const Cluster& cluster, Method method,
     case Method::kMultiNodeConsolidation:
     case Method::kSingleNodeConsolidation: {
       if (!all(MayConsolidate)) return std::nullopt;
-      Consolidation consolidation = Consolidate(cluster, candidates, method, options);
+      Consolidation consolidation =
+          Consolidate(cluster, RemovalSimulator(cluster), candidates, method, options);
       if (!consolidation.command || consolidation.command->replacements.size() > max_replacements) {
         return std::nullopt;
       }

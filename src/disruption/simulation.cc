@@ -4,25 +4,17 @@
 
 namespace karpenter::disruption {
 
-Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& candidates) {
-  const provisioning::SchedulerInput& capacity = cluster.capacity;
-  std::vector<bool> removed(capacity.existing_nodes.size(), false);
-  provisioning::SchedulerInput input;
+Simulation RemovalSimulator::Simulate(const std::vector<size_t>& candidates) const {
+  // Nodes that take no displaced pods are left out, as the removed ones are.
+  std::vector<bool> left_out(cluster_.accepts_pods.size());
+  for (size_t i = 0; i < left_out.size(); ++i) left_out[i] = !cluster_.accepts_pods[i];
+  std::vector<const api::Pod*> pods;
   for (size_t index : candidates) {
-    const Candidate& candidate = cluster.candidates[index];
-    removed[candidate.capacity_index] = true;
-    input.pods.insert(input.pods.end(), candidate.pods.begin(), candidate.pods.end());
+    const Candidate& candidate = cluster_.candidates[index];
+    left_out[candidate.capacity_index] = true;
+    pods.insert(pods.end(), candidate.pods.begin(), candidate.pods.end());
   }
-  input.node_pools = capacity.node_pools;
-  input.daemon_sets = capacity.daemon_sets;
-  input.storage = capacity.storage;
-  input.existing_nodes.reserve(capacity.existing_nodes.size());
-  for (size_t i = 0; i < capacity.existing_nodes.size(); ++i) {
-    if (!removed[i] && cluster.accepts_pods[i]) {
-      input.existing_nodes.push_back(capacity.existing_nodes[i]);
-    }
-  }
-  provisioning::SchedulerResult result = provisioning::Schedule(input);
+  provisioning::SchedulerResult result = scheduler_.Run(pods, left_out);
   std::string unschedulable;
   if (!result.unschedulable.empty()) {
     const provisioning::UnschedulablePod& first = result.unschedulable.front();

@@ -16,8 +16,21 @@ struct Simulation {
   std::vector<provisioning::PlannedNodeClaim> new_claims;
 };
 
-// Removes `candidates` (indexes into cluster.candidates) and schedules their pods.
-Simulation SimulateRemoval(const Cluster& cluster, const std::vector<size_t>& candidates);
+// Asks it of one cluster many times (a consolidation pass tries hundreds of candidates): the
+// cluster's capacity is prepared for the scheduler once.
+class RemovalSimulator {
+ public:
+  // `cluster` must outlive the simulator and stay unchanged.
+  explicit RemovalSimulator(const Cluster& cluster)
+      : cluster_(cluster), scheduler_(cluster.capacity) {}
+
+  // Removes `candidates` (indexes into cluster.candidates) and schedules their pods.
+  Simulation Simulate(const std::vector<size_t>& candidates) const;
+
+ private:
+  const Cluster& cluster_;
+  provisioning::Scheduler scheduler_;
+};
 
 // The cheapest available offering of `type` among `zones` and `capacity_types` (empty lists
 // allow all); a negative number when there is none.

@@ -140,14 +140,15 @@ class FreeCapacityIndex {
       memory_[at] = std::max(memory_[2 * at], memory_[2 * at + 1]);
     }
   }
+  // Room that fits no pod.
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
   // The first index >= `from` with at least `cpu` and `memory` free; -1 when there is none.
   int64_t NextWithRoom(size_t from, int64_t cpu, int64_t memory) const {
     return Find(1, 0, size_, from, cpu, memory);
   }
 
  private:
-  static constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
-
   int64_t Find(size_t at, size_t low, size_t high, size_t from, int64_t cpu, int64_t memory) const {
     if (high <= from || cpu_[at] < cpu || memory_[at] < memory) return -1;
     if (high - low == 1) return static_cast<int64_t>(low);
@@ -187,37 +188,73 @@ struct ReservationPin {
   uint8_t zone = 0;
 };
 
+}  // namespace
+
+// What every run of a Scheduler shares: the NodePools with their instance types indexed and
+// priced, and the existing nodes with what is already on them. Runs only read it.
+struct PreparedCapacity {
+  explicit PreparedCapacity(const SchedulerInput& capacity);
+
+  // Registers an instance type's offerings under the name tables; returns its index in types.
+  int AddType(const cloud::InstanceType& type);
+  OfferingMask MaskOf(const Requirements& requirements) const;
+  // The mask without the reserved capacity type.
+  OfferingMask WithoutReserved(OfferingMask mask) const;
+
+  std::vector<TypeInfo> types;
+  std::vector<int> name_rank;                    // types index -> position in name order
+  std::vector<std::string> zone_names;           // at most 64
+  std::vector<std::string> capacity_type_names;  // at most 64
+  // Each capacity reservation some offering names, and how many instances of it a run may plan.
+  std::vector<std::string> reservation_ids;
+  std::vector<int> reservation_left;
+  std::vector<PoolState> pools;  // heaviest first
+  std::vector<ExistingSlot> existing;
+  FreeCapacityIndex free;  // over existing
+
+ private:
+  void PreparePools(const SchedulerInput& capacity);
+  void PrepareExisting(const SchedulerInput& capacity);
+};
+
+namespace {
+
 class Pass {
  public:
-  explicit Pass(const SchedulerInput& input) : input_(input) {}
+  // Schedules `pods` on `base` and new NodeClaims, leaving out the existing nodes `left_out`
+  // marks (empty: none).
+  Pass(const SchedulerInput& capacity, const PreparedCapacity& base,
+       const std::vector<const api::Pod*>& pods, const std::vector<bool>& left_out);
 
   SchedulerResult Run();
 
  private:
-  void PreparePools();
-  void PrepareExisting();
   // Every domain of the topology keys pending pods use, with the taints of what offers it.
   TopologyUniverse Universe() const;
+  bool LeftOut(size_t i) const { return !left_out_.empty() && left_out_[i]; }
+  // An existing node's state in this run: the shared one until the run changes it.
+  const ExistingSlot& Slot(size_t i) const {
+    return changed_[i] < 0 ? base_.existing[i] : modified_[changed_[i]];
+  }
+  ExistingSlot& MutableSlot(size_t i);
 
   bool TryExisting(const PodConstraints& pod, const PodTopology& topology);
   // kube-scheduler's choice (Placement::kKubeScheduler).
   bool TryExistingScored(const PodConstraints& pod, const PodTopology& topology);
-  // Whether the pod may go on existing_[i]; the requirements its topology pins there if so.
+  // Whether the pod may go on existing node i; the requirements its topology pins there if so.
   std::optional<Requirements> Admits(const PodConstraints& pod, const PodTopology& topology,
                                      size_t i) const;
-  // Places the pod on existing_[i], which admitted it with `pins`.
+  // Places the pod on existing node i, which admitted it with `pins`.
   void Commit(const PodConstraints& pod, const PodTopology& topology, size_t i,
               const Requirements& pins);
-  // Places the pod on existing_[i] if it fits there.
+  // Places the pod on existing node i if it fits there.
   bool PlaceOnExisting(const PodConstraints& pod, const PodTopology& topology, size_t i);
-  // After existing_[index] changed: its free CPU and memory in free_.
+  // After existing node `index` changed: its free CPU and memory in free_.
   void UpdateFree(size_t index);
   bool TryClaims(const PodConstraints& pod, const PodTopology& topology);
   bool TryNewClaim(const PodConstraints& pod, const PodTopology& topology, std::string& reason);
 
-  // Registers an instance type's offerings under the name tables; returns its index in types_.
-  int AddType(const cloud::InstanceType& type);
-  OfferingMask MaskOf(const Requirements& requirements) const;
+  OfferingMask MaskOf(const Requirements& requirements) const { return base_.MaskOf(requirements); }
   // The options that keep fitting `total`. With `changed` (the requirements just added to
   // `requirements`), options are also re-checked against those keys and the offerings allowed.
   std::vector<int> Filter(const std::vector<int>& options, const Requirements& requirements,
@@ -241,35 +278,55 @@ class Pass {
                                                const Requirements& requirements) const;
   // Whether some option has a reserved offering the requirements allow (with room left or not).
   bool OffersReserved(const std::vector<int>& options, const Requirements& requirements) const;
-  // The mask without the reserved capacity type.
-  OfferingMask WithoutReserved(OfferingMask mask) const;
 
   const Requirements& CandidateRequirements(int candidate) const {
-    if (candidate < static_cast<int>(existing_.size())) return existing_[candidate].requirements;
-    return claims_[candidate - existing_.size()].requirements;
+    if (candidate < static_cast<int>(existing_count_)) return Slot(candidate).requirements;
+    return claims_[candidate - existing_count_].requirements;
   }
 
-  const SchedulerInput& input_;
-  std::vector<TypeInfo> types_;
-  api::ResourceList demand_;             // the requests of every pending pod
-  std::vector<int> name_rank_;           // types_ index -> position in name order (for output)
-  std::vector<std::string> zone_names_;  // at most 64
-  std::vector<std::string> capacity_type_names_;  // at most 64
-  // Each capacity reservation some offering names, and how many instances of it this pass may
-  // still plan (the offerings' capacity less the claims pinned to it).
-  std::vector<std::string> reservation_ids_;
+  const SchedulerInput& input_;  // the capacity: placement, storage, existing nodes
+  const PreparedCapacity& base_;
+  const std::vector<const api::Pod*>& pods_;
+  const std::vector<bool>& left_out_;
+  const std::vector<TypeInfo>& types_;
+  const std::vector<int>& name_rank_;
+  const std::vector<std::string>& zone_names_;
+  const std::vector<std::string>& capacity_type_names_;
+  const std::vector<std::string>& reservation_ids_;
+  const size_t existing_count_;
+  api::ResourceList demand_;  // the requests of every pending pod
+  // How many instances of each reservation this run may still plan (the offerings' capacity less
+  // the claims pinned to it).
   std::vector<int> reservation_left_;
-  std::vector<PoolState> pools_;
-  std::vector<ExistingSlot> existing_;
-  FreeCapacityIndex free_;  // over existing_
+  std::vector<PoolState> pools_;  // their `remaining` limits change as claims are planned
+  // Existing nodes this run changed: changed_[i] indexes modified_, or is -1 (base_.existing[i]
+  // as it is). A consolidation what-if moves a few pods among thousands of nodes, so each run
+  // copies only what it touches.
+  std::vector<int32_t> changed_;
+  std::deque<ExistingSlot> modified_;
+  FreeCapacityIndex free_;  // over the existing nodes; left-out nodes have no room
+  size_t usable_ = 0;       // existing nodes not left out
   size_t score_start_ = 0;  // Placement::kKubeScheduler: where the next search starts
   std::vector<ClaimSlot> claims_;
   std::optional<Topology> topology_;
 };
 
-void Pass::PreparePools() {
+}  // namespace
+
+PreparedCapacity::PreparedCapacity(const SchedulerInput& capacity) {
+  PreparePools(capacity);
+  PrepareExisting(capacity);
+  std::vector<int> by_name(types.size());
+  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int a, int b) { return types[a].type->name < types[b].type->name; });
+  name_rank.resize(types.size());
+  for (size_t i = 0; i < by_name.size(); ++i) name_rank[by_name[i]] = static_cast<int>(i);
+}
+
+void PreparedCapacity::PreparePools(const SchedulerInput& capacity) {
   std::vector<const NodePoolOffer*> offers;
-  for (const auto& offer : input_.node_pools) offers.push_back(&offer);
+  for (const auto& offer : capacity.node_pools) offers.push_back(&offer);
   // Heavier NodePools first; equal weights by name.
   std::stable_sort(offers.begin(), offers.end(), [](const auto* a, const auto* b) {
     int wa = a->node_pool->spec.weight.value_or(0);
@@ -284,7 +341,7 @@ void Pass::PreparePools() {
     pool.requirements.Add(Requirements::FromNodeSelector(np.spec.template_.spec.requirements));
     pool.requirements.Add(Requirement::In(std::string(api::kLabelNodePool), {np.metadata.name}));
     if (!np.spec.limited_resources.empty()) pool.remaining = np.spec.limits - offer->in_use;
-    for (const auto* ds : input_.daemon_sets) {
+    for (const auto* ds : capacity.daemon_sets) {
       if (!api::ToleratesAll(ds->spec.tolerations, pool.taints)) continue;
       const api::Pod daemon_pod{ds->metadata, ds->spec, {}};
       PodConstraints daemon(daemon_pod, {});
@@ -299,25 +356,24 @@ void Pass::PreparePools() {
       // Types with counted reservations are ordered by what a claim pays once those are used
       // up; types offered only through reservations last.
       const OfferingMask mask = MaskOf(pool.requirements);
-      const bool counted =
-          std::any_of(types_[index].offerings.begin(), types_[index].offerings.end(),
-                      [](const PackedOffering& o) { return o.reservation >= 0; });
-      double price = CheapestOffering(types_[index], counted ? WithoutReserved(mask) : mask);
-      if (price == kNoPrice && CheapestOffering(types_[index], mask) == kNoPrice) continue;
-      types_[index].price = price;
+      const bool counted = std::any_of(types[index].offerings.begin(), types[index].offerings.end(),
+                                       [](const PackedOffering& o) { return o.reservation >= 0; });
+      double price = CheapestOffering(types[index], counted ? WithoutReserved(mask) : mask);
+      if (price == kNoPrice && CheapestOffering(types[index], mask) == kNoPrice) continue;
+      types[index].price = price;
       priced.emplace_back(price, index);
     }
     std::stable_sort(priced.begin(), priced.end(), [&](const auto& a, const auto& b) {
       if (a.first != b.first) return a.first < b.first;
-      return types_[a.second].type->name < types_[b.second].type->name;
+      return types[a.second].type->name < types[b.second].type->name;
     });
     for (const auto& [price, index] : priced) pool.types.push_back(index);
-    pools_.push_back(std::move(pool));
+    pools.push_back(std::move(pool));
   }
 }
 
-void Pass::PrepareExisting() {
-  for (const auto& node : input_.existing_nodes) {
+void PreparedCapacity::PrepareExisting(const SchedulerInput& capacity) {
+  for (const auto& node : capacity.existing_nodes) {
     ExistingSlot slot{&node,
                       node.in_flight || !node.requirements.empty()
                           ? node.requirements
@@ -332,15 +388,53 @@ void Pass::PrepareExisting() {
         for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
       }
     }
-    existing_.push_back(std::move(slot));
+    existing.push_back(std::move(slot));
   }
-  free_.Reset(existing_.size());
-  for (size_t i = 0; i < existing_.size(); ++i) UpdateFree(i);
+  free.Reset(existing.size());
+  for (size_t i = 0; i < existing.size(); ++i) {
+    const ExistingSlot& slot = existing[i];
+    free.Set(i, slot.node->allocatable.cpu().milli() - slot.requested.cpu().milli(),
+             slot.node->allocatable.memory().milli() - slot.requested.memory().milli());
+  }
+}
+
+namespace {
+
+Pass::Pass(const SchedulerInput& capacity, const PreparedCapacity& base,
+           const std::vector<const api::Pod*>& pods, const std::vector<bool>& left_out)
+    : input_(capacity),
+      base_(base),
+      pods_(pods),
+      left_out_(left_out),
+      types_(base.types),
+      name_rank_(base.name_rank),
+      zone_names_(base.zone_names),
+      capacity_type_names_(base.capacity_type_names),
+      reservation_ids_(base.reservation_ids),
+      existing_count_(base.existing.size()),
+      reservation_left_(base.reservation_left),
+      pools_(base.pools),
+      changed_(existing_count_, -1),
+      free_(base.free),
+      usable_(existing_count_) {
+  for (size_t i = 0; i < existing_count_; ++i) {
+    if (!LeftOut(i)) continue;
+    free_.Set(i, FreeCapacityIndex::kNone, FreeCapacityIndex::kNone);
+    --usable_;
+  }
+}
+
+ExistingSlot& Pass::MutableSlot(size_t i) {
+  if (changed_[i] < 0) {
+    changed_[i] = static_cast<int32_t>(modified_.size());
+    modified_.push_back(base_.existing[i]);
+  }
+  return modified_[changed_[i]];
 }
 
 TopologyUniverse Pass::Universe() const {
   std::set<std::string> keys;
-  for (const auto* pod : input_.pods) {
+  for (const auto* pod : pods_) {
     for (const auto& s : pod->spec.topology_spread_constraints) keys.insert(s.topology_key);
     if (!pod->spec.affinity) continue;
     for (const auto* terms :
@@ -378,7 +472,9 @@ TopologyUniverse Pass::Universe() const {
         for (auto& v : allowed->Values()) offer(std::move(v), &pool.taints);
       }
     }
-    for (const auto& node : input_.existing_nodes) {
+    for (size_t i = 0; i < existing_count_; ++i) {
+      if (LeftOut(i)) continue;
+      const ExistingNode& node = *base_.existing[i].node;
       auto it = node.labels.find(key);
       if (it != node.labels.end()) offer(it->second, &node.taints);
     }
@@ -388,7 +484,9 @@ TopologyUniverse Pass::Universe() const {
   return universe;
 }
 
-int Pass::AddType(const cloud::InstanceType& type) {
+}  // namespace
+
+int PreparedCapacity::AddType(const cloud::InstanceType& type) {
   auto index_of = [](std::vector<std::string>& names, const std::string& name) {
     auto it = std::find(names.begin(), names.end(), name);
     if (it != names.end()) return static_cast<uint8_t>(it - names.begin());
@@ -405,26 +503,26 @@ int Pass::AddType(const cloud::InstanceType& type) {
     if (o.capacity_type == api::kCapacityTypeReserved && !o.reservation_id.empty()) {
       if (o.reservation_capacity <= 0) continue;
       const auto known =
-          std::find(reservation_ids_.begin(), reservation_ids_.end(), o.reservation_id);
-      reservation = static_cast<int>(known - reservation_ids_.begin());
-      if (known == reservation_ids_.end()) {
-        reservation_ids_.push_back(o.reservation_id);
-        reservation_left_.push_back(o.reservation_capacity);
+          std::find(reservation_ids.begin(), reservation_ids.end(), o.reservation_id);
+      reservation = static_cast<int>(known - reservation_ids.begin());
+      if (known == reservation_ids.end()) {
+        reservation_ids.push_back(o.reservation_id);
+        reservation_left.push_back(o.reservation_capacity);
       } else {
         // Offered through several NodePools: the smallest count is the safe one.
-        reservation_left_[reservation] =
-            std::min(reservation_left_[reservation], o.reservation_capacity);
+        reservation_left[reservation] =
+            std::min(reservation_left[reservation], o.reservation_capacity);
       }
     }
-    info.offerings.push_back({index_of(zone_names_, o.zone),
-                              index_of(capacity_type_names_, o.capacity_type), o.price,
+    info.offerings.push_back({index_of(zone_names, o.zone),
+                              index_of(capacity_type_names, o.capacity_type), o.price,
                               reservation});
   }
-  types_.push_back(std::move(info));
-  return static_cast<int>(types_.size() - 1);
+  types.push_back(std::move(info));
+  return static_cast<int>(types.size() - 1);
 }
 
-OfferingMask Pass::MaskOf(const Requirements& requirements) const {
+OfferingMask PreparedCapacity::MaskOf(const Requirements& requirements) const {
   auto mask = [](const std::vector<std::string>& names, const Requirement* r) {
     uint64_t bits = 0;
     for (size_t i = 0; i < names.size(); ++i) {
@@ -432,9 +530,20 @@ OfferingMask Pass::MaskOf(const Requirements& requirements) const {
     }
     return bits;
   };
-  return {mask(zone_names_, requirements.Get(api::kLabelZone)),
-          mask(capacity_type_names_, requirements.Get(api::kLabelCapacityType))};
+  return {mask(zone_names, requirements.Get(api::kLabelZone)),
+          mask(capacity_type_names, requirements.Get(api::kLabelCapacityType))};
 }
+
+OfferingMask PreparedCapacity::WithoutReserved(OfferingMask mask) const {
+  const auto reserved =
+      std::find(capacity_type_names.begin(), capacity_type_names.end(), api::kCapacityTypeReserved);
+  if (reserved != capacity_type_names.end()) {
+    mask.capacity_types &= ~(uint64_t{1} << (reserved - capacity_type_names.begin()));
+  }
+  return mask;
+}
+
+namespace {
 
 std::vector<int> Pass::Filter(const std::vector<int>& options, const Requirements& requirements,
                               const api::ResourceList& total, const Requirements* changed,
@@ -511,15 +620,6 @@ api::ResourceList Pass::Charge(const std::vector<int>& options) const {
   return largest;
 }
 
-OfferingMask Pass::WithoutReserved(OfferingMask mask) const {
-  const auto reserved = std::find(capacity_type_names_.begin(), capacity_type_names_.end(),
-                                  api::kCapacityTypeReserved);
-  if (reserved != capacity_type_names_.end()) {
-    mask.capacity_types &= ~(uint64_t{1} << (reserved - capacity_type_names_.begin()));
-  }
-  return mask;
-}
-
 bool Pass::OffersReserved(const std::vector<int>& options, const Requirements& requirements) const {
   if (reservation_ids_.empty()) return false;
   const OfferingMask mask = MaskOf(requirements);
@@ -585,7 +685,7 @@ Status Pass::CheckMinValues(const std::vector<int>& options,
 }
 
 void Pass::UpdateFree(size_t index) {
-  const ExistingSlot& slot = existing_[index];
+  const ExistingSlot& slot = Slot(index);
   free_.Set(index, slot.node->allocatable.cpu().milli() - slot.requested.cpu().milli(),
             slot.node->allocatable.memory().milli() - slot.requested.memory().milli());
 }
@@ -603,7 +703,8 @@ bool Pass::TryExisting(const PodConstraints& pod, const PodTopology& topology) {
 
 std::optional<Requirements> Pass::Admits(const PodConstraints& pod, const PodTopology& topology,
                                          size_t i) const {
-  const ExistingSlot& slot = existing_[i];
+  if (LeftOut(i)) return std::nullopt;
+  const ExistingSlot& slot = Slot(i);
   const ExistingNode& node = *slot.node;
   if (!api::ToleratesAll(pod.pod().spec.tolerations, node.taints)) return std::nullopt;
   if (!(slot.requested + pod.requests()).FitsIn(node.allocatable)) return std::nullopt;
@@ -621,7 +722,7 @@ std::optional<Requirements> Pass::Admits(const PodConstraints& pod, const PodTop
 
 void Pass::Commit(const PodConstraints& pod, const PodTopology& topology, size_t i,
                   const Requirements& pins) {
-  ExistingSlot& slot = existing_[i];
+  ExistingSlot& slot = MutableSlot(i);
   if (slot.node->in_flight) {
     // An in-flight NodeClaim launches one type in one zone: the pods placed on it narrow it.
     slot.requirements.Add(pod.requirements());
@@ -667,11 +768,11 @@ size_t NodesToScore(size_t nodes) {
 }
 
 bool Pass::TryExistingScored(const PodConstraints& pod, const PodTopology& topology) {
-  const size_t count = existing_.size();
-  if (count == 0) return false;
+  const size_t count = existing_count_;
+  if (usable_ == 0) return false;
   const int64_t cpu = pod.requests().cpu().milli();
   const int64_t memory = pod.requests().memory().milli();
-  const size_t wanted = NodesToScore(count);
+  const size_t wanted = NodesToScore(usable_);
   size_t found = 0;
   std::optional<size_t> best;
   Requirements best_pins;
@@ -690,8 +791,8 @@ bool Pass::TryExistingScored(const PodConstraints& pod, const PodTopology& topol
       std::optional<Requirements> pins = Admits(pod, topology, i);
       if (!pins) continue;
       ++found;
-      const int64_t score = KubeSchedulerScore(existing_[i].requested + pod.requests(),
-                                               existing_[i].node->allocatable);
+      const int64_t score =
+          KubeSchedulerScore(Slot(i).requested + pod.requests(), Slot(i).node->allocatable);
       if (score > best_score) {
         best_score = score;
         best = i;
@@ -711,7 +812,7 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
   for (size_t index = 0; index < claims_.size(); ++index) {
     ClaimSlot& claim = claims_[index];
     PoolState& pool = pools_[claim.pool];
-    const int candidate = static_cast<int>(existing_.size()) + index;
+    const int candidate = static_cast<int>(existing_count_ + index);
     if (!topology.empty() && !topology_->HostnameAdmits(topology, candidate)) continue;
     if (!api::ToleratesAll(pod.pod().spec.tolerations, pool.taints)) continue;
     if (AnyConflict(claim.ports, pod.host_ports())) continue;
@@ -783,7 +884,7 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
     }
     Requirements requirements = pool.requirements;
     requirements.Add(pod.requirements());
-    const int candidate = static_cast<int>(existing_.size() + claims_.size());
+    const int candidate = static_cast<int>(existing_count_ + claims_.size());
     auto narrowed = topology_->Narrow(pod, topology, candidate, requirements, false,
                                       /*explain=*/true);
     if (!narrowed.admitted) {
@@ -930,14 +1031,13 @@ PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
 }
 
 SchedulerResult Pass::Run() {
-  PreparePools();
-  PrepareExisting();
   topology_.emplace(Universe(),
                     [this](int c) -> const Requirements& { return CandidateRequirements(c); });
 
   // Pods already running count towards spreads and affinities, and their anti-affinity holds.
-  for (size_t i = 0; i < existing_.size(); ++i) {
-    for (const auto* pod : existing_[i].node->pods) {
+  for (size_t i = 0; i < existing_count_; ++i) {
+    if (LeftOut(i)) continue;
+    for (const auto* pod : base_.existing[i].node->pods) {
       std::vector<int> required_anti_affinity;
       if (pod->spec.affinity && pod->spec.affinity->pod_anti_affinity) {
         required_anti_affinity = topology_->ForPod(PodConstraints(*pod, {})).required_anti_affinity;
@@ -947,8 +1047,8 @@ SchedulerResult Pass::Run() {
   }
 
   std::vector<PodConstraints> pods;
-  pods.reserve(input_.pods.size());
-  for (const auto* pod : input_.pods) {
+  pods.reserve(pods_.size());
+  for (const auto* pod : pods_) {
     pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage));
   }
   std::vector<int> order(pods.size());
@@ -979,7 +1079,7 @@ SchedulerResult Pass::Run() {
   // first, as long as they fit; the rest are scheduled as usual.
   std::unordered_map<const api::Pod*, size_t> nominated;
   for (size_t i = 0; i < input_.existing_nodes.size(); ++i) {
-    if (!input_.existing_nodes[i].in_flight) continue;
+    if (!input_.existing_nodes[i].in_flight || LeftOut(i)) continue;
     for (const api::Pod* pod : input_.existing_nodes[i].nominated) nominated.emplace(pod, i);
   }
   std::deque<int> queue;
@@ -1011,15 +1111,11 @@ SchedulerResult Pass::Run() {
   }
 
   SchedulerResult result;
-  for (const auto& slot : existing_) {
+  for (size_t i = 0; i < existing_count_; ++i) {
+    if (changed_[i] < 0) continue;  // nothing placed there
+    const ExistingSlot& slot = Slot(i);
     if (!slot.placed.empty()) result.existing.push_back({slot.node->name, slot.placed});
   }
-  std::vector<int> by_name(types_.size());
-  for (size_t i = 0; i < by_name.size(); ++i) by_name[i] = static_cast<int>(i);
-  std::sort(by_name.begin(), by_name.end(),
-            [&](int a, int b) { return types_[a].type->name < types_[b].type->name; });
-  name_rank_.resize(types_.size());
-  for (size_t i = 0; i < by_name.size(); ++i) name_rank_[by_name[i]] = static_cast<int>(i);
   result.node_claims.reserve(claims_.size());
   for (const auto& claim : claims_) result.node_claims.push_back(Finalize(claim));
   std::sort(queue.begin(), queue.end());
@@ -1045,6 +1141,16 @@ double SchedulerResult::PricePerHour() const {
   return price;
 }
 
-SchedulerResult Schedule(const SchedulerInput& input) { return Pass(input).Run(); }
+Scheduler::Scheduler(const SchedulerInput& capacity)
+    : capacity_(&capacity), prepared_(std::make_unique<const PreparedCapacity>(capacity)) {}
+
+Scheduler::~Scheduler() = default;
+
+SchedulerResult Scheduler::Run(const std::vector<const api::Pod*>& pods,
+                               const std::vector<bool>& left_out) const {
+  return Pass(*capacity_, *prepared_, pods, left_out).Run();
+}
+
+SchedulerResult Schedule(const SchedulerInput& input) { return Scheduler(input).Run(input.pods); }
 
 }  // namespace karpenter::provisioning

@@ -3,6 +3,7 @@
 // their instance types, existing capacity and daemonsets in; planned NodeClaims, placements on
 // existing capacity and unschedulable pods with a reason out. No I/O, no clock, deterministic.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,5 +99,29 @@ struct SchedulerResult {
 };
 
 SchedulerResult Schedule(const SchedulerInput& input);
+
+struct PreparedCapacity;
+
+// Many scheduling runs over the same capacity — consolidation's what-ifs, hundreds per pass: the
+// NodePools' instance types are indexed and priced and the existing nodes' requests summed once,
+// and each run copies only the nodes it places pods on.
+class Scheduler {
+ public:
+  // `capacity` (its pods aside) must outlive the scheduler and stay unchanged.
+  explicit Scheduler(const SchedulerInput& capacity);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // What Schedule() would answer for the capacity with `pods` pending and without the existing
+  // nodes `left_out` marks (parallel to capacity.existing_nodes; empty: none): those take no pods,
+  // and their pods count for no spread or affinity.
+  SchedulerResult Run(const std::vector<const api::Pod*>& pods,
+                      const std::vector<bool>& left_out = {}) const;
+
+ private:
+  const SchedulerInput* capacity_;
+  std::unique_ptr<const PreparedCapacity> prepared_;
+};
 
 }  // namespace karpenter::provisioning

@@ -383,6 +383,65 @@ TEST_F(SchedulerTest, PodsOnAnInFlightNodeClaimNarrowItsRequirements) {
   EXPECT_NE(where.at("t/d-needs-zone-2"), "node:claim-a");
 }
 
+// A Scheduler prepared once answers every run as Schedule() answers the same capacity with the
+// left-out nodes removed — placements, claims and reasons alike — and no run changes the next.
+// Bound pods with spreads and anti-affinity make the left-out nodes' pods matter to the topology.
+TEST_F(SchedulerTest, RunsWithNodesLeftOutAnswerAsScheduleWithoutThemAndLeaveNoTrace) {
+  BuildMixedBatch(pods_);
+  const std::vector<const api::Pod*> pending = Pending();
+  std::deque<api::Pod> bound;
+  BuildMixedBatch(bound);
+  api::NodePool general = MakePool("general");
+  api::NodePool infra = MakeInfraPool();
+  infra.spec.limits.Set(api::kResourceCpu, Quantity::FromUnits(64));
+  infra.spec.limited_resources = {std::string(api::kResourceCpu)};
+  SchedulerInput capacity;
+  capacity.node_pools = {Offer(general), Offer(infra)};
+  const char* zones[] = {"test-zone-1", "test-zone-2", "test-zone-3"};
+  for (int i = 0; i < 9; ++i) {
+    ExistingNode node;
+    node.name = "node-" + std::to_string(i);
+    node.labels = {{kZone, zones[i % 3]}, {std::string(api::kLabelHostname), node.name}};
+    node.allocatable = Resources(4000 + 1000 * (i % 4), 8 + 4 * (i % 3), 110);
+    if (i == 8) {
+      node = InFlight("claim-8", zones[2], {catalog_[5].name, catalog_[9].name},
+                      Resources(8000, 32, 110));
+    }
+    capacity.existing_nodes.push_back(std::move(node));
+  }
+  // Two or three bound pods on each node, the db ones with their anti-affinity.
+  size_t next = 0;
+  for (api::Pod& pod : bound) {
+    pod.metadata.name = "bound-" + pod.metadata.name;
+    if (pod.metadata.name == "bound-nowhere" || pod.metadata.name.starts_with("bound-batch")) {
+      continue;
+    }
+    capacity.existing_nodes[next % 8].pods.push_back(&pod);
+    ++next;
+  }
+
+  const Scheduler scheduler(capacity);
+  const std::vector<std::vector<int>> removals = {
+      {}, {0}, {1, 4}, {8}, {0, 1, 2}, {3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7, 8}, {}};
+  std::set<std::string> outcomes;
+  for (const std::vector<int>& removed : removals) {
+    std::vector<bool> left_out(capacity.existing_nodes.size(), false);
+    SchedulerInput without = capacity;
+    without.pods = pending;
+    without.existing_nodes.clear();
+    for (size_t i = 0; i < capacity.existing_nodes.size(); ++i) {
+      left_out[i] = std::find(removed.begin(), removed.end(), static_cast<int>(i)) != removed.end();
+      if (!left_out[i]) without.existing_nodes.push_back(capacity.existing_nodes[i]);
+    }
+    const std::string expected = Describe(Schedule(without));
+    EXPECT_EQ(Describe(scheduler.Run(pending, left_out)), expected)
+        << "nodes left out: " << testing::PrintToString(removed);
+    outcomes.insert(expected);
+  }
+  // The removals matter: they give different answers (the first and last, no removal, agree).
+  EXPECT_GE(outcomes.size(), 5U);
+}
+
 TEST_F(SchedulerTest, ExistingNodeTaintsAreRespected) {
   api::NodePool pool = MakePool("default");
   AddPod("plain", 500);
