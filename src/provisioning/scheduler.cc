@@ -211,6 +211,10 @@ struct PreparedCapacity {
   std::vector<PoolState> pools;  // heaviest first
   std::vector<ExistingSlot> existing;
   FreeCapacityIndex free;  // over existing
+  // The existing nodes' pods (candidate: the node's index), those with pod anti-affinity apart:
+  // only they create topology groups up front.
+  std::vector<scheduling::PlacedPod> placed;
+  std::vector<scheduling::PlacedPod> placed_with_anti_affinity;
 
  private:
   void PreparePools(const SchedulerInput& capacity);
@@ -387,6 +391,11 @@ void PreparedCapacity::PrepareExisting(const SchedulerInput& capacity) {
         if (node.host_ports) continue;
         for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
       }
+    }
+    const int index = static_cast<int>(existing.size());
+    for (const api::Pod* pod : node.pods) {
+      const bool anti_affinity = pod->spec.affinity && pod->spec.affinity->pod_anti_affinity;
+      (anti_affinity ? placed_with_anti_affinity : placed).push_back({pod, index});
     }
     existing.push_back(std::move(slot));
   }
@@ -1035,15 +1044,12 @@ SchedulerResult Pass::Run() {
                     [this](int c) -> const Requirements& { return CandidateRequirements(c); });
 
   // Pods already running count towards spreads and affinities, and their anti-affinity holds.
-  for (size_t i = 0; i < existing_count_; ++i) {
-    if (LeftOut(i)) continue;
-    for (const auto* pod : base_.existing[i].node->pods) {
-      std::vector<int> required_anti_affinity;
-      if (pod->spec.affinity && pod->spec.affinity->pod_anti_affinity) {
-        required_anti_affinity = topology_->ForPod(PodConstraints(*pod, {})).required_anti_affinity;
-      }
-      topology_->Record(*pod, static_cast<int>(i), required_anti_affinity);
-    }
+  topology_->AddPlacedBefore(base_.placed, left_out_);
+  for (const scheduling::PlacedPod& placed : base_.placed_with_anti_affinity) {
+    if (LeftOut(placed.candidate)) continue;
+    const std::vector<int> required_anti_affinity =
+        topology_->ForPod(PodConstraints(*placed.pod, {})).required_anti_affinity;
+    topology_->Record(*placed.pod, placed.candidate, required_anti_affinity);
   }
 
   std::vector<PodConstraints> pods;

@@ -88,6 +88,13 @@ int Topology::Intern(TopologyGroup group, std::string signature) {
       by_signature_.emplace(std::move(signature), static_cast<int>(groups_.size()));
   if (!inserted) return it->second;
   group.by_hostname = group.key == api::kLabelHostname;
+  if (placed_before_ != nullptr) {
+    for (const PlacedPod& placed : *placed_before_) {
+      const auto candidate = static_cast<size_t>(placed.candidate);
+      if (candidate < left_out_->size() && (*left_out_)[candidate]) continue;
+      Count(group, *placed.pod, placed.candidate);
+    }
+  }
   for (const auto& placement : placements_) Count(group, *placement.pod, placement.candidate);
   if (group.type == TopologyType::kAntiAffinity) anti_affinity_groups_.push_back(it->second);
   groups_.push_back(std::move(group));
@@ -331,6 +338,12 @@ Topology::Narrowed Topology::Narrow(const PodConstraints& pod, const PodTopology
   }
   result.admitted = true;
   return result;
+}
+
+void Topology::AddPlacedBefore(const std::vector<PlacedPod>& pods,
+                               const std::vector<bool>& left_out) {
+  placed_before_ = &pods;
+  left_out_ = &left_out;
 }
 
 void Topology::Record(const api::Pod& pod, int candidate,

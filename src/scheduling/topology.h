@@ -75,6 +75,12 @@ struct PodTopology {
   bool empty() const { return groups.empty() && selected_by.empty(); }
 };
 
+// A pod and the candidate (node or planned NodeClaim, by id) it is on.
+struct PlacedPod {
+  const api::Pod* pod;
+  int candidate;
+};
+
 class Topology {
  public:
   // Returns the requirements of a candidate (node or planned NodeClaim) by its id.
@@ -110,6 +116,12 @@ class Topology {
   // Counts a placed pod on `candidate`; its required anti-affinity groups start excluding the pods
   // they select from the candidate's domains.
   void Record(const api::Pod& pod, int candidate, const std::vector<int>& required_anti_affinity);
+  // Pods already on existing candidates that own no required anti-affinity, counted as Record()
+  // would count them, but by each group only when it is created: a pass whose pods need no group
+  // never reads them, and consolidation runs hundreds of passes over the same thousands of pods.
+  // The candidates `left_out` marks (none when empty) are skipped. Call once, before any group is
+  // created; both vectors must outlive the topology.
+  void AddPlacedBefore(const std::vector<PlacedPod>& pods, const std::vector<bool>& left_out);
 
  private:
   int Intern(TopologyGroup group, std::string signature);
@@ -124,11 +136,9 @@ class Topology {
   std::vector<TopologyGroup> groups_;
   std::unordered_map<std::string, int> by_signature_;
   std::vector<int> anti_affinity_groups_;
-  struct Placement {
-    const api::Pod* pod;
-    int candidate;
-  };
-  std::vector<Placement> placements_;
+  std::vector<PlacedPod> placements_;
+  const std::vector<PlacedPod>* placed_before_ = nullptr;
+  const std::vector<bool>* left_out_ = nullptr;
 };
 
 }  // namespace karpenter::scheduling
