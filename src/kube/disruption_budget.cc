@@ -32,16 +32,15 @@ const Object* SpecField(const Object& budget, std::string_view name) {
   return value != nullptr && !value->is_null() ? value : nullptr;
 }
 
-// The budget's selector, parsed once; nullopt when missing or invalid (it selects nothing).
-std::optional<LabelSelector> SelectorOf(const Object& budget) {
+}  // namespace
+
+std::optional<LabelSelector> BudgetSelector(const Object& budget) {
   const Object* selector = SpecField(budget, "selector");
   if (selector == nullptr) return std::nullopt;
   Result<LabelSelector> parsed = LabelSelector::FromObject(*selector);
   if (!parsed.ok()) return std::nullopt;
   return std::move(parsed).value();
 }
-
-}  // namespace
 
 bool IsPodReady(const Object& pod) {
   const Object* conditions = Find(pod, {"status", "conditions"});
@@ -54,7 +53,7 @@ bool IsPodReady(const Object& pod) {
 
 bool SelectsPod(const Object& budget, const Object& pod) {
   if (Namespace(budget) != Namespace(pod)) return false;
-  const std::optional<LabelSelector> selector = SelectorOf(budget);
+  const std::optional<LabelSelector> selector = BudgetSelector(budget);
   return selector && selector->Matches(pod);
 }
 
@@ -69,15 +68,25 @@ Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
                                                        const std::vector<const Object*>& pods,
                                                        std::vector<const Object*>* selected) {
-  DisruptionBudgetStatus status;
-  const std::optional<LabelSelector> selector = SelectorOf(budget);
+  const std::optional<LabelSelector> selector = BudgetSelector(budget);
   const std::string_view namespace_ = Namespace(budget);
+  int64_t expected_pods = 0;
+  int64_t current_healthy = 0;
   for (const Object* pod : pods) {
     if (!selector || !selector->Matches(*pod) || Namespace(*pod) != namespace_) continue;
     if (selected != nullptr) selected->push_back(pod);
-    ++status.expected_pods;
-    if (DeletionTimestamp(*pod).empty() && IsPodReady(*pod)) ++status.current_healthy;
+    ++expected_pods;
+    if (DeletionTimestamp(*pod).empty() && IsPodReady(*pod)) ++current_healthy;
   }
+  return DisruptionBudgetFromCounts(budget, expected_pods, current_healthy);
+}
+
+Result<DisruptionBudgetStatus> DisruptionBudgetFromCounts(const Object& budget,
+                                                          int64_t expected_pods,
+                                                          int64_t current_healthy) {
+  DisruptionBudgetStatus status;
+  status.expected_pods = expected_pods;
+  status.current_healthy = current_healthy;
   if (const Object* max_unavailable = SpecField(budget, "maxUnavailable")) {
     const Result<int64_t> unavailable = Scaled(*max_unavailable, status.expected_pods);
     if (!unavailable.ok()) return Error("spec.maxUnavailable: " + unavailable.error().message);

@@ -6,10 +6,12 @@
 // disruption for a budget whose status nobody has written yet.
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "common/result.h"
 #include "kube/object.h"
+#include "kube/selector.h"
 
 namespace karpenter::kube {
 
@@ -28,6 +30,15 @@ bool IsPodReady(const Object& pod);
 // Whether `budget` (policy/v1) selects `pod`: the same namespace and a spec.selector its labels
 // match. An empty selector selects every pod of the namespace; a missing or invalid one none.
 bool SelectsPod(const Object& budget, const Object& pod);
+
+// The budget's spec.selector; nullopt when missing or invalid (it selects nothing).
+std::optional<LabelSelector> BudgetSelector(const Object& budget);
+
+// What the controller reports for `budget` when it selects `expected_pods` pods of which
+// `current_healthy` are healthy (the counting done elsewhere, e.g. as pods change).
+Result<DisruptionBudgetStatus> DisruptionBudgetFromCounts(const Object& budget,
+                                                          int64_t expected_pods,
+                                                          int64_t current_healthy);
 
 // What the controller would report for `budget` given `pods` (those it does not select are
 // skipped). Healthy pods are Ready and not being deleted. The controller takes the expected count

@@ -1,8 +1,7 @@
 #include "simulate/disruption_budget_controller.h"
 
 #include <algorithm>
-#include <map>
-#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,72 +36,120 @@ bool Reports(const Object& budget, const Object& status) {
 DisruptionBudgetController::DisruptionBudgetController(kube::Client& client,
                                                        controllers::ClusterCache& cluster)
     : client_(client), cluster_(cluster) {
-  auto mark = [this](kube::WatchEventType, const Object& object) {
-    dirty_.emplace(kube::Namespace(object));
-  };
-  cluster_.pods().AddHandler(mark);
-  cluster_.disruption_budgets().AddHandler(mark);
+  cluster_.pods().AddHandler(
+      [this](kube::WatchEventType type, const Object& pod) { ObservePod(type, pod); });
+  cluster_.disruption_budgets().AddHandler(
+      [this](kube::WatchEventType type, const Object& budget) { ObserveBudget(type, budget); });
+}
+
+void DisruptionBudgetController::Count(const Member& member, int sign) {
+  for (size_t index : member.budgets) {
+    Budget& budget = budgets_[index];
+    budget.expected += sign;
+    if (member.healthy) budget.healthy += sign;
+    dirty_.insert(index);
+  }
+}
+
+void DisruptionBudgetController::ObservePod(kube::WatchEventType type, const Object& pod) {
+  std::string key = kube::Key(pod);
+  const auto found = members_.find(key);
+  Member now;
+  if (type != kube::WatchEventType::kDeleted) {
+    now.healthy = kube::DeletionTimestamp(pod).empty() && kube::IsPodReady(pod);
+    if (const auto in = namespaces_.find(kube::Namespace(pod)); in != namespaces_.end()) {
+      for (size_t index : in->second) {
+        const std::optional<kube::LabelSelector>& selector = budgets_[index].selector;
+        if (selector && selector->Matches(pod)) now.budgets.push_back(index);
+      }
+    }
+  }
+  if (found != members_.end()) {
+    if (found->second == now) return;
+    Count(found->second, -1);
+  }
+  Count(now, 1);
+  if (type == kube::WatchEventType::kDeleted) {
+    if (found != members_.end()) members_.erase(found);
+  } else if (found != members_.end()) {
+    found->second = std::move(now);
+  } else {
+    members_.emplace(std::move(key), std::move(now));
+  }
+}
+
+void DisruptionBudgetController::ObserveBudget(kube::WatchEventType type, const Object& object) {
+  const std::string key = kube::Key(object);
+  auto found = budget_index_.find(key);
+  if (type == kube::WatchEventType::kDeleted) {
+    if (found == budget_index_.end()) return;
+    const size_t index = found->second;
+    budget_index_.erase(found);
+    std::erase(namespaces_[budgets_[index].namespace_], index);
+    for (auto& [pod, member] : members_) std::erase(member.budgets, index);
+    dirty_.erase(index);
+    return;
+  }
+  if (found == budget_index_.end()) {
+    found = budget_index_.emplace(key, budgets_.size()).first;
+    budgets_.push_back({std::string(kube::Namespace(object)), std::string(kube::Name(object)), -1,
+                        std::nullopt, 0, 0});
+    namespaces_[budgets_.back().namespace_].push_back(found->second);
+  }
+  const size_t index = found->second;
+  // Its own status writes, and the evictions charging it, leave the spec alone: only a new
+  // generation can select other pods.
+  dirty_.insert(index);
+  const int64_t generation = kube::Generation(object);
+  if (budgets_[index].generation == generation) return;
+  Budget& budget = budgets_[index];
+  budget.generation = generation;
+  budget.selector = kube::BudgetSelector(object);
+  budget.expected = 0;
+  budget.healthy = 0;
+  cluster_.pods().VisitIndexed(controllers::kIndexPodsByNamespace, budget.namespace_,
+                               [&](const std::vector<const Object*>& pods) {
+                                 for (const Object* pod : pods) {
+                                   const auto member = members_.find(kube::Key(*pod));
+                                   if (member == members_.end())
+                                     continue;  // its own event counts it
+                                   std::erase(member->second.budgets, index);
+                                   if (!budget.selector || !budget.selector->Matches(*pod))
+                                     continue;
+                                   member->second.budgets.push_back(index);
+                                   ++budget.expected;
+                                   if (member->second.healthy) ++budget.healthy;
+                                 }
+                               });
 }
 
 Result<size_t> DisruptionBudgetController::Run() {
   if (dirty_.empty()) return size_t{0};
-  std::vector<Object> budgets;
-  cluster_.disruption_budgets().ForEach([&](const Object& budget) {
-    if (dirty_.contains(kube::Namespace(budget))) budgets.push_back(budget);
-  });
+  // In namespace and name order: the writes, and so the simulation, do not depend on the order
+  // of events.
+  std::vector<const Budget*> dirty;
+  for (size_t index : dirty_) dirty.push_back(&budgets_[index]);
   dirty_.clear();
-  std::sort(budgets.begin(), budgets.end(), [](const Object& a, const Object& b) {
-    return kube::Namespace(a) < kube::Namespace(b);
+  std::sort(dirty.begin(), dirty.end(), [](const Budget* a, const Budget* b) {
+    return std::tie(a->namespace_, a->name) < std::tie(b->namespace_, b->name);
   });
-  // (budget, status) to write, decided with the pods in place, written after.
-  std::vector<std::pair<const Object*, Object>> writes;
-  for (auto first = budgets.begin(); first != budgets.end();) {
-    const std::string_view namespace_ = kube::Namespace(*first);
-    const auto last = std::find_if(first, budgets.end(), [&](const Object& budget) {
-      return kube::Namespace(budget) != namespace_;
-    });
-    cluster_.pods().VisitIndexed(
-        controllers::kIndexPodsByNamespace, namespace_,
-        [&](const std::vector<const Object*>& pods) {
-          // Most selectors name a label value (matchLabels): bucket the namespace's pods by
-          // label once, so a budget only looks at pods that could match.
-          std::map<std::pair<std::string_view, std::string_view>, std::vector<const Object*>>
-              by_label;
-          for (const Object* pod : pods) {
-            const Object* labels = kube::Find(*pod, {"metadata", "labels"});
-            if (labels == nullptr || !labels->is_object()) continue;
-            for (const auto& [key, value] : labels->items()) {
-              if (value.is_string()) {
-                by_label[{key, value.get_ref<const std::string&>()}].push_back(pod);
-              }
-            }
-          }
-          static const std::vector<const Object*> kNone;
-          for (auto budget = first; budget != last; ++budget) {
-            const std::vector<const Object*>* candidates = &pods;
-            const Object* match = kube::Find(*budget, {"spec", "selector", "matchLabels"});
-            if (match != nullptr && match->is_object() && !match->empty() &&
-                match->begin()->is_string()) {
-              const auto bucket = by_label.find(
-                  {match->begin().key(), match->begin()->get_ref<const std::string&>()});
-              candidates = bucket == by_label.end() ? &kNone : &bucket->second;
-            }
-            Result<kube::DisruptionBudgetStatus> status =
-                kube::ComputeDisruptionBudget(*budget, *candidates);
-            if (!status.ok()) continue;  // an invalid budget: nothing to write
-            Object wanted = StatusOf(*status, kube::Generation(*budget));
-            if (!Reports(*budget, wanted)) writes.emplace_back(&*budget, std::move(wanted));
-          }
-        });
-    first = last;
+  size_t written = 0;
+  for (const Budget* budget : dirty) {
+    const std::optional<Object> object =
+        cluster_.disruption_budgets().Get(kube::Key(budget->namespace_, budget->name));
+    if (!object) continue;
+    Result<kube::DisruptionBudgetStatus> status =
+        kube::DisruptionBudgetFromCounts(*object, budget->expected, budget->healthy);
+    if (!status.ok()) continue;  // an invalid budget: nothing to write
+    Object wanted = StatusOf(*status, kube::Generation(*object));
+    if (Reports(*object, wanted)) continue;
+    Result<Object> patched = client_.Patch(
+        kube::resources::kPodDisruptionBudgets, budget->namespace_, budget->name,
+        kube::PatchType::kMerge, {{"status", std::move(wanted)}}, kube::Subresource::kStatus);
+    if (!patched.ok() && patched.error().status != 404) return patched.error();
+    ++written;
   }
-  for (auto& [budget, status] : writes) {
-    Result<Object> written = client_.Patch(
-        kube::resources::kPodDisruptionBudgets, kube::Namespace(*budget), kube::Name(*budget),
-        kube::PatchType::kMerge, {{"status", std::move(status)}}, kube::Subresource::kStatus);
-    if (!written.ok() && written.error().status != 404) return written.error();
-  }
-  return writes.size();
+  return written;
 }
 
 }  // namespace karpenter::simulate
