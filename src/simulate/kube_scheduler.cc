@@ -30,17 +30,30 @@ KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cl
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const Object& pod) {
     dirty_ = true;
     const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
-    const bool waits = type != kube::WatchEventType::kDeleted &&
-                       kube::DeletionTimestamp(pod).empty() && phase != "Succeeded" &&
-                       phase != "Failed" &&
-                       (kube::StringAt(pod, {"spec", "nodeName"}).empty() || phase == "Pending");
+    const bool gone =
+        type == kube::WatchEventType::kDeleted || phase == "Succeeded" || phase == "Failed";
+    const bool bound = !kube::StringAt(pod, {"spec", "nodeName"}).empty();
+    const bool waits =
+        !gone && kube::DeletionTimestamp(pod).empty() && (!bound || phase == "Pending");
+    std::string key = kube::Key(pod);
+    // Room on a node: a pod went away. A bound pod may be what a parked one's affinity wants.
+    if ((gone && bound) || (bound && parked_want_affinity_)) Unpark();
+    if (!waits || bound) parked_.erase(key);
     if (waits) {
-      waiting_.insert(kube::Key(pod));
+      waiting_.insert(std::move(key));
     } else {
-      waiting_.erase(kube::Key(pod));
+      waiting_.erase(key);
     }
   });
-  cluster_.nodes().AddHandler([this](kube::WatchEventType, const Object&) { dirty_ = true; });
+  cluster_.nodes().AddHandler([this](kube::WatchEventType, const Object&) {
+    dirty_ = true;
+    Unpark();
+  });
+}
+
+void KubeScheduler::Unpark() {
+  parked_.clear();
+  parked_want_affinity_ = false;
 }
 
 Result<size_t> KubeScheduler::Run() {
@@ -52,7 +65,7 @@ Result<size_t> KubeScheduler::Run() {
   for (const auto& pod : pods) {
     if (!pod->metadata.deletion_timestamp.empty() || api::IsTerminal(*pod)) continue;
     if (pod->spec.node_name.empty()) {
-      pending.push_back(pod.get());
+      if (!parked_.contains(api::NamespacedName(pod->metadata))) pending.push_back(pod.get());
     } else if (pod->status.phase == "Pending") {
       starting.push_back(pod.get());
     }
@@ -130,6 +143,8 @@ Result<size_t> KubeScheduler::Run() {
   // Pods placed on planned NodeClaims cannot happen (no NodePools given); the rest wait.
   for (const provisioning::UnschedulablePod& unschedulable : result.unschedulable) {
     const api::Pod& pod = *unschedulable.pod;
+    parked_.insert(api::NamespacedName(pod.metadata));
+    if (pod.spec.affinity && pod.spec.affinity->pod_affinity) parked_want_affinity_ = true;
     if (api::MarkedUnschedulable(pod)) continue;
     const Object status = {
         {"status",

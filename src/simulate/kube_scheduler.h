@@ -9,7 +9,10 @@
 // its "kubelet" sets phase Running and Ready.
 //
 // Work happens only after pods or Nodes changed while some pod waits to be placed or started
-// (informer handlers keep count), so an idle cluster of 50,000 pods costs nothing per round.
+// (informer handlers keep count), so an idle cluster of 50,000 pods costs nothing per round. As
+// kube-scheduler parks a pod that fits nowhere until an event could make room for it, a pod found
+// unschedulable is tried again only after a Node changed or a pod went away (or, while such a pod
+// wants pod affinity, another pod was bound): new pods do not make every parked one be tried again.
 
 #include <cstddef>
 #include <set>
@@ -31,11 +34,17 @@ class KubeScheduler {
   Result<size_t> Run();
 
  private:
+  // Every parked pod is worth another try.
+  void Unpark();
+
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
   const Clock& clock_;
   bool dirty_ = true;
   std::set<std::string, std::less<>> waiting_;  // keys of pods not yet bound or not yet started
+  // Pending pods found unschedulable since the last event that could make room for them.
+  std::set<std::string, std::less<>> parked_;
+  bool parked_want_affinity_ = false;  // some parked pod requires pod affinity
 };
 
 }  // namespace karpenter::simulate
