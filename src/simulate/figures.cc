@@ -42,6 +42,10 @@ std::string MinutesSeconds(double seconds) {
   return fmt::format("{}:{:02}", total / 60, total % 60);
 }
 
+std::string PlusMinus(double error) {
+  return error > 0 ? fmt::format("±{:.0f} %", 100 * Finite(error)) : "";
+}
+
 std::string Verdict(const SimulationResult& result) {
   std::string text = fmt::format("{}/h → {}/h", Money(result.before.price_per_hour),
                                  Money(result.after.price_per_hour));

@@ -22,6 +22,8 @@ std::string Delta(int64_t change);
 std::string PercentChange(double before, double after);
 // "1 PDB violation", "3 PDB violations".
 std::string Plural(int64_t count, std::string_view noun);
+// An expected relative error as "±14 %"; empty when none is known (not positive).
+std::string PlusMinus(double error);
 // Seconds from the start as m:ss (minutes may exceed 59).
 std::string MinutesSeconds(double seconds);
 // "$41.20/h → $17.85/h (−57%), 0 PDB violations, max pending 48 s[, 3 unschedulable pods]".

@@ -166,15 +166,24 @@ void AppendCard(std::string& out, std::string_view label, const std::string& val
                  style, Escape(label), Escape(value));
 }
 
+// " (±14 %)" after an "after" figure; nothing when no error is known.
+std::string ExpectedError(double error) {
+  const std::string text = PlusMinus(error);
+  return text.empty() ? text : " (" + text + ")";
+}
+
 std::string_view ToneIfPositive(double value) { return value > 0 ? "bad" : "good"; }
 
 void AppendSummary(std::string& out, const SimulationResult& result) {
   const ClusterFigures& before = result.before;
   const ClusterFigures& after = result.after;
   out += "<section class=\"cards\">\n";
-  AppendCard(out, "Nodes", fmt::format("{} → {}", before.nodes, after.nodes));
+  AppendCard(out, "Nodes",
+             fmt::format("{} → {}{}", before.nodes, after.nodes,
+                         ExpectedError(result.accuracy.nodes_error)));
   AppendCard(out, "Price per hour",
-             fmt::format("{} → {}", Money(before.price_per_hour), Money(after.price_per_hour)),
+             fmt::format("{} → {}{}", Money(before.price_per_hour), Money(after.price_per_hour),
+                         ExpectedError(result.accuracy.price_error)),
              "wide");
   AppendCard(out, "Running pods", fmt::format("{} → {}", before.pods, after.pods));
   AppendCard(out, "Pods disrupted", fmt::format("{}", result.pods_disrupted));
@@ -329,6 +338,20 @@ void AppendTimeline(std::string& out, const SimulationResult& result) {
   fmt::format_to(std::back_inserter(out), "<h2>Timeline ({})</h2>\n",
                  Plural(static_cast<int64_t>(result.timeline.size()), "event"));
   AppendTable(out, {{"Time", true}, {"Event"}, {"Subject"}, {"Detail"}}, rows, "No events.");
+}
+
+void AppendAccuracy(std::string& out, const SimulationResult& result) {
+  const Accuracy& accuracy = result.accuracy;
+  fmt::format_to(std::back_inserter(out),
+                 "<h2>How sure</h2>\n<p>The node count is expected within {:.0f} % and the price "
+                 "per hour within {:.0f} % of what Karpenter will do ({}).</p>\n",
+                 100 * accuracy.nodes_error, 100 * accuracy.price_error, Escape(accuracy.basis));
+  if (accuracy.not_modelled.empty()) return;
+  out += "<p>Not modelled for this cluster:</p>\n<ul class=\"ignored\">\n";
+  for (const std::string& caveat : accuracy.not_modelled) {
+    fmt::format_to(std::back_inserter(out), "<li>{}</li>\n", Escape(caveat));
+  }
+  out += "</ul>\n";
 }
 
 void AppendIgnored(std::string& out, const SimulationResult& result) {
@@ -539,6 +562,7 @@ std::string RenderHtml(const SimulationResult& result) {
   out += "<body>\n<main>\n";
   AppendHeader(out, result);
   AppendSummary(out, result);
+  AppendAccuracy(out, result);
   AppendCharts(out, result);
   out += "<h2>Before and after</h2>\n";
   AppendByType(out, result);

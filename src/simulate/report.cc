@@ -61,7 +61,8 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
     out << fmt::format("  {:<28} {:>6} {:>6}\n", key.first + " " + key.second,
                        count_of(result.before, key), count_of(result.after, key));
   }
-  out << fmt::format("  {:<28} {:>6} {:>6}\n", "total", result.before.nodes, result.after.nodes);
+  out << fmt::format("  {:<28} {:>6} {:>6}  {}\n", "total", result.before.nodes, result.after.nodes,
+                     PlusMinus(result.accuracy.nodes_error));
   out << "\n                               before            after\n";
   auto usage = [&](std::string_view what, double requested_before, double allocatable_before,
                    double requested_after, double allocatable_after) {
@@ -74,8 +75,9 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
         result.after.cpu_requested, result.after.cpu_allocatable);
   usage("GiB req/alloc", result.before.memory_requested_gib, result.before.memory_allocatable_gib,
         result.after.memory_requested_gib, result.after.memory_allocatable_gib);
-  out << fmt::format("  {:<16} {:>15.2f}        {:>15.2f}\n", "$/hour",
-                     result.before.price_per_hour, result.after.price_per_hour);
+  out << fmt::format("  {:<16} {:>15.2f}        {:>15.2f}  {}\n", "$/hour",
+                     result.before.price_per_hour, result.after.price_per_hour,
+                     PlusMinus(result.accuracy.price_error));
   out << fmt::format("  {:<16} {:>15}        {:>15}\n", "pods running", result.before.pods,
                      result.after.pods);
   out << fmt::format(
@@ -88,6 +90,12 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
                        result.ignored.size(), result.ignored.size() == 1 ? "" : "s",
                        result.ignored.front());
   }
+  const Accuracy& accuracy = result.accuracy;
+  out << fmt::format(
+      "\nHow sure: the node count is expected within {:.0f} % and $/hour within {:.0f} % of what "
+      "Karpenter will do ({}). Not modelled here:\n",
+      100 * accuracy.nodes_error, 100 * accuracy.price_error, accuracy.basis);
+  for (const std::string& caveat : accuracy.not_modelled) out << "  - " << caveat << "\n";
   out << "\n" << Verdict(result) << "\n";
 }
 
@@ -103,6 +111,8 @@ std::string RenderJson(const SimulationResult& result) {
                     {"pdbViolations", result.pdb_violations},
                     {"maxPendingSeconds", Round(result.max_pending_seconds, 0.001)},
                     {"unschedulablePods", result.unschedulable_pods},
+                    {"nodesAfterExpectedError", Round(result.accuracy.nodes_error, 0.001)},
+                    {"pricePerHourAfterExpectedError", Round(result.accuracy.price_error, 0.001)},
                     {"verdict", Verdict(result)},
                     {"before", FiguresJson(result.before)},
                     {"after", FiguresJson(result.after)}};
@@ -141,6 +151,10 @@ std::string RenderJson(const SimulationResult& result) {
                        {"pendingPods", sample.pending_pods}});
   }
   out["ignored"] = result.ignored;
+  out["accuracy"] = {{"nodesError", Round(result.accuracy.nodes_error, 0.001)},
+                     {"pricePerHourError", Round(result.accuracy.price_error, 0.001)},
+                     {"basis", result.accuracy.basis},
+                     {"notModelled", result.accuracy.not_modelled}};
   return out.dump(2) + "\n";
 }
 

@@ -22,6 +22,7 @@
 #include "disruption/command.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
+#include "simulate/accuracy.h"
 #include "simulate/disruption_audit.h"
 #include "simulate/disruption_budget_controller.h"
 #include "simulate/kube_scheduler.h"
@@ -630,9 +631,12 @@ Status CheckModelledPods(const SimulationInput& input) {
 
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   RETURN_IF_ERROR(CheckModelledPods(input));
+  Accuracy accuracy = AccuracyFor(input);
   auto world = std::make_unique<World>(input);
   RETURN_IF_ERROR(world->Load(input.objects));
-  return world->Run(progress);
+  ASSIGN_OR_RETURN(SimulationResult result, world->Run(progress));
+  result.accuracy = std::move(accuracy);
+  return result;
 }
 
 }  // namespace karpenter::simulate

@@ -49,6 +49,7 @@ SimulationResult Migration() {
   result.decisions = {
       {125, "MultiNodeConsolidation", {"node-a", "node-b"}, {"default-xyz"}, 1.234, "2 → 1"},
       {130, "Emptiness", {"node-c"}, {}, 0.19, "empty"}};
+  result.accuracy = {0.138, 0.129, "karpenter-bench fidelity", {"Jobs never complete"}};
   return result;
 }
 
@@ -141,14 +142,29 @@ TEST(HtmlReportTest, EscapesEveryStringFromTheResult) {
   result.decisions = {{1, evil, {evil}, {evil}, 0, evil}};
   result.timeline = {{1, evil, evil, evil}};
   result.ignored = {evil};
+  result.accuracy.basis = evil;
+  result.accuracy.not_modelled = {evil};
 
   const std::string html = RenderHtml(result);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("x&y"), std::string::npos);
   EXPECT_EQ(html.find("alert('"), std::string::npos);
-  // Title, subtitle; by type ×2; final node ×6; decision ×4; timeline ×3; ignored ×1.
-  EXPECT_EQ(Count(html, escaped), 2U + 2 + 6 + 4 + 3 + 1);
+  // Title, subtitle; by type ×2; final node ×6; decision ×4; timeline ×3; ignored ×1; how sure
+  // ×2.
+  EXPECT_EQ(Count(html, escaped), 2U + 2 + 6 + 4 + 3 + 1 + 2);
   EXPECT_EQ(MarkupProblem(html), "");
+}
+
+TEST(HtmlReportTest, SaysHowSureBesideTheFiguresAndWhatWasNotModelled) {
+  const std::string html = RenderHtml(Migration());
+  EXPECT_NE(html.find("12 → 5 (±14 %)"), std::string::npos);
+  EXPECT_NE(html.find("$41.20 → $17.85 (±13 %)"), std::string::npos);
+  EXPECT_NE(html.find("<h2>How sure</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<li>Jobs never complete</li>"), std::string::npos);
+  // Without a measured error, no figure claims one.
+  SimulationResult unknown = Migration();
+  unknown.accuracy = {};
+  EXPECT_EQ(RenderHtml(unknown).find("±"), std::string::npos);
 }
 
 TEST(HtmlReportTest, DrawsThreeChartsWithLegends) {
@@ -221,8 +237,9 @@ TEST(HtmlReportTest, SummaryFigures) {
   result.pdb_violations = 2;
   result.unschedulable_pods = 4;
   const std::string cards = Between(RenderHtml(result), "<section class=\"cards\">", "</section>");
-  EXPECT_NE(cards.find(">Nodes</div><div class=\"value\">12 → 5<"), std::string::npos) << cards;
-  EXPECT_NE(cards.find(">$41.20 → $17.85<"), std::string::npos) << cards;
+  EXPECT_NE(cards.find(">Nodes</div><div class=\"value\">12 → 5 (±14 %)<"), std::string::npos)
+      << cards;
+  EXPECT_NE(cards.find(">$41.20 → $17.85 (±13 %)<"), std::string::npos) << cards;
   EXPECT_NE(cards.find(">Pods disrupted</div><div class=\"value\">7<"), std::string::npos);
   EXPECT_NE(cards.find("bad\"><div class=\"label\">PDB violations</div><div class=\"value\">2<"),
             std::string::npos)

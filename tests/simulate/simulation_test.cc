@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,72 @@ TEST(Simulation, RetiringANodeGroupMovesEveryPodToKarpenterWithinThePdb) {
   EXPECT_EQ(result.samples.front().on_demand_nodes, 3);
   EXPECT_EQ(result.samples.back().on_demand_nodes, 0);
   EXPECT_GT(result.samples.back().spot_nodes, 0);
+}
+
+// The reports say how far to trust the figures (the error the fidelity benchmark measured, beside
+// the nodes and $/h after) and what this input has that the simulation does not model: here a
+// Job, which never completes, and a HorizontalPodAutoscaler, which is ignored.
+TEST(Simulation, TheReportsSayHowSureTheForecastIsAndWhatItDidNotModel) {
+  const std::string manifests = std::string(kKarpenter) + Web("web", 2, "1") + R"(
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: report, namespace: shop}
+spec:
+  parallelism: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: job, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 2
+  maxReplicas: 10
+)";
+  const SimulationResult result = SimulateOk(Input(manifests, kRetireNodeGroup, minutes(5)));
+  const Accuracy& accuracy = result.accuracy;
+  EXPECT_GT(accuracy.nodes_error, 0);
+  EXPECT_GT(accuracy.price_error, 0);
+  EXPECT_THAT(accuracy.basis, HasSubstr("karpenter-bench fidelity"));
+  auto mentions = [&](std::string_view text) {
+    return std::any_of(accuracy.not_modelled.begin(), accuracy.not_modelled.end(),
+                       [&](const std::string& caveat) { return caveat.find(text) != caveat.npos; });
+  };
+  EXPECT_TRUE(mentions("Jobs never complete"));
+  EXPECT_TRUE(mentions("1 HorizontalPodAutoscaler"));
+  EXPECT_TRUE(mentions("replica counts stay as given"));
+  EXPECT_TRUE(mentions("40 s after launch"));
+  EXPECT_FALSE(mentions("No PodDisruptionBudget"));  // the Deployment has one
+
+  std::ostringstream text;
+  RenderText(result, text);
+  EXPECT_THAT(text.str(), HasSubstr(fmt::format("±{:.0f} %", 100 * accuracy.nodes_error)));
+  EXPECT_THAT(text.str(), HasSubstr("How sure:"));
+  EXPECT_THAT(text.str(), HasSubstr("  - Jobs never complete"));
+  const std::string json = RenderJson(result);
+  EXPECT_THAT(json, HasSubstr("\"nodesAfterExpectedError\""));
+  EXPECT_THAT(json, HasSubstr("\"notModelled\""));
+
+  // Without any budget, the report says disruption is not slowed by one.
+  const SimulationResult unguarded = SimulateOk(Input(std::string(kKarpenter) + R"(
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: main, image: api, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+)",
+                                                      kRetireNodeGroup, minutes(5)));
+  EXPECT_THAT(unguarded.accuracy.not_modelled, Contains(HasSubstr("No PodDisruptionBudget")));
 }
 
 TEST(Simulation, SameInputsGiveByteIdenticalJson) {
