@@ -78,7 +78,16 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
         }
       }
     }
-    if (type == kube::WatchEventType::kDeleted || !LooksProvisionable(pod)) return;
+    const bool provisionable = type != kube::WatchEventType::kDeleted && LooksProvisionable(pod);
+    {
+      MutexLock lock(provisionable_mutex_);
+      if (provisionable) {
+        provisionable_.insert(kube::Key(pod));
+      } else if (!provisionable_.empty()) {
+        provisionable_.erase(kube::Key(pod));
+      }
+    }
+    if (!provisionable) return;
     batcher_.Trigger(clock_.Monotonic());
     Wake();
   });
@@ -254,8 +263,10 @@ void Manager::RunOnce() {
   if (now >= next_pending_recheck_) {
     next_pending_recheck_ = now + options_.pending_recheck_period;
     bool pending = false;
-    cluster_.pods().ForEach(
-        [&](const kube::Object& pod) { pending = pending || LooksProvisionable(pod); });
+    {
+      MutexLock lock(provisionable_mutex_);
+      pending = !provisionable_.empty();
+    }
     cluster_.node_claims().ForEach([&](const kube::Object& claim) {
       pending = pending || !kube::DeletionTimestamp(claim).empty();
     });
