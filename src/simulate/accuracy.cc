@@ -31,18 +31,18 @@ Accuracy AccuracyFor(const SimulationInput& input) {
       "Nodes are Ready {} s after launch, every one alike, and pods start as soon as they are "
       "bound (no image pulls, no readiness probes)",
       std::chrono::duration_cast<std::chrono::seconds>(input.node_boot_delay).count()));
-  out.push_back(
+  out.emplace_back(
       "The kube-scheduler stand-in binds a burst at once, where a real one binds about 100 pods a "
       "second: on a cluster, Karpenter's first batches see part of a burst and can launch more "
       "nodes at first, which consolidation then removes");
-  out.push_back(
+  out.emplace_back(
       "EC2 has capacity for every launch unless the timeline takes it away, and prices are the "
       "catalog's");
   if (has("Job")) {
-    out.push_back("Jobs never complete: their pods run to the end of the simulation");
+    out.emplace_back("Jobs never complete: their pods run to the end of the simulation");
   }
   if (!has("PodDisruptionBudget") && (has("Deployment") || has("StatefulSet"))) {
-    out.push_back(
+    out.emplace_back(
         "No PodDisruptionBudget is in the input: disruption may move any pod at once, where a "
         "cluster's budgets would slow it");
   }

@@ -111,11 +111,13 @@ void DisruptionBudgetController::ObserveBudget(kube::WatchEventType type, const 
                                [&](const std::vector<const Object*>& pods) {
                                  for (const Object* pod : pods) {
                                    const auto member = members_.find(kube::Key(*pod));
-                                   if (member == members_.end())
+                                   if (member == members_.end()) {
                                      continue;  // its own event counts it
+                                   }
                                    std::erase(member->second.budgets, index);
-                                   if (!budget.selector || !budget.selector->Matches(*pod))
+                                   if (!budget.selector || !budget.selector->Matches(*pod)) {
                                      continue;
+                                   }
                                    member->second.budgets.push_back(index);
                                    ++budget.expected;
                                    if (member->second.healthy) ++budget.healthy;
