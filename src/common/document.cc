@@ -155,6 +155,9 @@ class JsonBuilder : public YAML::EventHandler {
   // The finished document (null when empty) and the line its root starts on.
   json TakeRoot() { return std::move(root_); }
   int root_line() const { return root_line_; }
+  // Where the last null the parser reported was: yaml-cpp 0.7 answers some stray tokens (a ','
+  // outside [ ] or { }) with an empty document that consumes nothing, again and again.
+  const YAML::Mark& last_null() const { return last_null_; }
 
   void OnDocumentStart(const YAML::Mark& /*mark*/) override {
     root_ = nullptr;
@@ -165,6 +168,7 @@ class JsonBuilder : public YAML::EventHandler {
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    last_null_ = mark;
     Add(mark, nullptr, anchor, 1);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -284,6 +288,7 @@ class JsonBuilder : public YAML::EventHandler {
   int64_t nodes_ = 0;
   json root_;
   int root_line_ = 0;
+  YAML::Mark last_null_ = YAML::Mark::null_mark();
   std::vector<Frame> stack_;
   std::unordered_map<YAML::anchor_t, Anchored> anchors_;
 };
@@ -334,9 +339,23 @@ Result<std::vector<Document>> ParseYaml(std::string_view text, std::string_view 
   try {
     YAML::Parser parser(in);
     JsonBuilder builder(source, text.size());
+    std::optional<int> empty_at;  // where the last empty document ended
     while (parser.HandleNextDocument(builder)) {
       json root = builder.TakeRoot();
-      if (root.is_null()) continue;
+      if (root.is_null()) {
+        // Two empty documents at one place: the parser is stuck on a token it cannot place.
+        const YAML::Mark& at = builder.last_null();
+        if (empty_at == at.pos && at.pos >= 0) {
+          const size_t pos = static_cast<size_t>(at.pos);
+          const char c = pos < text.size() ? text[pos] : ' ';
+          return Error{fmt::format(
+              "{}: YAML syntax error: unexpected {}", Where(source, at),
+              c >= 0x21 && c < 0x7f ? fmt::format("'{}'", c) : std::string("character"))};
+        }
+        empty_at = at.pos;
+        continue;
+      }
+      empty_at.reset();
       AppendExpanded(std::move(root), builder.root_line(), documents);
     }
   } catch (const BuildError& e) {

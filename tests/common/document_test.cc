@@ -132,6 +132,24 @@ TEST(ParseDocumentsTest, SyntaxErrorsNameSourceLineAndColumn) {
   EXPECT_EQ(duplicate.error().message, R"(dup.yaml:2:1: duplicate key "a")");
 }
 
+// yaml-cpp 0.7 answers a stray ',' in block context with an empty document that consumes nothing,
+// forever (found by the manifest and user-data fuzzers); it is an error at that place instead.
+TEST(ParseDocumentsTest, AStrayCommaIsAnErrorNotAHang) {
+  for (const std::string_view text : {",\n", "a: 1\n,\n", "k:\n%e\n  ,x\n"}) {
+    Result<std::vector<Document>> documents = ParseDocuments(text, "stray.yaml");
+    ASSERT_FALSE(documents.ok()) << text;
+    EXPECT_THAT(documents.error().message, StartsWith("stray.yaml:")) << text;
+    EXPECT_THAT(documents.error().message, HasSubstr("YAML syntax error")) << text;
+  }
+  Result<std::vector<Document>> comma = ParseDocuments("\n,\n", "stray.yaml");
+  ASSERT_FALSE(comma.ok());
+  EXPECT_EQ(comma.error().message, "stray.yaml:2:1: YAML syntax error: unexpected ','");
+  // Empty documents in a row are still fine.
+  Result<std::vector<Document>> empty = ParseDocuments("---\n---\n---\na: 1\n", "empty.yaml");
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_EQ(empty->size(), 1U);
+}
+
 TEST(ParseDocumentsTest, AliasBombIsRefused) {
   std::string text = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int i = 1; i < 9; ++i) {

@@ -5,6 +5,7 @@
 #include "aws/userdata/families.h"
 #include "aws/userdata/mime.h"
 #include "aws/userdata/user_data.h"
+#include "common/document.h"
 #include "fmt/format.h"
 #include "yaml-cpp/yaml.h"
 
@@ -158,6 +159,11 @@ Result<std::string> RenderAl2023(const NodeBootstrap& bootstrap) {
 
 Status ReadNodeConfig(std::string_view yaml, NodeRegistration& registration,
                       std::vector<std::string>& flags) {
+  // yaml-cpp's LoadAll never returns on some stray tokens (a ',' outside [ ] or { }), where
+  // ParseDocuments stops with an error: it reads the text first.
+  if (Result<std::vector<Document>> checked = ParseDocuments(yaml, "NodeConfig"); !checked.ok()) {
+    return checked.error();
+  }
   try {
     for (const YAML::Node& document : YAML::LoadAll(std::string(yaml))) {
       if (!document.IsMap() || !document["kind"] ||

@@ -157,6 +157,15 @@ TEST(UserDataTest, EveryFamilyButCustomRegistersUnregistered) {
                   MakeTaint("example.com/startup", "", api::TaintEffect::kNoSchedule)}));
 }
 
+// A NodeConfig that yaml-cpp's LoadAll would loop on forever (found by the user-data fuzzer) is
+// an error.
+TEST(UserDataTest, ANodeConfigWithAStrayCommaIsAnErrorNotAHang) {
+  auto registration = ParseNodeRegistration(
+      "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n%e\n  ,x\n");
+  ASSERT_FALSE(registration.ok());
+  EXPECT_THAT(registration.error().message, testing::HasSubstr("YAML syntax error"));
+}
+
 TEST(UserDataTest, CustomIsTheUsersDataUnchanged) {
   NodeBootstrap bootstrap = Bootstrap("Custom");
   bootstrap.custom_user_data =
