@@ -33,6 +33,33 @@ ordered_json FiguresJson(const ClusterFigures& figures) {
           {"byType", std::move(by_type)}};
 }
 
+// `text` in lines of at most 100 columns, the first after `first`, the others after `next`.
+std::string Wrapped(std::string_view text, std::string_view first, std::string_view next) {
+  constexpr size_t kColumns = 100;
+  std::string out(first);
+  size_t column = first.size();
+  bool line_empty = true;
+  while (!text.empty()) {
+    const size_t end = text.find(' ');
+    const std::string_view word = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    if (!line_empty && column + 1 + word.size() > kColumns) {
+      out.append("\n").append(next);
+      column = next.size();
+      line_empty = true;
+    }
+    if (!line_empty) {
+      out.push_back(' ');
+      ++column;
+    }
+    out.append(word);
+    column += word.size();
+    line_empty = false;
+  }
+  out.push_back('\n');
+  return out;
+}
+
 std::string Percent(double part, double whole) {
   return whole > 0 ? fmt::format("{:.0f}%", 100 * part / whole) : "-";
 }
@@ -91,11 +118,14 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
                        result.ignored.front());
   }
   const Accuracy& accuracy = result.accuracy;
-  out << fmt::format(
-      "\nHow sure: the node count is expected within {:.0f} % and $/hour within {:.0f} % of what "
-      "Karpenter will do ({}). Not modelled here:\n",
-      100 * accuracy.nodes_error, 100 * accuracy.price_error, accuracy.basis);
-  for (const std::string& caveat : accuracy.not_modelled) out << "  - " << caveat << "\n";
+  out << "\n"
+      << Wrapped(
+             fmt::format("How sure: the node count is expected within {:.0f} % and $/hour "
+                         "within {:.0f} % of what Karpenter will do ({}).",
+                         100 * accuracy.nodes_error, 100 * accuracy.price_error, accuracy.basis),
+             "", "  ")
+      << "Not modelled here:\n";
+  for (const std::string& caveat : accuracy.not_modelled) out << Wrapped(caveat, "  - ", "    ");
   out << "\n" << Verdict(result) << "\n";
 }
 
