@@ -26,6 +26,12 @@ ResourceList EffectiveRequests(const PodSpec& spec) {
   return running;
 }
 
+ResourceList SchedulingRequests(const PodSpec& spec) {
+  ResourceList requests = EffectiveRequests(spec);
+  requests.Set(kResourcePods, requests.pods() + Quantity::FromUnits(1));
+  return requests;
+}
+
 const OwnerReference* ControllerOf(const ObjectMeta& meta) {
   for (const OwnerReference& owner : meta.owner_references) {
     if (owner.controller) return &owner;

@@ -119,6 +119,9 @@ struct Pod {
 // The resources the scheduler reserves for the pod: max(sum of containers + sidecars, each init
 // container + the sidecars started before it) + overhead.
 ResourceList EffectiveRequests(const PodSpec& spec);
+// What the pod takes of a node when scheduled there: its effective requests and one of the node's
+// pod slots (kube-scheduler counts `pods` against allocatable like any resource).
+ResourceList SchedulingRequests(const PodSpec& spec);
 
 // The pod's owner with controller=true, if any.
 const OwnerReference* ControllerOf(const ObjectMeta& meta);

@@ -119,7 +119,7 @@ provisioning::ExistingNode RegisteredNode(const api::Node& node, const api::Node
   api::ResourceList requested;
   std::vector<scheduling::HostPort> host_ports;
   for (const api::Pod* pod : existing.pods) {
-    requested += api::EffectiveRequests(pod->spec);
+    requested += api::SchedulingRequests(pod->spec);
     for (scheduling::HostPort& port : scheduling::HostPortsOf(pod->spec)) {
       host_ports.push_back(std::move(port));
     }

@@ -387,7 +387,7 @@ void PreparedCapacity::PrepareExisting(const SchedulerInput& capacity) {
                       {}};
     if (!node.requested || !node.host_ports) {
       for (const auto* pod : node.pods) {
-        if (!node.requested) slot.requested += api::EffectiveRequests(pod->spec);
+        if (!node.requested) slot.requested += api::SchedulingRequests(pod->spec);
         if (node.host_ports) continue;
         for (auto& port : HostPortsOf(pod->spec)) slot.ports.push_back(std::move(port));
       }
@@ -1031,10 +1031,7 @@ PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
   for (const auto& [rank, o] : by_name) names.push_back(types_[o].type->name);
   out.requirements = claim.requirements;
   out.requirements.Add(Requirement::In(std::string(api::kLabelInstanceType), std::move(names)));
-  out.requests = claim.requests + pool.daemon_overhead;
-  out.requests.Set(
-      api::kResourcePods,
-      out.requests.pods() + Quantity::FromUnits(static_cast<int64_t>(claim.pods.size())));
+  out.requests = claim.requests + pool.daemon_overhead;  // a pod slot for each pod and daemon
   out.pods = claim.pods;
   return out;
 }

@@ -36,8 +36,9 @@ struct ExistingNode {
   std::vector<api::Taint> taints;
   api::ResourceList allocatable;
   std::vector<const api::Pod*> pods;
-  // The sum of the pods' effective requests and their host ports, when the caller worked them
-  // out once for many passes; derived from `pods` otherwise.
+  // The sum of the pods' scheduling requests (api::SchedulingRequests: a pod slot each) and their
+  // host ports, when the caller worked them out once for many passes; derived from `pods`
+  // otherwise.
   std::optional<api::ResourceList> requested;
   std::optional<std::vector<scheduling::HostPort>> host_ports;
   // In-flight NodeClaims: pending pods (of SchedulerInput::pods) an earlier pass placed here. Each

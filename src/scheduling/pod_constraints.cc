@@ -15,7 +15,7 @@ void SortHeaviestFirst(std::vector<T>& terms) {
 
 PodConstraints::PodConstraints(const api::Pod& pod, Requirements volume_requirements)
     : pod_(&pod),
-      requests_(api::EffectiveRequests(pod.spec)),
+      requests_(api::SchedulingRequests(pod.spec)),
       host_ports_(HostPortsOf(pod.spec)),
       volume_requirements_(std::move(volume_requirements)) {
   const auto& affinity = pod.spec.affinity;

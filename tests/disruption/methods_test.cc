@@ -397,13 +397,14 @@ TEST_F(MethodsTest, DriftIgnoresCandidatesThatAreNotDrifted) {
 class ManyCandidatesTest : public MethodsTest {
  protected:
   // 300 full small nodes (a 1.5-CPU pod each, cheapest to disrupt first by name) and one node,
-  // first in line for displaced pods, with `room_cpus` CPUs free.
+  // first in line for displaced pods, with `room_cpus` CPUs free (and pod slots for them all).
   void Build(int room_cpus, int budget) {
     const api::NodePool& pool = AddPool("default", {budget, kMany, kMany});
     const size_t room = AddNode("room", "xlarge");
     api::ResourceList& allocatable = cluster_.capacity.existing_nodes[room].allocatable;
     allocatable.Set(api::kResourceCpu, Quantity::FromUnits(room_cpus));
     allocatable.Set(api::kResourceMemory, Quantity::FromUnits(int64_t{1} << 40));
+    allocatable.Set(api::kResourcePods, Quantity::FromUnits(1000));
     for (int i = 0; i < 300; ++i) AddCandidate(fmt::format("n-{:03}", i), pool, "small", {1500});
   }
 };

@@ -478,6 +478,45 @@ ExistingNode Registered(std::string name, api::ResourceList allocatable) {
   return node;
 }
 
+// Pods take pod slots, as kube-scheduler counts them: a node with room for CPU but one slot left
+// takes one more pod, and a new claim's options must have a slot for each of its pods.
+TEST_F(SchedulerTest, PodSlotsAreCountedOnNodesAndNewClaims) {
+  api::NodePool pool = MakePool("default");
+  AddPod("bound", 100);
+  std::deque<api::Pod> pending;
+  pending.push_back(MakePod("first", 100));
+  pending.push_back(MakePod("second", 100));
+  ExistingNode node = Registered("node-1", Resources(8000, 16, 2));
+  node.pods = {&pods_.front()};
+  SchedulerInput input;
+  for (const api::Pod& pod : pending) input.pods.push_back(&pod);
+  input.node_pools = {Offer(pool)};
+  input.existing_nodes = {node};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_THAT(result.existing, testing::SizeIs(1));
+  EXPECT_THAT(result.existing[0].pods, testing::SizeIs(1));
+  ASSERT_THAT(result.node_claims, testing::SizeIs(1));
+  EXPECT_EQ(result.node_claims[0].requests.pods(), Quantity::FromUnits(1));
+  for (const cloud::InstanceType* type : result.node_claims[0].instance_types) {
+    EXPECT_GE(type->Allocatable().pods(), Quantity::FromUnits(1)) << type->name;
+  }
+
+  // Many tiny pods spread over as many claims as their slots need.
+  std::deque<api::Pod> tiny;
+  for (int i = 0; i < 600; ++i) tiny.push_back(MakePod("tiny-" + std::to_string(i), 1));
+  SchedulerInput many;
+  for (const api::Pod& pod : tiny) many.pods.push_back(&pod);
+  many.node_pools = {Offer(pool)};
+  const SchedulerResult spread = Schedule(many);
+  ASSERT_TRUE(spread.unschedulable.empty());
+  for (const PlannedNodeClaim& claim : spread.node_claims) {
+    ASSERT_FALSE(claim.instance_types.empty());
+    for (const cloud::InstanceType* type : claim.instance_types) {
+      EXPECT_LE(claim.requests.pods(), type->Allocatable().pods()) << type->name;
+    }
+  }
+}
+
 // As kube-scheduler places pods: in the order given (its queue), each on the node its resource
 // scores prefer (the least allocated, balanced), so a small pod first takes the roomier node and
 // the large pod after it no longer fits anywhere; Karpenter's order (largest first, first fit)
@@ -658,7 +697,7 @@ TEST_F(SchedulerTest, PlannedNodeClaimListsOptionsCheapestFirstWithDaemonSetOver
   const PlannedNodeClaim& nc = result.node_claims[0];
   EXPECT_EQ(nc.node_pool, "default");
   EXPECT_EQ(nc.requests.cpu(), Quantity::FromMilli(2500));
-  EXPECT_EQ(nc.requests.pods(), Quantity::FromUnits(2));
+  EXPECT_EQ(nc.requests.pods(), Quantity::FromUnits(3));  // a slot for each pod and the daemon
   ASSERT_FALSE(nc.instance_types.empty());
   // 2.5 CPUs fit fake-it-2 (3 vCPU − 100m); fake-it-1 is too small.
   EXPECT_EQ(nc.instance_types.front()->name, "fake-it-2");
