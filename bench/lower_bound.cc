@@ -1,33 +1,78 @@
 #include "lower_bound.h"
 
-#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
 #include <limits>
 
 namespace karpenter::bench {
+namespace {
 
-double LowerBoundPricePerHour(const std::vector<Capacity>& types, double cpu, double memory) {
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<Capacity> usable;
-  for (const auto& t : types) {
-    if (t.cpu <= 0 || t.memory <= 0 || t.price <= 0) continue;
-    usable.push_back(t);
-    // One type alone: enough of it to cover the binding constraint.
-    best = std::min(best, t.price * std::max(cpu / t.cpu, memory / t.memory));
+constexpr double kEpsilon = 1e-9;
+
+}  // namespace
+
+// The dual: max C·y_cpu + M·y_mem + P·y_pods subject to cpu_i·y_cpu + mem_i·y_mem + pods_i·y_pods
+// ≤ price_i for every type, y ≥ 0 — feasible at y = 0 (prices are positive), so the simplex starts
+// there with the types' slacks as the basis. Its optimum equals the primal's (strong duality); an
+// unbounded dual means the demand cannot be covered. A compact tableau keeps one row per type and
+// one column per dual variable; Bland's rule (lowest index enters and leaves) rules out cycling.
+std::optional<double> LowerBoundPricePerHour(const std::vector<Capacity>& types,
+                                             const Demand& demand) {
+  constexpr size_t kVars = 3;
+  const std::array<double, kVars> objective = {demand.cpu, demand.memory, demand.pods};
+  std::vector<std::array<double, kVars + 1>> rows;  // coefficients of the non-basic vars, rhs
+  for (const Capacity& type : types) {
+    if (type.price <= 0) continue;  // free capacity would make any demand cost nothing
+    rows.push_back({type.cpu, type.memory, type.pods, type.price});
   }
-  for (size_t i = 0; i < usable.size(); ++i) {
-    for (size_t j = i + 1; j < usable.size(); ++j) {
-      // Both constraints tight: solve the 2×2 system.
-      const Capacity& a = usable[i];
-      const Capacity& b = usable[j];
-      double det = a.cpu * b.memory - b.cpu * a.memory;
-      if (det == 0) continue;
-      double xa = (cpu * b.memory - b.cpu * memory) / det;
-      double xb = (a.cpu * memory - cpu * a.memory) / det;
-      if (xa < 0 || xb < 0) continue;
-      best = std::min(best, xa * a.price + xb * b.price);
+  const size_t n = rows.size();
+  // Labels: variables 0..2 are y; 3.. are the slacks of the rows. Column j is non-basic var
+  // nonbasic[j]; row i's basic var is basic[i].
+  std::array<size_t, kVars> nonbasic = {0, 1, 2};
+  std::vector<size_t> basic(n);
+  for (size_t i = 0; i < n; ++i) basic[i] = kVars + i;
+  std::array<double, kVars + 1> cost = {-objective[0], -objective[1], -objective[2], 0};
+  for (size_t iteration = 0; iteration < 100 * (n + kVars) + 100; ++iteration) {
+    // Entering: the lowest-labelled column whose reduced cost improves the objective.
+    size_t enter = kVars;
+    for (size_t j = 0; j < kVars; ++j) {
+      if (cost[j] < -kEpsilon && (enter == kVars || nonbasic[j] < nonbasic[enter])) enter = j;
     }
+    if (enter == kVars) return cost[kVars];  // optimal
+    // Leaving: the tightest ratio, ties to the lowest label.
+    size_t leave = n;
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < n; ++i) {
+      if (rows[i][enter] <= kEpsilon) continue;
+      const double ratio = rows[i][kVars] / rows[i][enter];
+      if (ratio < best - kEpsilon ||
+          (std::abs(ratio - best) <= kEpsilon && leave < n && basic[i] < basic[leave])) {
+        best = ratio;
+        leave = i;
+      }
+    }
+    if (leave == n) return std::nullopt;  // unbounded dual: no types cover the demand
+    const double pivot = rows[leave][enter];
+    auto eliminate = [&](std::array<double, kVars + 1>& row) {
+      const double factor = row[enter];
+      if (factor == 0) return;
+      for (size_t j = 0; j <= kVars; ++j) {
+        if (j != enter) row[j] -= factor * rows[leave][j] / pivot;
+      }
+      row[enter] = -factor / pivot;
+    };
+    for (size_t i = 0; i < n; ++i) {
+      if (i != leave) eliminate(rows[i]);
+    }
+    eliminate(cost);
+    for (size_t j = 0; j <= kVars; ++j) {
+      if (j != enter) rows[leave][j] /= pivot;
+    }
+    rows[leave][enter] = 1 / pivot;
+    std::swap(basic[leave], nonbasic[enter]);
   }
-  return best == std::numeric_limits<double>::infinity() ? 0 : best;
+  return std::nullopt;  // not reached: Bland's rule terminates
 }
 
 }  // namespace karpenter::bench

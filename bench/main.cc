@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "api/labels.h"
 #include "api/manifest.h"
@@ -12,6 +13,7 @@
 #include "chaos.h"
 #include "cli/builtin_example.h"
 #include "consolidation.h"
+#include "cost.h"
 #include "e2e.h"
 #include "fidelity.h"
 #include "fuzz.h"
@@ -99,8 +101,11 @@ int RunScheduling(const SchedulingArgs& args) {
     }
     api::ResourceList allocatable = it.Allocatable();
     capacities.push_back({allocatable.cpu().as_double(),
-                          allocatable.memory().as_double() / (1024.0 * 1024 * 1024), cheapest});
+                          allocatable.memory().as_double() / (1024.0 * 1024 * 1024),
+                          allocatable.pods().as_double(), cheapest});
   }
+  const std::optional<double> bound =
+      LowerBoundPricePerHour(capacities, {cpu, memory, static_cast<double>(pods.size())});
   nlohmann::ordered_json out;
   out["pods"] = args.pods;
   out["scheduled"] = result.Scheduled();
@@ -109,7 +114,7 @@ int RunScheduling(const SchedulingArgs& args) {
   out["podsPerSecond"] = median > 0 ? args.pods / median : 0;
   out["peakRssMb"] = PeakRssMb();
   out["pricePerHour"] = result.PricePerHour();
-  out["lowerBoundPricePerHour"] = LowerBoundPricePerHour(capacities, cpu, memory);
+  out["lowerBoundPricePerHour"] = bound ? nlohmann::ordered_json(*bound) : nullptr;
   std::cout << out.dump() << '\n';
   return 0;
 }
@@ -180,6 +185,13 @@ int main(int argc, char** argv) {
   simulate_cmd->add_option("--duration", simulate.duration, "Virtual time")->capture_default_str();
   simulate_cmd->add_option("--seed", simulate.seed, "Simulation seed")->capture_default_str();
   simulate_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::CostArgs cost;
+  bool cost_suite = false;
+  auto* cost_cmd = app.add_subcommand(
+      "cost", "The fleet's $/h against the LP lower bound over many workload mixes");
+  cost_cmd->add_flag("--suite", cost_suite, "Every mix (the only mode)")->required();
+  cost_cmd->add_option("--seed", cost.seed, "Seed of the random mixes (default: a new one)");
+  cost_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   karpenter::bench::FuzzArgs fuzz;
   auto* fuzz_cmd = app.add_subcommand(
       "fuzz", "Every libFuzzer target of tests/fuzz from its seeds (scripts/fuzz builds them)");
@@ -241,6 +253,7 @@ int main(int argc, char** argv) {
   if (fidelity_cmd->parsed()) return karpenter::bench::RunFidelity(fidelity);
   if (chaos_cmd->parsed()) return karpenter::bench::RunChaos(chaos);
   if (fuzz_cmd->parsed()) return karpenter::bench::RunFuzz(fuzz);
+  if (cost_cmd->parsed()) return karpenter::bench::RunCost(cost);
   if (simulate_cmd->parsed()) return karpenter::bench::RunSimulate(simulate);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);
   if (consolidation_cmd->parsed()) return karpenter::bench::RunConsolidation(consolidation);

@@ -1,0 +1,345 @@
+#include "cost.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/labels.h"
+#include "api/manifest.h"
+#include "aws/catalog/load_catalog.h"
+#include "cli/builtin_example.h"
+#include "lower_bound.h"
+#include "provisioning/scheduler.h"
+#include "scheduling/requirements.h"
+
+namespace karpenter::bench {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// On-demand, amd64, c/m/r of generation 5 or later: the issue's second pool.
+constexpr std::string_view kOnDemandPool = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: on-demand}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+        - {key: kubernetes.io/os, operator: In, values: [linux]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+constexpr std::string_view kTwoArchPool = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: two-arch}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: kubernetes.io/arch, operator: In, values: [amd64, arm64]}
+        - {key: kubernetes.io/os, operator: In, values: [linux]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+constexpr std::string_view kOneFamilyPool = R"(
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: one-family}
+spec:
+  template:
+    spec:
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m6i]}
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+)";
+
+// Pods live in a deque: their addresses stay put as more are made.
+class Pods {
+ public:
+  api::Pod& Add(const std::string& app, int64_t milli_cpu, int64_t memory_mib) {
+    api::Pod& pod = pods_.emplace_back();
+    pod.metadata.name = app + "-" + std::to_string(pods_.size());
+    pod.metadata.namespace_ = "default";
+    pod.metadata.uid = pod.metadata.name;
+    pod.metadata.labels = {{"app", app}};
+    api::Container container;
+    container.name = "app";
+    container.requests.Set(api::kResourceCpu, Quantity::FromMilli(milli_cpu));
+    container.requests.Set(api::kResourceMemory, Quantity::FromUnits(memory_mib * 1024 * 1024));
+    pod.spec.containers.push_back(std::move(container));
+    pod.status.phase = "Pending";
+    return pod;
+  }
+  // `replicas` pods of one Deployment-like app.
+  void AddApp(const std::string& app, int replicas, int64_t milli_cpu, int64_t memory_mib) {
+    for (int i = 0; i < replicas; ++i) Add(app, milli_cpu, memory_mib);
+  }
+  std::vector<const api::Pod*> Pointers() const {
+    std::vector<const api::Pod*> out;
+    for (const api::Pod& pod : pods_) out.push_back(&pod);
+    return out;
+  }
+  std::deque<api::Pod>& all() { return pods_; }
+
+ private:
+  std::deque<api::Pod> pods_;
+};
+
+// 5-20 Deployments of 5-60 replicas, requests 100m-4 CPU and 128 MiB-16 GiB drawn at random.
+void AddRandomDeployments(Pods& pods, uint64_t seed, const std::string& prefix) {
+  std::mt19937_64 rng(seed);
+  const int deployments = 5 + static_cast<int>(rng() % 16);
+  for (int d = 0; d < deployments; ++d) {
+    const int replicas = 5 + static_cast<int>(rng() % 56);
+    const int64_t cpu = 100 + static_cast<int64_t>(rng() % 3901);
+    const int64_t memory = 128 + static_cast<int64_t>(rng() % (16 * 1024 - 127));
+    pods.AddApp(prefix + std::to_string(d), replicas, cpu, memory);
+  }
+}
+
+struct Mix {
+  std::string name;
+  std::string_view pool;  // YAML; empty: the seed's NodePool (the built-in plan example's)
+  std::function<void(Pods&)> make;
+  bool anti_affinity = false;
+  int existing_nodes = 0;  // m6i.2xlarge nodes, each half full, before the pass
+};
+
+std::vector<Mix> Mixes(uint64_t seed) {
+  std::vector<Mix> mixes;
+  auto add = [&](std::string name, std::string_view pool, std::function<void(Pods&)> make) {
+    mixes.push_back({std::move(name), pool, std::move(make)});
+  };
+  add("cpu-heavy", kOnDemandPool, [](Pods& p) {
+    p.AddApp("cpu-a", 120, 2000, 1024);
+    p.AddApp("cpu-b", 100, 4000, 2048);
+    p.AddApp("cpu-c", 80, 1000, 512);
+  });
+  add("memory-heavy", kOnDemandPool, [](Pods& p) {
+    p.AddApp("mem-a", 120, 250, 8192);
+    p.AddApp("mem-b", 100, 500, 16384);
+    p.AddApp("mem-c", 80, 250, 4096);
+  });
+  add("balanced", kOnDemandPool, [](Pods& p) {
+    p.AddApp("bal-a", 150, 1000, 4096);
+    p.AddApp("bal-b", 150, 500, 2048);
+    p.AddApp("bal-c", 100, 2000, 8192);
+  });
+  add("few-very-large", kOnDemandPool, [](Pods& p) {
+    p.AddApp("huge-a", 6, 30000, int64_t{120} * 1024);
+    p.AddApp("huge-b", 6, 60000, int64_t{200} * 1024);
+  });
+  add("thousands-of-tiny", kOnDemandPool, [](Pods& p) { p.AddApp("tiny", 5000, 50, 64); });
+  add("long-tail", kOnDemandPool, [&](Pods& p) {
+    std::mt19937_64 rng(seed ^ 0x5eed);
+    for (int i = 0; i < 1000; ++i) {
+      // Most pods small, a few large: CPU 100m × 2^k with k geometric, memory 2-4 GiB per CPU.
+      int k = 0;
+      while (k < 6 && rng() % 3 == 0) ++k;
+      const int64_t cpu = 100 << k;
+      p.Add("tail-" + std::to_string(i % 7), cpu, cpu * (2 + static_cast<int64_t>(rng() % 3)));
+    }
+  });
+  for (uint64_t s = 0; s < 4; ++s) {
+    add("random-deployments-" + std::to_string(s + 1), kOnDemandPool,
+        [=](Pods& p) { AddRandomDeployments(p, seed + s, "rd"); });
+  }
+  add("random-deployments-spot", "", [=](Pods& p) { AddRandomDeployments(p, seed + 10, "rs"); });
+  add("zone-spread", kOnDemandPool, [](Pods& p) {
+    for (const char* app : {"zs-a", "zs-b", "zs-c"}) {
+      for (int i = 0; i < 100; ++i) {
+        api::Pod& pod = p.Add(app, 750, 1536);
+        api::TopologySpreadConstraint spread;
+        spread.topology_key = std::string(api::kLabelZone);
+        spread.label_selector = api::LabelSelector{{{"app", app}}, {}};
+        pod.spec.topology_spread_constraints.push_back(std::move(spread));
+      }
+    }
+  });
+  mixes.push_back({"hostname-anti-affinity", kOnDemandPool,
+                   [](Pods& p) {
+                     for (int i = 0; i < 60; ++i) {
+                       api::Pod& pod = p.Add("solo", 1500, 3072);
+                       api::PodAffinityTerm term;
+                       term.topology_key = std::string(api::kLabelHostname);
+                       term.label_selector = api::LabelSelector{{{"app", "solo"}}, {}};
+                       pod.spec.affinity.emplace();
+                       pod.spec.affinity->pod_anti_affinity.emplace();
+                       pod.spec.affinity->pod_anti_affinity->required.push_back(term);
+                     }
+                   },
+                   true});
+  add("two-architectures", kTwoArchPool,
+      [=](Pods& p) { AddRandomDeployments(p, seed + 20, "ta"); });
+  add("one-family", kOneFamilyPool, [=](Pods& p) { AddRandomDeployments(p, seed + 30, "of"); });
+  mixes.push_back({"existing-nodes-half-full", kOnDemandPool,
+                   [=](Pods& p) { AddRandomDeployments(p, seed + 40, "ex"); }, false, 20});
+  add("ten-thousand-pods", kOnDemandPool, [=](Pods& p) {
+    std::mt19937_64 rng(seed + 50);
+    for (int d = 0; d < 100; ++d) {
+      p.AddApp("tt" + std::to_string(d), 100, 100 + static_cast<int64_t>(rng() % 1900),
+               128 + static_cast<int64_t>(rng() % 4000));
+    }
+  });
+  return mixes;
+}
+
+// The pool's instance types at their cheapest allowed offering, as the LP sees them.
+std::vector<Capacity> PoolCapacities(const api::NodePool& pool,
+                                     const std::vector<const cloud::InstanceType*>& types) {
+  const scheduling::Requirements requirements =
+      scheduling::Requirements::FromNodeSelector(pool.spec.template_.spec.requirements);
+  const scheduling::Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
+  std::vector<Capacity> out;
+  for (const cloud::InstanceType* type : types) {
+    double cheapest = 0;
+    for (const cloud::Offering& offering : type->offerings) {
+      if (!offering.available || offering.capacity_type == api::kCapacityTypeReserved ||
+          (capacity_types != nullptr && !capacity_types->Has(offering.capacity_type))) {
+        continue;
+      }
+      if (cheapest == 0 || offering.price < cheapest) cheapest = offering.price;
+    }
+    if (cheapest <= 0) continue;
+    const api::ResourceList allocatable = type->Allocatable();
+    out.push_back({allocatable.cpu().as_double(), allocatable.memory().as_double() / kGiB,
+                   allocatable.pods().as_double(), cheapest});
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunCost(const CostArgs& args) {
+  const uint64_t seed = args.seed != 0 ? args.seed : std::random_device{}();
+  auto catalog = aws::LoadCatalog("aws", aws::AwsCatalogOptions{});
+  if (!catalog.ok()) {
+    std::cerr << "error: " << catalog.error().message << '\n';
+    return 1;
+  }
+  const cloud::InstanceType* existing_type = nullptr;
+  for (const cloud::InstanceType& type : *catalog) {
+    if (type.name == "m6i.2xlarge") existing_type = &type;
+  }
+  const std::string seed_pool = cli::BuiltinPlanExample();  // the seed's NodePool and more
+  nlohmann::ordered_json mixes = nlohmann::ordered_json::array();
+  double log_sum = 0;
+  int in_targets = 0;
+  double worst = 0;
+  std::string worst_mix;
+  for (const Mix& mix : Mixes(seed)) {
+    api::DecodeOutcome decoded =
+        api::DecodeManifest(mix.pool.empty() ? seed_pool : mix.pool, mix.name);
+    if (!decoded.errors.empty() || decoded.manifest.node_pools.empty()) {
+      std::cerr << "error: mix " << mix.name << ": no valid NodePool\n";
+      return 1;
+    }
+    api::NodePool pool = decoded.manifest.node_pools.front();
+    pool.spec.limited_resources.clear();  // the mixes measure packing, not a budget
+    const scheduling::Requirements pool_requirements =
+        scheduling::Requirements::FromNodeSelector(pool.spec.template_.spec.requirements);
+    provisioning::NodePoolOffer offer;
+    offer.node_pool = &pool;
+    for (const cloud::InstanceType& type : *catalog) {
+      if (type.requirements.Intersects(pool_requirements)) offer.instance_types.push_back(&type);
+    }
+    Pods pods;
+    mix.make(pods);
+    provisioning::SchedulerInput input;
+    input.pods = pods.Pointers();
+    input.node_pools.push_back(offer);
+    // Existing nodes, each holding pods that request half its CPU and memory.
+    Pods residents;
+    Demand free;
+    if (mix.existing_nodes > 0 && existing_type != nullptr) {
+      const api::ResourceList allocatable = existing_type->Allocatable();
+      for (int n = 0; n < mix.existing_nodes; ++n) {
+        provisioning::ExistingNode node;
+        node.name = "existing-" + std::to_string(n);
+        node.labels = {{std::string(api::kLabelInstanceType), existing_type->name},
+                       {std::string(api::kLabelZone), "us-east-1" + std::string(1, 'a' + n % 3)},
+                       {std::string(api::kLabelArch), "amd64"},
+                       {std::string(api::kLabelOs), "linux"},
+                       {std::string(api::kLabelHostname), "existing-" + std::to_string(n)}};
+        node.allocatable = allocatable;
+        const int64_t half_cpu = allocatable.cpu().milli() / 2;
+        const int64_t half_memory = allocatable.memory().units_ceil() / (int64_t{2} * 1024 * 1024);
+        node.pods.push_back(&residents.Add("resident", half_cpu, half_memory));
+        input.existing_nodes.push_back(std::move(node));
+        free.cpu += static_cast<double>(allocatable.cpu().milli() - half_cpu) / 1000;
+        free.memory +=
+            (allocatable.memory().as_double() / kGiB) - static_cast<double>(half_memory) / 1024;
+        free.pods += allocatable.pods().as_double() - 1;
+      }
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const provisioning::SchedulerResult result = provisioning::Schedule(input);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    // The bound covers what the existing nodes' free room cannot.
+    Demand demand;
+    for (const api::Pod* pod : input.pods) {
+      const api::ResourceList requests = api::EffectiveRequests(pod->spec);
+      demand.cpu += requests.cpu().as_double();
+      demand.memory += requests.memory().as_double() / kGiB;
+      demand.pods += 1;
+    }
+    demand = {std::max(0.0, demand.cpu - free.cpu), std::max(0.0, demand.memory - free.memory),
+              std::max(0.0, demand.pods - free.pods)};
+    const std::optional<double> bound =
+        LowerBoundPricePerHour(PoolCapacities(pool, offer.instance_types), demand);
+    const double price = result.PricePerHour();
+    const bool counted = input.pods.size() >= 100 && !mix.anti_affinity &&
+                         result.unschedulable.empty() && bound && *bound > 0;
+    const double ratio = bound && *bound > 0 ? price / *bound : 0;
+    if (counted) {
+      ++in_targets;
+      log_sum += std::log(ratio);
+      if (ratio > worst) {
+        worst = ratio;
+        worst_mix = mix.name;
+      }
+    }
+    mixes.push_back(
+        {{"name", mix.name},
+         {"pool", pool.metadata.name},
+         {"pricing", mix.pool.empty() ? "spot (the catalog's spot price model)" : "on-demand"},
+         {"pods", input.pods.size()},
+         {"nodes", result.node_claims.size()},
+         {"unschedulable", result.unschedulable.size()},
+         {"pricePerHour", price},
+         {"lowerBoundPricePerHour", bound ? nlohmann::ordered_json(*bound) : nullptr},
+         {"optimumPricePerHour", nullptr},
+         {"ratio", ratio},
+         {"seconds", seconds},
+         {"inTargets", counted}});
+  }
+  nlohmann::ordered_json out;
+  out["seed"] = seed;
+  out["mixes"] = std::move(mixes);
+  out["summary"] = {{"mixes", out["mixes"].size()},
+                    {"mixesInTargets", in_targets},
+                    {"geometricMeanRatio", in_targets > 0 ? std::exp(log_sum / in_targets) : 0},
+                    {"worstRatio", worst},
+                    {"worstMix", worst_mix}};
+  std::cout << out.dump() << '\n';
+  return 0;
+}
+
+}  // namespace karpenter::bench
