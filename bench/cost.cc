@@ -1,5 +1,7 @@
 #include "cost.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,49 +27,37 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-// On-demand, amd64, c/m/r of generation 5 or later: the issue's second pool.
-constexpr std::string_view kOnDemandPool = R"(
+// An on-demand NodePool of c/m/r types of generation 5 or later for `arches` ("amd64" is the
+// issue's second pool), or, with `family`, of that one family only.
+std::string OnDemandPool(std::string_view name, std::string_view arches,
+                         std::string_view family = "") {
+  std::string requirements =
+      family.empty()
+          ? fmt::format(
+                "        - {{key: kubernetes.io/arch, operator: In, values: [{}]}}\n"
+                "        - {{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, "
+                "m, r]}}\n"
+                "        - {{key: karpenter.k8s.aws/instance-generation, operator: Gt, values: "
+                "[\"4\"]}}\n",
+                arches)
+          : fmt::format(
+                "        - {{key: karpenter.k8s.aws/instance-family, operator: In, values: "
+                "[{}]}}\n",
+                family);
+  return fmt::format(R"(
 apiVersion: karpenter.sh/v1
 kind: NodePool
-metadata: {name: on-demand}
+metadata: {{name: {}}}
 spec:
   template:
     spec:
       requirements:
-        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-        - {key: kubernetes.io/os, operator: In, values: [linux]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-)";
-constexpr std::string_view kTwoArchPool = R"(
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: two-arch}
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: kubernetes.io/arch, operator: In, values: [amd64, arm64]}
-        - {key: kubernetes.io/os, operator: In, values: [linux]}
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["4"]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-)";
-constexpr std::string_view kOneFamilyPool = R"(
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: one-family}
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [m6i]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-)";
+        - {{key: kubernetes.io/os, operator: In, values: [linux]}}
+        - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
+{}      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
+)",
+                     name, requirements);
+}
 
 // Pods live in a deque: their addresses stay put as more are made.
 class Pods {
@@ -115,7 +105,7 @@ void AddRandomDeployments(Pods& pods, uint64_t seed, const std::string& prefix) 
 
 struct Mix {
   std::string name;
-  std::string_view pool;  // YAML; empty: the seed's NodePool (the built-in plan example's)
+  std::string pool;  // YAML; empty: the seed's NodePool (the built-in plan example's)
   std::function<void(Pods&)> make;
   bool anti_affinity = false;
   int existing_nodes = 0;  // m6i.2xlarge nodes, each half full, before the pass
@@ -123,30 +113,31 @@ struct Mix {
 
 std::vector<Mix> Mixes(uint64_t seed) {
   std::vector<Mix> mixes;
-  auto add = [&](std::string name, std::string_view pool, std::function<void(Pods&)> make) {
-    mixes.push_back({std::move(name), pool, std::move(make)});
+  const std::string on_demand = OnDemandPool("on-demand", "amd64");
+  auto add = [&](std::string name, std::string pool, std::function<void(Pods&)> make) {
+    mixes.push_back({std::move(name), std::move(pool), std::move(make)});
   };
-  add("cpu-heavy", kOnDemandPool, [](Pods& p) {
+  add("cpu-heavy", on_demand, [](Pods& p) {
     p.AddApp("cpu-a", 120, 2000, 1024);
     p.AddApp("cpu-b", 100, 4000, 2048);
     p.AddApp("cpu-c", 80, 1000, 512);
   });
-  add("memory-heavy", kOnDemandPool, [](Pods& p) {
+  add("memory-heavy", on_demand, [](Pods& p) {
     p.AddApp("mem-a", 120, 250, 8192);
     p.AddApp("mem-b", 100, 500, 16384);
     p.AddApp("mem-c", 80, 250, 4096);
   });
-  add("balanced", kOnDemandPool, [](Pods& p) {
+  add("balanced", on_demand, [](Pods& p) {
     p.AddApp("bal-a", 150, 1000, 4096);
     p.AddApp("bal-b", 150, 500, 2048);
     p.AddApp("bal-c", 100, 2000, 8192);
   });
-  add("few-very-large", kOnDemandPool, [](Pods& p) {
+  add("few-very-large", on_demand, [](Pods& p) {
     p.AddApp("huge-a", 6, 30000, int64_t{120} * 1024);
     p.AddApp("huge-b", 6, 60000, int64_t{200} * 1024);
   });
-  add("thousands-of-tiny", kOnDemandPool, [](Pods& p) { p.AddApp("tiny", 5000, 50, 64); });
-  add("long-tail", kOnDemandPool, [&](Pods& p) {
+  add("thousands-of-tiny", on_demand, [](Pods& p) { p.AddApp("tiny", 5000, 50, 64); });
+  add("long-tail", on_demand, [=](Pods& p) {
     std::mt19937_64 rng(seed ^ 0x5eed);
     for (int i = 0; i < 1000; ++i) {
       // Most pods small, a few large: CPU 100m × 2^k with k geometric, memory 2-4 GiB per CPU.
@@ -157,11 +148,11 @@ std::vector<Mix> Mixes(uint64_t seed) {
     }
   });
   for (uint64_t s = 0; s < 4; ++s) {
-    add("random-deployments-" + std::to_string(s + 1), kOnDemandPool,
+    add("random-deployments-" + std::to_string(s + 1), on_demand,
         [=](Pods& p) { AddRandomDeployments(p, seed + s, "rd"); });
   }
   add("random-deployments-spot", "", [=](Pods& p) { AddRandomDeployments(p, seed + 10, "rs"); });
-  add("zone-spread", kOnDemandPool, [](Pods& p) {
+  add("zone-spread", on_demand, [](Pods& p) {
     for (const char* app : {"zs-a", "zs-b", "zs-c"}) {
       for (int i = 0; i < 100; ++i) {
         api::Pod& pod = p.Add(app, 750, 1536);
@@ -172,7 +163,7 @@ std::vector<Mix> Mixes(uint64_t seed) {
       }
     }
   });
-  mixes.push_back({"hostname-anti-affinity", kOnDemandPool,
+  mixes.push_back({"hostname-anti-affinity", on_demand,
                    [](Pods& p) {
                      for (int i = 0; i < 60; ++i) {
                        api::Pod& pod = p.Add("solo", 1500, 3072);
@@ -185,12 +176,13 @@ std::vector<Mix> Mixes(uint64_t seed) {
                      }
                    },
                    true});
-  add("two-architectures", kTwoArchPool,
+  add("two-architectures", OnDemandPool("two-arch", "amd64, arm64"),
       [=](Pods& p) { AddRandomDeployments(p, seed + 20, "ta"); });
-  add("one-family", kOneFamilyPool, [=](Pods& p) { AddRandomDeployments(p, seed + 30, "of"); });
-  mixes.push_back({"existing-nodes-half-full", kOnDemandPool,
+  add("one-family", OnDemandPool("one-family", "", "m6i"),
+      [=](Pods& p) { AddRandomDeployments(p, seed + 30, "of"); });
+  mixes.push_back({"existing-nodes-half-full", on_demand,
                    [=](Pods& p) { AddRandomDeployments(p, seed + 40, "ex"); }, false, 20});
-  add("ten-thousand-pods", kOnDemandPool, [=](Pods& p) {
+  add("ten-thousand-pods", on_demand, [=](Pods& p) {
     std::mt19937_64 rng(seed + 50);
     for (int d = 0; d < 100; ++d) {
       p.AddApp("tt" + std::to_string(d), 100, 100 + static_cast<int64_t>(rng() % 1900),
