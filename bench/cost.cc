@@ -85,7 +85,6 @@ class Pods {
     for (const api::Pod& pod : pods_) out.push_back(&pod);
     return out;
   }
-  std::deque<api::Pod>& all() { return pods_; }
 
  private:
   std::deque<api::Pod> pods_;

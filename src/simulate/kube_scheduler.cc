@@ -37,7 +37,7 @@ KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cl
         !gone && kube::DeletionTimestamp(pod).empty() && (!bound || phase == "Pending");
     std::string key = kube::Key(pod);
     // Room on a node: a pod went away. A bound pod may be what a parked one's affinity wants.
-    if ((gone && bound) || (bound && parked_want_affinity_)) Unpark();
+    if (bound && (gone || parked_want_affinity_)) Unpark();
     if (!waits || bound) parked_.erase(key);
     if (waits) {
       waiting_.insert(std::move(key));

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/wrap.h"
 #include "simulate/figures.h"
 
 namespace karpenter::simulate {
@@ -31,33 +32,6 @@ ordered_json FiguresJson(const ClusterFigures& figures) {
           {"memoryAllocatableGiB", Round(figures.memory_allocatable_gib, 0.001)},
           {"pricePerHour", Round(figures.price_per_hour, 0.0001)},
           {"byType", std::move(by_type)}};
-}
-
-// `text` in lines of at most 100 columns, the first after `first`, the others after `next`.
-std::string Wrapped(std::string_view text, std::string_view first, std::string_view next) {
-  constexpr size_t kColumns = 100;
-  std::string out(first);
-  size_t column = first.size();
-  bool line_empty = true;
-  while (!text.empty()) {
-    const size_t end = text.find(' ');
-    const std::string_view word = text.substr(0, end);
-    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-    if (!line_empty && column + 1 + word.size() > kColumns) {
-      out.append("\n").append(next);
-      column = next.size();
-      line_empty = true;
-    }
-    if (!line_empty) {
-      out.push_back(' ');
-      ++column;
-    }
-    out.append(word);
-    column += word.size();
-    line_empty = false;
-  }
-  out.push_back('\n');
-  return out;
 }
 
 std::string Percent(double part, double whole) {
@@ -118,14 +92,17 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
                        result.ignored.front());
   }
   const Accuracy& accuracy = result.accuracy;
-  out << "\n"
-      << Wrapped(
-             fmt::format("How sure: the node count is expected within {:.0f} % and $/hour "
-                         "within {:.0f} % of what Karpenter will do ({}).",
-                         100 * accuracy.nodes_error, 100 * accuracy.price_error, accuracy.basis),
-             "", "  ")
+  out << "\nHow sure:\n"
+      << Wrap(fmt::format("The node count is expected within {:.0f} % and $/hour within {:.0f} % "
+                          "of what Karpenter will do ({}).",
+                          100 * accuracy.nodes_error, 100 * accuracy.price_error, accuracy.basis),
+              2, 100)
       << "Not modelled here:\n";
-  for (const std::string& caveat : accuracy.not_modelled) out << Wrapped(caveat, "  - ", "    ");
+  for (const std::string& caveat : accuracy.not_modelled) {
+    std::string item = Wrap(caveat, 4, 100);
+    item[2] = '-';  // "  - " before the first line, its continuations under the text
+    out << item;
+  }
   out << "\n" << Verdict(result) << "\n";
 }
 

@@ -69,8 +69,8 @@ spec:
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]
 )";
 
-// A Deployment `name` of `replicas` pods requesting `cpu`, with a PDB allowing one down.
-std::string Web(std::string_view name, int replicas, std::string_view cpu) {
+// A Deployment `name` of `replicas` pods requesting `cpu`.
+std::string App(std::string_view name, int replicas, std::string_view cpu) {
   return fmt::format(R"(
 ---
 apiVersion: apps/v1
@@ -83,6 +83,13 @@ spec:
     metadata: {{labels: {{app: {0}}}}}
     spec:
       containers: [{{name: main, image: app, resources: {{requests: {{cpu: "{2}", memory: 1Gi}}}}}}]
+)",
+                     name, replicas, cpu);
+}
+
+// App() with a PDB allowing one down.
+std::string Web(std::string_view name, int replicas, std::string_view cpu) {
+  return App(name, replicas, cpu) + fmt::format(R"(
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -91,7 +98,7 @@ spec:
   maxUnavailable: 1
   selector: {{matchLabels: {{app: {0}}}}}
 )",
-                     name, replicas, cpu);
+                                                name);
 }
 
 SimulationInput Input(std::string_view manifests, std::string_view timeline,
@@ -215,20 +222,8 @@ spec:
   EXPECT_THAT(json, HasSubstr("\"notModelled\""));
 
   // Without any budget, the report says disruption is not slowed by one.
-  const SimulationResult unguarded = SimulateOk(Input(std::string(kKarpenter) + R"(
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: api, namespace: shop}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: api}}
-  template:
-    metadata: {labels: {app: api}}
-    spec:
-      containers: [{name: main, image: api, resources: {requests: {cpu: "1", memory: 1Gi}}}]
-)",
-                                                      kRetireNodeGroup, minutes(5)));
+  const SimulationResult unguarded =
+      SimulateOk(Input(std::string(kKarpenter) + App("api", 2, "1"), kRetireNodeGroup, minutes(5)));
   EXPECT_THAT(unguarded.accuracy.not_modelled, Contains(HasSubstr("No PodDisruptionBudget")));
 }
 
