@@ -1,23 +1,30 @@
 #include "cost.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
+#include "common/result.h"
 #include "lower_bound.h"
 #include "provisioning/scheduler.h"
 #include "scheduling/requirements.h"
@@ -215,6 +222,72 @@ std::vector<Capacity> PoolCapacities(const api::NodePool& pool,
   return out;
 }
 
+// A mix as scripts/cost_optimum.py reads it: the pool's types (CPU in millicores, memory in MiB),
+// the existing nodes' free room as a type that costs nothing, and the pods grouped by shape.
+nlohmann::json OptimumModel(const std::string& name, const std::vector<Capacity>& types,
+                            const std::vector<const api::Pod*>& pods, const Capacity& existing,
+                            int existing_nodes, double seconds) {
+  nlohmann::json out = {{"name", name}, {"seconds", seconds}};
+  auto type = [](const Capacity& c, nlohmann::json count) {
+    return nlohmann::json{{"cpu", std::floor(c.cpu * 1000)},
+                          {"memory", std::floor(c.memory * 1024)},
+                          {"pods", c.pods},
+                          {"price", c.price},
+                          {"count", std::move(count)}};
+  };
+  out["types"] = nlohmann::json::array();
+  for (const Capacity& c : types) out["types"].push_back(type(c, nullptr));
+  if (existing_nodes > 0) out["types"].push_back(type(existing, existing_nodes));
+  std::map<std::pair<int64_t, int64_t>, int> shapes;
+  for (const api::Pod* pod : pods) {
+    const api::ResourceList requests = api::EffectiveRequests(pod->spec);
+    ++shapes[{requests.cpu().milli(), requests.memory().units_ceil()}];
+  }
+  out["shapes"] = nlohmann::json::array();
+  for (const auto& [shape, count] : shapes) {
+    out["shapes"].push_back({{"cpu", shape.first},
+                             {"memory", static_cast<double>(shape.second) / (1024 * 1024)},
+                             {"pods", 1},
+                             {"count", count}});
+  }
+  return out;
+}
+
+// Whether the optimum model says all there is about placing these pods: no zones, spreads or
+// affinities to honour.
+bool PlacementFree(const std::vector<const api::Pod*>& pods) {
+  return std::all_of(pods.begin(), pods.end(), [](const api::Pod* pod) {
+    return pod->spec.topology_spread_constraints.empty() && !pod->spec.affinity &&
+           pod->spec.node_selector.empty();
+  });
+}
+
+// Runs scripts/cost-optimum on the models; its results by mix name. An error names what failed.
+Result<std::map<std::string, nlohmann::json>> SolveOptimum(const nlohmann::json& models) {
+  const std::filesystem::path scratch = std::filesystem::temp_directory_path();
+  const std::filesystem::path input = scratch / fmt::format("karpenter-cost-{}.json", ::getpid());
+  const std::filesystem::path output =
+      scratch / fmt::format("karpenter-cost-{}-results.json", ::getpid());
+  std::ofstream(input) << nlohmann::json{{"models", models}}.dump();
+  // The solver's banner goes to stderr with the rest of what it says; the results to a file.
+  const std::string command = fmt::format(
+      "'{}' '{}' '{}' 1>&2",
+      (std::filesystem::path(KARPENTER_SOURCE_DIR) / "scripts" / "cost-optimum").string(),
+      input.string(), output.string());
+  const int status = std::system(command.c_str());  // NOLINT(cert-env33-c): a benchmark's tool
+  std::ifstream in(output);
+  const nlohmann::json parsed = nlohmann::json::parse(in, nullptr, false);
+  std::filesystem::remove(input);
+  std::filesystem::remove(output);
+  if (status != 0) return Error(fmt::format("{} failed (status {})", command, status));
+  if (!parsed.is_object() || !parsed.contains("results")) {
+    return Error(fmt::format("{} wrote no results to {}", command, output.string()));
+  }
+  std::map<std::string, nlohmann::json> out;
+  for (const nlohmann::json& result : parsed["results"]) out[result.value("name", "")] = result;
+  return out;
+}
+
 }  // namespace
 
 int RunCost(const CostArgs& args) {
@@ -230,10 +303,7 @@ int RunCost(const CostArgs& args) {
   }
   const std::string seed_pool = cli::BuiltinPlanExample();  // the seed's NodePool and more
   nlohmann::ordered_json mixes = nlohmann::ordered_json::array();
-  double log_sum = 0;
-  int in_targets = 0;
-  double worst = 0;
-  std::string worst_mix;
+  nlohmann::json models = nlohmann::json::array();
   for (const Mix& mix : Mixes(seed)) {
     api::DecodeOutcome decoded =
         api::DecodeManifest(mix.pool.empty() ? seed_pool : mix.pool, mix.name);
@@ -257,9 +327,14 @@ int RunCost(const CostArgs& args) {
     input.node_pools.push_back(offer);
     // Existing nodes, each holding pods that request half its CPU and memory.
     Pods residents;
-    Demand free;
+    Capacity room;  // one existing node's free room
     if (mix.existing_nodes > 0 && existing_type != nullptr) {
       const api::ResourceList allocatable = existing_type->Allocatable();
+      const int64_t half_cpu = allocatable.cpu().milli() / 2;
+      const int64_t half_memory = allocatable.memory().units_ceil() / (int64_t{2} * 1024 * 1024);
+      room = {static_cast<double>(allocatable.cpu().milli() - half_cpu) / 1000,
+              (allocatable.memory().as_double() / kGiB) - static_cast<double>(half_memory) / 1024,
+              allocatable.pods().as_double() - 1, 0};
       for (int n = 0; n < mix.existing_nodes; ++n) {
         provisioning::ExistingNode node;
         node.name = "existing-" + std::to_string(n);
@@ -269,14 +344,8 @@ int RunCost(const CostArgs& args) {
                        {std::string(api::kLabelOs), "linux"},
                        {std::string(api::kLabelHostname), "existing-" + std::to_string(n)}};
         node.allocatable = allocatable;
-        const int64_t half_cpu = allocatable.cpu().milli() / 2;
-        const int64_t half_memory = allocatable.memory().units_ceil() / (int64_t{2} * 1024 * 1024);
         node.pods.push_back(&residents.Add("resident", half_cpu, half_memory));
         input.existing_nodes.push_back(std::move(node));
-        free.cpu += static_cast<double>(allocatable.cpu().milli() - half_cpu) / 1000;
-        free.memory +=
-            (allocatable.memory().as_double() / kGiB) - static_cast<double>(half_memory) / 1024;
-        free.pods += allocatable.pods().as_double() - 1;
       }
     }
     const auto started = std::chrono::steady_clock::now();
@@ -291,22 +360,29 @@ int RunCost(const CostArgs& args) {
       demand.memory += requests.memory().as_double() / kGiB;
       demand.pods += 1;
     }
-    demand = {std::max(0.0, demand.cpu - free.cpu), std::max(0.0, demand.memory - free.memory),
-              std::max(0.0, demand.pods - free.pods)};
-    const std::optional<double> bound =
-        LowerBoundPricePerHour(PoolCapacities(pool, offer.instance_types), demand);
-    const double price = result.PricePerHour();
-    const bool counted = input.pods.size() >= 100 && !mix.anti_affinity &&
-                         result.unschedulable.empty() && bound && *bound > 0;
-    const double ratio = bound && *bound > 0 ? price / *bound : 0;
-    if (counted) {
-      ++in_targets;
-      log_sum += std::log(ratio);
-      if (ratio > worst) {
-        worst = ratio;
-        worst_mix = mix.name;
-      }
+    const double existing = mix.existing_nodes;
+    demand = {std::max(0.0, demand.cpu - existing * room.cpu),
+              std::max(0.0, demand.memory - existing * room.memory),
+              std::max(0.0, demand.pods - existing * room.pods)};
+    const std::vector<Capacity> types = PoolCapacities(pool, offer.instance_types);
+    const std::optional<double> bound = LowerBoundPricePerHour(types, demand);
+    if (args.optimum && !mix.anti_affinity && PlacementFree(input.pods)) {
+      models.push_back(OptimumModel(mix.name, types, input.pods, room, mix.existing_nodes,
+                                    args.optimum_seconds));
     }
+    // What a launch buys for each claim (its cheapest option), and how full that leaves the fleet.
+    std::map<std::string, int> launched;
+    api::ResourceList requested;
+    api::ResourceList allocatable;
+    for (const provisioning::PlannedNodeClaim& claim : result.node_claims) {
+      if (claim.instance_types.empty()) continue;
+      ++launched[claim.instance_types.front()->name];
+      requested += claim.requests;
+      allocatable += claim.instance_types.front()->Allocatable();
+    }
+    auto share = [&](Quantity used, Quantity of) {
+      return of > Quantity() ? used.as_double() / of.as_double() : 0.0;
+    };
     mixes.push_back(
         {{"name", mix.name},
          {"pool", pool.metadata.name},
@@ -314,12 +390,59 @@ int RunCost(const CostArgs& args) {
          {"pods", input.pods.size()},
          {"nodes", result.node_claims.size()},
          {"unschedulable", result.unschedulable.size()},
-         {"pricePerHour", price},
+         {"instanceTypes", launched},
+         {"utilization",
+          {{"cpu", share(requested.cpu(), allocatable.cpu())},
+           {"memory", share(requested.memory(), allocatable.memory())},
+           {"pods", share(requested.pods(), allocatable.pods())}}},
+         {"pricePerHour", result.PricePerHour()},
          {"lowerBoundPricePerHour", bound ? nlohmann::ordered_json(*bound) : nullptr},
+         {"integerBoundPricePerHour", nullptr},
          {"optimumPricePerHour", nullptr},
-         {"ratio", ratio},
+         {"ratio", 0},
          {"seconds", seconds},
-         {"inTargets", counted}});
+         {"inTargets", input.pods.size() >= 100 && !mix.anti_affinity &&
+                           result.unschedulable.empty() && bound && *bound > 0}});
+  }
+  if (args.optimum) {
+    auto solved = SolveOptimum(models);
+    if (!solved.ok()) {
+      std::cerr << "error: " << solved.error().message << '\n';
+      return 1;
+    }
+    for (nlohmann::ordered_json& mix : mixes) {
+      const auto found = solved->find(mix["name"].get<std::string>());
+      if (found == solved->end()) continue;
+      const nlohmann::json& answer = found->second;
+      if (answer["bound"].is_number()) mix["integerBoundPricePerHour"] = answer["bound"];
+      if (answer["optimum"].is_number()) mix["optimumPricePerHour"] = answer["optimum"];
+      mix["optimumSeconds"] = answer["seconds"];
+    }
+  }
+  double log_sum = 0;
+  int in_targets = 0;
+  double worst = 0;
+  std::string worst_mix;
+  for (nlohmann::ordered_json& mix : mixes) {
+    // Against the optimum where it is known, else the tightest bound: each is at most the
+    // optimum, so a ratio never flatters.
+    double reference = 0;
+    if (mix["optimumPricePerHour"].is_number()) {
+      reference = mix["optimumPricePerHour"].get<double>();
+    } else {
+      for (const char* bound : {"lowerBoundPricePerHour", "integerBoundPricePerHour"}) {
+        if (mix[bound].is_number()) reference = std::max(reference, mix[bound].get<double>());
+      }
+    }
+    const double ratio = reference > 0 ? mix["pricePerHour"].get<double>() / reference : 0;
+    mix["ratio"] = ratio;
+    if (!mix["inTargets"].get<bool>()) continue;
+    ++in_targets;
+    log_sum += std::log(ratio);
+    if (ratio > worst) {
+      worst = ratio;
+      worst_mix = mix["name"].get<std::string>();
+    }
   }
   nlohmann::ordered_json out;
   out["seed"] = seed;

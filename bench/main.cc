@@ -191,6 +191,13 @@ int main(int argc, char** argv) {
       "cost", "The fleet's $/h against the LP lower bound over many workload mixes");
   cost_cmd->add_flag("--suite", cost_suite, "Every mix (the only mode)")->required();
   cost_cmd->add_option("--seed", cost.seed, "Seed of the random mixes (default: a new one)");
+  cost_cmd->add_flag("--optimum", cost.optimum,
+                     "Solve mixes without placement constraints exactly too (HiGHS MILP via "
+                     "scripts/cost-optimum, which installs highspy from PyPI once)");
+  cost_cmd
+      ->add_option("--optimum-seconds", cost.optimum_seconds,
+                   "The solver's time per mix (default 20); past it, its bound only")
+      ->check(CLI::PositiveNumber);
   cost_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   karpenter::bench::FuzzArgs fuzz;
   auto* fuzz_cmd = app.add_subcommand(

@@ -596,13 +596,13 @@ double Pass::DominantShare(const api::ResourceList& requests) const {
 api::ResourceList Pass::SizeFor(const std::vector<int>& options,
                                 const api::ResourceList& shape) const {
   // The price of serving many pods shaped like `shape` with one type: its price per copy of the
-  // shape that fits (the binding resource decides).
-  const double cpu = shape.cpu().as_double();
-  const double memory = shape.memory().as_double();
+  // shape that fits. The binding resource decides, pod slots included: thousands of tiny pods
+  // run out of slots on a large node long before they run out of CPU.
   auto cost = [&](const TypeInfo& info) {
     double copies = kNoPrice;
-    if (cpu > 0) copies = std::min(copies, info.allocatable.cpu().as_double() / cpu);
-    if (memory > 0) copies = std::min(copies, info.allocatable.memory().as_double() / memory);
+    shape.ForEach([&](std::string_view name, Quantity requested) {
+      copies = std::min(copies, info.allocatable.Get(name).as_double() / requested.as_double());
+    });
     return copies > 0 ? info.price / copies : kNoPrice;
   };
   double best = kNoPrice;

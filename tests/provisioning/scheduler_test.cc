@@ -517,6 +517,39 @@ TEST_F(SchedulerTest, PodSlotsAreCountedOnNodesAndNewClaims) {
   }
 }
 
+// Tiny pods run out of pod slots long before CPU: a claim is sized for the type with the cheapest
+// slots, not for the one with the cheapest CPU, whose extra slots cost more each.
+TEST_F(SchedulerTest, ManyTinyPodsAreSizedByTheirPodSlots) {
+  auto type = [&](std::string name, int64_t cpu, int64_t pods, double price) {
+    cloud::InstanceType it = catalog_.front();
+    it.name = name;
+    it.requirements.Add(scheduling::Requirement::In(kInstanceType, {name}));
+    it.capacity = Resources(cpu * 1000, 4 * cpu, pods);
+    it.kube_reserved = {};
+    for (cloud::Offering& offering : it.offerings) offering.price = price;
+    return it;
+  };
+  // The same price per CPU; the small type's slots cost $1/60 each, the large one's $16/700.
+  const std::vector<cloud::InstanceType> types = {type("small", 4, 60, 1.0),
+                                                  type("large", 64, 700, 16.0)};
+  api::NodePool pool = MakePool("default");
+  NodePoolOffer offer;
+  offer.node_pool = &pool;
+  for (const cloud::InstanceType& it : types) offer.instance_types.push_back(&it);
+  for (int i = 0; i < 700; ++i) AddPod("tiny-" + std::to_string(i), 10);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {offer};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_THAT(result.unschedulable, IsEmpty());
+  ASSERT_EQ(result.node_claims.size(), 12u) << Describe(result);
+  for (const PlannedNodeClaim& claim : result.node_claims) {
+    ASSERT_FALSE(claim.instance_types.empty());
+    EXPECT_EQ(claim.instance_types.front()->name, "small") << Describe(result);
+  }
+  EXPECT_DOUBLE_EQ(result.PricePerHour(), 12.0);
+}
+
 // As kube-scheduler places pods: in the order given (its queue), each on the node its resource
 // scores prefer (the least allocated, balanced), so a small pod first takes the roomier node and
 // the large pod after it no longer fits anywhere; Karpenter's order (largest first, first fit)

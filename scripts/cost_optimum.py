@@ -1,0 +1,154 @@
+"""The cheapest fleet for a set of pods, by mixed-integer programming (HiGHS), for
+`karpenter-bench cost --suite --optimum` (run through scripts/cost-optimum, which provides highspy).
+
+Reads {"models": [{"name", "seconds", "types": [{"name", "cpu", "memory", "pods", "price",
+"count"}], "shapes": [{"cpu", "memory", "pods", "count"}]}]} from the file named by its first
+argument:
+each type's allocatable (CPU in millicores, memory in MiB, pod slots) and $/h, `count` limiting
+how many nodes of it there are (null: unlimited; existing nodes' free room is a type with price 0),
+and the pods grouped by shape. Writes {"results": [{"name", "bound", "optimum", "status",
+"seconds"}]} to the file named by its second (stdout has HiGHS's banner).
+
+The program buys y_t nodes of each type t and puts n_ts pods of shape s on the nodes of type t:
+
+    min  sum_t price_t y_t
+    s.t. sum_s req_sr n_ts <= cap_tr y_t      every type t and resource r (CPU, memory, pods)
+         n_ts <= fit_ts y_t                   fit_ts: how many pods of shape s one node of t holds
+         sum_t n_ts = count_s                 every shape s
+         y, n integer >= 0
+
+It pools the capacity of the nodes of one type, so its optimum is a lower bound on every packing
+of the pods on these types ("bound"; HiGHS's proven dual bound when the time runs out). When the
+pods it puts on each type do go onto that many nodes one by one (first fit, largest first), the
+bound is met by a real packing and is the optimum ("optimum"; null otherwise). Zones, spreads,
+affinities and host ports are not modelled: the caller leaves out mixes that use them.
+"""
+
+import json
+import sys
+import time
+
+import highspy
+
+RESOURCES = ("cpu", "memory", "pods")
+
+
+def undominated(types):
+    """Drops types another one beats: as much of every resource for no more money."""
+    kept = []
+    for i, a in enumerate(types):
+        dominated = False
+        for j, b in enumerate(types):
+            if i == j or a["count"] is not None or b["count"] is not None:
+                continue
+            at_least = all(b[r] >= a[r] for r in RESOURCES) and b["price"] <= a["price"]
+            same = all(b[r] == a[r] for r in RESOURCES) and b["price"] == a["price"]
+            if at_least and (not same or j < i):
+                dominated = True
+                break
+        if not dominated:
+            kept.append(a)
+    return kept
+
+
+def fit(shape, node):
+    """How many pods of `shape` one node with allocatable `node` holds."""
+    return int(min(node[r] // shape[r] for r in RESOURCES if shape[r] > 0))
+
+
+def packs(counts, shapes, node, nodes):
+    """Whether the pods (counts per shape) go onto `nodes` nodes of `node`'s size, first fit
+    with the largest pods (by their largest share of the node) first."""
+    order = sorted(range(len(shapes)),
+                   key=lambda s: -max(shapes[s][r] / node[r] for r in RESOURCES if node[r] > 0))
+    free = [[node[r] for r in RESOURCES] for _ in range(nodes)]
+    for s in order:
+        need = [shapes[s][r] for r in RESOURCES]
+        left = counts[s]
+        for room in free:
+            if left == 0:
+                break
+            copies = min([left] + [int(room[k] // need[k]) for k in range(3) if need[k] > 0])
+            for k in range(3):
+                room[k] -= copies * need[k]
+            left -= copies
+        if left > 0:
+            return False
+    return True
+
+
+def solve(model):
+    started = time.monotonic()
+    types = undominated(model["types"])
+    shapes = model["shapes"]
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(model.get("seconds", 10)))
+    h.setOptionValue("mip_rel_gap", 1e-6)
+    h.setOptionValue("threads", 1)
+    inf = highspy.kHighsInf
+    columns = 0
+
+    def add_column(cost, upper):
+        nonlocal columns
+        h.addCol(cost, 0.0, upper, 0, [], [])
+        h.changeColIntegrality(columns, highspy.HighsVarType.kInteger)
+        columns += 1
+        return columns - 1
+
+    y = [add_column(t["price"], inf if t["count"] is None else float(t["count"])) for t in types]
+    n = {}
+    for t, node in enumerate(types):
+        for s, shape in enumerate(shapes):
+            if fit(shape, node) > 0:
+                n[t, s] = add_column(0.0, float(shape["count"]))
+    for t, node in enumerate(types):
+        for r in RESOURCES:
+            index = [n[t, s] for s in range(len(shapes)) if (t, s) in n and shapes[s][r] > 0]
+            if not index:
+                continue
+            value = [float(shapes[s][r]) for s in range(len(shapes))
+                     if (t, s) in n and shapes[s][r] > 0]
+            h.addRow(-inf, 0.0, len(index) + 1, index + [y[t]], value + [-float(node[r])])
+        for s, shape in enumerate(shapes):
+            if (t, s) in n:
+                h.addRow(-inf, 0.0, 2, [n[t, s], y[t]], [1.0, -float(fit(shape, node))])
+    for s, shape in enumerate(shapes):
+        index = [n[t, s] for t in range(len(types)) if (t, s) in n]
+        if not index:
+            return {"name": model["name"], "bound": None, "optimum": None, "status": "infeasible",
+                    "seconds": time.monotonic() - started}
+        h.addRow(float(shape["count"]), float(shape["count"]), len(index), index,
+                 [1.0] * len(index))
+    h.run()
+    status = h.getModelStatus()
+    info = h.getInfo()
+    result = {"name": model["name"], "bound": info.mip_dual_bound, "optimum": None,
+              "status": h.modelStatusToString(status), "seconds": 0.0}
+    if status == highspy.HighsModelStatus.kOptimal:
+        values = h.getSolution().col_value
+        realized = True
+        for t, node in enumerate(types):
+            nodes = round(values[y[t]])
+            counts = [round(values[n[t, s]]) if (t, s) in n else 0 for s in range(len(shapes))]
+            if sum(counts) > 0 and not packs(counts, shapes, node, nodes):
+                realized = False
+                break
+        if realized:
+            result["optimum"] = info.objective_function_value
+    result["seconds"] = time.monotonic() - started
+    return result
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: cost_optimum.py MODELS.json RESULTS.json")
+    with open(sys.argv[1], encoding="utf-8") as f:
+        models = json.load(f)["models"]
+    results = [solve(m) for m in models]
+    with open(sys.argv[2], "w", encoding="utf-8") as f:
+        json.dump({"results": results}, f)
+
+
+if __name__ == "__main__":
+    main()
