@@ -25,7 +25,7 @@
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
 #include "common/result.h"
-#include "lower_bound.h"
+#include "provisioning/fractional_fleet.h"
 #include "provisioning/scheduler.h"
 #include "scheduling/requirements.h"
 
@@ -198,13 +198,14 @@ std::vector<Mix> Mixes(uint64_t seed) {
   return mixes;
 }
 
-// The pool's instance types at their cheapest allowed offering, as the LP sees them.
-std::vector<Capacity> PoolCapacities(const api::NodePool& pool,
-                                     const std::vector<const cloud::InstanceType*>& types) {
+}  // namespace
+
+std::vector<provisioning::FleetType> PoolFleetTypes(
+    const api::NodePool& pool, const std::vector<const cloud::InstanceType*>& types) {
   const scheduling::Requirements requirements =
       scheduling::Requirements::FromNodeSelector(pool.spec.template_.spec.requirements);
   const scheduling::Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
-  std::vector<Capacity> out;
+  std::vector<provisioning::FleetType> out;
   for (const cloud::InstanceType* type : types) {
     double cheapest = 0;
     for (const cloud::Offering& offering : type->offerings) {
@@ -222,13 +223,17 @@ std::vector<Capacity> PoolCapacities(const api::NodePool& pool,
   return out;
 }
 
+namespace {
+
 // A mix as scripts/cost_optimum.py reads it: the pool's types (CPU in millicores, memory in MiB),
 // the existing nodes' free room as a type that costs nothing, and the pods grouped by shape.
-nlohmann::json OptimumModel(const std::string& name, const std::vector<Capacity>& types,
-                            const std::vector<const api::Pod*>& pods, const Capacity& existing,
-                            int existing_nodes, double seconds) {
+nlohmann::json OptimumModel(const std::string& name,
+                            const std::vector<provisioning::FleetType>& types,
+                            const std::vector<const api::Pod*>& pods,
+                            const provisioning::FleetType& existing, int existing_nodes,
+                            double seconds) {
   nlohmann::json out = {{"name", name}, {"seconds", seconds}};
-  auto type = [](const Capacity& c, nlohmann::json count) {
+  auto type = [](const provisioning::FleetType& c, nlohmann::json count) {
     return nlohmann::json{{"cpu", std::floor(c.cpu * 1000)},
                           {"memory", std::floor(c.memory * 1024)},
                           {"pods", c.pods},
@@ -236,7 +241,7 @@ nlohmann::json OptimumModel(const std::string& name, const std::vector<Capacity>
                           {"count", std::move(count)}};
   };
   out["types"] = nlohmann::json::array();
-  for (const Capacity& c : types) out["types"].push_back(type(c, nullptr));
+  for (const provisioning::FleetType& c : types) out["types"].push_back(type(c, nullptr));
   if (existing_nodes > 0) out["types"].push_back(type(existing, existing_nodes));
   std::map<std::pair<int64_t, int64_t>, int> shapes;
   for (const api::Pod* pod : pods) {
@@ -327,7 +332,7 @@ int RunCost(const CostArgs& args) {
     input.node_pools.push_back(offer);
     // Existing nodes, each holding pods that request half its CPU and memory.
     Pods residents;
-    Capacity room;  // one existing node's free room
+    provisioning::FleetType room;  // one existing node's free room
     if (mix.existing_nodes > 0 && existing_type != nullptr) {
       const api::ResourceList allocatable = existing_type->Allocatable();
       const int64_t half_cpu = allocatable.cpu().milli() / 2;
@@ -353,7 +358,7 @@ int RunCost(const CostArgs& args) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     // The bound covers what the existing nodes' free room cannot.
-    Demand demand;
+    provisioning::FleetDemand demand;
     for (const api::Pod* pod : input.pods) {
       const api::ResourceList requests = api::EffectiveRequests(pod->spec);
       demand.cpu += requests.cpu().as_double();
@@ -364,8 +369,9 @@ int RunCost(const CostArgs& args) {
     demand = {std::max(0.0, demand.cpu - existing * room.cpu),
               std::max(0.0, demand.memory - existing * room.memory),
               std::max(0.0, demand.pods - existing * room.pods)};
-    const std::vector<Capacity> types = PoolCapacities(pool, offer.instance_types);
-    const std::optional<double> bound = LowerBoundPricePerHour(types, demand);
+    const std::vector<provisioning::FleetType> types = PoolFleetTypes(pool, offer.instance_types);
+    std::optional<double> bound;
+    if (auto fleet = provisioning::CheapestFractionalFleet(types, demand)) bound = fleet->price;
     if (args.optimum && !mix.anti_affinity && PlacementFree(input.pods)) {
       models.push_back(OptimumModel(mix.name, types, input.pods, room, mix.existing_nodes,
                                     args.optimum_seconds));

@@ -3,12 +3,18 @@
 // memory-heavy, balanced, a few very large pods, thousands of tiny ones, long-tailed sizes, random
 // Deployments over several seeds, zone spread, hostname anti-affinity, amd64+arm64, one family,
 // existing nodes partly full, 10,000 pods) against the embedded AWS catalog, each plan's $/h set
-// against the LP lower bound of its pods (lower_bound.h says what it relaxes). Spot pools are
-// priced by the catalog's spot price model, on-demand pools by its on-demand table. With
+// against the LP lower bound of its pods (provisioning/fractional_fleet.h says what it relaxes).
+// Spot pools are priced by the catalog's spot price model, on-demand pools by its on-demand table.
+// With
 // --optimum, mixes without placement constraints are also solved exactly by a MILP solver
 // (scripts/cost_optimum.py says how, and what its bound relaxes when no packing meets it).
 
 #include <cstdint>
+#include <vector>
+
+#include "api/nodepool.h"
+#include "cloud/instance_type.h"
+#include "provisioning/fractional_fleet.h"
 
 namespace karpenter::bench {
 
@@ -26,5 +32,10 @@ struct CostArgs {
 // the mixes the targets speak of: at least 100 pods, no hostname anti-affinity, every pod
 // scheduled.
 int RunCost(const CostArgs& args);
+
+// The pool's instance types at their cheapest allowed offering (reserved ones aside), as the LP
+// bound sees them.
+std::vector<provisioning::FleetType> PoolFleetTypes(
+    const api::NodePool& pool, const std::vector<const cloud::InstanceType*>& types);
 
 }  // namespace karpenter::bench

@@ -17,8 +17,8 @@
 #include "e2e.h"
 #include "fidelity.h"
 #include "fuzz.h"
-#include "lower_bound.h"
 #include "peak_rss.h"
+#include "provisioning/fractional_fleet.h"
 #include "provisioning/scheduler.h"
 #include "simulate.h"
 #include "workloads.h"
@@ -86,26 +86,17 @@ int RunScheduling(const SchedulingArgs& args) {
     memory += r.memory().as_double() / (1024.0 * 1024 * 1024);
   }
   // The lower bound uses the same types the NodePool allows, at their cheapest allowed offering.
-  std::vector<Capacity> capacities;
   auto pool_requirements =
       scheduling::Requirements::FromNodeSelector(node_pool.spec.template_.spec.requirements);
+  std::vector<const cloud::InstanceType*> allowed;
   for (const auto& it : *catalog) {
-    if (!it.requirements.Intersects(pool_requirements)) continue;
-    const auto* capacity_type = pool_requirements.Get(api::kLabelCapacityType);
-    double cheapest = 0;
-    for (const auto& o : it.offerings) {
-      if (!o.available || (capacity_type != nullptr && !capacity_type->Has(o.capacity_type))) {
-        continue;
-      }
-      if (cheapest == 0 || o.price < cheapest) cheapest = o.price;
-    }
-    api::ResourceList allocatable = it.Allocatable();
-    capacities.push_back({allocatable.cpu().as_double(),
-                          allocatable.memory().as_double() / (1024.0 * 1024 * 1024),
-                          allocatable.pods().as_double(), cheapest});
+    if (it.requirements.Intersects(pool_requirements)) allowed.push_back(&it);
   }
-  const std::optional<double> bound =
-      LowerBoundPricePerHour(capacities, {cpu, memory, static_cast<double>(pods.size())});
+  std::optional<double> bound;
+  if (auto fleet = provisioning::CheapestFractionalFleet(
+          PoolFleetTypes(node_pool, allowed), {cpu, memory, static_cast<double>(pods.size())})) {
+    bound = fleet->price;
+  }
   nlohmann::ordered_json out;
   out["pods"] = args.pods;
   out["scheduled"] = result.Scheduled();

@@ -9,8 +9,10 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "api/labels.h"
+#include "provisioning/fleet_guidance.h"
 #include "scheduling/pod_constraints.h"
 #include "scheduling/topology.h"
 
@@ -37,6 +39,8 @@ constexpr size_t kMaxLaunchOptions = 60;
 // A new NodeClaim is sized for the largest option whose cost efficiency is within this fraction of
 // its best option's: big nodes, but never bought at a premium.
 constexpr double kSizeTolerance = 0.01;
+// The guided plan replaces the usual one only when it is cheaper by more than this fraction.
+constexpr double kTieTolerance = 1e-6;
 
 // An offering with its zone and capacity type as indexes into the pass's name tables.
 struct PackedOffering {
@@ -227,8 +231,12 @@ class Pass {
  public:
   // Schedules `pods` on `base` and new NodeClaims, leaving out the existing nodes `left_out`
   // marks (empty: none).
+  // With `guided` (not null), the pods it holds are queued, and the claims they open sized, as
+  // the cheapest fractional fleet for them suggests (fleet_guidance.h), after the other pods;
+  // without it, every pod largest first and each claim sized for the pod that opens it.
   Pass(const SchedulerInput& capacity, const PreparedCapacity& base,
-       const std::vector<const api::Pod*>& pods, const std::vector<bool>& left_out);
+       const std::vector<const api::Pod*>& pods, const std::vector<bool>& left_out,
+       const std::unordered_set<const api::Pod*>* guided = nullptr);
 
   SchedulerResult Run();
 
@@ -256,7 +264,12 @@ class Pass {
   // After existing node `index` changed: its free CPU and memory in free_.
   void UpdateFree(size_t index);
   bool TryClaims(const PodConstraints& pod, const PodTopology& topology);
-  bool TryNewClaim(const PodConstraints& pod, const PodTopology& topology, std::string& reason);
+  // `target`: the type (index into types_) the guidance sizes the claim as; -1: none.
+  bool TryNewClaim(const PodConstraints& pod, const PodTopology& topology, int target,
+                   std::string& reason);
+  // The guidance for the guided pods: per pod, its target type (index into types_, or -1) and
+  // its place in the queue (-1: not guided).
+  FleetGuidance Guide(const std::vector<PodConstraints>& pods) const;
 
   OfferingMask MaskOf(const Requirements& requirements) const { return base_.MaskOf(requirements); }
   // The options that keep fitting `total`. With `changed` (the requirements just added to
@@ -292,6 +305,7 @@ class Pass {
   const PreparedCapacity& base_;
   const std::vector<const api::Pod*>& pods_;
   const std::vector<bool>& left_out_;
+  const std::unordered_set<const api::Pod*>* guided_;
   const std::vector<TypeInfo>& types_;
   const std::vector<int>& name_rank_;
   const std::vector<std::string>& zone_names_;
@@ -410,11 +424,13 @@ void PreparedCapacity::PrepareExisting(const SchedulerInput& capacity) {
 namespace {
 
 Pass::Pass(const SchedulerInput& capacity, const PreparedCapacity& base,
-           const std::vector<const api::Pod*>& pods, const std::vector<bool>& left_out)
+           const std::vector<const api::Pod*>& pods, const std::vector<bool>& left_out,
+           const std::unordered_set<const api::Pod*>* guided)
     : input_(capacity),
       base_(base),
       pods_(pods),
       left_out_(left_out),
+      guided_(guided),
       types_(base.types),
       name_rank_(base.name_rank),
       zone_names_(base.zone_names),
@@ -869,7 +885,7 @@ bool Pass::TryClaims(const PodConstraints& pod, const PodTopology& topology) {
   return false;
 }
 
-bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
+bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology, int target,
                        std::string& reason) {
   reason.clear();
   auto fail = [&](const PoolState& pool, const std::string& why) {
@@ -970,13 +986,56 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology,
                     pod.host_ports(),
                     {&pod.pod()},
                     std::move(charge),
-                    SizeFor(options, pod.requests())};
+                    std::find(options.begin(), options.end(), target) != options.end()
+                        ? types_[target].allocatable
+                        : SizeFor(options, pod.requests())};
     claim.options = std::move(options);
     claims_.push_back(std::move(claim));
     topology_->Record(pod.pod(), candidate, topology.required_anti_affinity);
     return true;
   }
   return false;
+}
+
+FleetGuidance Pass::Guide(const std::vector<PodConstraints>& pods) const {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  // Each pod goes with the first pool that could take it, as TryNewClaim tries them.
+  std::vector<GuidedPod> guided(pods.size());
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const api::ResourceList& requests = pods[i].requests();
+    guided[i] = {requests.cpu().as_double(), requests.memory().as_double() / kGiB,
+                 requests.pods().as_double(), -1};
+    if (!guided_->contains(&pods[i].pod())) continue;
+    for (size_t p = 0; p < pools_.size(); ++p) {
+      if (api::ToleratesAll(pods[i].pod().spec.tolerations, pools_[p].taints) &&
+          pools_[p].requirements.IsCompatible(pods[i].requirements())) {
+        guided[i].pool = static_cast<int>(p);
+        break;
+      }
+    }
+  }
+  // Each pool's ordinary types with what they leave for pods once its daemonsets run.
+  std::vector<std::vector<FleetType>> fleet_types(pools_.size());
+  std::vector<std::vector<int>> type_index(pools_.size());
+  for (size_t p = 0; p < pools_.size(); ++p) {
+    for (int o : pools_[p].types) {
+      const TypeInfo& info = types_[o];
+      if (info.type->exotic || info.price == kNoPrice || info.price <= 0) continue;
+      const api::ResourceList room = info.allocatable - pools_[p].daemon_overhead;
+      if (room.cpu() <= Quantity() || room.memory() <= Quantity() || room.pods() <= Quantity()) {
+        continue;
+      }
+      fleet_types[p].push_back({room.cpu().as_double(), room.memory().as_double() / kGiB,
+                                room.pods().as_double(), info.price});
+      type_index[p].push_back(o);
+    }
+  }
+  FleetGuidance guidance = GuideByFractionalFleet(guided, fleet_types);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    if (guidance.type[i] >= 0) guidance.type[i] = type_index[guided[i].pool][guidance.type[i]];
+    if (!guided_->contains(&pods[i].pod())) guidance.rank[i] = -1;  // first, as usual
+  }
+  return guidance;
 }
 
 PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
@@ -1037,9 +1096,21 @@ PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
 }
 
 SchedulerResult Pass::Run() {
+  std::vector<PodConstraints> pods;
+  pods.reserve(pods_.size());
+  for (const auto* pod : pods_) {
+    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage));
+  }
+  std::vector<int> target(pods.size(), -1);
+  std::vector<int> rank(pods.size(), -1);
+  if (guided_ != nullptr) {
+    FleetGuidance guidance = Guide(pods);
+    target = std::move(guidance.type);
+    rank = std::move(guidance.rank);
+  }
+
   topology_.emplace(Universe(),
                     [this](int c) -> const Requirements& { return CandidateRequirements(c); });
-
   // Pods already running count towards spreads and affinities, and their anti-affinity holds.
   topology_->AddPlacedBefore(base_.placed, left_out_);
   for (const scheduling::PlacedPod& placed : base_.placed_with_anti_affinity) {
@@ -1049,11 +1120,6 @@ SchedulerResult Pass::Run() {
     topology_->Record(*placed.pod, placed.candidate, required_anti_affinity);
   }
 
-  std::vector<PodConstraints> pods;
-  pods.reserve(pods_.size());
-  for (const auto* pod : pods_) {
-    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage));
-  }
   std::vector<int> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   for (const auto& pod : pods) demand_ += pod.requests();
@@ -1069,6 +1135,7 @@ SchedulerResult Pass::Run() {
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
       const auto& ra = pods[a].requests();
       const auto& rb = pods[b].requests();
+      if (rank[a] != rank[b]) return rank[a] < rank[b];
       if (share[a] != share[b]) return share[a] > share[b];
       if (ra.cpu() != rb.cpu()) return ra.cpu() > rb.cpu();
       if (ra.memory() != rb.memory()) return ra.memory() > rb.memory();
@@ -1101,7 +1168,7 @@ SchedulerResult Pass::Run() {
     PodConstraints& pod = pods[i];
     PodTopology topology = topology_->ForPod(pod);
     if (TryExisting(pod, topology) || TryClaims(pod, topology) ||
-        TryNewClaim(pod, topology, reasons[i])) {
+        TryNewClaim(pod, topology, target[i], reasons[i])) {
       without_progress = 0;
       continue;
     }
@@ -1151,7 +1218,32 @@ Scheduler::~Scheduler() = default;
 
 SchedulerResult Scheduler::Run(const std::vector<const api::Pod*>& pods,
                                const std::vector<bool>& left_out) const {
-  return Pass(*capacity_, *prepared_, pods, left_out).Run();
+  SchedulerResult plain = Pass(*capacity_, *prepared_, pods, left_out).Run();
+  // Several new claims: the plan the cheapest fractional fleet for their pods guides too, and the
+  // cheaper of the two (what schedules more pods first; the usual plan on a tie). The pods the
+  // usual plan puts on existing nodes go there first again. With one claim there is no mix to
+  // improve, only ways to split it, which consolidation (one replacement at most) cannot use.
+  if (capacity_->placement != Placement::kKarpenter || plain.node_claims.size() < 2) return plain;
+  // Not where placement rules (spreads, affinities) decide most of it: the guidance plans a fleet
+  // from resources alone, and a second pass there costs as much as the first for little gain.
+  std::unordered_set<const api::Pod*> on_claims;
+  size_t ruled = 0;
+  for (const PlannedNodeClaim& claim : plain.node_claims) {
+    on_claims.insert(claim.pods.begin(), claim.pods.end());
+    for (const api::Pod* pod : claim.pods) {
+      const auto& affinity = pod->spec.affinity;
+      if (!pod->spec.topology_spread_constraints.empty() ||
+          (affinity && (affinity->pod_affinity || affinity->pod_anti_affinity))) {
+        ++ruled;
+      }
+    }
+  }
+  if (2 * ruled > on_claims.size()) return plain;
+  SchedulerResult guided = Pass(*capacity_, *prepared_, pods, left_out, &on_claims).Run();
+  const bool better = guided.unschedulable.size() != plain.unschedulable.size()
+                          ? guided.unschedulable.size() < plain.unschedulable.size()
+                          : guided.PricePerHour() < plain.PricePerHour() * (1 - kTieTolerance);
+  return better ? guided : plain;
 }
 
 SchedulerResult Schedule(const SchedulerInput& input) { return Scheduler(input).Run(input.pods); }

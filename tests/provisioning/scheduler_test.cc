@@ -10,12 +10,14 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "api/labels.h"
 #include "cloud/fake_catalog.h"
+#include "provisioning/fractional_fleet.h"
 
 namespace karpenter::provisioning {
 
@@ -548,6 +550,65 @@ TEST_F(SchedulerTest, ManyTinyPodsAreSizedByTheirPodSlots) {
     EXPECT_EQ(claim.instance_types.front()->name, "small") << Describe(result);
   }
   EXPECT_DOUBLE_EQ(result.PricePerHour(), 12.0);
+}
+
+// Random Deployments of every shape over families of CPU-rich, general and memory-rich types in
+// many sizes, priced per vCPU as EC2's c, m and r families are. Claims sized for their first pods
+// and filled in size order get every shape and end up on the type that suits the mix (above 1.1x
+// the fractional optimum on 17 of these 20 seeds, up to 1.36x); the plan the fractional fleet
+// guides puts complementary pods together on the types the optimum buys (1.03-1.09x).
+TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
+  struct Family {
+    const char* name;
+    int64_t memory_per_cpu;
+    double price_per_cpu;
+  };
+  std::vector<cloud::InstanceType> types;
+  std::vector<FleetType> fleet_types;
+  for (const Family& family :
+       {Family{"c", 2, 0.0425}, Family{"m", 4, 0.048}, Family{"r", 8, 0.063}}) {
+    for (int64_t cpu : {2, 4, 8, 16, 32, 48, 64, 96, 192}) {
+      cloud::InstanceType it = catalog_.front();
+      it.name = std::string(family.name) + "-" + std::to_string(cpu);
+      it.requirements.Add(scheduling::Requirement::In(kInstanceType, {it.name}));
+      it.capacity = Resources(cpu * 1000, cpu * family.memory_per_cpu, 110);
+      it.kube_reserved = {};
+      const double price = family.price_per_cpu * static_cast<double>(cpu);
+      for (cloud::Offering& offering : it.offerings) offering.price = price;
+      types.push_back(std::move(it));
+      fleet_types.push_back(
+          {static_cast<double>(cpu), static_cast<double>(cpu * family.memory_per_cpu), 110, price});
+    }
+  }
+  api::NodePool pool = MakePool("default");
+  NodePoolOffer offer;
+  offer.node_pool = &pool;
+  for (const cloud::InstanceType& it : types) offer.instance_types.push_back(&it);
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::deque<api::Pod> pods;
+    FleetDemand demand;
+    for (int d = 0; d < 10 + static_cast<int>(rng() % 10); ++d) {
+      const int64_t milli_cpu = 100 + static_cast<int64_t>(rng() % 3901);
+      const int64_t memory_gi = 1 + static_cast<int64_t>(rng() % 16);
+      for (int r = 0; r < 20 + static_cast<int>(rng() % 60); ++r) {
+        pods.push_back(
+            MakePod("d" + std::to_string(d) + "-" + std::to_string(r), milli_cpu, memory_gi));
+        demand = {demand.cpu + static_cast<double>(milli_cpu) / 1000,
+                  demand.memory + static_cast<double>(memory_gi), demand.pods + 1};
+      }
+    }
+    SchedulerInput input;
+    for (const api::Pod& pod : pods) input.pods.push_back(&pod);
+    input.node_pools = {offer};
+    const SchedulerResult result = Schedule(input);
+    ASSERT_THAT(result.unschedulable, IsEmpty()) << "seed " << seed;
+    const std::optional<FractionalFleet> bound = CheapestFractionalFleet(fleet_types, demand);
+    ASSERT_TRUE(bound.has_value());
+    EXPECT_LE(result.PricePerHour(), bound->price * 1.1)
+        << "seed " << seed << " (" << pods.size() << " pods)\n"
+        << Describe(result);
+  }
 }
 
 // As kube-scheduler places pods: in the order given (its queue), each on the node its resource

@@ -1,11 +1,11 @@
-#include "lower_bound.h"
+#include "provisioning/fractional_fleet.h"
 
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <limits>
 
-namespace karpenter::bench {
+namespace karpenter::provisioning {
 namespace {
 
 constexpr double kEpsilon = 1e-9;
@@ -16,15 +16,19 @@ constexpr double kEpsilon = 1e-9;
 // ≤ price_i for every type, y ≥ 0 — feasible at y = 0 (prices are positive), so the simplex starts
 // there with the types' slacks as the basis. Its optimum equals the primal's (strong duality); an
 // unbounded dual means the demand cannot be covered. A compact tableau keeps one row per type and
-// one column per dual variable; Bland's rule (lowest index enters and leaves) rules out cycling.
-std::optional<double> LowerBoundPricePerHour(const std::vector<Capacity>& types,
-                                             const Demand& demand) {
+// one column per dual variable; Bland's rule (lowest index enters and leaves) rules out cycling. At
+// the optimum the primal's x_i is the reduced cost of row i's slack where that slack is non-basic
+// (zero where it is basic).
+std::optional<FractionalFleet> CheapestFractionalFleet(const std::vector<FleetType>& types,
+                                                       const FleetDemand& demand) {
   constexpr size_t kVars = 3;
   const std::array<double, kVars> objective = {demand.cpu, demand.memory, demand.pods};
   std::vector<std::array<double, kVars + 1>> rows;  // coefficients of the non-basic vars, rhs
-  for (const Capacity& type : types) {
-    if (type.price <= 0) continue;  // free capacity would make any demand cost nothing
-    rows.push_back({type.cpu, type.memory, type.pods, type.price});
+  std::vector<size_t> row_type;                     // row -> index into types
+  for (size_t t = 0; t < types.size(); ++t) {
+    if (types[t].price <= 0) continue;
+    rows.push_back({types[t].cpu, types[t].memory, types[t].pods, types[t].price});
+    row_type.push_back(t);
   }
   const size_t n = rows.size();
   // Labels: variables 0..2 are y; 3.. are the slacks of the rows. Column j is non-basic var
@@ -39,7 +43,13 @@ std::optional<double> LowerBoundPricePerHour(const std::vector<Capacity>& types,
     for (size_t j = 0; j < kVars; ++j) {
       if (cost[j] < -kEpsilon && (enter == kVars || nonbasic[j] < nonbasic[enter])) enter = j;
     }
-    if (enter == kVars) return cost[kVars];  // optimal
+    if (enter == kVars) {  // optimal
+      FractionalFleet fleet{cost[kVars], std::vector<double>(types.size(), 0)};
+      for (size_t j = 0; j < kVars; ++j) {
+        if (nonbasic[j] >= kVars) fleet.nodes[row_type[nonbasic[j] - kVars]] = cost[j];
+      }
+      return fleet;
+    }
     // Leaving: the tightest ratio, ties to the lowest label.
     size_t leave = n;
     double best = std::numeric_limits<double>::infinity();
@@ -75,4 +85,4 @@ std::optional<double> LowerBoundPricePerHour(const std::vector<Capacity>& types,
   return std::nullopt;  // not reached: Bland's rule terminates
 }
 
-}  // namespace karpenter::bench
+}  // namespace karpenter::provisioning
