@@ -11,9 +11,8 @@ namespace {
 // both, and each group carries its type's proportions, at most its share of the fleet.
 TEST(FleetGuidanceTest, EachGroupHasItsTypesProportions) {
   const std::vector<FleetType> types = {{16, 16, 100, 1}, {4, 32, 100, 1}};
-  std::vector<GuidedPod> pods;
-  for (int i = 0; i < 40; ++i) pods.push_back({1, 1, 1, 0});
-  for (int i = 0; i < 40; ++i) pods.push_back({0.1, 4, 1, 0});
+  std::vector<GuidedPod> pods(40, {1, 1, 1, 0});
+  pods.insert(pods.end(), 40, {0.1, 4, 1, 0});
   pods.push_back({1, 1, 1, -1});  // no pool takes it
   const FleetGuidance guidance = GuideByFractionalFleet(pods, {types});
   const std::optional<FractionalFleet> fleet =

@@ -85,6 +85,7 @@ TEST(FractionalFleetTest, NeverAboveTheIntegerOptimumOfTinyInstances) {
   int compared = 0;
   for (int instance = 0; instance < 200; ++instance) {
     std::vector<FleetType> types;
+    types.reserve(3);
     for (int t = 0; t < 3; ++t) {
       types.push_back({static_cast<double>(1 + rng() % 8), static_cast<double>(1 + rng() % 16),
                        static_cast<double>(1 + rng() % 4),
