@@ -198,33 +198,6 @@ std::vector<Mix> Mixes(uint64_t seed) {
   return mixes;
 }
 
-}  // namespace
-
-std::vector<provisioning::FleetType> PoolFleetTypes(
-    const api::NodePool& pool, const std::vector<const cloud::InstanceType*>& types) {
-  const scheduling::Requirements requirements =
-      scheduling::Requirements::FromNodeSelector(pool.spec.template_.spec.requirements);
-  const scheduling::Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
-  std::vector<provisioning::FleetType> out;
-  for (const cloud::InstanceType* type : types) {
-    double cheapest = 0;
-    for (const cloud::Offering& offering : type->offerings) {
-      if (!offering.available || offering.capacity_type == api::kCapacityTypeReserved ||
-          (capacity_types != nullptr && !capacity_types->Has(offering.capacity_type))) {
-        continue;
-      }
-      if (cheapest == 0 || offering.price < cheapest) cheapest = offering.price;
-    }
-    if (cheapest <= 0) continue;
-    const api::ResourceList allocatable = type->Allocatable();
-    out.push_back({allocatable.cpu().as_double(), allocatable.memory().as_double() / kGiB,
-                   allocatable.pods().as_double(), cheapest});
-  }
-  return out;
-}
-
-namespace {
-
 // A mix as scripts/cost_optimum.py reads it: the pool's types (CPU in millicores, memory in MiB),
 // the existing nodes' free room as a type that costs nothing, and the pods grouped by shape.
 nlohmann::json OptimumModel(const std::string& name,
@@ -369,7 +342,8 @@ int RunCost(const CostArgs& args) {
     demand = {std::max(0.0, demand.cpu - existing * room.cpu),
               std::max(0.0, demand.memory - existing * room.memory),
               std::max(0.0, demand.pods - existing * room.pods)};
-    const std::vector<provisioning::FleetType> types = PoolFleetTypes(pool, offer.instance_types);
+    const std::vector<provisioning::FleetType> types =
+        provisioning::NodePoolFleetTypes(pool, offer.instance_types);
     std::optional<double> bound;
     if (auto fleet = provisioning::CheapestFractionalFleet(types, demand)) bound = fleet->price;
     if (args.optimum && !mix.anti_affinity && PlacementFree(input.pods)) {

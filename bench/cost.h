@@ -10,11 +10,6 @@
 // (scripts/cost_optimum.py says how, and what its bound relaxes when no packing meets it).
 
 #include <cstdint>
-#include <vector>
-
-#include "api/nodepool.h"
-#include "cloud/instance_type.h"
-#include "provisioning/fractional_fleet.h"
 
 namespace karpenter::bench {
 
@@ -32,10 +27,5 @@ struct CostArgs {
 // the mixes the targets speak of: at least 100 pods, no hostname anti-affinity, every pod
 // scheduled.
 int RunCost(const CostArgs& args);
-
-// The pool's instance types at their cheapest allowed offering (reserved ones aside), as the LP
-// bound sees them.
-std::vector<provisioning::FleetType> PoolFleetTypes(
-    const api::NodePool& pool, const std::vector<const cloud::InstanceType*>& types);
 
 }  // namespace karpenter::bench

@@ -86,15 +86,12 @@ int RunScheduling(const SchedulingArgs& args) {
     memory += r.memory().as_double() / (1024.0 * 1024 * 1024);
   }
   // The lower bound uses the same types the NodePool allows, at their cheapest allowed offering.
-  auto pool_requirements =
-      scheduling::Requirements::FromNodeSelector(node_pool.spec.template_.spec.requirements);
-  std::vector<const cloud::InstanceType*> allowed;
-  for (const auto& it : *catalog) {
-    if (it.requirements.Intersects(pool_requirements)) allowed.push_back(&it);
-  }
+  std::vector<const cloud::InstanceType*> offered;
+  for (const auto& it : *catalog) offered.push_back(&it);
   std::optional<double> bound;
   if (auto fleet = provisioning::CheapestFractionalFleet(
-          PoolFleetTypes(node_pool, allowed), {cpu, memory, static_cast<double>(pods.size())})) {
+          provisioning::NodePoolFleetTypes(node_pool, offered),
+          {cpu, memory, static_cast<double>(pods.size())})) {
     bound = fleet->price;
   }
   nlohmann::ordered_json out;

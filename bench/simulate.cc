@@ -194,6 +194,8 @@ int RunSimulate(const SimulateArgs& args) {
   out["peakRssMb"] = PeakRssMb();
   out["nodesRetired"] = retired;
   out["nodesAfter"] = result->after.nodes;
+  out["pricePerHourAfter"] = result->after.price_per_hour;
+  out["lowerBoundPricePerHourAfter"] = result->after.lower_bound_price_per_hour;
   out["launched"] = launched;
   out["decisions"] = result->decisions.size();
   out["podsDisrupted"] = result->pods_disrupted;

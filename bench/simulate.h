@@ -19,7 +19,9 @@ struct SimulateArgs {
 };
 
 // Prints {"nodes", "pods", "virtualSeconds", "seconds", "peakRssMb"} and what happened
-// ("nodesAfter", "launched", "decisions", "podsDisrupted", "pdbViolations", "unschedulablePods");
+// ("nodesAfter", "pricePerHourAfter", "lowerBoundPricePerHourAfter" — the cheapest fractional
+// fleet for the pods left — "launched", "decisions", "podsDisrupted", "pdbViolations",
+// "unschedulablePods");
 // returns the exit code.
 int RunSimulate(const SimulateArgs& args);
 

@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <limits>
 
+#include "api/labels.h"
+#include "scheduling/requirements.h"
+
 namespace karpenter::provisioning {
 namespace {
 
@@ -83,6 +86,31 @@ std::optional<FractionalFleet> CheapestFractionalFleet(const std::vector<FleetTy
     std::swap(basic[leave], nonbasic[enter]);
   }
   return std::nullopt;  // not reached: Bland's rule terminates
+}
+
+std::vector<FleetType> NodePoolFleetTypes(const api::NodePool& node_pool,
+                                          const std::vector<const cloud::InstanceType*>& types) {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  const scheduling::Requirements requirements =
+      scheduling::Requirements::FromNodeSelector(node_pool.spec.template_.spec.requirements);
+  const scheduling::Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
+  std::vector<FleetType> out;
+  for (const cloud::InstanceType* type : types) {
+    if (!type->requirements.Intersects(requirements)) continue;
+    double cheapest = 0;
+    for (const cloud::Offering& offering : type->offerings) {
+      if (!offering.available || offering.capacity_type == api::kCapacityTypeReserved ||
+          (capacity_types != nullptr && !capacity_types->Has(offering.capacity_type))) {
+        continue;
+      }
+      if (cheapest == 0 || offering.price < cheapest) cheapest = offering.price;
+    }
+    if (cheapest <= 0) continue;
+    const api::ResourceList allocatable = type->Allocatable();
+    out.push_back({allocatable.cpu().as_double(), allocatable.memory().as_double() / kGiB,
+                   allocatable.pods().as_double(), cheapest});
+  }
+  return out;
 }
 
 }  // namespace karpenter::provisioning

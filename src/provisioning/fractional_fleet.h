@@ -11,6 +11,9 @@
 #include <optional>
 #include <vector>
 
+#include "api/nodepool.h"
+#include "cloud/instance_type.h"
+
 namespace karpenter::provisioning {
 
 struct FleetType {
@@ -36,5 +39,11 @@ struct FractionalFleet {
 // nothing).
 std::optional<FractionalFleet> CheapestFractionalFleet(const std::vector<FleetType>& types,
                                                        const FleetDemand& demand);
+
+// The types among `types` that `node_pool` allows, each at the cheapest available offering the
+// NodePool allows (reserved ones aside: a reservation is paid for whether used or not), with its
+// allocatable; types without such an offering are left out.
+std::vector<FleetType> NodePoolFleetTypes(const api::NodePool& node_pool,
+                                          const std::vector<const cloud::InstanceType*>& types);
 
 }  // namespace karpenter::provisioning

@@ -31,7 +31,13 @@ ordered_json FiguresJson(const ClusterFigures& figures) {
           {"memoryRequestedGiB", Round(figures.memory_requested_gib, 0.001)},
           {"memoryAllocatableGiB", Round(figures.memory_allocatable_gib, 0.001)},
           {"pricePerHour", Round(figures.price_per_hour, 0.0001)},
+          {"lowerBoundPricePerHour", Round(figures.lower_bound_price_per_hour, 0.0001)},
           {"byType", std::move(by_type)}};
+}
+
+// How the fleet's price compares with the bound, for the text report ("1.08x the bound").
+std::string BoundRatio(double price, double bound) {
+  return bound > 0 ? fmt::format("{:.2f}x the bound", price / bound) : "";
 }
 
 std::string Percent(double part, double whole) {
@@ -79,6 +85,10 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
   out << fmt::format("  {:<16} {:>15.2f}        {:>15.2f}  {}\n", "$/hour",
                      result.before.price_per_hour, result.after.price_per_hour,
                      PlusMinus(result.accuracy.price_error));
+  out << fmt::format(
+      "  {:<16} {:>15.2f}        {:>15.2f}  {}\n", "$/hour bound",
+      result.before.lower_bound_price_per_hour, result.after.lower_bound_price_per_hour,
+      BoundRatio(result.after.price_per_hour, result.after.lower_bound_price_per_hour));
   out << fmt::format("  {:<16} {:>15}        {:>15}\n", "pods running", result.before.pods,
                      result.after.pods);
   out << fmt::format(

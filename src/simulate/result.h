@@ -19,7 +19,11 @@ struct ClusterFigures {
   double memory_requested_gib = 0;
   double memory_allocatable_gib = 0;
   double price_per_hour = 0;  // USD, every node at its offering's price
-  int pods = 0;               // running (bound) pods
+  // What the cheapest fractional fleet for the running pods (DaemonSet pods aside) on the types
+  // the NodePools allow would cost (provisioning/fractional_fleet.h): no fleet for them costs
+  // less. 0: not known (no pods, or no NodePool type covers them).
+  double lower_bound_price_per_hour = 0;
+  int pods = 0;  // running (bound) pods
   int pending_pods = 0;
 };
 

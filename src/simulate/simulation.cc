@@ -22,6 +22,7 @@
 #include "disruption/command.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
+#include "provisioning/fractional_fleet.h"
 #include "simulate/accuracy.h"
 #include "simulate/disruption_audit.h"
 #include "simulate/disruption_budget_controller.h"
@@ -165,7 +166,8 @@ class World {
         {Seconds(clock_.Now()), std::move(event), std::move(subject), std::move(detail)});
   }
   double PriceOf(const api::Node& node) const;
-  ClusterFigures Figures() const;
+  // Not const: the bound asks the cloud for each NodePool's instance types.
+  ClusterFigures Figures();
   void Sample();
   std::vector<FinalNode> FinalNodes() const;
 
@@ -480,7 +482,7 @@ double World::PriceOf(const api::Node& node) const {
   return price == prices_.end() ? 0.0 : price->second;
 }
 
-ClusterFigures World::Figures() const {
+ClusterFigures World::Figures() {
   ClusterFigures figures;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   for (const auto& node : manager_.cluster().decoded_nodes().All()) {
@@ -492,6 +494,7 @@ ClusterFigures World::Figures() const {
     figures.memory_allocatable_gib += node->status.allocatable.memory().as_double() / kGiB;
     figures.price_per_hour += PriceOf(*node);
   }
+  provisioning::FleetDemand demand;
   for (const auto& pod : manager_.cluster().decoded_pods().All()) {
     if (api::IsTerminal(*pod)) continue;
     if (pod->spec.node_name.empty()) {
@@ -502,6 +505,29 @@ ClusterFigures World::Figures() const {
     const api::ResourceList requests = api::EffectiveRequests(pod->spec);
     figures.cpu_requested += requests.cpu().as_double();
     figures.memory_requested_gib += requests.memory().as_double() / kGiB;
+    if (!api::IsDaemonSetPod(*pod)) {
+      demand = {demand.cpu + requests.cpu().as_double(),
+                demand.memory + requests.memory().as_double() / kGiB, demand.pods + 1};
+    }
+  }
+  // The cheapest fractional fleet for the running pods (DaemonSet pods aside: they come with each
+  // node) on the types the NodePools allow.
+  std::vector<provisioning::FleetType> types;
+  manager_.cluster().node_pools().ForEach([&](const kube::Object& object) {
+    const std::optional<api::NodePool> node_pool = controllers::DecodeNodePool(object);
+    if (!node_pool) return;
+    const auto offered = cloud_.GetInstanceTypes(*node_pool);
+    if (!offered.ok()) return;
+    std::vector<const cloud::InstanceType*> pointers;
+    for (const cloud::InstanceType& type : **offered) pointers.push_back(&type);
+    for (provisioning::FleetType& type : provisioning::NodePoolFleetTypes(*node_pool, pointers)) {
+      types.push_back(type);
+    }
+  });
+  if (demand.pods > 0) {
+    if (auto fleet = provisioning::CheapestFractionalFleet(types, demand)) {
+      figures.lower_bound_price_per_hour = fleet->price;
+    }
   }
   return figures;
 }

@@ -163,6 +163,12 @@ TEST(Simulation, RetiringANodeGroupMovesEveryPodToKarpenterWithinThePdb) {
   EXPECT_EQ(result.pdb_violations, 0);
   EXPECT_GE(result.pods_disrupted, 6);  // every pod left its node-group node once
   EXPECT_LT(result.after.price_per_hour, result.before.price_per_hour);
+  // The cheapest fractional fleet for the six pods: a bound no fleet beats, but near the one
+  // Karpenter ends with.
+  EXPECT_GT(result.after.lower_bound_price_per_hour, 0);
+  EXPECT_LE(result.after.lower_bound_price_per_hour, result.after.price_per_hour);
+  EXPECT_GT(result.after.lower_bound_price_per_hour, result.after.price_per_hour / 4);
+  EXPECT_LE(result.before.lower_bound_price_per_hour, result.before.price_per_hour);
   // Pods waited for Karpenter's nodes to boot (40 s), not much longer.
   EXPECT_GE(result.max_pending_seconds, 40);
   EXPECT_LT(result.max_pending_seconds, 180);
