@@ -128,7 +128,10 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
   if (deadline && !expired) wake_at(*deadline);
   const api::Condition* disruption =
       api::FindCondition(claim.status.conditions, api::kConditionDisruptionReason);
-  const std::string_view reason = disruption != nullptr ? disruption->reason : "";
+  // Both arms string_views: with `disruption->reason : ""` the conditional makes a temporary
+  // std::string, and the view would outlive it (AddressSanitizer's stack-use-after-scope).
+  const std::string_view reason =
+      disruption != nullptr ? std::string_view(disruption->reason) : std::string_view();
 
   std::array<std::vector<Holder>, 4> tiers;
   for (const kube::Object& object : cluster_.pods().ByIndex(kIndexPodsByNode, node_name)) {
