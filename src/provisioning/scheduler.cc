@@ -33,6 +33,7 @@ using scheduling::VolumeRequirements;
 namespace {
 
 constexpr double kNoPrice = std::numeric_limits<double>::infinity();
+constexpr double kGiB = 1024.0 * 1024 * 1024;
 // A launch tries at most this many of a NodeClaim's options, cheapest first (the AWS provider's
 // CreateFleet override cap), so only they can count against NodePool limits.
 constexpr size_t kMaxLaunchOptions = 60;
@@ -213,6 +214,10 @@ struct PreparedCapacity {
   std::vector<std::string> reservation_ids;
   std::vector<int> reservation_left;
   std::vector<PoolState> pools;  // heaviest first
+  // Per pool, its ordinary types as the guidance's LP sees them (what each leaves for pods once
+  // the pool's daemonsets run), and each one's index into types.
+  std::vector<std::vector<FleetType>> fleet_types;
+  std::vector<std::vector<int>> fleet_type_index;
   std::vector<ExistingSlot> existing;
   FreeCapacityIndex free;  // over existing
   // The existing nodes' pods (candidate: the node's index), those with pod anti-affinity apart:
@@ -386,6 +391,19 @@ void PreparedCapacity::PreparePools(const SchedulerInput& capacity) {
       return types[a.second].type->name < types[b.second].type->name;
     });
     for (const auto& [price, index] : priced) pool.types.push_back(index);
+    std::vector<FleetType>& fleet = fleet_types.emplace_back();
+    std::vector<int>& fleet_index = fleet_type_index.emplace_back();
+    for (int o : pool.types) {
+      const TypeInfo& info = types[o];
+      if (info.type->exotic || info.price == kNoPrice || info.price <= 0) continue;
+      const api::ResourceList room = info.allocatable - pool.daemon_overhead;
+      if (room.cpu() <= Quantity() || room.memory() <= Quantity() || room.pods() <= Quantity()) {
+        continue;
+      }
+      fleet.push_back({room.cpu().as_double(), room.memory().as_double() / kGiB,
+                       room.pods().as_double(), info.price});
+      fleet_index.push_back(o);
+    }
     pools.push_back(std::move(pool));
   }
 }
@@ -998,7 +1016,6 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology, i
 }
 
 FleetGuidance Pass::Guide(const std::vector<PodConstraints>& pods) const {
-  constexpr double kGiB = 1024.0 * 1024 * 1024;
   // Each pod goes with the first pool that could take it, as TryNewClaim tries them.
   std::vector<GuidedPod> guided(pods.size());
   for (size_t i = 0; i < pods.size(); ++i) {
@@ -1014,26 +1031,12 @@ FleetGuidance Pass::Guide(const std::vector<PodConstraints>& pods) const {
       }
     }
   }
-  // Each pool's ordinary types with what they leave for pods once its daemonsets run.
-  std::vector<std::vector<FleetType>> fleet_types(pools_.size());
-  std::vector<std::vector<int>> type_index(pools_.size());
-  for (size_t p = 0; p < pools_.size(); ++p) {
-    for (int o : pools_[p].types) {
-      const TypeInfo& info = types_[o];
-      if (info.type->exotic || info.price == kNoPrice || info.price <= 0) continue;
-      const api::ResourceList room = info.allocatable - pools_[p].daemon_overhead;
-      if (room.cpu() <= Quantity() || room.memory() <= Quantity() || room.pods() <= Quantity()) {
-        continue;
-      }
-      fleet_types[p].push_back({room.cpu().as_double(), room.memory().as_double() / kGiB,
-                                room.pods().as_double(), info.price});
-      type_index[p].push_back(o);
-    }
-  }
-  FleetGuidance guidance = GuideByFractionalFleet(guided, fleet_types);
+  // Pods the usual plan left on existing nodes have no pool here: no type, and their usual place.
+  FleetGuidance guidance = GuideByFractionalFleet(guided, base_.fleet_types);
   for (size_t i = 0; i < pods.size(); ++i) {
-    if (guidance.type[i] >= 0) guidance.type[i] = type_index[guided[i].pool][guidance.type[i]];
-    if (!guided_->contains(&pods[i].pod())) guidance.rank[i] = -1;  // first, as usual
+    if (guidance.type[i] >= 0) {
+      guidance.type[i] = base_.fleet_type_index[guided[i].pool][guidance.type[i]];
+    }
   }
   return guidance;
 }
