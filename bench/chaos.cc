@@ -316,10 +316,12 @@ void ChaosRun::Tick() {
   Result<kube::ObjectList> budgets =
       client_->List(kube::resources::kPodDisruptionBudgets, in_namespace);
   if (pods.ok() && budgets.ok()) {
-    for (const kube::Object& pod : pods->items) {
+    for (const kube::SharedObject& shared : pods->items) {
+      const kube::Object& pod = *shared;
       if (IsReady(pod)) sample.ready_pods[std::string(kube::Name(pod))] = kube::Label(pod, "app");
     }
-    for (const kube::Object& budget : budgets->items) {
+    for (const kube::SharedObject& shared : budgets->items) {
+      const kube::Object& budget = *shared;
       sample.disruptions_allowed[std::string(kube::Name(budget))] =
           budget.value("status", kube::Object::object()).value("disruptionsAllowed", 0);
     }
@@ -327,7 +329,8 @@ void ChaosRun::Tick() {
   }
   Result<kube::ObjectList> claims = client_->List(kube::resources::kNodeClaims, {});
   if (claims.ok()) {
-    for (const kube::Object& claim : claims->items) {
+    for (const kube::SharedObject& shared : claims->items) {
+      const kube::Object& claim = *shared;
       ClaimSighting& sighting = claims_[std::string(kube::Name(claim))];
       if (const std::optional<TimePoint> created =
               ParseTime(kube::StringAt(claim, {"metadata", "creationTimestamp"}))) {
@@ -460,14 +463,16 @@ bool ChaosRun::Settled(std::string& why) {
   }
   int wanted = 0;
   for (const int replicas : replicas_) wanted += replicas;
-  const auto running = std::count_if(pods->items.begin(), pods->items.end(), IsReady);
+  const auto running = std::count_if(pods->items.begin(), pods->items.end(),
+                                     [](const kube::SharedObject& pod) { return IsReady(*pod); });
   if (running != wanted || static_cast<int>(pods->items.size()) != wanted) {
     why = std::to_string(running) + " of " + std::to_string(wanted) + " pods Ready (" +
           std::to_string(pods->items.size()) + " pods)";
     return false;
   }
   std::set<std::string> claimed;
-  for (const kube::Object& claim : claims->items) {
+  for (const kube::SharedObject& shared : claims->items) {
+    const kube::Object& claim = *shared;
     if (!kube::StringAt(claim, {"metadata", "deletionTimestamp"}).empty()) {
       why = "NodeClaim " + std::string(kube::Name(claim)) + " is being deleted";
       return false;
@@ -514,7 +519,8 @@ kube::Object ChaosRun::Audit() {
   std::set<std::string> claimed;
   Result<kube::ObjectList> claims = client_->List(kube::resources::kNodeClaims, {});
   if (claims.ok()) {
-    for (const kube::Object& claim : claims->items) {
+    for (const kube::SharedObject& shared : claims->items) {
+      const kube::Object& claim = *shared;
       claimed.insert(aws::InstanceIdOf(kube::StringAt(claim, {"status", "providerID"})));
     }
   }
@@ -541,7 +547,8 @@ kube::Object ChaosRun::Audit() {
   if (Result<kube::ObjectList> events = client_->List(kube::resources::kEvents, in_namespace);
       events.ok()) {
     static const std::regex kClaim(R"(^Pod should schedule on: nodeclaim/(\S+)$)");
-    for (const kube::Object& event : events->items) {
+    for (const kube::SharedObject& shared : events->items) {
+      const kube::Object& event = *shared;
       std::smatch claim;
       const std::string message = event.value("message", "");
       if (event.value("reason", "") != "Nominated" || !std::regex_match(message, claim, kClaim)) {

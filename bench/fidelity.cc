@@ -207,7 +207,8 @@ Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::Instance
                         TimePoint now) {
   Figures figures;
   ASSIGN_OR_RETURN(kube::ObjectList claims, cluster.List(kube::resources::kNodeClaims, {}));
-  for (const kube::Object& claim : claims.items) {
+  for (const kube::SharedObject& shared : claims.items) {
+    const kube::Object& claim = *shared;
     if (!kube::DeletionTimestamp(claim).empty()) continue;
     const std::string type(kube::Label(claim, api::kLabelInstanceType));
     if (type.empty()) continue;  // not launched yet
@@ -219,7 +220,8 @@ Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::Instance
   kube::ListOptions in_namespace;
   in_namespace.namespace_ = std::string(kNamespace);
   ASSIGN_OR_RETURN(kube::ObjectList pods, cluster.List(kube::resources::kPods, in_namespace));
-  for (const kube::Object& pod : pods.items) {
+  for (const kube::SharedObject& shared : pods.items) {
+    const kube::Object& pod = *shared;
     const std::optional<TimePoint> created =
         ParseTime(kube::StringAt(pod, {"metadata", "creationTimestamp"}));
     if (!created) continue;
@@ -241,9 +243,9 @@ Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::Instance
   evicted.field_selector = "reason=Evicted";
   ASSIGN_OR_RETURN(kube::ObjectList events, cluster.List(kube::resources::kEvents, evicted));
   const std::string ours = fmt::format("pod {}/", kNamespace);
-  for (const kube::Object& event : events.items) {
-    if (event.value("message", "").find(ours) != std::string::npos) {
-      figures.pods_disrupted += event.value("count", 1);
+  for (const kube::SharedObject& event : events.items) {
+    if (event->value("message", "").find(ours) != std::string::npos) {
+      figures.pods_disrupted += event->value("count", 1);
     }
   }
   return figures;

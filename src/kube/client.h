@@ -30,15 +30,15 @@ struct ListOptions {
 };
 
 struct ObjectList {
-  std::vector<Object> items;
-  std::string resource_version;  // of the collection: where a watch continues from
+  std::vector<SharedObject> items;  // never null
+  std::string resource_version;     // of the collection: where a watch continues from
 };
 
 enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark };
 
 struct WatchEvent {
   WatchEventType type = WatchEventType::kAdded;
-  Object object;  // for a bookmark, only metadata.resourceVersion is meaningful
+  SharedObject object;  // never null; for a bookmark, only metadata.resourceVersion is meaningful
 };
 
 struct WatchOptions {

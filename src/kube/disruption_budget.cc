@@ -58,10 +58,10 @@ bool SelectsPod(const Object& budget, const Object& pod) {
 }
 
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
-                                                       const std::vector<Object>& pods) {
+                                                       const std::vector<SharedObject>& pods) {
   std::vector<const Object*> pointers;
   pointers.reserve(pods.size());
-  for (const Object& pod : pods) pointers.push_back(&pod);
+  for (const SharedObject& pod : pods) pointers.push_back(pod.get());
   return ComputeDisruptionBudget(budget, pointers);
 }
 

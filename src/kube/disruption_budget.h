@@ -46,7 +46,7 @@ Result<DisruptionBudgetStatus> DisruptionBudgetFromCounts(const Object& budget,
 // every selected pod is expected. Fails when minAvailable or maxUnavailable is neither an integer
 // nor a percentage.
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(const Object& budget,
-                                                       const std::vector<Object>& pods);
+                                                       const std::vector<SharedObject>& pods);
 // The same over pods held elsewhere (a store's, an informer's), without copying them; when
 // `selected` is given, the pods the budget selects are appended to it.
 Result<DisruptionBudgetStatus> ComputeDisruptionBudget(

@@ -32,41 +32,38 @@ void Informer::IndexLocked(const std::string& key, const Object& object, bool ad
   }
 }
 
-void Informer::Apply(WatchEventType type, Object object) {
+void Informer::Apply(WatchEventType type, SharedObject object) {
   if (type == WatchEventType::kBookmark) return;
-  std::string key = Key(object);
-  // Handlers see the cached object itself: only this (the pumping) thread changes the cache, so
-  // it stays put while they run, and the cache holds one copy of each object, not two.
-  const Object* cached = &object;
+  std::string key = Key(*object);
   {
     MutexLock lock(mutex_);
     const auto it = objects_.find(key);
-    if (it != objects_.end()) IndexLocked(key, it->second, false);
+    if (it != objects_.end()) IndexLocked(key, *it->second, false);
     if (type == WatchEventType::kDeleted) {
       if (it != objects_.end()) objects_.erase(it);
     } else {
-      IndexLocked(key, object, true);
+      IndexLocked(key, *object, true);
       if (it != objects_.end()) {
-        it->second = std::move(object);
-        cached = &it->second;
+        it->second = object;
       } else {
-        cached = &objects_.emplace(std::move(key), std::move(object)).first->second;
+        objects_.emplace(std::move(key), object);
       }
     }
   }
-  for (const Handler& handler : handlers_) handler(type, *cached);
+  // `object` keeps the state alive while the handlers run, whatever happens to the cache.
+  for (const Handler& handler : handlers_) handler(type, *object);
 }
 
 Status Informer::Sync() {
   ASSIGN_OR_RETURN(ObjectList list, client_.List(resource_, options_));
-  std::map<std::string, Object, std::less<>> fresh;
-  for (Object& item : list.items) {
-    std::string key = Key(item);
+  std::map<std::string, SharedObject, std::less<>> fresh;
+  for (SharedObject& item : list.items) {
+    std::string key = Key(*item);
     fresh.emplace(std::move(key), std::move(item));
   }
   // What changed relative to the cache (empty on the first sync): deletions first.
-  std::vector<Object> deleted;
-  std::vector<std::pair<WatchEventType, Object>> changed;
+  std::vector<SharedObject> deleted;
+  std::vector<std::pair<WatchEventType, SharedObject>> changed;
   {
     MutexLock lock(mutex_);
     for (const auto& [key, object] : objects_) {
@@ -76,13 +73,13 @@ Status Informer::Sync() {
       const auto it = objects_.find(key);
       if (it == objects_.end()) {
         changed.emplace_back(WatchEventType::kAdded, std::move(object));
-      } else if (ResourceVersion(it->second) != ResourceVersion(object)) {
+      } else if (ResourceVersion(*it->second) != ResourceVersion(*object)) {
         changed.emplace_back(WatchEventType::kModified, std::move(object));
       }
     }
   }
   fresh.clear();
-  for (Object& object : deleted) Apply(WatchEventType::kDeleted, std::move(object));
+  for (SharedObject& object : deleted) Apply(WatchEventType::kDeleted, std::move(object));
   for (auto& [type, object] : changed) Apply(type, std::move(object));
   resource_version_ = list.resource_version;
   {
@@ -122,7 +119,7 @@ Result<size_t> Informer::Pump(std::chrono::milliseconds timeout) {
     }
     if (!next->has_value()) return applied;
     WatchEvent& event = **next;
-    if (std::string_view version = ResourceVersion(event.object); !version.empty()) {
+    if (std::string_view version = ResourceVersion(*event.object); !version.empty()) {
       resource_version_ = version;
     }
     Apply(event.type, std::move(event.object));
@@ -160,7 +157,7 @@ std::optional<Object> Informer::Get(std::string_view key) const {
   MutexLock lock(mutex_);
   const auto it = objects_.find(key);
   if (it == objects_.end()) return std::nullopt;
-  return it->second;
+  return *it->second;
 }
 
 bool Informer::Contains(std::string_view key) const {
@@ -170,7 +167,7 @@ bool Informer::Contains(std::string_view key) const {
 
 void Informer::ForEach(const std::function<void(const Object&)>& fn) const {
   MutexLock lock(mutex_);
-  for (const auto& [key, object] : objects_) fn(object);
+  for (const auto& [key, object] : objects_) fn(*object);
 }
 
 std::vector<Object> Informer::ByIndex(std::string_view index, std::string_view value) const {
@@ -180,7 +177,7 @@ std::vector<Object> Informer::ByIndex(std::string_view index, std::string_view v
   if (by_value == indexes_.end()) return out;
   const auto keys = by_value->second.find(value);
   if (keys == by_value->second.end()) return out;
-  for (const std::string& key : keys->second) out.push_back(objects_.find(key)->second);
+  for (const std::string& key : keys->second) out.push_back(*objects_.find(key)->second);
   return out;
 }
 
@@ -192,7 +189,9 @@ void Informer::VisitIndexed(
   if (const auto by_value = indexes_.find(index); by_value != indexes_.end()) {
     if (const auto keys = by_value->second.find(value); keys != by_value->second.end()) {
       objects.reserve(keys->second.size());
-      for (const std::string& key : keys->second) objects.push_back(&objects_.find(key)->second);
+      for (const std::string& key : keys->second) {
+        objects.push_back(objects_.find(key)->second.get());
+      }
     }
   }
   fn(objects);

@@ -66,7 +66,7 @@ class Informer {
   size_t size() const;
 
  private:
-  void Apply(WatchEventType type, Object object);
+  void Apply(WatchEventType type, SharedObject object);
   void IndexLocked(const std::string& key, const Object& object, bool add) REQUIRES(mutex_);
 
   Client& client_;
@@ -76,7 +76,8 @@ class Informer {
   std::map<std::string, IndexFunc, std::less<>> index_funcs_;
 
   mutable Mutex mutex_;
-  std::map<std::string, Object, std::less<>> objects_ GUARDED_BY(mutex_);
+  // Shared with the client that delivered them (the in-memory API server keeps the same states).
+  std::map<std::string, SharedObject, std::less<>> objects_ GUARDED_BY(mutex_);
   // index name → value → keys
   std::map<std::string, std::map<std::string, std::vector<std::string>, std::less<>>, std::less<>>
       indexes_ GUARDED_BY(mutex_);

@@ -4,6 +4,7 @@
 // every object carries; they return empty values when a field is absent.
 
 #include <initializer_list>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -11,6 +12,10 @@
 namespace karpenter::kube {
 
 using Object = nlohmann::json;
+// A state of an object as a list or watch delivers it: immutable, so the in-memory API server,
+// its watches and every informer hold one copy of it (a 50,000-pod snapshot is not kept three
+// times over).
+using SharedObject = std::shared_ptr<const Object>;
 
 std::string_view Name(const Object& object);
 std::string_view Namespace(const Object& object);

@@ -25,15 +25,15 @@ bool DisruptionAudit::Protected(const kube::Object& pod) {
   in_namespace.namespace_ = std::string(kube::Namespace(pod));
   Result<kube::ObjectList> budgets = next().List(resources::kPodDisruptionBudgets, in_namespace);
   if (!budgets.ok() || budgets->items.empty()) return false;
-  std::vector<kube::Object> pods;
-  for (const kube::Object& budget : budgets->items) {
-    if (!kube::SelectsPod(budget, pod)) continue;
+  std::vector<kube::SharedObject> pods;
+  for (const kube::SharedObject& budget : budgets->items) {
+    if (!kube::SelectsPod(*budget, pod)) continue;
     if (pods.empty()) {
       Result<kube::ObjectList> listed = next().List(resources::kPods, in_namespace);
       if (!listed.ok()) return false;
       pods = std::move(listed->items);
     }
-    Result<kube::DisruptionBudgetStatus> status = kube::ComputeDisruptionBudget(budget, pods);
+    Result<kube::DisruptionBudgetStatus> status = kube::ComputeDisruptionBudget(*budget, pods);
     if (status.ok() && status->disruptions_allowed <= 0) return true;
   }
   return false;

@@ -112,7 +112,8 @@ class NodeClaimLaunchTest : public ::testing::Test {
     std::vector<std::string> reasons;
     Result<kube::ObjectList> events = client_.List(resources::kEvents, kube::ListOptions{});
     EXPECT_THAT(events, IsOk());
-    for (const Object& event : events->items) {
+    for (const kube::SharedObject& shared : events->items) {
+      const Object& event = *shared;
       if (event["involvedObject"].value("name", "") == name) {
         reasons.push_back(event.value("reason", ""));
       }

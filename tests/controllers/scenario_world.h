@@ -38,6 +38,7 @@
 #include "operator/manager.h"
 #include "simulate/simulated_machines.h"
 #include "support/matchers.h"
+#include "support/object_copies.h"
 
 namespace karpenter::scenario {
 
@@ -189,7 +190,7 @@ class World {
   std::vector<Object> List(const kube::Resource& resource) {
     Result<kube::ObjectList> list = client_.List(resource, kube::ListOptions{});
     EXPECT_THAT(list, IsOk());
-    return list.ok() ? std::move(list->items) : std::vector<Object>{};
+    return list.ok() ? support::Copies(list->items) : std::vector<Object>{};
   }
 
   // The messages of the Events with `reason` about the object named `name`, oldest first.

@@ -231,7 +231,8 @@ class TerminationTest : public testing::Test {
     EXPECT_THAT(events, IsOk());
     std::vector<std::string> messages;
     if (!events.ok()) return messages;
-    for (const Object& event : events->items) {
+    for (const kube::SharedObject& shared : events->items) {
+      const Object& event = *shared;
       if (event["involvedObject"].value("name", "") == node_name_ &&
           event.value("reason", "") == reason) {
         messages.push_back(event.value("message", ""));

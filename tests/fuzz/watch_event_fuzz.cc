@@ -12,9 +12,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view line = text.substr(0, newline);
     const auto event = karpenter::kube::http::ParseWatchEvent(line, "/api/v1/pods", "v1", "Pod");
     if (!event.ok()) return 0;  // the watch ends at the first bad line
-    if (event->has_value() && (*event)->object.is_object()) {
-      karpenter::fuzz::Check((*event)->object.contains("apiVersion") &&
-                             (*event)->object.contains("kind"));
+    if (event->has_value() && (*event)->object->is_object()) {
+      karpenter::fuzz::Check((*event)->object->contains("apiVersion") &&
+                             (*event)->object->contains("kind"));
     }
     if (newline == std::string_view::npos) break;
     text.remove_prefix(newline + 1);

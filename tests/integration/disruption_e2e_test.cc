@@ -391,7 +391,8 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
       Result<kube::ObjectList> pods = watcher_client->List(kube::resources::kPods, options);
       if (!pods.ok()) return size_t{0};
       size_t ready = 0;
-      for (const kube::Object& pod : pods->items) {
+      for (const kube::SharedObject& shared : pods->items) {
+        const kube::Object& pod = *shared;
         if (Phase(pod) == "Running" && kube::DeletionTimestamp(pod).empty()) ++ready;
       }
       return ready >= 10 ? size_t{0} : 10 - ready;
@@ -497,7 +498,8 @@ TEST_F(DisruptionE2E, TemplateChangeReplacesEveryNodeWithinItsBudget) {
     Result<kube::ObjectList> claims = watcher_client->List(kube::resources::kNodeClaims, {});
     if (!claims.ok()) return size_t{0};
     size_t marked = 0;
-    for (const kube::Object& claim : claims->items) {
+    for (const kube::SharedObject& shared : claims->items) {
+      const kube::Object& claim = *shared;
       if (old_claims.contains(std::string(kube::Name(claim))) &&
           (!kube::DeletionTimestamp(claim).empty() || Condition(claim, "DisruptionReason"))) {
         ++marked;

@@ -18,6 +18,7 @@
 #include "support/crds.h"
 #include "support/matchers.h"
 #include "support/metrics_text.h"
+#include "support/object_copies.h"
 
 namespace karpenter::integration {
 
@@ -35,7 +36,7 @@ inline std::vector<kube::Object> List(kube::Client& client, const kube::Resource
   options.namespace_ = namespace_;
   Result<kube::ObjectList> list = client.List(resource, options);
   EXPECT_THAT(list, IsOk());
-  return list.ok() ? std::move(list->items) : std::vector<kube::Object>{};
+  return list.ok() ? support::Copies(list->items) : std::vector<kube::Object>{};
 }
 
 // object[field], or an empty object when it is absent (reading never throws).

@@ -141,7 +141,8 @@ TEST_F(KubeHttpTest, ListsNamespaces) {
   Result<ObjectList> list = client_->List(resources::kNamespaces, ListOptions{});
   ASSERT_THAT(list, IsOk());
   std::set<std::string> names;
-  for (const Object& item : list->items) {
+  for (const SharedObject& shared : list->items) {
+    const Object& item = *shared;
     names.emplace(Name(item));
     EXPECT_EQ(item["kind"], "Namespace");
     EXPECT_EQ(item["apiVersion"], "v1");
@@ -278,7 +279,8 @@ TEST_F(KubeHttpTest, ListFetchesEveryPage) {
   Result<ObjectList> list = client_->List(resources::kPods, options);
   ASSERT_THAT(list, IsOk());
   std::set<std::string> names;
-  for (const Object& item : list->items) {
+  for (const SharedObject& shared : list->items) {
+    const Object& item = *shared;
     names.emplace(Name(item));
     EXPECT_EQ(item["kind"], "Pod");
   }
@@ -290,7 +292,7 @@ TEST_F(KubeHttpTest, ListFetchesEveryPage) {
   Result<ObjectList> by_field = client_->List(resources::kPods, options);
   ASSERT_THAT(by_field, IsOk());
   ASSERT_EQ(by_field->items.size(), 1u);
-  EXPECT_EQ(Name(by_field->items[0]), "other");
+  EXPECT_EQ(Name((*by_field->items[0])), "other");
 }
 
 TEST_F(KubeHttpTest, AWatchDeliversAddedModifiedAndDeleted) {
@@ -312,12 +314,12 @@ TEST_F(KubeHttpTest, AWatchDeliversAddedModifiedAndDeleted) {
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(events.front().type, WatchEventType::kAdded);
   EXPECT_TRUE(std::any_of(events.begin(), events.end(), [](const WatchEvent& event) {
-    return event.type == WatchEventType::kModified && Label(event.object, "seen") == "yes";
+    return event.type == WatchEventType::kModified && Label(*event.object, "seen") == "yes";
   }));
   EXPECT_EQ(events.back().type, WatchEventType::kDeleted);
   for (const WatchEvent& event : events) {
-    EXPECT_EQ(Name(event.object), "watched");
-    EXPECT_EQ(event.object["kind"], "Pod");
+    EXPECT_EQ(Name(*event.object), "watched");
+    EXPECT_EQ((*event.object)["kind"], "Pod");
   }
 }
 
@@ -327,12 +329,12 @@ TEST_F(KubeHttpTest, AWatchFromNowSkipsWhatExists) {
   ASSERT_THAT(watch, IsOk());
   MustCreate(Pod("after"));
   const std::vector<WatchEvent> events = Collect(**watch, [](const WatchEvent& event) {
-    return event.type == WatchEventType::kAdded && Name(event.object) == "after";
+    return event.type == WatchEventType::kAdded && Name(*event.object) == "after";
   });
   ASSERT_FALSE(events.empty());
-  EXPECT_EQ(Name(events.back().object), "after");
+  EXPECT_EQ(Name(*events.back().object), "after");
   for (const WatchEvent& event : events) {
-    EXPECT_FALSE(event.type == WatchEventType::kAdded && Name(event.object) == "before");
+    EXPECT_FALSE(event.type == WatchEventType::kAdded && Name(*event.object) == "before");
   }
 }
 

@@ -43,7 +43,7 @@ AssertionResult IsError(const Result<T>& result, int status, std::string_view re
 
 std::vector<std::string> Names(const ObjectList& list) {
   std::vector<std::string> names;
-  for (const Object& item : list.items) names.emplace_back(Name(item));
+  for (const SharedObject& item : list.items) names.emplace_back(Name(*item));
   return names;
 }
 
@@ -76,7 +76,7 @@ AssertionResult NextEvent(Watch& watch, WatchEvent& event) {
 
 // "ADDED web-1": what a test expects of an event.
 std::string Describe(const WatchEvent& event) {
-  return std::string(TypeName(event.type)) + " " + std::string(Name(event.object));
+  return std::string(TypeName(event.type)) + " " + std::string(Name(*event.object));
 }
 
 AssertionResult NoMoreEvents(Watch& watch) {
@@ -325,7 +325,7 @@ TEST_P(ClientContract, ListSelectsByNamespaceAndLabels) {
       client().List(resources::kPods, Listing("", "run=" + run + ",app=web"));
   ASSERT_TRUE(IsOk(all));
   std::vector<std::string> keys;
-  for (const Object& item : all->items) keys.push_back(Key(item));
+  for (const SharedObject& item : all->items) keys.push_back(Key(*item));
   std::vector<std::string> expected = {Key(env_.namespace_, "web-1"), Key(env_.namespace_, "web-2"),
                                        Key(other, "web-1")};
   std::sort(expected.begin(), expected.end(), [](const std::string& a, const std::string& b) {
@@ -603,15 +603,15 @@ TEST_P(ClientContract, WatchFromAResourceVersionReplaysEventsInOrder) {
   for (WatchEvent& event : events) ASSERT_TRUE(NextEvent(**watch, event));
   EXPECT_EQ(Describe(events[0]), "ADDED web-1");
   EXPECT_EQ(Describe(events[1]), "MODIFIED web-1");
-  EXPECT_EQ(Label(events[1].object, "app"), "web");
+  EXPECT_EQ(Label(*events[1].object, "app"), "web");
   // Pods are deleted gracefully: first the deletion is recorded, then the pod goes.
   EXPECT_EQ(Describe(events[2]), "MODIFIED web-1");
-  EXPECT_FALSE(DeletionTimestamp(events[2].object).empty());
+  EXPECT_FALSE(DeletionTimestamp(*events[2].object).empty());
   EXPECT_EQ(Describe(events[3]), "DELETED web-1");
-  EXPECT_EQ(Label(events[3].object, "app"), "web");  // the last state
+  EXPECT_EQ(Label(*events[3].object, "app"), "web");  // the last state
   for (size_t i = 1; i < events.size(); ++i) {
-    EXPECT_LT(std::stoll(std::string(ResourceVersion(events[i - 1].object))),
-              std::stoll(std::string(ResourceVersion(events[i].object))));
+    EXPECT_LT(std::stoll(std::string(ResourceVersion(*events[i - 1].object))),
+              std::stoll(std::string(ResourceVersion(*events[i].object))));
   }
   EXPECT_TRUE(NoMoreEvents(**watch));
 }
@@ -652,7 +652,7 @@ TEST_P(ClientContract, WatchSelectorsSeeObjectsComeAndGo) {
     ASSERT_TRUE(NextEvent(**watch, event));
     seen.push_back(Describe(event));
     if (i == 1) {
-      EXPECT_EQ(Label(event.object, "app"), "web");  // the state before it left
+      EXPECT_EQ(Label(*event.object, "app"), "web");  // the state before it left
     }
   }
   EXPECT_THAT(seen, ElementsAre("ADDED web-1", "DELETED web-1", "ADDED web-1", "MODIFIED web-1",
@@ -701,13 +701,13 @@ TEST_P(ClientContract, EvictionMarksThePodThenDeletesIt) {
   std::vector<WatchEvent> events(3);
   for (WatchEvent& event : events) ASSERT_TRUE(NextEvent(**watch, event));
   EXPECT_EQ(Describe(events[0]), "MODIFIED web-1");
-  const Object conditions = events[0].object.at("status").value("conditions", Object::array());
+  const Object conditions = events[0].object->at("status").value("conditions", Object::array());
   EXPECT_TRUE(std::any_of(conditions.begin(), conditions.end(), [](const Object& condition) {
     return condition.value("type", "") == "DisruptionTarget" &&
            condition.value("reason", "") == "EvictionByEvictionAPI";
   })) << conditions.dump();
   EXPECT_EQ(Describe(events[1]), "MODIFIED web-1");
-  EXPECT_FALSE(DeletionTimestamp(events[1].object).empty());
+  EXPECT_FALSE(DeletionTimestamp(*events[1].object).empty());
   EXPECT_EQ(Describe(events[2]), "DELETED web-1");
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,15 @@ Object Budget(const Object& spec) {
 
 Object WebSelector() { return {{"matchLabels", {{"app", "web"}}}}; }
 
+// The pods as a list or an informer holds them.
+std::vector<SharedObject> Shared(const std::vector<Object>& pods) {
+  std::vector<SharedObject> shared;
+  for (const Object& pod : pods) shared.push_back(std::make_shared<const Object>(pod));
+  return shared;
+}
+
 DisruptionBudgetStatus Compute(const Object& spec, const std::vector<Object>& pods) {
-  const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(Budget(spec), pods);
+  const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(Budget(spec), Shared(pods));
   EXPECT_THAT(status, IsOk());
   return status.ok() ? *status : DisruptionBudgetStatus{};
 }
@@ -81,7 +89,7 @@ TEST(DisruptionBudget, NoSelectedPodsAllowsNothing) {
 TEST(DisruptionBudget, RefusesValuesThatAreNeitherCountsNorPercentages) {
   for (const Object& value : {Object("half"), Object("5"), Object("%"), Object(1.5)}) {
     const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(
-        Budget({{"minAvailable", value}, {"selector", WebSelector()}}), ThreeReadyOneNot());
+        Budget({{"minAvailable", value}, {"selector", WebSelector()}}), Shared(ThreeReadyOneNot()));
     EXPECT_FALSE(status.ok()) << value.dump();
   }
 }

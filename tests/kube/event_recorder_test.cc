@@ -13,6 +13,7 @@
 #include "kube/forwarding_client.h"
 #include "kube/memory/memory_client.h"
 #include "support/matchers.h"
+#include "support/object_copies.h"
 
 namespace karpenter::kube {
 namespace {
@@ -42,7 +43,7 @@ class EventRecorderTest : public testing::Test {
     options.namespace_ = namespace_;
     Result<ObjectList> list = client_.List(resources::kEvents, options);
     EXPECT_THAT(list, IsOk());
-    return list.ok() ? list->items : std::vector<Object>{};
+    return list.ok() ? support::Copies(list->items) : std::vector<Object>{};
   }
 
   void Record(const Object& involved, EventType type, std::string_view reason,

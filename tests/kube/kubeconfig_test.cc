@@ -715,9 +715,9 @@ TEST(FakeServerTest, ListFollowsPagesAndFillsInTheItemsTypes) {
   Result<ObjectList> list = client->List(resources::kPods, options);
   ASSERT_THAT(list, IsOk());
   ASSERT_EQ(list->items.size(), 5u);
-  EXPECT_EQ(Name(list->items[4]), "p4");
-  EXPECT_EQ(list->items[0]["kind"], "Pod");
-  EXPECT_EQ(list->items[0]["apiVersion"], "v1");
+  EXPECT_EQ(Name((*list->items[4])), "p4");
+  EXPECT_EQ((*list->items[0])["kind"], "Pod");
+  EXPECT_EQ((*list->items[0])["apiVersion"], "v1");
   EXPECT_EQ(list->resource_version, "77");
   std::lock_guard<std::mutex> lock(mu);
   EXPECT_EQ(continues, (std::vector<std::string>{"", "1", "2"}));
@@ -745,8 +745,8 @@ TEST(FakeServerTest, ListStartsOverOnceWhenItsContinueTokenExpires) {
   ASSERT_THAT(list, IsOk());
   // Call 1 (page 1), call 2 (410), call 3 (page 1 again), call 4 (page 2).
   ASSERT_EQ(list->items.size(), 2u);
-  EXPECT_EQ(Name(list->items[0]), "n3");
-  EXPECT_EQ(Name(list->items[1]), "n4");
+  EXPECT_EQ(Name((*list->items[0])), "n3");
+  EXPECT_EQ(Name((*list->items[1])), "n4");
   EXPECT_EQ(calls.load(), 4);
 }
 
@@ -935,13 +935,13 @@ TEST(FakeServerTest, AWatchDeliversEventsUntilTheServerClosesTheStream) {
   const std::vector<WatchEvent> events = Drain(**watch, end);
   ASSERT_EQ(events.size(), 4u) << end.message;
   EXPECT_EQ(events[0].type, WatchEventType::kAdded);
-  EXPECT_EQ(events[0].object["kind"], "Pod");
-  EXPECT_EQ(ResourceVersion(events[0].object), "6");
+  EXPECT_EQ((*events[0].object)["kind"], "Pod");
+  EXPECT_EQ(ResourceVersion(*events[0].object), "6");
   EXPECT_EQ(events[1].type, WatchEventType::kModified);
   EXPECT_EQ(events[2].type, WatchEventType::kBookmark);
-  EXPECT_EQ(ResourceVersion(events[2].object), "8");
+  EXPECT_EQ(ResourceVersion(*events[2].object), "8");
   EXPECT_EQ(events[3].type, WatchEventType::kDeleted);
-  EXPECT_EQ(ResourceVersion(events[3].object), "9");
+  EXPECT_EQ(ResourceVersion(*events[3].object), "9");
   EXPECT_EQ(end.reason, "Closed");
   EXPECT_EQ(end.status, 0);
   // An ended watch keeps saying so.

@@ -14,6 +14,7 @@
 #include "kube/client_contract.h"
 #include "kube/disruption_budget.h"
 #include "support/matchers.h"
+#include "support/object_copies.h"
 
 namespace karpenter::kube::memory {
 namespace {
@@ -88,7 +89,7 @@ WatchOptions From(std::string resource_version) {
 
 std::vector<std::string> Names(const ObjectList& list) {
   std::vector<std::string> names;
-  for (const Object& item : list.items) names.emplace_back(Name(item));
+  for (const SharedObject& item : list.items) names.emplace_back(Name(*item));
   return names;
 }
 
@@ -103,11 +104,43 @@ TEST(MemoryClient, SameCallsGiveByteIdenticalObjects) {
       clock.Advance(std::chrono::seconds(1));
     }
     const Result<ObjectList> pods = client.List(resources::kPods, {});
-    return Object(pods->items).dump() + pods->resource_version;
+    return Object(support::Copies(pods->items)).dump() + pods->resource_version;
   };
   const std::string first = run();
   EXPECT_THAT(first, HasSubstr("web-"));
   EXPECT_EQ(first, run());
+}
+
+// The store hands out the states it keeps: an informer over it holds no second copy of a cluster.
+TEST(MemoryClient, ListsAndWatchesShareTheStoredStates) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  ASSERT_THAT(client.Create(resources::kPods, Pod("web-1"), {}), IsOk());
+  const Result<ObjectList> first = client.List(resources::kPods, {});
+  const Result<ObjectList> second = client.List(resources::kPods, {});
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(second, IsOk());
+  ASSERT_EQ(first->items.size(), 1u);
+  ASSERT_EQ(second->items.size(), 1u);
+  EXPECT_EQ(first->items[0].get(), second->items[0].get());
+
+  WatchOptions from_list;
+  from_list.resource_version = first->resource_version;
+  Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, from_list);
+  ASSERT_THAT(watch, IsOk());
+  ASSERT_THAT(client.Patch(resources::kPods, "default", "web-1", PatchType::kMerge,
+                           {{"metadata", {{"labels", {{"seen", "yes"}}}}}}, Subresource::kNone),
+              IsOk());
+  const Result<std::optional<WatchEvent>> event = (*watch)->Next(std::chrono::milliseconds(0));
+  ASSERT_THAT(event, IsOk());
+  ASSERT_TRUE(event->has_value());
+  const Result<ObjectList> after = client.List(resources::kPods, {});
+  ASSERT_THAT(after, IsOk());
+  ASSERT_EQ(after->items.size(), 1u);
+  EXPECT_EQ((*event)->object.get(), after->items[0].get());
+  EXPECT_EQ(Label(*(*event)->object, "seen"), "yes");
+  // The state before the patch is untouched: whoever still holds it sees what it was.
+  EXPECT_EQ(Label(*first->items[0], "seen"), "");
 }
 
 TEST(MemoryClient, CountersAndTheClockMakeMetadata) {
@@ -274,7 +307,7 @@ TEST(MemoryClient, HeldHistoryWaitsForLiveWatchesOnly) {
     const Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
     ASSERT_THAT(next, IsOk());
     ASSERT_TRUE(next->has_value());
-    EXPECT_EQ(Name((*next)->object), name);
+    EXPECT_EQ(Name(*(*next)->object), name);
   }
   // Once it has read them, the history shrinks back to the limit with the next write, and a new
   // watch from before that expires as usual.
@@ -296,7 +329,7 @@ TEST(MemoryClient, WatchFromZeroStartsWithTheCurrentObjects) {
     Result<std::optional<WatchEvent>> next = (*watch)->Next(std::chrono::milliseconds(0));
     ASSERT_THAT(next, IsOk());
     if (!next->has_value()) break;
-    seen.emplace_back(Name((*next)->object));
+    seen.emplace_back(Name(*(*next)->object));
     EXPECT_EQ((*next)->type, WatchEventType::kAdded);
   }
   EXPECT_THAT(seen, ElementsAre("web-1", "web-2"));
@@ -315,7 +348,7 @@ TEST(MemoryClient, NextWaitsForAWriteFromAnotherThread) {
   writer.join();
   ASSERT_THAT(next, IsOk());
   ASSERT_TRUE(next->has_value());
-  EXPECT_EQ(Name((*next)->object), "web-1");
+  EXPECT_EQ(Name(*(*next)->object), "web-1");
 }
 
 TEST(MemoryClient, WatchOutlivesTheClient) {
@@ -344,7 +377,7 @@ TEST(MemoryClient, ConcurrentWritersGetDistinctVersions) {
   const Result<ObjectList> pods = client.List(resources::kPods, {});
   ASSERT_THAT(pods, IsOk());
   std::set<std::string> versions;
-  for (const Object& pod : pods->items) versions.emplace(ResourceVersion(pod));
+  for (const SharedObject& pod : pods->items) versions.emplace(ResourceVersion(*pod));
   EXPECT_EQ(pods->items.size(), 200u);
   EXPECT_EQ(versions.size(), 200u);
 }

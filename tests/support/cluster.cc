@@ -12,6 +12,7 @@
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "support/crds.h"
+#include "support/object_copies.h"
 
 namespace karpenter::support {
 namespace {
@@ -39,7 +40,7 @@ constexpr kube::Resource kKinds[] = {
 Result<std::vector<kube::Object>> ListAll(kube::Client& client, const kube::Resource& resource) {
   Result<kube::ObjectList> list = client.List(resource, {});
   if (!list.ok()) return list.error();
-  return std::move(list->items);
+  return Copies(list->items);
 }
 
 // Removes every finalizer and deletes the object; a missing object is fine.
@@ -260,9 +261,9 @@ Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces)
     options.namespace_ = name;
     Result<kube::ObjectList> pods = client.List(kube::resources::kPods, options);
     if (!pods.ok()) return pods.error();
-    for (const kube::Object& pod : pods->items) {
+    for (const kube::SharedObject& pod : pods->items) {
       Status gone = client.Delete(
-          kube::resources::kPods, name, kube::Name(pod),
+          kube::resources::kPods, name, kube::Name(*pod),
           {.precondition_uid = "", .precondition_resource_version = "", .grace_period_seconds = 0});
       if (!gone.ok() && gone.error().status != 404) return gone.error();
     }

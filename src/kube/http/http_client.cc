@@ -1,5 +1,6 @@
 #include "kube/http/http_client.h"
 
+#include <memory>
 #include <mutex>
 #include <random>
 #include <string>
@@ -98,7 +99,7 @@ class HttpClient final : public Client {
         list.items.reserve(list.items.size() + items->size());
         for (Object& item : *items) {
           SetTypeMeta(item, resource);
-          list.items.push_back(std::move(item));
+          list.items.push_back(std::make_shared<const Object>(std::move(item)));
         }
       }
       list.resource_version = ResourceVersion(*page);

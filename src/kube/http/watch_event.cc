@@ -1,5 +1,6 @@
 #include "kube/http/watch_event.h"
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -36,11 +37,11 @@ Result<std::optional<WatchEvent>> ParseWatchEvent(std::string_view line, std::st
   } else {
     return std::optional<WatchEvent>();  // a newer server's event type: nothing to act on
   }
-  out.object = std::move(*object);
-  if (out.object.is_object()) {
-    if (!out.object.contains("apiVersion")) out.object["apiVersion"] = std::string(api_version);
-    if (!out.object.contains("kind")) out.object["kind"] = std::string(kind);
+  if (object->is_object()) {
+    if (!object->contains("apiVersion")) (*object)["apiVersion"] = std::string(api_version);
+    if (!object->contains("kind")) (*object)["kind"] = std::string(kind);
   }
+  out.object = std::make_shared<const Object>(std::move(*object));
   return std::optional<WatchEvent>(std::move(out));
 }
 

@@ -154,9 +154,8 @@ class Store : public std::enable_shared_from_this<Store> {
     std::string resource;  // ResourceId
     WatchEventType type = WatchEventType::kAdded;
     // Shared with objects_ while current, so history costs only the states it outlived.
-    std::shared_ptr<const Object> object;    // the new state; for kDeleted the last state at the
-                                             // deletion's version
-    std::shared_ptr<const Object> previous;  // for kModified, the state before
+    SharedObject object;    // the new state; for kDeleted the last state at its version
+    SharedObject previous;  // for kModified, the state before
   };
 
   // What a list or watch selects.
@@ -226,8 +225,7 @@ class Store : public std::enable_shared_from_this<Store> {
   bool NamespaceEmpty(std::string_view namespace_) const REQUIRES(mutex_);
   // Writes the new state of `key` (removes it for kDeleted) at the next resourceVersion, records
   // the event (with the state it replaces), and returns the object as stored.
-  std::shared_ptr<const Object> Record(WatchEventType type, const ObjectKey& key, Object object)
-      REQUIRES(mutex_);
+  SharedObject Record(WatchEventType type, const ObjectKey& key, Object object) REQUIRES(mutex_);
   Result<Object> Replace(const Resource& resource, const ObjectKey& key, const Object& body,
                          Subresource subresource) REQUIRES(mutex_);
   Object Remove(const ObjectKey& key) REQUIRES(mutex_);
@@ -257,7 +255,7 @@ class Store : public std::enable_shared_from_this<Store> {
   std::mt19937_64 random_ GUARDED_BY(mutex_);
   int64_t resource_version_ GUARDED_BY(mutex_) = 0;
   int64_t uids_ GUARDED_BY(mutex_) = 0;
-  std::map<ObjectKey, std::shared_ptr<const Object>> objects_ GUARDED_BY(mutex_);
+  std::map<ObjectKey, SharedObject> objects_ GUARDED_BY(mutex_);
   std::deque<HistoryEvent> history_ GUARDED_BY(mutex_);
   // Every event after this version is in history_.
   int64_t history_start_ GUARDED_BY(mutex_) = 0;
@@ -314,17 +312,17 @@ std::optional<WatchEvent> Store::Filter::Convert(const HistoryEvent& event) cons
   const bool selected = Selects(*event.object);
   if (event.type != WatchEventType::kModified) {
     if (!selected) return std::nullopt;
-    return WatchEvent{event.type, *event.object};
+    return WatchEvent{event.type, event.object};
   }
   const bool was_selected = Selects(*event.previous);
   if (selected) {
     return WatchEvent{was_selected ? WatchEventType::kModified : WatchEventType::kAdded,
-                      *event.object};
+                      event.object};
   }
   if (!was_selected) return std::nullopt;
   Object last = *event.previous;
   last["metadata"]["resourceVersion"] = (*event.object)["metadata"]["resourceVersion"];
-  return WatchEvent{WatchEventType::kDeleted, std::move(last)};
+  return WatchEvent{WatchEventType::kDeleted, std::make_shared<const Object>(std::move(last))};
 }
 
 Store::Store(const Clock& clock, const MemoryClientOptions& options)
@@ -356,7 +354,7 @@ void Store::ForEachIn(const Resource& resource, std::string_view namespace_, Vis
        it != objects_.end() && it->first.resource == first.resource &&
        (first.namespace_.empty() || it->first.namespace_ == first.namespace_);
        ++it) {
-    visit(*it->second);
+    visit(it->second);
   }
 }
 
@@ -365,16 +363,15 @@ bool Store::NamespaceEmpty(std::string_view namespace_) const {
                       [&](const auto& entry) { return entry.first.namespace_ == namespace_; });
 }
 
-std::shared_ptr<const Object> Store::Record(WatchEventType type, const ObjectKey& key,
-                                            Object object) {
+SharedObject Store::Record(WatchEventType type, const ObjectKey& key, Object object) {
   ++resource_version_;
   object["metadata"]["resourceVersion"] = std::to_string(resource_version_);
   auto next = std::make_shared<const Object>(std::move(object));
-  std::shared_ptr<const Object> previous;
+  SharedObject previous;
   if (type == WatchEventType::kDeleted) {
     objects_.erase(key);
   } else {
-    std::shared_ptr<const Object>& stored = objects_[key];
+    SharedObject& stored = objects_[key];
     if (type == WatchEventType::kModified) previous = std::move(stored);
     stored = next;
   }
@@ -417,8 +414,8 @@ Result<ObjectList> Store::List(const Resource& resource, const ListOptions& opti
   ASSIGN_OR_RETURN(Filter filter, Filter::Make(resource, options.namespace_, options.label_selector,
                                                options.field_selector));
   ObjectList list;
-  ForEachIn(resource, options.namespace_, [&](const Object& object) {
-    if (filter.Selects(object)) list.items.push_back(object);
+  ForEachIn(resource, options.namespace_, [&](const SharedObject& object) {
+    if (filter.Selects(*object)) list.items.push_back(object);
   });
   list.resource_version = std::to_string(resource_version_);
   return list;
@@ -432,8 +429,8 @@ Result<std::unique_ptr<Watch>> Store::StartWatch(const Resource& resource,
   int64_t after = resource_version_;
   std::deque<WatchEvent> initial;
   if (options.resource_version == "0") {
-    ForEachIn(resource, options.namespace_, [&](const Object& object) {
-      if (filter.Selects(object)) initial.push_back({WatchEventType::kAdded, object});
+    ForEachIn(resource, options.namespace_, [&](const SharedObject& object) {
+      if (filter.Selects(*object)) initial.push_back({WatchEventType::kAdded, object});
     });
   } else if (!options.resource_version.empty()) {
     const std::optional<int64_t> version = ParseVersion(options.resource_version);
@@ -620,7 +617,7 @@ Result<Object> Store::Patch(const Resource& resource, std::string_view namespace
 Result<Object> Store::Replace(const Resource& resource, const ObjectKey& key, const Object& body,
                               Subresource subresource) {
   // Held: Record replaces the stored object.
-  const std::shared_ptr<const Object> held = objects_.at(key);
+  const SharedObject held = objects_.at(key);
   const Object& stored = *held;
   const std::string_view requested_uid = Uid(body);
   if (!requested_uid.empty() && requested_uid != Uid(stored)) {
@@ -672,7 +669,7 @@ Object Store::Remove(const ObjectKey& key) {
 }
 
 void Store::DeleteObject(const ObjectKey& key) {
-  const std::shared_ptr<const Object> held = objects_.at(key);
+  const SharedObject held = objects_.at(key);
   const Object& stored = *held;
   // Pods are deleted gracefully: the server first records the deletion, then (with a zero grace
   // period, here always) removes them. Other kinds go at once unless finalizers hold them.
@@ -687,7 +684,7 @@ void Store::DeleteObject(const ObjectKey& key) {
 }
 
 void Store::DeleteNamespace(const ObjectKey& key) {
-  const std::shared_ptr<const Object> held = objects_.at(key);
+  const SharedObject held = objects_.at(key);
   const Object& stored = *held;
   if (DeletionTimestamp(stored).empty()) {
     Object next = stored;
@@ -740,8 +737,8 @@ Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
   if (CanIgnoreBudgets(*pod)) return EvictPod(key, options);
 
   std::vector<Object> budgets;
-  ForEachIn(resources::kPodDisruptionBudgets, namespace_, [&](const Object& budget) {
-    if (SelectsPod(budget, *pod)) budgets.push_back(budget);
+  ForEachIn(resources::kPodDisruptionBudgets, namespace_, [&](const SharedObject& budget) {
+    if (SelectsPod(*budget, *pod)) budgets.push_back(*budget);
   });
   if (budgets.size() > 1) {
     return ServerError(
@@ -768,7 +765,8 @@ Status Store::Evict(std::string_view namespace_, std::string_view pod_name,
     return {};
   }
   std::vector<const Object*> pods;  // the stored ones: the lock is held
-  ForEachIn(resources::kPods, namespace_, [&](const Object& object) { pods.push_back(&object); });
+  ForEachIn(resources::kPods, namespace_,
+            [&](const SharedObject& object) { pods.push_back(object.get()); });
   const Result<DisruptionBudgetStatus> status = ComputeDisruptionBudget(budget, pods);
   if (!status.ok()) {
     return TooManyRequests(fmt::format(
@@ -806,7 +804,7 @@ std::optional<DisruptionBudgetStatus> Store::ObservedStatus(const Object& budget
 }
 
 Status Store::EvictPod(const ObjectKey& key, const DeleteOptions& options) {
-  const std::shared_ptr<const Object> held = objects_.at(key);
+  const SharedObject held = objects_.at(key);
   const Object& stored = *held;
   if (Status allowed = CheckPreconditions(resources::kPods, stored, options); !allowed.ok()) {
     return allowed;

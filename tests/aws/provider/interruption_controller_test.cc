@@ -191,7 +191,8 @@ TEST_F(InterruptionControllerTest, ActsOnEachKindAndEmptiesTheQueue) {
   std::map<std::string, std::string> reasons;  // by NodeClaim
   Result<kube::ObjectList> events = kube_->List(kube::resources::kEvents, kube::ListOptions{});
   ASSERT_THAT(events, IsOk());
-  for (const kube::Object& event : events->items) {
+  for (const kube::SharedObject& shared : events->items) {
+    const kube::Object& event = *shared;
     reasons[event["involvedObject"].value("name", "")] = event.value("reason", "");
   }
   EXPECT_EQ(reasons, (std::map<std::string, std::string>{
