@@ -172,6 +172,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   simulate_cmd->add_option("--duration", simulate.duration, "Virtual time")->capture_default_str();
   simulate_cmd->add_option("--seed", simulate.seed, "Simulation seed")->capture_default_str();
+  simulate_cmd->add_flag("--kubectl-json", simulate.kubectl_json,
+                         "Load the snapshot from `kubectl get -A -o json` text, as EKS prints it");
   simulate_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   karpenter::bench::CostArgs cost;
   bool cost_suite = false;

@@ -7,7 +7,10 @@
 #include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/encode.h"
 #include "aws/catalog/load_catalog.h"
@@ -15,6 +18,7 @@
 #include "common/document.h"
 #include "common/duration.h"
 #include "peak_rss.h"
+#include "simulate/inputs.h"
 #include "simulate/simulation.h"
 
 namespace karpenter::bench {
@@ -32,6 +36,10 @@ constexpr std::array<std::string_view, 3> kCpu = {"400m", "600m", "800m"};
 constexpr std::array<std::string_view, 3> kMemory = {"1Gi", "2Gi", "3Gi"};
 // The burst: this many Deployments double at t=5m and return at t=35m.
 constexpr size_t kBurstDeployments = 50;
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 json Container(size_t deployment) {
   return json::array({{{"name", "main"},
@@ -119,6 +127,176 @@ std::vector<json> Snapshot(const SimulateArgs& args, const cloud::InstanceType& 
   return objects;
 }
 
+// What `kubectl get -o json` shows of a pod on EKS beyond what the simulation reads: the
+// fields the API server and the kubelet fill in, probes, environment, the service-account token
+// volume, the container statuses.
+void DressPod(json& pod, size_t index) {
+  const std::string token_volume = fmt::format("kube-api-access-{:05x}", index % 0xfffff);
+  const std::string ip =
+      fmt::format("10.{}.{}.{}", 1 + index / 65536, (index / 256) % 256, index % 256);
+  json& metadata = pod["metadata"];
+  metadata["uid"] = fmt::format("{:08x}-0000-4000-8000-{:012x}", index, index);
+  metadata["resourceVersion"] = std::to_string(1000 + index);
+  metadata["creationTimestamp"] = "2026-11-30T08:00:00Z";
+  metadata["generateName"] = metadata["name"].get<std::string>().substr(
+      0, metadata["name"].get<std::string>().rfind('-') + 1);
+  metadata["ownerReferences"][0]["blockOwnerDeletion"] = true;
+  metadata["annotations"] = {{"kubectl.kubernetes.io/restartedAt", "2026-11-29T10:00:00Z"}};
+  const json probe = {{"failureThreshold", 3},
+                      {"httpGet", {{"path", "/healthz"}, {"port", 8080}, {"scheme", "HTTP"}}},
+                      {"periodSeconds", 10},
+                      {"successThreshold", 1},
+                      {"timeoutSeconds", 1}};
+  json env = json::array();
+  for (const char* name : {"LOG_LEVEL", "REGION", "CLUSTER", "FEATURE_FLAGS", "OTEL_ENDPOINT"}) {
+    env.push_back({{"name", name}, {"value", fmt::format("value-of-{}", name)}});
+  }
+  for (json& container : pod["spec"]["containers"]) {
+    container["image"] = "123456789012.dkr.ecr.us-east-1.amazonaws.com/app:1.42.0";
+    container["imagePullPolicy"] = "IfNotPresent";
+    container["env"] = env;
+    container["ports"] = {{{"containerPort", 8080}, {"name", "http"}, {"protocol", "TCP"}}};
+    container["livenessProbe"] = probe;
+    container["readinessProbe"] = probe;
+    container["resources"]["limits"] = {{"memory", container["resources"]["requests"]["memory"]}};
+    container["terminationMessagePath"] = "/dev/termination-log";
+    container["terminationMessagePolicy"] = "File";
+    container["volumeMounts"] = {{{"mountPath", "/var/run/secrets/kubernetes.io/serviceaccount"},
+                                  {"name", token_volume},
+                                  {"readOnly", true}}};
+  }
+  json& spec = pod["spec"];
+  spec["dnsPolicy"] = "ClusterFirst";
+  spec["enableServiceLinks"] = true;
+  spec["preemptionPolicy"] = "PreemptLowerPriority";
+  spec["priority"] = 0;
+  spec["restartPolicy"] = "Always";
+  spec["schedulerName"] = "default-scheduler";
+  spec["securityContext"] = json::object();
+  spec["serviceAccount"] = "default";
+  spec["serviceAccountName"] = "default";
+  spec["terminationGracePeriodSeconds"] = 30;
+  spec["tolerations"] = json::array();
+  for (const char* taint : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    spec["tolerations"].push_back({{"effect", "NoExecute"},
+                                   {"key", taint},
+                                   {"operator", "Exists"},
+                                   {"tolerationSeconds", 300}});
+  }
+  spec["volumes"] = {
+      {{"name", token_volume},
+       {"projected",
+        {{"defaultMode", 420},
+         {"sources",
+          {{{"serviceAccountToken", {{"expirationSeconds", 3607}, {"path", "token"}}}},
+           {{"configMap",
+             {{"items", {{{"key", "ca.crt"}, {"path", "ca.crt"}}}}, {"name", "kube-root-ca.crt"}}}},
+           {{"downwardAPI",
+             {{"items",
+               {{{"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", "metadata.namespace"}}},
+                 {"path", "namespace"}}}}}}}}}}}}};
+  json& status = pod["status"];
+  status["conditions"] = json::array();
+  for (const char* type : {"Initialized", "Ready", "ContainersReady", "PodScheduled"}) {
+    status["conditions"].push_back({{"lastProbeTime", nullptr},
+                                    {"lastTransitionTime", "2026-11-30T08:00:05Z"},
+                                    {"status", "True"},
+                                    {"type", type}});
+  }
+  status["containerStatuses"] = {
+      {{"containerID", fmt::format("containerd://{:064x}", index)},
+       {"image", "123456789012.dkr.ecr.us-east-1.amazonaws.com/app:1.42.0"},
+       {"imageID",
+        fmt::format("123456789012.dkr.ecr.us-east-1.amazonaws.com/app@sha256:{:064x}", index % 97)},
+       {"lastState", json::object()},
+       {"name", "main"},
+       {"ready", true},
+       {"restartCount", 0},
+       {"started", true},
+       {"state", {{"running", {{"startedAt", "2026-11-30T08:00:04Z"}}}}}}};
+  status["hostIP"] = ip;
+  status["hostIPs"] = {{{"ip", ip}}};
+  status["podIP"] = ip;
+  status["podIPs"] = {{{"ip", ip}}};
+  status["qosClass"] = "Burstable";
+  status["startTime"] = "2026-11-30T08:00:01Z";
+}
+
+// What kubectl shows of an EKS node beyond what the simulation reads.
+void DressNode(json& node, size_t index) {
+  json& metadata = node["metadata"];
+  metadata["uid"] = fmt::format("{:08x}-0000-4000-9000-{:012x}", index, index);
+  metadata["resourceVersion"] = std::to_string(500 + index);
+  metadata["creationTimestamp"] = "2026-11-30T07:50:00Z";
+  metadata["annotations"] = {{"alpha.kubernetes.io/provided-node-ip", "10.1.0.1"},
+                             {"node.alpha.kubernetes.io/ttl", "0"},
+                             {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}};
+  json& labels = metadata["labels"];
+  labels["beta.kubernetes.io/arch"] = "amd64";
+  labels["beta.kubernetes.io/os"] = "linux";
+  labels["beta.kubernetes.io/instance-type"] = kInstanceType;
+  labels["eks.amazonaws.com/nodegroup-image"] = "ami-0123456789abcdef0";
+  labels["eks.amazonaws.com/sourceLaunchTemplateId"] = "lt-0123456789abcdef0";
+  labels["eks.amazonaws.com/sourceLaunchTemplateVersion"] = "1";
+  labels["failure-domain.beta.kubernetes.io/region"] = "us-east-1";
+  labels["failure-domain.beta.kubernetes.io/zone"] = labels["topology.kubernetes.io/zone"];
+  labels["k8s.io/cloud-provider-aws"] = "0123456789abcdef0123456789abcdef";
+  labels["topology.ebs.csi.aws.com/zone"] = labels["topology.kubernetes.io/zone"];
+  labels["topology.kubernetes.io/region"] = "us-east-1";
+  json& status = node["status"];
+  const std::string name = metadata["name"];
+  status["addresses"] = {{{"address", "10.1.0.1"}, {"type", "InternalIP"}},
+                         {{"address", name}, {"type", "InternalDNS"}},
+                         {{"address", name}, {"type", "Hostname"}}};
+  status["conditions"] = json::array();
+  for (const char* type : {"MemoryPressure", "DiskPressure", "PIDPressure", "Ready"}) {
+    const bool ready = std::string_view(type) == "Ready";
+    status["conditions"].push_back(
+        {{"lastHeartbeatTime", "2026-11-30T09:00:00Z"},
+         {"lastTransitionTime", "2026-11-30T07:51:00Z"},
+         {"message", ready ? "kubelet is posting ready status" : "kubelet has no pressure"},
+         {"reason", ready ? "KubeletReady" : "KubeletHasNoPressure"},
+         {"status", ready ? "True" : "False"},
+         {"type", type}});
+  }
+  status["daemonEndpoints"] = {{"kubeletEndpoint", {{"Port", 10250}}}};
+  status["images"] = json::array();
+  for (int i = 0; i < 20; ++i) {
+    status["images"].push_back(
+        {{"names",
+          {fmt::format("602401143452.dkr.ecr.us-east-1.amazonaws.com/image-{}@sha256:{:064x}", i,
+                       i),
+           fmt::format("602401143452.dkr.ecr.us-east-1.amazonaws.com/image-{}:v1.{}", i, i)}},
+         {"sizeBytes", 10000000 + i * 1000}});
+  }
+  status["nodeInfo"] = {{"architecture", "amd64"},
+                        {"bootID", fmt::format("{:032x}", index)},
+                        {"containerRuntimeVersion", "containerd://1.7.22"},
+                        {"kernelVersion", "6.1.112-122.189.amzn2023.x86_64"},
+                        {"kubeProxyVersion", "v1.31.2-eks-7f9249a"},
+                        {"kubeletVersion", "v1.31.2-eks-7f9249a"},
+                        {"machineID", fmt::format("{:032x}", index)},
+                        {"operatingSystem", "linux"},
+                        {"osImage", "Amazon Linux 2023.6.20241121"},
+                        {"systemUUID", fmt::format("ec2{:029x}", index)}};
+}
+
+// The snapshot as `kubectl get nodes,pods,pdb,deploy -A -o json` prints it: one List.
+std::string KubectlJson(std::vector<json> objects) {
+  size_t index = 0;
+  for (json& object : objects) {
+    const std::string kind = object.value("kind", "");
+    if (kind == "Pod") DressPod(object, index);
+    if (kind == "Node") DressNode(object, index);
+    ++index;
+  }
+  const json list = {{"apiVersion", "v1"},
+                     {"kind", "List"},
+                     {"items", std::move(objects)},
+                     {"metadata", {{"resourceVersion", ""}}}};
+  return list.dump(4);  // kubectl indents by four
+}
+
 }  // namespace
 
 int RunSimulate(const SimulateArgs& args) {
@@ -143,7 +321,22 @@ int RunSimulate(const SimulateArgs& args) {
   input.scenario = "karpenter-bench simulate";
   input.seed = args.seed;
   input.duration = duration->value();
-  input.objects = Snapshot(args, *type);
+  nlohmann::ordered_json out;
+  auto start = std::chrono::steady_clock::now();
+  if (args.kubectl_json) {
+    const std::string text = KubectlJson(Snapshot(args, *type));
+    start = std::chrono::steady_clock::now();
+    std::vector<std::string> errors;
+    simulate::AddManifests(text, "<snapshot>", input, errors);
+    if (!errors.empty()) {
+      std::cerr << "error: " << errors.front() << '\n';
+      return 1;
+    }
+    out["snapshotMb"] = static_cast<double>(text.size()) / (1024.0 * 1024.0);
+    out["decodeSeconds"] = SecondsSince(start);
+  } else {
+    input.objects = Snapshot(args, *type);
+  }
   Result<std::vector<Document>> seed = ParseDocuments(cli::SeedNodePoolManifests(), "<seed>");
   if (!seed.ok()) {
     std::cerr << "error: " << seed.error().message << '\n';
@@ -174,10 +367,14 @@ int RunSimulate(const SimulateArgs& args) {
       [](const simulate::Action& a, const simulate::Action& b) { return a.at < b.at; });
   input.catalog = std::move(*catalog);
 
-  const auto start = std::chrono::steady_clock::now();
-  Result<simulate::SimulationResult> result = simulate::Simulate(std::move(input));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // The first progress report comes at the first instant: everything loaded and synced.
+  std::optional<double> load_seconds;
+  const auto simulate_start = std::chrono::steady_clock::now();
+  Result<simulate::SimulationResult> result =
+      simulate::Simulate(std::move(input), [&](double /*done*/) {
+        if (!load_seconds) load_seconds = SecondsSince(start);
+      });
+  const double seconds = SecondsSince(simulate_start);
   if (!result.ok()) {
     std::cerr << "error: " << result.error().message << '\n';
     return 1;
@@ -186,7 +383,7 @@ int RunSimulate(const SimulateArgs& args) {
   for (const simulate::TimelineEvent& event : result->timeline) {
     if (event.event == "Launched") ++launched;
   }
-  nlohmann::ordered_json out;
+  if (args.kubectl_json && load_seconds) out["loadSeconds"] = *load_seconds;
   out["nodes"] = args.nodes;
   out["pods"] = args.pods;
   out["virtualSeconds"] = result->virtual_seconds;

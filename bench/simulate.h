@@ -16,9 +16,15 @@ struct SimulateArgs {
   int pods = 50000;
   std::string duration = "1h";
   uint64_t seed = 1;
+  // Route the snapshot through `kubectl get -A -o json` text, dressed with what kubectl prints
+  // on EKS (probes, env, the service-account volume, container statuses; node images and info),
+  // and load it the way `karpenter simulate -f` does.
+  bool kubectl_json = false;
 };
 
-// Prints {"nodes", "pods", "virtualSeconds", "seconds", "peakRssMb"} and what happened
+// Prints {"nodes", "pods", "virtualSeconds", "seconds", "peakRssMb"}; with kubectl_json also
+// "snapshotMb", "decodeSeconds" (text to objects: parsing and validation) and "loadSeconds" (text
+// to the simulation's first instant: decoded, stored, informers synced); and what happened
 // ("nodesAfter", "pricePerHourAfter", "lowerBoundPricePerHourAfter" — the cheapest fractional
 // fleet for the pods left — "launched", "decisions", "podsDisrupted", "pdbViolations",
 // "unschedulablePods");

@@ -425,13 +425,66 @@ std::string NumberText(const nlohmann::json& number) {
   return std::string(buffer, result.ptr);
 }
 
-Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_view source) {
+// The JSON parser's callback for ParseDocuments' `drop`: it follows the keys down the document
+// (the parser reports a depth with each event) to name each key's parent.
+class FieldDropper {
+ public:
+  explicit FieldDropper(const FieldFilter& drop) : drop_(drop) {}
+
+  bool operator()(int depth, json::parse_event_t event, const json& parsed) {
+    const auto at = static_cast<size_t>(depth);
+    if (event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) {
+      if (arrays_.size() <= at) arrays_.resize(at + 1);
+      arrays_[at] = event == json::parse_event_t::array_start;
+      return true;
+    }
+    if (event != json::parse_event_t::key) return true;
+    if (keys_.size() <= at) keys_.resize(at + 1);
+    keys_[at] = parsed.get<std::string>();
+    // A key at depth d belongs to the object that opened at d-1: an element of the array at d-2
+    // (named by the key read at d-2), or the value of the key read at d-1.
+    std::string_view parent;
+    if (at >= 2 && arrays_.size() > at - 2 && arrays_[at - 2]) {
+      parent = keys_[at - 2];
+    } else if (at >= 2) {
+      parent = keys_[at - 1];
+    }
+    return !drop_(parent, keys_[at]);
+  }
+
+ private:
+  const FieldFilter& drop_;
+  std::vector<std::string> keys_;  // the last key read at each depth
+  std::vector<bool> arrays_;       // whether the container opened at each depth is an array
+};
+
+// ParseDocuments' `drop` for a document already built (YAML).
+void DropFields(json& value, std::string_view parent, const FieldFilter& drop, int depth = 0) {
+  if (depth > kMaxDepth) return;
+  if (value.is_array()) {
+    for (json& item : value) DropFields(item, parent, drop, depth + 1);
+    return;
+  }
+  if (!value.is_object()) return;
+  for (auto it = value.begin(); it != value.end();) {
+    if (drop(parent, it.key())) {
+      it = value.erase(it);
+    } else {
+      DropFields(it.value(), it.key(), drop, depth + 1);
+      ++it;
+    }
+  }
+}
+
+Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_view source,
+                                             const FieldFilter& drop) {
   size_t start = 0;
   if (text.starts_with("\xEF\xBB\xBF")) start = 3;  // UTF-8 byte order mark
   while (start < text.size() && std::isspace(static_cast<unsigned char>(text[start]))) ++start;
   if (LooksLikeJson(text.substr(start))) {
     try {
-      json value = json::parse(text.substr(start));
+      json value = drop ? json::parse(text.substr(start), FieldDropper(drop))
+                        : json::parse(text.substr(start));
       std::vector<Document> documents;
       const int line = LineColumn(text, start).first;
       if (value.is_array()) {
@@ -449,7 +502,11 @@ Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_
       return Error{fmt::format("{}: cannot parse JSON: {}", source, e.what())};
     }
   }
-  return ParseYaml(text, source);
+  Result<std::vector<Document>> documents = ParseYaml(text, source);
+  if (documents.ok() && drop) {
+    for (Document& document : *documents) DropFields(document.value, "", drop);
+  }
+  return documents;
 }
 
 }  // namespace karpenter

@@ -2,16 +2,76 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <string_view>
 #include <utility>
 
 #include "api/manifest.h"
 #include "common/document.h"
 
 namespace karpenter::simulate {
+namespace {
+
+template <size_t N>
+bool OneOf(std::string_view key, const std::array<std::string_view, N>& keys) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Fields of a cluster snapshot that nothing in the simulation reads (api/ decodes none of them),
+// the bulk of what `kubectl get -o json` prints: left out as the text is parsed, so 50,000 pods
+// are never held with their probes, environments and container statuses.
+bool Unread(std::string_view parent, std::string_view key) {
+  static constexpr std::array<std::string_view, 19> kContainer = {"args",
+                                                                  "command",
+                                                                  "env",
+                                                                  "envFrom",
+                                                                  "imagePullPolicy",
+                                                                  "lifecycle",
+                                                                  "livenessProbe",
+                                                                  "readinessProbe",
+                                                                  "resizePolicy",
+                                                                  "securityContext",
+                                                                  "startupProbe",
+                                                                  "stdin",
+                                                                  "stdinOnce",
+                                                                  "terminationMessagePath",
+                                                                  "terminationMessagePolicy",
+                                                                  "tty",
+                                                                  "volumeDevices",
+                                                                  "volumeMounts",
+                                                                  "workingDir"};
+  // Pods' and Nodes' statuses: what the kubelet reports beyond phase, conditions, capacity.
+  static constexpr std::array<std::string_view, 12> kStatus = {"containerStatuses",
+                                                               "daemonEndpoints",
+                                                               "ephemeralContainerStatuses",
+                                                               "hostIP",
+                                                               "hostIPs",
+                                                               "images",
+                                                               "initContainerStatuses",
+                                                               "nodeInfo",
+                                                               "podIP",
+                                                               "podIPs",
+                                                               "volumesAttached",
+                                                               "volumesInUse"};
+  // Volume sources other than claims: they take nothing a scheduler counts.
+  static constexpr std::array<std::string_view, 4> kVolume = {"configMap", "downwardAPI",
+                                                              "projected", "secret"};
+  if (parent == "metadata") return key == "managedFields";
+  if (parent == "annotations") return key == "kubectl.kubernetes.io/last-applied-configuration";
+  if (parent == "containers" || parent == "initContainers" || parent == "ephemeralContainers") {
+    return OneOf(key, kContainer);
+  }
+  if (parent == "status") return OneOf(key, kStatus);
+  if (parent == "volumes") return OneOf(key, kVolume);
+  return false;
+}
+
+}  // namespace
 
 void AddManifests(std::string_view text, std::string_view source, SimulationInput& input,
                   std::vector<std::string>& errors) {
-  Result<std::vector<Document>> documents = ParseDocuments(text, source);
+  Result<std::vector<Document>> documents = ParseDocuments(text, source, Unread);
   if (!documents.ok()) {
     errors.push_back(documents.error().message);
     return;

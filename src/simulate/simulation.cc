@@ -149,7 +149,7 @@ class World {
   }
 
   Status EnsureNamespace(std::string_view name);
-  Status Store(const Object& object);
+  Status Store(Object object);
   // Pumps every informer; returns how many events were delivered.
   Result<size_t> Pump();
   // Rounds at the current instant until one delivers no event.
@@ -209,7 +209,7 @@ Status World::EnsureNamespace(std::string_view name) {
   return created.ok() ? Status{} : Status(created.error());
 }
 
-Status World::Store(const Object& object) {
+Status World::Store(Object object) {
   const std::string kind = object.value("kind", "");
   const auto resource = ResourcesByKind().find(kind);
   if (resource == ResourcesByKind().end()) return {};  // listed as ignored by the loader
@@ -221,17 +221,8 @@ Status World::Store(const Object& object) {
              store_.Get(resources::kNamespaces, "", kube::Name(object)).ok()) {
     return {};
   }
-  Result<Object> created = store_.Create(resource->second, ForCreate(object), kube::WriteOptions{});
-  if (!created.ok()) return Error{fmt::format("{}: {}", where, created.error().message)};
-  // Pods and Nodes of a snapshot keep their status (bound and running, Ready), as the kubelet
-  // reported it.
-  if ((kind == "Pod" || kind == "Node") && object.contains("status")) {
-    Object with_status = *created;
-    with_status["status"] = object["status"];
-    Result<Object> updated =
-        store_.Update(resource->second, with_status, kube::Subresource::kStatus);
-    if (!updated.ok()) return Error{fmt::format("{}: status: {}", where, updated.error().message)};
-  }
+  Result<kube::SharedObject> restored = store_.Restore(resource->second, std::move(object));
+  if (!restored.ok()) return Error{fmt::format("{}: {}", where, restored.error().message)};
   return {};
 }
 
@@ -241,7 +232,7 @@ Status World::Load(std::vector<Object>& objects) {
   for (std::string_view first : {"Namespace", "Node"}) {
     for (Object& object : objects) {
       if (!object.is_object() || object.value("kind", "") != first) continue;
-      if (Status stored = Store(object); !stored.ok()) return stored;
+      if (Status stored = Store(std::move(object)); !stored.ok()) return stored;
       object = nullptr;
     }
   }
@@ -250,7 +241,7 @@ Status World::Load(std::vector<Object>& objects) {
   }
   for (Object& object : objects) {
     if (!object.is_object()) continue;
-    if (Status stored = Store(object); !stored.ok()) return stored;
+    if (Status stored = Store(std::move(object)); !stored.ok()) return stored;
     object = nullptr;
   }
   std::vector<Object>().swap(objects);

@@ -29,6 +29,38 @@ json ParseOne(std::string_view text) {
   return documents.empty() ? json() : documents[0].value;
 }
 
+// The filter sees each field with the key that holds its object (the array's key for an object
+// in an array), in JSON as it parses and in YAML once a document is built.
+TEST(ParseDocumentsTest, DroppedFieldsAreLeftOutByTheirParentKey) {
+  const FieldFilter drop = [](std::string_view parent, std::string_view key) {
+    return (parent == "containers" && key == "env") || (parent == "metadata" && key == "noise");
+  };
+  const std::string_view json_text = R"({"kind": "PodList", "apiVersion": "v1", "items": [
+    {"metadata": {"name": "a", "noise": {"deep": [1, 2, {"env": 3}]}},
+     "spec": {"containers": [{"name": "main", "env": [{"name": "X"}], "image": "app"}],
+              "env": "kept: not a container's"}}]})";
+  const std::string_view yaml_text = R"(kind: PodList
+apiVersion: v1
+items:
+- metadata: {name: a, noise: {deep: [1, 2, {env: 3}]}}
+  spec:
+    containers: [{name: main, env: [{name: X}], image: app}]
+    env: "kept: not a container's"
+)";
+  for (const std::string_view text : {json_text, yaml_text}) {
+    Result<std::vector<Document>> documents = ParseDocuments(text, "list", drop);
+    ASSERT_THAT(documents, IsOk());
+    ASSERT_EQ(documents->size(), 1u);
+    const json& pod = (*documents)[0].value;
+    EXPECT_EQ(pod["metadata"], json({{"name", "a"}})) << text;
+    EXPECT_EQ(pod["spec"]["containers"], json::parse(R"([{"name": "main", "image": "app"}])"));
+    EXPECT_EQ(pod["spec"]["env"], "kept: not a container's");
+    EXPECT_EQ(pod["kind"], "Pod");
+  }
+  // Without a filter nothing goes.
+  EXPECT_EQ(ParseOne(json_text)["spec"]["containers"][0]["env"], json::parse(R"([{"name": "X"}])"));
+}
+
 TEST(ParseDocumentsTest, PlainScalarsResolveQuotedStayStrings) {
   const json value = ParseOne(R"(
 t: true

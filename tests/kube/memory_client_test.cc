@@ -164,6 +164,50 @@ TEST(MemoryClient, CountersAndTheClockMakeMetadata) {
   EXPECT_EQ(pod->at("kind"), "Pod");
 }
 
+// A snapshot's running pod comes back running, with fresh server metadata, in one write; what
+// Create refuses, Restore refuses too.
+TEST(MemoryClient, RestoreKeepsAPodsStatusInOneWrite) {
+  VirtualClock clock(kStart);
+  MemoryClient client(clock);
+  Result<std::unique_ptr<Watch>> watch = client.StartWatch(resources::kPods, {});
+  ASSERT_THAT(watch, IsOk());
+  Object pod = Pod("web-1");
+  pod["metadata"]["uid"] = "from-the-snapshot";
+  pod["metadata"]["resourceVersion"] = "987654";
+  pod["metadata"]["managedFields"] = Object::array({{{"manager", "kubectl"}}});
+  pod["spec"]["nodeName"] = "n1";
+  pod["status"] = {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  Result<SharedObject> restored = client.Restore(resources::kPods, pod);
+  ASSERT_THAT(restored, IsOk());
+  EXPECT_EQ((*restored)->at("status"), pod["status"]);
+  EXPECT_EQ(StringAt(**restored, {"spec", "nodeName"}), "n1");
+  EXPECT_NE(Uid(**restored), "from-the-snapshot");
+  EXPECT_NE(ResourceVersion(**restored), "987654");
+  EXPECT_FALSE((*restored)->at("metadata").contains("managedFields"));
+
+  const Result<std::optional<WatchEvent>> added = (*watch)->Next(std::chrono::milliseconds(0));
+  ASSERT_THAT(added, IsOk());
+  ASSERT_TRUE(added->has_value());
+  EXPECT_EQ((*added)->type, WatchEventType::kAdded);
+  EXPECT_EQ((*added)->object->at("status").value("phase", ""), "Running");
+  const Result<std::optional<WatchEvent>> more = (*watch)->Next(std::chrono::milliseconds(0));
+  ASSERT_THAT(more, IsOk());
+  EXPECT_FALSE(more->has_value());
+
+  // Other kinds lose their status, as on create.
+  Object budget = {{"metadata", {{"name", "b"}, {"namespace", "default"}}},
+                   {"spec", {{"minAvailable", 1}}},
+                   {"status", {{"disruptionsAllowed", 5}}}};
+  Result<SharedObject> restored_budget = client.Restore(resources::kPodDisruptionBudgets, budget);
+  ASSERT_THAT(restored_budget, IsOk());
+  EXPECT_FALSE((*restored_budget)->contains("status"));
+
+  Result<SharedObject> refused = client.Restore(resources::kPods, Pod("Not_A_Name"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().status, 422);
+  EXPECT_THAT(refused.error().message, HasSubstr("Not_A_Name"));
+}
+
 TEST(MemoryClient, CreateSetsStatusLikeTheServer) {
   VirtualClock clock(kStart);
   MemoryClient client(clock);

@@ -17,6 +17,7 @@
 namespace karpenter::simulate {
 namespace {
 
+using kube::Object;
 using std::chrono::minutes;
 using ::testing::Contains;
 using ::testing::HasSubstr;
@@ -393,6 +394,51 @@ TEST(Simulation, SnapshotPodsKeepTheirNodesAndWorkload) {
   EXPECT_EQ(result.after.pods, 2);
   EXPECT_THAT(result.ignored, Contains("ConfigMap/shop/cfg"));
   EXPECT_TRUE(Events(result, "Launched").empty());  // no NodePool, nothing pending
+}
+
+// A snapshot as kubectl prints it: what the simulation reads stays, the bulk it never reads
+// (probes, environments, mounts, the kubelet's reports) is left out as the text is parsed.
+TEST(Simulation, SnapshotFieldsNothingReadsAreLeftOut) {
+  SimulationInput input;
+  std::vector<std::string> errors;
+  AddManifests(R"({"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Pod",
+   "metadata": {"name": "web-1", "namespace": "shop", "managedFields": [{"manager": "kubelet"}],
+                "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}",
+                                "karpenter.sh/do-not-disrupt": "true"}},
+   "spec": {"nodeName": "n1",
+            "containers": [{"name": "main", "image": "app",
+                            "env": [{"name": "A", "value": "b"}],
+                            "livenessProbe": {"httpGet": {"port": 80}},
+                            "volumeMounts": [{"name": "token", "mountPath": "/var/run"}],
+                            "ports": [{"containerPort": 80, "hostPort": 8080}],
+                            "resources": {"requests": {"cpu": "1"}}}],
+            "volumes": [{"name": "token", "projected": {"sources": []}},
+                        {"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]},
+   "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
+              "podIP": "10.0.0.1", "containerStatuses": [{"name": "main", "ready": true}]}},
+  {"apiVersion": "v1", "kind": "Node",
+   "metadata": {"name": "n1"},
+   "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+              "images": [{"names": ["app"], "sizeBytes": 1}],
+              "nodeInfo": {"kubeletVersion": "v1.31.0"}}}]})",
+               "snapshot.json", input, errors);
+  ASSERT_TRUE(errors.empty()) << errors.front();
+  ASSERT_EQ(input.objects.size(), 2u);
+  const Object& pod = input.objects[0];
+  EXPECT_FALSE(pod["metadata"].contains("managedFields"));
+  EXPECT_EQ(pod["metadata"]["annotations"], Object({{"karpenter.sh/do-not-disrupt", "true"}}));
+  EXPECT_EQ(pod["spec"]["containers"][0], Object::parse(R"({"name": "main", "image": "app",
+                             "ports": [{"containerPort": 80, "hostPort": 8080}],
+                             "resources": {"requests": {"cpu": "1"}}})"));
+  EXPECT_EQ(pod["spec"]["volumes"], Object::parse(R"([{"name": "token"},
+      {"name": "data", "persistentVolumeClaim": {"claimName": "data"}}])"));
+  EXPECT_EQ(pod["spec"]["nodeName"], "n1");
+  EXPECT_EQ(pod["status"], Object::parse(R"({"phase": "Running",
+                                            "conditions": [{"type": "Ready", "status": "True"}]})"));
+  const Object& node = input.objects[1];
+  EXPECT_EQ(node["status"], Object::parse(R"({"allocatable":
+                                             {"cpu": "4", "memory": "16Gi", "pods": "110"}})"));
 }
 
 TEST(Simulation, BadManifestsAreReportedWithFileObjectAndField) {

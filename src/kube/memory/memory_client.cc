@@ -200,6 +200,7 @@ class Store : public std::enable_shared_from_this<Store> {
   Result<std::unique_ptr<Watch>> StartWatch(const Resource& resource, const WatchOptions& options);
   void EndWatch(uint64_t watch);
   Result<Object> Create(const Resource& resource, const Object& body, const WriteOptions& options);
+  Result<SharedObject> Restore(const Resource& resource, Object object);
   Result<Object> Update(const Resource& resource, const Object& body, Subresource subresource);
   Result<Object> Patch(const Resource& resource, std::string_view namespace_, std::string_view name,
                        PatchType type, const Object& patch, Subresource subresource);
@@ -223,6 +224,9 @@ class Store : public std::enable_shared_from_this<Store> {
   void ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const
       REQUIRES(mutex_);
   bool NamespaceEmpty(std::string_view namespace_) const REQUIRES(mutex_);
+  // Create's checks, defaults and write; with `status`, the object is stored with it (Restore).
+  Result<SharedObject> Insert(const Resource& resource, Object body, std::optional<Object> status,
+                              bool dry_run) REQUIRES(mutex_);
   // Writes the new state of `key` (removes it for kDeleted) at the next resourceVersion, records
   // the event (with the state it replaces), and returns the object as stored.
   SharedObject Record(WatchEventType type, const ObjectKey& key, Object object) REQUIRES(mutex_);
@@ -485,8 +489,34 @@ Result<std::optional<WatchEvent>> Store::NextEvent(uint64_t watch, const Filter&
 Result<Object> Store::Create(const Resource& resource, const Object& body,
                              const WriteOptions& options) {
   MutexLock lock(mutex_);
-  Result<Object> incoming = DecodeBody(resource, body);
-  if (!incoming.ok()) return incoming;
+  ASSIGN_OR_RETURN(SharedObject created, Insert(resource, body, std::nullopt, options.dry_run));
+  return *created;
+}
+
+Result<SharedObject> Store::Restore(const Resource& resource, Object object) {
+  MutexLock lock(mutex_);
+  std::optional<Object> status;
+  if ((resource == resources::kPods || resource == resources::kNodes) && object.is_object() &&
+      object.contains("status")) {
+    status = std::move(object["status"]);
+  }
+  if (object.is_object()) {
+    object.erase("status");
+    if (const auto metadata = object.find("metadata");
+        metadata != object.end() && metadata->is_object()) {
+      for (const char* field : {"resourceVersion", "uid", "creationTimestamp", "managedFields",
+                                "generation", "selfLink", "deletionTimestamp"}) {
+        metadata->erase(field);
+      }
+    }
+  }
+  return Insert(resource, std::move(object), std::move(status), /*dry_run=*/false);
+}
+
+Result<SharedObject> Store::Insert(const Resource& resource, Object body,
+                                   std::optional<Object> status, bool dry_run) {
+  Result<Object> incoming = DecodeBody(resource, std::move(body));
+  if (!incoming.ok()) return incoming.error();
   Object object = std::move(incoming).value();
   Object& metadata = object["metadata"];
   const std::string namespace_(Namespace(object));
@@ -532,13 +562,14 @@ Result<Object> Store::Create(const Resource& resource, const Object& body,
     metadata.erase(field);
   }
   PrepareForCreate(resource, object, now);
-  if (options.dry_run) return object;
+  if (status) object["status"] = std::move(*status);
+  if (dry_run) return std::make_shared<const Object>(std::move(object));
   ObjectKey key = KeyOf(resource, namespace_, name);
   if (resource.plural == resources::kEvents.plural) {
     ExpireEvents(now);
     events_.push_back({now, key, std::string(Uid(object))});
   }
-  return *Record(WatchEventType::kAdded, key, std::move(object));
+  return Record(WatchEventType::kAdded, key, std::move(object));
 }
 
 void Store::ExpireEvents(TimePoint now) {
@@ -836,6 +867,10 @@ Result<std::unique_ptr<Watch>> MemoryClient::StartWatch(const Resource& resource
 Result<Object> MemoryClient::Create(const Resource& resource, const Object& object,
                                     const WriteOptions& options) {
   return store_->Create(resource, object, options);
+}
+
+Result<SharedObject> MemoryClient::Restore(const Resource& resource, Object object) {
+  return store_->Restore(resource, std::move(object));
 }
 
 Result<Object> MemoryClient::Update(const Resource& resource, const Object& object,

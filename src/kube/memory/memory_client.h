@@ -74,6 +74,12 @@ class MemoryClient final : public Client {
   Status Evict(std::string_view namespace_, std::string_view pod_name,
                const DeleteOptions& options) override;
 
+  // Stores `object` as a cluster snapshot holds it, the way restoring etcd would rather than
+  // through a client's create: server-set metadata (uid, resourceVersion, creationTimestamp,
+  // managedFields) is set afresh, and a Pod or a Node keeps its status (bound and running, Ready,
+  // as its kubelet reported it), in one write. Create's checks apply. For seeding `simulate`.
+  Result<SharedObject> Restore(const Resource& resource, Object object);
+
  private:
   std::shared_ptr<Store> store_;  // shared with open watches
 };

@@ -32,11 +32,11 @@ std::vector<std::string> Finalizers(const Object& object) {
   return finalizers;
 }
 
-Result<Object> DecodeBody(const Resource& resource, const Object& body) {
+Result<Object> DecodeBody(const Resource& resource, Object body) {
   if (!body.is_object()) {
     return BadRequest(fmt::format("a {} must be a JSON object", resource.kind));
   }
-  Object object = body;
+  Object object = std::move(body);
   Object& metadata = object["metadata"];
   if (metadata.is_null()) metadata = Object::object();
   if (!metadata.is_object()) return BadRequest("metadata must be a JSON object");

@@ -14,7 +14,7 @@ namespace karpenter::kube::memory {
 // The body as the server decodes it (400 BadRequest when it cannot): a JSON object whose
 // metadata fields have the right types, with apiVersion and kind filled in and no namespace on a
 // cluster-scoped kind.
-Result<Object> DecodeBody(const Resource& resource, const Object& body);
+Result<Object> DecodeBody(const Resource& resource, Object body);
 
 // The syntax of labels, annotation keys and finalizers of a decoded object (422 Invalid).
 Status ValidateMetadata(const Resource& resource, const Object& object);
