@@ -103,6 +103,8 @@ void DisruptionBudgetController::ObserveBudget(kube::WatchEventType type, const 
   const int64_t generation = kube::Generation(object);
   if (budgets_[index].generation == generation) return;
   Budget& budget = budgets_[index];
+  // A budget seen before may have selected pods it no longer does; a new one selected none.
+  const bool reselect = budget.generation != -1;
   budget.generation = generation;
   budget.selector = kube::BudgetSelector(object);
   budget.expected = 0;
@@ -110,14 +112,15 @@ void DisruptionBudgetController::ObserveBudget(kube::WatchEventType type, const 
   cluster_.pods().VisitIndexed(controllers::kIndexPodsByNamespace, budget.namespace_,
                                [&](const std::vector<const Object*>& pods) {
                                  for (const Object* pod : pods) {
+                                   const bool selected =
+                                       budget.selector && budget.selector->Matches(*pod);
+                                   if (!selected && !reselect) continue;
                                    const auto member = members_.find(kube::Key(*pod));
                                    if (member == members_.end()) {
                                      continue;  // its own event counts it
                                    }
                                    std::erase(member->second.budgets, index);
-                                   if (!budget.selector || !budget.selector->Matches(*pod)) {
-                                     continue;
-                                   }
+                                   if (!selected) continue;
                                    member->second.budgets.push_back(index);
                                    ++budget.expected;
                                    if (member->second.healthy) ++budget.healthy;
