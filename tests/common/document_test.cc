@@ -29,6 +29,50 @@ json ParseOne(std::string_view text) {
   return documents.empty() ? json() : documents[0].value;
 }
 
+// JSON is read by RapidJSON; what it builds is what nlohmann::json::parse builds, down to the
+// kind of each number, and what it refuses nlohmann explains.
+TEST(ParseDocumentsTest, JsonReadsAsNlohmannWould) {
+  const std::vector<std::string_view> texts = {
+      R"({"zero": 0, "minusZero": -0, "int": -42, "big": 9223372036854775807,
+          "bigger": 18446744073709551615, "huge": 18446744073709551616,
+          "least": -9223372036854775808, "half": 0.5, "exp": 1e3, "tiny": 4.9e-324,
+          "precise": 0.30000000000000004, "t": true, "f": false, "n": null})",
+      R"({"s": "\u00e9\ud83d\ude00 \"quoted\" \\ \/ \b\f\n\r\t", "empty": "", "o": {}, "a": [],
+          "nested": [[1, [2, {"k": [3]}]], {"x": {"y": {"z": null}}}], "dup": 1, "dup": 2})",
+      R"([{"kind": "Pod", "metadata": {"name": "a"}}, {"kind": "Pod", "metadata": {"name": "b"}}])",
+      "{\"utf8\": \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}",
+  };
+  for (const std::string_view text : texts) {
+    const std::vector<Document> documents = Parse(text);
+    const json expected = json::parse(text);
+    const std::vector<json> values = expected.is_array()
+                                         ? std::vector<json>(expected.begin(), expected.end())
+                                         : std::vector<json>{expected};
+    ASSERT_EQ(documents.size(), values.size()) << text;
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(documents[i].value, values[i]) << text;
+      EXPECT_EQ(documents[i].value.dump(), values[i].dump()) << text;  // number kinds too
+    }
+  }
+  const json numbers = ParseOne(texts[0]);
+  EXPECT_TRUE(numbers["zero"].is_number_unsigned());
+  EXPECT_TRUE(numbers["int"].is_number_integer() && !numbers["int"].is_number_unsigned());
+  EXPECT_TRUE(numbers["huge"].is_number_float());
+  EXPECT_EQ(ParseOne(texts[1])["dup"], 2);  // the last of duplicate keys
+
+  for (const std::string_view bad : {R"({"a": 1,})", R"({"a": 1} x)", "{\"a\": \"\xff\"}",
+                                     R"({"a": "\ud800"})", "{\"a\": \"tab\there\"}", R"([1, 2)"}) {
+    Result<std::vector<Document>> parsed = ParseDocuments(bad, "bad.json");
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_THAT(parsed.error().message, StartsWith("bad.json:1:")) << bad;
+    EXPECT_THAT(parsed.error().message, HasSubstr("JSON syntax error")) << bad;
+  }
+  Result<std::vector<Document>> overflow = ParseDocuments(R"({"a": 1e400})", "bad.json");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_THAT(overflow.error().message, StartsWith("bad.json: "));
+  EXPECT_THAT(overflow.error().message, HasSubstr("1e400"));
+}
+
 // The filter sees each field with the key that holds its object (the array's key for an object
 // in an array), in JSON as it parses and in YAML once a document is built.
 TEST(ParseDocumentsTest, DroppedFieldsAreLeftOutByTheirParentKey) {
