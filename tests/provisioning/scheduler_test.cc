@@ -557,47 +557,69 @@ TEST_F(SchedulerTest, ManyTinyPodsAreSizedByTheirPodSlots) {
 // and filled in size order get every shape and end up on the type that suits the mix (above 1.1x
 // the fractional optimum on 17 of these 20 seeds, up to 1.36x); the plan the fractional fleet
 // guides puts complementary pods together on the types the optimum buys (1.03-1.09x).
-TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
+// CPU-rich, general and memory-rich families in many sizes, priced per vCPU as EC2's c, m and r
+// families are; and the same types as the fractional fleet sees them.
+struct Families {
+  std::vector<cloud::InstanceType> types;
+  std::vector<FleetType> fleet_types;
+};
+
+Families SyntheticFamilies(const cloud::InstanceType& base) {
   struct Family {
     const char* name;
     int64_t memory_per_cpu;
     double price_per_cpu;
   };
-  std::vector<cloud::InstanceType> types;
-  std::vector<FleetType> fleet_types;
+  Families out;
   for (const Family& family :
        {Family{"c", 2, 0.0425}, Family{"m", 4, 0.048}, Family{"r", 8, 0.063}}) {
     for (int64_t cpu : {2, 4, 8, 16, 32, 48, 64, 96, 192}) {
-      cloud::InstanceType it = catalog_.front();
+      cloud::InstanceType it = base;
       it.name = std::string(family.name) + "-" + std::to_string(cpu);
-      it.requirements.Add(scheduling::Requirement::In(kInstanceType, {it.name}));
+      it.requirements = {};
+      for (const Requirement& r : base.requirements.items()) {
+        if (r.key() != kInstanceType) it.requirements.Add(r);
+      }
+      it.requirements.Add(Requirement::In(kInstanceType, {it.name}));
       it.capacity = Resources(cpu * 1000, cpu * family.memory_per_cpu, 110);
       it.kube_reserved = {};
       const double price = family.price_per_cpu * static_cast<double>(cpu);
       for (cloud::Offering& offering : it.offerings) offering.price = price;
-      types.push_back(std::move(it));
-      fleet_types.push_back(
+      out.types.push_back(std::move(it));
+      out.fleet_types.push_back(
           {static_cast<double>(cpu), static_cast<double>(cpu * family.memory_per_cpu), 110, price});
     }
   }
+  return out;
+}
+
+// 10-19 Deployments of 20-79 replicas, each of one random shape (0.1-4 vCPU, 1-16 GiB).
+FleetDemand RandomDeployments(uint64_t seed, std::deque<api::Pod>& pods) {
+  std::mt19937_64 rng(seed);
+  FleetDemand demand;
+  for (int d = 0; d < 10 + static_cast<int>(rng() % 10); ++d) {
+    const int64_t milli_cpu = 100 + static_cast<int64_t>(rng() % 3901);
+    const int64_t memory_gi = 1 + static_cast<int64_t>(rng() % 16);
+    for (int r = 0; r < 20 + static_cast<int>(rng() % 60); ++r) {
+      pods.push_back(
+          MakePod("d" + std::to_string(d) + "-" + std::to_string(r), milli_cpu, memory_gi));
+      demand = {demand.cpu + static_cast<double>(milli_cpu) / 1000,
+                demand.memory + static_cast<double>(memory_gi), demand.pods + 1};
+    }
+  }
+  return demand;
+}
+
+TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
+  const Families families = SyntheticFamilies(catalog_.front());
+  const std::vector<FleetType>& fleet_types = families.fleet_types;
   api::NodePool pool = MakePool("default");
   NodePoolOffer offer;
   offer.node_pool = &pool;
-  for (const cloud::InstanceType& it : types) offer.instance_types.push_back(&it);
+  for (const cloud::InstanceType& it : families.types) offer.instance_types.push_back(&it);
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    std::mt19937_64 rng(seed);
     std::deque<api::Pod> pods;
-    FleetDemand demand;
-    for (int d = 0; d < 10 + static_cast<int>(rng() % 10); ++d) {
-      const int64_t milli_cpu = 100 + static_cast<int64_t>(rng() % 3901);
-      const int64_t memory_gi = 1 + static_cast<int64_t>(rng() % 16);
-      for (int r = 0; r < 20 + static_cast<int>(rng() % 60); ++r) {
-        pods.push_back(
-            MakePod("d" + std::to_string(d) + "-" + std::to_string(r), milli_cpu, memory_gi));
-        demand = {demand.cpu + static_cast<double>(milli_cpu) / 1000,
-                  demand.memory + static_cast<double>(memory_gi), demand.pods + 1};
-      }
-    }
+    const FleetDemand demand = RandomDeployments(seed, pods);
     SchedulerInput input;
     for (const api::Pod& pod : pods) input.pods.push_back(&pod);
     input.node_pools = {offer};
@@ -608,6 +630,40 @@ TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
     EXPECT_LE(result.PricePerHour(), bound->price * 1.1)
         << "seed " << seed << " (" << pods.size() << " pods)\n"
         << Describe(result);
+  }
+}
+
+// Packing for price does not narrow a launch: every planned NodeClaim (the guided plan's too)
+// offers every type of its NodePool that fits its pods, so a launch can fall back when one is out
+// of capacity, and a NodePool's minValues holds on each.
+TEST_F(SchedulerTest, CheaperPackingKeepsEveryTypeThatFitsAndMinValues) {
+  const Families families = SyntheticFamilies(catalog_.front());
+  api::NodePool pool = MakePool("default");
+  pool.spec.template_.spec.requirements = {
+      {std::string(kInstanceType), api::NodeSelectorOperator::kExists, {}, 4}};
+  NodePoolOffer offer;
+  offer.node_pool = &pool;
+  for (const cloud::InstanceType& it : families.types) offer.instance_types.push_back(&it);
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    std::deque<api::Pod> pods;
+    RandomDeployments(seed, pods);
+    SchedulerInput input;
+    for (const api::Pod& pod : pods) input.pods.push_back(&pod);
+    input.node_pools = {offer};
+    const SchedulerResult result = Schedule(input);
+    ASSERT_TRUE(result.unschedulable.empty())
+        << "seed " << seed << ": " << result.unschedulable.front().reason;
+    ASSERT_GE(result.node_claims.size(), 2u) << "seed " << seed;  // the guided pass ran
+    for (const PlannedNodeClaim& claim : result.node_claims) {
+      std::set<std::string> offered;
+      for (const cloud::InstanceType* type : claim.instance_types) offered.insert(type->name);
+      std::set<std::string> fitting;
+      for (const cloud::InstanceType& type : families.types) {
+        if (claim.requests.FitsIn(type.Allocatable())) fitting.insert(type.name);
+      }
+      EXPECT_EQ(offered, fitting) << "seed " << seed << ": " << Describe(result);
+      EXPECT_GE(offered.size(), 4u) << "seed " << seed;
+    }
   }
 }
 
