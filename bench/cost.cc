@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -240,6 +241,46 @@ bool PlacementFree(const std::vector<const api::Pod*>& pods) {
   });
 }
 
+// The pods of each app when a zone spread is all that constrains them (each pod: one constraint,
+// over zones, maxSkew 1, DoNotSchedule, selecting its own app); nullopt otherwise.
+std::optional<std::map<std::string, std::vector<const api::Pod*>>> ZoneSpreadApps(
+    const std::vector<const api::Pod*>& pods) {
+  std::map<std::string, std::vector<const api::Pod*>> apps;
+  for (const api::Pod* pod : pods) {
+    const auto& spreads = pod->spec.topology_spread_constraints;
+    const std::string app(api::LabelValue(pod->metadata.labels, "app"));
+    if (spreads.size() != 1 || pod->spec.affinity || !pod->spec.node_selector.empty() ||
+        spreads[0].topology_key != api::kLabelZone || spreads[0].max_skew != 1 ||
+        spreads[0].when_unsatisfiable != api::UnsatisfiableConstraintAction::kDoNotSchedule ||
+        !spreads[0].label_selector ||
+        spreads[0].label_selector->match_labels != api::Labels{{"app", app}} ||
+        !spreads[0].label_selector->match_expressions.empty()) {
+      return std::nullopt;
+    }
+    apps[app].push_back(pod);
+  }
+  return apps;
+}
+
+// The zones a NodePool can launch into: those where one of its types has an offering it allows.
+std::vector<std::string> PoolZones(const api::NodePool& pool,
+                                   const std::vector<const cloud::InstanceType*>& types) {
+  std::set<std::string> zones;
+  const scheduling::Requirements requirements =
+      scheduling::Requirements::FromNodeSelector(pool.spec.template_.spec.requirements);
+  for (const cloud::InstanceType* type : types) {
+    if (!type->requirements.Intersects(requirements)) continue;
+    for (const cloud::Offering& offering : type->offerings) {
+      if (offering.available &&
+          requirements.Allows(api::kLabelCapacityType, offering.capacity_type) &&
+          requirements.Allows(api::kLabelZone, offering.zone)) {
+        zones.insert(offering.zone);
+      }
+    }
+  }
+  return {zones.begin(), zones.end()};
+}
+
 // Runs scripts/cost-optimum on the models; its results by mix name. An error names what failed.
 Result<std::map<std::string, nlohmann::json>> SolveOptimum(const nlohmann::json& models) {
   const std::filesystem::path scratch = std::filesystem::temp_directory_path();
@@ -282,6 +323,11 @@ int RunCost(const CostArgs& args) {
   const std::string seed_pool = cli::BuiltinPlanExample();  // the seed's NodePool and more
   nlohmann::ordered_json mixes = nlohmann::ordered_json::array();
   nlohmann::json models = nlohmann::json::array();
+  struct ZoneModels {
+    std::vector<std::string> zones;
+    bool even = false;  // every app divides evenly over the zones
+  };
+  std::map<std::string, ZoneModels> zone_models;  // mixes solved zone by zone
   for (const Mix& mix : Mixes(seed)) {
     api::DecodeOutcome decoded =
         api::DecodeManifest(mix.pool.empty() ? seed_pool : mix.pool, mix.name);
@@ -350,6 +396,35 @@ int RunCost(const CostArgs& args) {
       models.push_back(OptimumModel(mix.name, types, input.pods, room, mix.existing_nodes,
                                     args.optimum_seconds));
     }
+    // A zone spread: each zone gets at least floor(n / zones) of an app's n pods (maxSkew 1) on
+    // nodes of its own, so the zones' optimums for those pods (on the types offered there) add
+    // up to a lower bound — the optimum when the apps divide evenly and each zone's is realized.
+    const auto spread_apps = ZoneSpreadApps(input.pods);
+    if (args.optimum && spread_apps && mix.existing_nodes == 0) {
+      const std::vector<std::string> zones = PoolZones(pool, offer.instance_types);
+      bool even = true;
+      for (const std::string& zone : zones) {
+        std::vector<cloud::InstanceType> zone_types;
+        for (const cloud::InstanceType* type : offer.instance_types) {
+          cloud::InstanceType copy = *type;
+          std::erase_if(copy.offerings,
+                        [&](const cloud::Offering& offering) { return offering.zone != zone; });
+          if (!copy.offerings.empty()) zone_types.push_back(std::move(copy));
+        }
+        std::vector<const cloud::InstanceType*> pointers;
+        for (const cloud::InstanceType& type : zone_types) pointers.push_back(&type);
+        std::vector<const api::Pod*> share;
+        for (const auto& [app, app_pods] : *spread_apps) {
+          const size_t each = app_pods.size() / zones.size();
+          even = even && each * zones.size() == app_pods.size();
+          share.insert(share.end(), app_pods.begin(), app_pods.begin() + static_cast<long>(each));
+        }
+        models.push_back(OptimumModel(mix.name + "@" + zone,
+                                      provisioning::NodePoolFleetTypes(pool, pointers), share, room,
+                                      0, args.optimum_seconds));
+      }
+      zone_models[mix.name] = {zones, even};
+    }
     // What a launch buys for each claim (its cheapest option), and how full that leaves the fleet.
     std::map<std::string, int> launched;
     api::ResourceList requested;
@@ -391,7 +466,33 @@ int RunCost(const CostArgs& args) {
       return 1;
     }
     for (nlohmann::ordered_json& mix : mixes) {
-      const auto found = solved->find(mix["name"].get<std::string>());
+      const std::string name = mix["name"].get<std::string>();
+      if (const auto zoned = zone_models.find(name); zoned != zone_models.end()) {
+        double bound = 0;
+        double optimum = 0;
+        bool bounded = true;
+        bool optimal = zoned->second.even;
+        double seconds = 0;
+        for (const std::string& zone : zoned->second.zones) {
+          const auto answer = solved->find(name + "@" + zone);
+          if (answer == solved->end() || !answer->second["bound"].is_number()) {
+            bounded = false;
+            break;
+          }
+          bound += answer->second["bound"].get<double>();
+          seconds += answer->second.value("seconds", 0.0);
+          optimal = optimal && answer->second["optimum"].is_number();
+          if (optimal) optimum += answer->second["optimum"].get<double>();
+        }
+        if (bounded) {
+          mix["integerBoundPricePerHour"] = bound;
+          if (optimal) mix["optimumPricePerHour"] = optimum;
+          mix["optimumSeconds"] = seconds;
+          mix["optimumModel"] = fmt::format("per zone ({})", zoned->second.zones.size());
+        }
+        continue;
+      }
+      const auto found = solved->find(name);
       if (found == solved->end()) continue;
       const nlohmann::json& answer = found->second;
       if (answer["bound"].is_number()) mix["integerBoundPricePerHour"] = answer["bound"];
