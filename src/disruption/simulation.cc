@@ -14,8 +14,7 @@ Simulation RemovalSimulator::Simulate(const std::vector<size_t>& candidates) con
     left_out[candidate.capacity_index] = true;
     pods.insert(pods.end(), candidate.pods.begin(), candidate.pods.end());
   }
-  provisioning::SchedulerResult result =
-      scheduler_.Run(pods, left_out, provisioning::Scheduler::NewClaims::kAtMostOne);
+  provisioning::SchedulerResult result = scheduler_.Run(pods, left_out);
   std::string unschedulable;
   if (!result.unschedulable.empty()) {
     const provisioning::UnschedulablePod& first = result.unschedulable.front();

@@ -1220,17 +1220,13 @@ Scheduler::Scheduler(const SchedulerInput& capacity)
 Scheduler::~Scheduler() = default;
 
 SchedulerResult Scheduler::Run(const std::vector<const api::Pod*>& pods,
-                               const std::vector<bool>& left_out, NewClaims new_claims) const {
+                               const std::vector<bool>& left_out) const {
   SchedulerResult plain = Pass(*capacity_, *prepared_, pods, left_out).Run();
-  // New claims: the plan the cheapest fractional fleet for their pods guides too, and the cheaper
-  // of the two (what schedules more pods first; the usual plan on a tie). The pods the usual plan
-  // puts on existing nodes go there first again. A single claim is re-planned only for a caller
-  // that can launch several: the guided plan can only split it (one large node of a type that
-  // suits the mix badly may cost more than two of types that suit it).
-  const size_t fewest = new_claims == NewClaims::kAny ? 1 : 2;
-  if (capacity_->placement != Placement::kKarpenter || plain.node_claims.size() < fewest) {
-    return plain;
-  }
+  // Several new claims: the plan the cheapest fractional fleet for their pods guides too, and the
+  // cheaper of the two (what schedules more pods first; the usual plan on a tie). The pods the
+  // usual plan puts on existing nodes go there first again. With one claim there is no mix to
+  // improve, only ways to split it, which consolidation (one replacement at most) cannot use.
+  if (capacity_->placement != Placement::kKarpenter || plain.node_claims.size() < 2) return plain;
   // Not where placement rules (spreads, affinities) decide most of it: the guidance plans a fleet
   // from resources alone, and a second pass there costs as much as the first for little gain.
   std::unordered_set<const api::Pod*> on_claims;

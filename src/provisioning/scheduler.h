@@ -120,16 +120,11 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // How many new NodeClaims the caller can use. Consolidation replaces with one at most: a plan
-  // that splits a single claim into several cheaper ones is of no use to it, and not looked for.
-  enum class NewClaims { kAny, kAtMostOne };
-
   // What Schedule() would answer for the capacity with `pods` pending and without the existing
   // nodes `left_out` marks (parallel to capacity.existing_nodes; empty: none): those take no pods,
   // and their pods count for no spread or affinity.
   SchedulerResult Run(const std::vector<const api::Pod*>& pods,
-                      const std::vector<bool>& left_out = {},
-                      NewClaims new_claims = NewClaims::kAny) const;
+                      const std::vector<bool>& left_out = {}) const;
 
  private:
   const SchedulerInput* capacity_;

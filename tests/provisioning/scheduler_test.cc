@@ -633,43 +633,6 @@ TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
   }
 }
 
-// One node of a type that suits a mix badly can cost more than two that suit it: provisioning
-// re-plans a single claim too (never for worse), consolidation (one replacement at most) does not.
-TEST_F(SchedulerTest, ASingleClaimIsSplitWhenTwoCostLessButNotForConsolidation) {
-  const Families families = SyntheticFamilies(catalog_.front());
-  api::NodePool pool = MakePool("default");
-  NodePoolOffer offer;
-  offer.node_pool = &pool;
-  for (const cloud::InstanceType& it : families.types) offer.instance_types.push_back(&it);
-  int split = 0;
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
-    std::mt19937_64 rng(seed);
-    std::deque<api::Pod> pods;
-    for (int d = 0; d < 2 + static_cast<int>(rng() % 2); ++d) {
-      const int64_t milli_cpu = 250 + static_cast<int64_t>(rng() % 3751);
-      const int64_t memory_gi = 1 + static_cast<int64_t>(rng() % 24);
-      for (int r = 0; r < 2 + static_cast<int>(rng() % 6); ++r) {
-        pods.push_back(
-            MakePod("d" + std::to_string(d) + "-" + std::to_string(r), milli_cpu, memory_gi));
-      }
-    }
-    SchedulerInput input;
-    for (const api::Pod& pod : pods) input.pods.push_back(&pod);
-    input.node_pools = {offer};
-    const Scheduler scheduler(input);
-    const SchedulerResult one = scheduler.Run(input.pods, {}, Scheduler::NewClaims::kAtMostOne);
-    const SchedulerResult any = Schedule(input);
-    ASSERT_THAT(one.unschedulable, IsEmpty());
-    ASSERT_THAT(any.unschedulable, IsEmpty());
-    EXPECT_LE(any.PricePerHour(), one.PricePerHour() * (1 + 1e-9)) << "seed " << seed;
-    if (one.node_claims.size() == 1 && any.node_claims.size() > 1) {
-      EXPECT_LT(any.PricePerHour(), one.PricePerHour()) << "seed " << seed;
-      ++split;
-    }
-  }
-  EXPECT_GT(split, 0) << "no single claim was worth splitting: the test shows nothing";
-}
-
 // Packing for price does not narrow a launch: every planned NodeClaim (the guided plan's too)
 // offers every type of its NodePool that fits its pods, so a launch can fall back when one is out
 // of capacity, and a NodePool's minValues holds on each.
