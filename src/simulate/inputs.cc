@@ -13,11 +13,6 @@
 namespace karpenter::simulate {
 namespace {
 
-template <size_t N>
-bool OneOf(std::string_view key, const std::array<std::string_view, N>& keys) {
-  return std::find(keys.begin(), keys.end(), key) != keys.end();
-}
-
 // Fields of a cluster snapshot that nothing in the simulation reads (api/ decodes none of them),
 // the bulk of what `kubectl get -o json` prints: left out as the text is parsed, so 50,000 pods
 // are never held with their probes, environments and container statuses.
@@ -60,10 +55,10 @@ bool Unread(std::string_view parent, std::string_view key) {
   if (parent == "metadata") return key == "managedFields";
   if (parent == "annotations") return key == "kubectl.kubernetes.io/last-applied-configuration";
   if (parent == "containers" || parent == "initContainers" || parent == "ephemeralContainers") {
-    return OneOf(key, kContainer);
+    return std::ranges::find(kContainer, key) != kContainer.end();
   }
-  if (parent == "status") return OneOf(key, kStatus);
-  if (parent == "volumes") return OneOf(key, kVolume);
+  if (parent == "status") return std::ranges::find(kStatus, key) != kStatus.end();
+  if (parent == "volumes") return std::ranges::find(kVolume, key) != kVolume.end();
   return false;
 }
 

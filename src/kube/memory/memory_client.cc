@@ -496,16 +496,17 @@ Result<Object> Store::Create(const Resource& resource, const Object& body,
 Result<SharedObject> Store::Restore(const Resource& resource, Object object) {
   MutexLock lock(mutex_);
   std::optional<Object> status;
-  if ((resource == resources::kPods || resource == resources::kNodes) && object.is_object() &&
-      object.contains("status")) {
-    status = std::move(object["status"]);
-  }
-  if (object.is_object()) {
+  if (object.is_object()) {  // else Insert refuses it
+    if ((resource == resources::kPods || resource == resources::kNodes) &&
+        object.contains("status")) {
+      status = std::move(object["status"]);
+    }
     object.erase("status");
+    // What Insert would refuse (a resourceVersion) or keep; it sets uid, creationTimestamp and
+    // generation afresh itself.
     if (const auto metadata = object.find("metadata");
         metadata != object.end() && metadata->is_object()) {
-      for (const char* field : {"resourceVersion", "uid", "creationTimestamp", "managedFields",
-                                "generation", "selfLink", "deletionTimestamp"}) {
+      for (const char* field : {"resourceVersion", "managedFields", "selfLink"}) {
         metadata->erase(field);
       }
     }
