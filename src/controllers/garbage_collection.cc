@@ -133,47 +133,62 @@ bool GarbageCollector::DeleteNode(const std::string& name) {
 size_t GarbageCollector::UpdateCapacityTypes(const std::vector<cloud::Instance>& instances) {
   std::map<std::string_view, const cloud::Instance*> by_id;
   for (const cloud::Instance& instance : instances) by_id.emplace(instance.provider_id, &instance);
-  std::vector<std::pair<std::string, const cloud::Instance*>> stale;  // NodeClaim, its instance
+  const auto reserved = [](const kube::Object& object) {
+    return kube::DeletionTimestamp(object).empty() &&
+           kube::Label(object, api::kLabelCapacityType) == api::kCapacityTypeReserved;
+  };
+  // A NodeClaim, its instance, and its Node when that still says reserved. The Node is looked at
+  // on its own, so one whose patch failed is relabelled on a later pass, after its NodeClaim.
+  struct Stale {
+    std::string claim;  // empty when only the Node is stale
+    const cloud::Instance* instance;
+    std::optional<std::string> node;
+  };
+  std::vector<Stale> stale;
   cluster_.node_claims().ForEach([&](const kube::Object& claim) {
-    if (!kube::DeletionTimestamp(claim).empty() ||
-        kube::Label(claim, api::kLabelCapacityType) != api::kCapacityTypeReserved) {
-      return;
-    }
+    if (!kube::DeletionTimestamp(claim).empty()) return;
     const auto found = by_id.find(kube::StringAt(claim, {"status", "providerID"}));
     if (found == by_id.end() || found->second->capacity_type.empty() ||
         found->second->capacity_type == api::kCapacityTypeReserved) {
       return;
     }
-    stale.emplace_back(std::string(kube::Name(claim)), found->second);
+    std::optional<kube::Object> node = cluster_.NodeByProviderId(found->second->provider_id);
+    const bool node_stale = node.has_value() && reserved(*node);
+    if (!reserved(claim) && !node_stale) return;
+    stale.push_back({reserved(claim) ? std::string(kube::Name(claim)) : std::string(),
+                     found->second,
+                     node_stale ? std::optional<std::string>(kube::Name(*node)) : std::nullopt});
   });
   size_t updated = 0;
-  for (const auto& [name, instance] : stale) {
-    const kube::Object labels = {{std::string(api::kLabelCapacityType), instance->capacity_type},
-                                 {std::string(api::kLabelCapacityReservationId), nullptr},
-                                 {std::string(api::kLabelCapacityReservationType), nullptr}};
+  for (const Stale& entry : stale) {
+    const kube::Object labels = {
+        {std::string(api::kLabelCapacityType), entry.instance->capacity_type},
+        {std::string(api::kLabelCapacityReservationId), nullptr},
+        {std::string(api::kLabelCapacityReservationType), nullptr}};
     const kube::Object patch = {{"metadata", {{"labels", labels}}}};
-    if (Result<kube::Object> patched =
-            client_.Patch(kube::resources::kNodeClaims, "", name, kube::PatchType::kMerge, patch,
-                          kube::Subresource::kNone);
-        !patched.ok()) {
-      logger_.Error("relabelling a nodeclaim whose reservation ended failed",
-                    {logkey::NodeClaim(name), logkey::Err(patched.error())});
-      continue;
-    }
-    if (std::optional<kube::Object> node = cluster_.NodeByProviderId(instance->provider_id);
-        node.has_value() && kube::DeletionTimestamp(*node).empty()) {
-      const std::string node_name(kube::Name(*node));
+    if (!entry.claim.empty()) {
       if (Result<kube::Object> patched =
-              client_.Patch(kube::resources::kNodes, "", node_name, kube::PatchType::kMerge, patch,
-                            kube::Subresource::kNone);
+              client_.Patch(kube::resources::kNodeClaims, "", entry.claim, kube::PatchType::kMerge,
+                            patch, kube::Subresource::kNone);
+          !patched.ok()) {
+        logger_.Error("relabelling a nodeclaim whose reservation ended failed",
+                      {logkey::NodeClaim(entry.claim), logkey::Err(patched.error())});
+        continue;
+      }
+      logger_.Info(
+          "capacity reservation ended: relabelled nodeclaim",
+          {logkey::NodeClaim(entry.claim), {"capacityType", entry.instance->capacity_type}});
+      ++updated;
+    }
+    if (entry.node) {
+      if (Result<kube::Object> patched =
+              client_.Patch(kube::resources::kNodes, "", *entry.node, kube::PatchType::kMerge,
+                            patch, kube::Subresource::kNone);
           !patched.ok()) {
         logger_.Error("relabelling a node whose reservation ended failed",
-                      {logkey::Node(node_name), logkey::Err(patched.error())});
+                      {logkey::Node(*entry.node), logkey::Err(patched.error())});
       }
     }
-    logger_.Info("capacity reservation ended: relabelled nodeclaim",
-                 {logkey::NodeClaim(name), {"capacityType", instance->capacity_type}});
-    ++updated;
   }
   return updated;
 }

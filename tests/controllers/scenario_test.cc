@@ -329,6 +329,36 @@ TEST(ScenarioTest, ANodeClaimWhoseReservationEndedIsRelabelledWithTheCloudsCapac
   }
 }
 
+// A Node still labelled reserved after its NodeClaim was relabelled (its own patch failed) is
+// relabelled by a later garbage collection: the Node is checked on its own, not only with its
+// claim.
+TEST(ScenarioTest, ANodeLeftReservedAfterItsClaimWasRelabelledIsRelabelledLater) {
+  World world;
+  StartDefault(world, 1, "500m",
+               Object::array({Requirement(api::kLabelCapacityType, {"on-demand", "reserved"})}));
+  ASSERT_TRUE(world.RunUntil([&] { return Settled(world); }, seconds(10)));
+  const std::vector<Object> claims = world.List(resources::kNodeClaims);
+  ASSERT_THAT(claims, SizeIs(1));
+  const std::string node_name(kube::StringAt(claims[0], {"status", "nodeName"}));
+  ASSERT_FALSE(node_name.empty());
+  ASSERT_THAT(
+      world.client().Patch(resources::kNodes, "", node_name, kube::PatchType::kMerge,
+                           {{"metadata",
+                             {{"labels",
+                               {{std::string(api::kLabelCapacityType), "reserved"},
+                                {std::string(api::kLabelCapacityReservationId), "cr-0a"}}}}}},
+                           kube::Subresource::kNone),
+      IsOk());
+  world.RunUntilTime(kStart + seconds(32));
+  const Object node = world.Get(resources::kNodes, node_name);
+  ASSERT_FALSE(node.is_null());
+  EXPECT_EQ(kube::Label(node, api::kLabelCapacityType), "on-demand");
+  EXPECT_EQ(kube::Label(node, api::kLabelCapacityReservationId), "");
+  EXPECT_EQ(kube::Label(world.Get(resources::kNodeClaims, std::string(kube::Name(claims[0]))),
+                        api::kLabelCapacityType),
+            "on-demand");
+}
+
 // ---- (f) insufficient capacity ------------------------------------------------------------------
 
 TEST(ScenarioTest, InsufficientCapacityDeletesTheNodeClaimWithAnEvent) {

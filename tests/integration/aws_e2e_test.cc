@@ -882,34 +882,36 @@ TEST_F(AwsReservedE2E, AReservationIsUsedFirstAsFarAsItHoldsAndItsEndIsHandled) 
   EXPECT_NE(decoded->find("echo \"set up by the e2e user data\""), std::string::npos) << *decoded;
 
   // The reservation ends: the instance runs on as on-demand, which its NodePool does not allow.
+  // The NodeClaim and its Node are relabelled one after the other, and the claim may drift before
+  // the Node's patch lands, so the test waits for all three.
   aws::testing::CancelCapacityReservation(clients_->ec2(), id);
-  bool relabelled = false;
+  const auto relabelled = [&](const kube::Object& object) {
+    return kube::Label(object, api::kLabelCapacityType) == "on-demand" &&
+           kube::Label(object, api::kLabelCapacityReservationId).empty();
+  };
+  bool claim_relabelled = false;
+  bool node_relabelled = false;
   std::string drift;
   ASSERT_TRUE(WaitRegistering(
       [&] {
         Result<kube::Object> claim = client_->Get(kube::resources::kNodeClaims, "", reserved_claim);
         if (!claim.ok()) return false;
-        relabelled = relabelled || (kube::Label(*claim, api::kLabelCapacityType) == "on-demand" &&
-                                    kube::Label(*claim, api::kLabelCapacityReservationId).empty());
+        claim_relabelled = claim_relabelled || relabelled(*claim);
         for (const kube::Object& condition : Part(Part(*claim, "status"), "conditions")) {
           if (condition.value("type", "") == "Drifted" && condition.value("status", "") == "True") {
             drift = condition.value("reason", "");
           }
         }
-        return relabelled && !drift.empty();
+        for (const kube::Object& node : List(*client_, kube::resources::kNodes)) {
+          if (kube::StringAt(node, {"spec", "providerID"}).ends_with(reserved_instance)) {
+            node_relabelled = node_relabelled || relabelled(node);
+          }
+        }
+        return claim_relabelled && node_relabelled && !drift.empty();
       },
       seconds(120)))
-      << "the NodeClaim of the ended reservation was not relabelled on-demand (" << relabelled
-      << ") and drifted (" << drift << ")";
-  // The Node says so too.
-  bool node_relabelled = false;
-  for (const kube::Object& node : List(*client_, kube::resources::kNodes)) {
-    if (kube::StringAt(node, {"spec", "providerID"}).ends_with(reserved_instance)) {
-      node_relabelled = kube::Label(node, api::kLabelCapacityType) == "on-demand" &&
-                        kube::Label(node, api::kLabelCapacityReservationId).empty();
-    }
-  }
-  EXPECT_TRUE(node_relabelled);
+      << "the NodeClaim of the ended reservation was not relabelled on-demand (" << claim_relabelled
+      << "), its Node too (" << node_relabelled << ") and drifted (" << drift << ")";
 
   // Drift allowed again: the drifted node is replaced (by spot: the reservation is gone) and its
   // pod runs on.
