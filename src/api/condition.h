@@ -48,6 +48,8 @@ inline constexpr std::string_view kDriftSecurityGroup = "SecurityGroupDrift";
 inline constexpr std::string_view kDriftCapacityReservation = "CapacityReservationDrift";
 // The DisruptionReason of a NodeClaim whose instance the cloud is taking away.
 inline constexpr std::string_view kDisruptionReasonInterrupted = "Interrupted";
+// The DisruptionReason of a NodeClaim repaired: its Node stayed unhealthy (node repair).
+inline constexpr std::string_view kDisruptionReasonUnhealthy = "Unhealthy";
 
 struct Condition {
   std::string type;

@@ -95,6 +95,10 @@ inline constexpr std::string_view kCapacityTypeSpot = "spot";
 inline constexpr std::string_view kCapacityTypeReserved = "reserved";
 
 inline constexpr std::string_view kAnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt";
+// When a NodeClaim being deleted stops waiting for its drain: set by node repair to the moment it
+// repairs (upstream also writes deletion + terminationGracePeriod here; we compute that instead).
+inline constexpr std::string_view kAnnotationNodeClaimTerminationTimestamp =
+    "karpenter.sh/nodeclaim-termination-timestamp";
 inline constexpr std::string_view kTaintUnregistered = "karpenter.sh/unregistered";
 inline constexpr std::string_view kTaintDisrupted = "karpenter.sh/disrupted";
 // Held by NodeClaims and Nodes until their machine is gone.

@@ -120,6 +120,9 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   simulate_cmd->add_option("--report", simulate.report, "Write a self-contained HTML report");
+  simulate_cmd->add_option("--feature-gates", simulate.feature_gates,
+                           "The controller's feature gates, as FEATURE_GATES "
+                           "(NodeRepair=true,SpotToSpotConsolidation=true)");
 
   std::vector<std::string> validate_files;
   auto* validate_cmd =

@@ -6,12 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_scenario.h"
 #include "cli/command_line.h"
 #include "common/duration.h"
+#include "operator/options.h"
 #include "simulate/html_report.h"
 #include "simulate/inputs.h"
 #include "simulate/report.h"
@@ -77,6 +79,19 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     return kExitUsage;
   }
   input.duration = duration->value();
+  Result<std::map<std::string, bool, std::less<>>> gates =
+      op::ParseFeatureGates(options.feature_gates);
+  if (!gates.ok()) {
+    err << fmt::format("simulate: --feature-gates: {}\n", gates.error().message);
+    return kExitUsage;
+  }
+  if (const std::string_view gate = op::UnimplementedGateOn(*gates); !gate.empty()) {
+    err << fmt::format(
+        "simulate: --feature-gates: the feature gate {}=true is not implemented yet\n", gate);
+    return kExitUsage;
+  }
+  input.node_repair = gates->at("NodeRepair");
+  input.spot_to_spot_consolidation = gates->at("SpotToSpotConsolidation");
 
   std::vector<std::string> errors;
   std::string timeline_text;

@@ -19,7 +19,10 @@ struct SimulateOptions {
   std::string spot_prices;      // FILE of spot prices (aws catalog)
   std::string output = "text";  // text | json
   std::string report;           // FILE.html
-  bool progress = true;         // a progress bar on stderr when it is a terminal
+  // The controller's FEATURE_GATES ("NodeRepair=true,…"): NodeRepair and SpotToSpotConsolidation
+  // change what the simulated controller does.
+  std::string feature_gates;
+  bool progress = true;  // a progress bar on stderr when it is a terminal
 };
 
 // Returns the exit code: 0 simulated, 1 bad input or a simulation error.

@@ -15,6 +15,7 @@
 #include "api/object_meta.h"
 #include "api/resource_list.h"
 #include "cloud/instance_type.h"
+#include "cloud/repair_policy.h"
 #include "common/clock.h"
 #include "common/result.h"
 
@@ -87,6 +88,9 @@ class CloudProvider {
     (void)node_claim;
     return std::string();
   }
+  // The Node conditions after which a node is replaced when the NodeRepair gate is on. This
+  // default: none.
+  virtual std::span<const RepairPolicy> RepairPolicies() const { return {}; }
   // "aws" or "sim": the scheme of provider IDs.
   virtual std::string_view Name() const = 0;
 };

@@ -30,6 +30,9 @@ class MeteredCloudProvider : public cloud::CloudProvider {
   Result<std::shared_ptr<const std::vector<cloud::InstanceType>>> GetInstanceTypes(
       const api::NodePool& node_pool) override;
   Result<std::string> IsDrifted(const api::NodeClaim& node_claim) override;
+  std::span<const cloud::RepairPolicy> RepairPolicies() const override {
+    return cloud_.RepairPolicies();
+  }
   std::string_view Name() const override { return cloud_.Name(); }
 
  private:

@@ -56,6 +56,10 @@ Metrics::Metrics(prometheus::Registry& registry)
       node_claims_disrupted_(Counter(registry, "karpenter_nodeclaims_disrupted_total",
                                      "NodeClaims deleted for a disruption reason (consolidation, "
                                      "drift, expiry, interruption, capacity, ...).")),
+      node_claims_unhealthy_disrupted_(
+          Counter(registry, "karpenter_nodeclaims_unhealthy_disrupted_total",
+                  "NodeClaims repaired: deleted because a condition of their Node stayed unhealthy "
+                  "past its toleration.")),
       pods_disruption_initiated_(Counter(
           registry, "karpenter_pods_disruption_initiated_total",
           "Pods whose disruption began: those to reschedule (not DaemonSet or mirror pods) of each "
@@ -170,6 +174,17 @@ void Metrics::NodeClaimDisrupted(std::string_view reason, std::string_view node_
                                  std::string_view capacity_type) {
   node_claims_disrupted_
       .Add({{"reason", S(reason)}, {"nodepool", S(node_pool)}, {"capacity_type", S(capacity_type)}})
+      .Increment();
+}
+
+void Metrics::NodeClaimUnhealthyDisrupted(std::string_view condition, std::string_view node_pool,
+                                          std::string_view capacity_type,
+                                          std::string_view image_id) {
+  node_claims_unhealthy_disrupted_
+      .Add({{"condition", S(condition)},
+            {"nodepool", S(node_pool)},
+            {"capacity_type", S(capacity_type)},
+            {"image_id", S(image_id)}})
       .Increment();
 }
 

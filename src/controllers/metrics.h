@@ -62,6 +62,10 @@ class Metrics {
   // garbage_collected, insufficient_capacity, registration_timeout.
   void NodeClaimDisrupted(std::string_view reason, std::string_view node_pool,
                           std::string_view capacity_type);
+  // A NodeClaim repaired: its Node's `condition` (snake case: "ready", "container_runtime_ready")
+  // stayed unhealthy past its toleration. Besides NodeClaimDisrupted("unhealthy", ...).
+  void NodeClaimUnhealthyDisrupted(std::string_view condition, std::string_view node_pool,
+                                   std::string_view capacity_type, std::string_view image_id);
   // With it, the `pods` that must move elsewhere (controllers/disruption_count.h says which);
   // `consolidation_policy` "when_empty" or "when_empty_or_underutilized" (empty when the NodePool
   // is gone), `termination_mode` "graceful", "eventual" or "forceful".
@@ -111,6 +115,7 @@ class Metrics {
   prometheus::Family<prometheus::Counter>& node_claims_created_;
   prometheus::Family<prometheus::Counter>& node_claims_terminated_;
   prometheus::Family<prometheus::Counter>& node_claims_disrupted_;
+  prometheus::Family<prometheus::Counter>& node_claims_unhealthy_disrupted_;
   prometheus::Family<prometheus::Counter>& pods_disruption_initiated_;
   prometheus::Family<prometheus::Histogram>& instance_termination_duration_;
   prometheus::Family<prometheus::Counter>& nodes_created_;

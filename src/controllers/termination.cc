@@ -84,14 +84,21 @@ seconds GracePeriod(const api::Pod& pod) {
              : kDefaultPodGracePeriod;
 }
 
-// When the NodeClaim's terminationGracePeriod ends: its deletion plus the period; nullopt without
-// one.
+// When the NodeClaim stops waiting for its drain: its deletion plus its terminationGracePeriod,
+// or the termination timestamp annotation (node repair sets it to the moment it repairs),
+// whichever comes first; nullopt with neither.
 std::optional<TimePoint> Deadline(const api::NodeClaim& claim) {
+  std::optional<TimePoint> deadline;
+  const auto annotation =
+      claim.metadata.annotations.find(api::kAnnotationNodeClaimTerminationTimestamp);
+  if (annotation != claim.metadata.annotations.end()) deadline = ParseTime(annotation->second);
   const std::optional<Duration>& period = claim.spec.termination_grace_period;
-  if (!period || period->never()) return std::nullopt;
   const std::optional<TimePoint> deleted = ParseTime(claim.metadata.deletion_timestamp);
-  if (!deleted) return std::nullopt;
-  return *deleted + period->value();
+  if (period && !period->never() && deleted) {
+    const TimePoint end = *deleted + period->value();
+    deadline = deadline ? std::min(*deadline, end) : end;
+  }
+  return deadline;
 }
 
 struct Holder {
@@ -139,7 +146,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
     const api::Pod& pod = holder.pod;
     if (!HoldsNode(pod, now)) continue;
     if (expired) {
-      Delete(node, pod, reason, 0, "the NodeClaim's terminationGracePeriod has expired");
+      Delete(node, pod, reason, 0, "the NodeClaim's termination deadline has passed");
       continue;
     }
     holder.going = Terminating(pod);
@@ -159,8 +166,10 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
     tiers[Tier(pod)].push_back(std::move(holder));
   }
   if (expired) {
-    logger_.Warn("terminationGracePeriod expired; deleted the pods left",
-                 {logkey::Node(node_name), logkey::NodeClaim(claim.metadata.name)});
+    logger_.Warn(
+        "termination deadline passed (terminationGracePeriod or node repair); deleted the "
+        "pods left",
+        {logkey::Node(node_name), logkey::NodeClaim(claim.metadata.name)});
     Forget(node_name);
     return {.drained = true, .requeue = milliseconds(0)};
   }

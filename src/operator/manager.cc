@@ -61,10 +61,13 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                              clock, logger_.Named("nodeclaim.disruption")),
       disruption_(cluster_, client, disruption_cloud_, provisioner_, events_, metrics_, clock,
                   logger_.Named("disruption"), options_.disruption),
+      node_repair_(cluster_, client, cloud, events_, metrics_, clock,
+                   logger_.Named(std::string(controllers::kControllerNodeRepair))),
       node_claims_(metrics_.QueueSeries(controllers::kControllerNodeClaimLifecycle)),
       node_pools_(metrics_.QueueSeries(controllers::kControllerNodePoolStatus)),
       disruption_marks_(metrics_.QueueSeries(controllers::kControllerNodeClaimDisruption)),
       next_garbage_collection_(clock.Monotonic() + options_.garbage_collection_period),
+      next_node_repair_(clock.Monotonic()),
       next_pending_recheck_(clock.Monotonic() + options_.pending_recheck_period) {
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const kube::Object& pod) {
     pod_start_metrics_.Observe(type, pod);
@@ -300,6 +303,20 @@ void Manager::RunOnce() {
       logger_.Error("garbage collection failed", {logkey::Err(collected.error())});
     }
   }
+  if (options_.node_repair && now >= next_node_repair_) {
+    next_node_repair_ = now + options_.node_repair_period;
+    Result<controllers::RepairResult> repaired =
+        Timed(controllers::kControllerNodeRepair, [this] { return node_repair_.Repair(); });
+    if (!repaired.ok()) {
+      logger_.Error("node repair failed", {logkey::Err(repaired.error())});
+    } else if (repaired->next_deadline) {
+      // A toleration that ends before the next pass brings the pass forward.
+      const auto until =
+          std::max(*repaired->next_deadline - clock_.Now(), TimePoint::duration::zero());
+      next_node_repair_ =
+          std::min(next_node_repair_, now + std::chrono::ceil<std::chrono::milliseconds>(until));
+    }
+  }
   ServeDebugRequest();
 }
 
@@ -372,6 +389,7 @@ MonoTime Manager::NextWake() const {
     if (due) next = std::min(next, *due);
   }
   for (const ScheduledController& scheduled : periodic_) next = std::min(next, scheduled.next);
+  if (options_.node_repair) next = std::min(next, next_node_repair_);
   return std::min({next, next_garbage_collection_, next_pending_recheck_, disruption_.NextWake()});
 }
 

@@ -32,6 +32,7 @@
 #include "controllers/instance_type_metrics.h"
 #include "controllers/metered_cloud_provider.h"
 #include "controllers/metrics.h"
+#include "controllers/node_repair.h"
 #include "controllers/nodeclaim_disruption.h"
 #include "controllers/nodeclaim_lifecycle.h"
 #include "controllers/nodepool_status.h"
@@ -49,6 +50,10 @@ struct ManagerOptions {
   controllers::LifecycleOptions lifecycle;
   controllers::DisruptionOptions disruption;
   std::chrono::milliseconds garbage_collection_period{std::chrono::seconds(30)};
+  // The NodeRepair gate: Nodes unhealthy past the cloud's repair policies are replaced. Checked
+  // this often, and at the moment a toleration ends.
+  bool node_repair = false;
+  std::chrono::milliseconds node_repair_period{std::chrono::seconds(10)};
   // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).
   std::chrono::milliseconds pending_recheck_period{std::chrono::seconds(10)};
   // The longest the loop sleeps with nothing due: a safety net for a live cluster; a simulation,
@@ -173,6 +178,7 @@ class Manager {
   controllers::GarbageCollector garbage_collector_;
   controllers::NodeClaimDisruption node_claim_disruption_;
   controllers::DisruptionController disruption_;
+  controllers::NodeRepair node_repair_;
   std::vector<RoundController*> round_controllers_;
   controllers::WorkQueue node_claims_;
   controllers::WorkQueue node_pools_;
@@ -186,6 +192,7 @@ class Manager {
   };
   std::vector<ScheduledController> periodic_;
   MonoTime next_garbage_collection_;
+  MonoTime next_node_repair_;
   MonoTime next_pending_recheck_;
   // The pods LooksProvisionable() holds for, kept by the pod informer's handler: the periodic
   // recheck asks it rather than walking every pod (50,000 in a large cluster) every 10 s.

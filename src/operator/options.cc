@@ -195,41 +195,10 @@ std::string GateList(const std::map<std::string, bool, std::less<>>& gates) {
   return list;
 }
 
-// "Name=bool,Name=bool" as Kubernetes' MapStringBool reads it: empty items are skipped and
-// spaces around names and values ignored. Gates not named keep their defaults.
 Status SetFeatureGates(std::string_view text, Options& options) {
-  std::map<std::string, bool, std::less<>> gates = DefaultFeatureGates();
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
-    start = comma + 1;
-    if (Trim(item).empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string_view::npos) {
-      return Error(
-          fmt::format("invalid feature gates \"{}\": \"{}\" is not Name=true|false", text, item));
-    }
-    const std::string_view name = Trim(item.substr(0, eq));
-    const std::string_view value_text = Trim(item.substr(eq + 1));
-    const auto gate = gates.find(name);
-    if (gate == gates.end()) {
-      return Error(fmt::format("unknown feature gate \"{}\" (known: {})", name, GateList(gates)));
-    }
-    const std::optional<bool> value = ParseBool(value_text);
-    if (!value) {
-      return Error(fmt::format("invalid value \"{}\" for feature gate \"{}\": want true or false",
-                               value_text, name));
-    }
-    gate->second = *value;
-  }
-  options.feature_gates = std::move(gates);
+  ASSIGN_OR_RETURN(options.feature_gates, ParseFeatureGates(text));
   return {};
 }
-
-// Gates whose features this controller does not have: on, they are refused.
-constexpr std::array<std::string_view, 4> kUnimplementedFeatureGates = {
-    "NodeRepair", "NodeOverlay", "StaticCapacity", "CapacityBuffer"};
 
 // Upstream's order, which is also the order the chart writes them in.
 constexpr std::string_view kDefaultFeatureGatesText =
@@ -424,6 +393,46 @@ std::map<std::string, bool, std::less<>> DefaultFeatureGates() {
           {"NodeOverlay", false}, {"StaticCapacity", false},  {"CapacityBuffer", false}};
 }
 
+// "Name=bool,Name=bool" as Kubernetes' MapStringBool reads it: empty items are skipped and
+// spaces around names and values ignored. Gates not named keep their defaults.
+Result<std::map<std::string, bool, std::less<>>> ParseFeatureGates(std::string_view text) {
+  std::map<std::string, bool, std::less<>> gates = DefaultFeatureGates();
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (Trim(item).empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      return Error(
+          fmt::format("invalid feature gates \"{}\": \"{}\" is not Name=true|false", text, item));
+    }
+    const std::string_view name = Trim(item.substr(0, eq));
+    const std::string_view value_text = Trim(item.substr(eq + 1));
+    const auto gate = gates.find(name);
+    if (gate == gates.end()) {
+      return Error(fmt::format("unknown feature gate \"{}\" (known: {})", name, GateList(gates)));
+    }
+    const std::optional<bool> value = ParseBool(value_text);
+    if (!value) {
+      return Error(fmt::format("invalid value \"{}\" for feature gate \"{}\": want true or false",
+                               value_text, name));
+    }
+    gate->second = *value;
+  }
+  return gates;
+}
+
+std::string_view UnimplementedGateOn(const std::map<std::string, bool, std::less<>>& gates) {
+  // Gates whose features this controller does not have.
+  for (std::string_view gate : {"NodeOverlay", "StaticCapacity", "CapacityBuffer"}) {
+    const auto it = gates.find(gate);
+    if (it != gates.end() && it->second) return gate;
+  }
+  return {};
+}
+
 Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv& getenv) {
   const std::vector<Setting> settings = Settings();
 
@@ -522,10 +531,8 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
   if (options.min_values_policy != MinValuesPolicy::kStrict) {
     return unimplemented("min-values-policy", "relaxing minValues (BestEffort)");
   }
-  for (std::string_view gate : kUnimplementedFeatureGates) {
-    if (options.FeatureGate(gate)) {
-      return unimplemented("feature-gates", fmt::format("the feature gate {}=true", gate));
-    }
+  if (const std::string_view gate = UnimplementedGateOn(options.feature_gates); !gate.empty()) {
+    return unimplemented("feature-gates", fmt::format("the feature gate {}=true", gate));
   }
   if (options.eks_control_plane) {
     return unimplemented("eks-control-plane", "EKS_CONTROL_PLANE=true");

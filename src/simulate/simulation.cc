@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "api/condition.h"
 #include "api/labels.h"
 #include "api/pod.h"
 #include "api/workloads.h"
@@ -137,6 +138,8 @@ class World {
   static op::ManagerOptions ManagerOptions(const SimulationInput& input) {
     op::ManagerOptions options;
     options.seed = input.seed;
+    options.node_repair = input.node_repair;
+    options.disruption.engine.spot_to_spot_consolidation = input.spot_to_spot_consolidation;
     options.idle_wake = std::chrono::hours(1);
     options.events.synchronous = true;  // the same run every time
     return options;
@@ -156,6 +159,7 @@ class World {
   Status Settle(bool karpenter);
   Status Apply(const Action& action);
   Status InterruptSpot(const struct InterruptSpot& interrupt);
+  Status SetNodeCondition(const struct SetNodeCondition& set);
   Status TerminateInterrupted();
   void RestoreOfferings();
   void ObservePod(kube::WatchEventType type, const Object& pod);
@@ -188,6 +192,7 @@ class World {
   bool changed_ = true;  // pods or nodes changed since the last sample
   std::map<std::string, TimePoint, std::less<>> pending_since_;  // pod uid → first seen unbound
   std::set<std::string, std::less<>> launched_;                  // NodeClaims seen launched
+  std::set<std::string, std::less<>> repaired_;                  // NodeClaims seen repaired
   uint64_t decisions_seen_ = 0;
   struct Interrupted {
     TimePoint terminate_at;
@@ -305,8 +310,21 @@ void World::ObserveNodeClaim(kube::WatchEventType type, const Object& claim) {
   const std::string name(kube::Name(claim));
   if (type == kube::WatchEventType::kDeleted) {
     launched_.erase(name);
+    repaired_.erase(name);
     Record("NodeClaimDeleted", name, "");
     return;
+  }
+  if (!kube::DeletionTimestamp(claim).empty() && !repaired_.contains(name)) {
+    const Object* conditions = kube::Find(claim, {"status", "conditions"});
+    for (const Object& condition :
+         conditions != nullptr && conditions->is_array() ? *conditions : Object::array()) {
+      if (kube::StringAt(condition, {"type"}) == api::kConditionDisruptionReason &&
+          kube::StringAt(condition, {"reason"}) == api::kDisruptionReasonUnhealthy) {
+        repaired_.insert(name);
+        Record("Repaired", std::string(kube::StringAt(claim, {"status", "nodeName"})),
+               std::string(kube::StringAt(condition, {"message"})));
+      }
+    }
   }
   if (launched_.contains(name) || kube::StringAt(claim, {"status", "providerID"}).empty()) return;
   launched_.insert(name);
@@ -400,9 +418,56 @@ Status World::Apply(const Action& action) {
       return Error{fmt::format("unavailable: instance type {} is not in the catalog",
                                unavailable.instance_type)};
     }
+    Status operator()(const struct SetNodeCondition& set) const {
+      return world.SetNodeCondition(set);
+    }
     Status operator()(const Note&) const { return {}; }
   };
   return std::visit(Visitor{*this}, action.kind);
+}
+
+Status World::SetNodeCondition(const struct SetNodeCondition& set) {
+  const bool by_pool = !set.node_pool.empty();
+  std::vector<std::pair<std::string, std::string>> nodes;  // creation time, name
+  for (const auto& node : manager_.cluster().decoded_nodes().All()) {
+    const std::string owner =
+        LabelOf(node->metadata.labels, by_pool ? api::kLabelNodePool : api::kLabelNodeGroup);
+    if (owner != (by_pool ? set.node_pool : set.node_group) ||
+        !node->metadata.deletion_timestamp.empty()) {
+      continue;
+    }
+    nodes.emplace_back(node->metadata.creation_timestamp, node->metadata.name);
+  }
+  if (nodes.empty()) {
+    return Error{fmt::format("nodeCondition: no Node of {} {} now",
+                             by_pool ? "NodePool" : "node group",
+                             by_pool ? set.node_pool : set.node_group)};
+  }
+  std::sort(nodes.begin(), nodes.end());
+  nodes.resize(std::min(nodes.size(), static_cast<size_t>(set.nodes)));
+  const std::string now = FormatTime(clock_.Now());
+  for (const auto& [created, name] : nodes) {
+    Result<Object> node = store_.Get(resources::kNodes, "", name);
+    if (!node.ok()) return node.error();
+    Object conditions = Object::array();
+    if (const Object* current = kube::Find(*node, {"status", "conditions"});
+        current != nullptr && current->is_array()) {
+      for (const Object& condition : *current) {
+        if (kube::StringAt(condition, {"type"}) != set.type) conditions.push_back(condition);
+      }
+    }
+    conditions.push_back({{"type", set.type},
+                          {"status", set.status},
+                          {"reason", "SetByTheTimeline"},
+                          {"lastHeartbeatTime", now},
+                          {"lastTransitionTime", now}});
+    Result<Object> patched = store_.Patch(resources::kNodes, "", name, kube::PatchType::kMerge,
+                                          {{"status", {{"conditions", std::move(conditions)}}}},
+                                          kube::Subresource::kStatus);
+    if (!patched.ok()) return patched.error();
+    Record("NodeCondition", name, set.type + "=" + set.status);
+  }
+  return {};
 }
 
 // The interruption warning: Karpenter's interruption controller deletes the NodeClaim as

@@ -36,6 +36,9 @@ struct SimulationInput {
   std::chrono::milliseconds duration{std::chrono::minutes(30)};
   std::chrono::milliseconds node_boot_delay{std::chrono::seconds(40)};  // launch → Node Ready
   uint64_t seed = 1;
+  // The controller's feature gates that change what it does here.
+  bool node_repair = false;
+  bool spot_to_spot_consolidation = false;
   Logger logger;  // the controllers' log; discarded by default
 };
 

@@ -99,13 +99,28 @@ std::optional<ActionKind> DecodeKind(std::string_view key, const Reader& body) {
     }
     return unavailable;
   }
+  if (key == "nodeCondition") {
+    RejectUnknown(body, {"nodePool", "nodeGroup", "nodes", "type", "status"});
+    SetNodeCondition condition{body["nodePool"].StringOr(), body["nodeGroup"].StringOr(),
+                               NonNegative(body["nodes"], 1), RequiredString(body["type"]),
+                               RequiredString(body["status"])};
+    if (condition.node_pool.empty() == condition.node_group.empty()) {
+      body.Error("needs one of nodePool and nodeGroup");
+    }
+    if (condition.nodes < 1) body["nodes"].Error("must be at least 1");
+    const std::string& status = condition.status;
+    if (!status.empty() && status != "True" && status != "False" && status != "Unknown") {
+      body["status"].Error("must be True, False or Unknown");
+    }
+    return condition;
+  }
   return std::nullopt;
 }
 
-constexpr std::string_view kActions[] = {"scaleNodeGroup", "scale",       "apply", "delete",
-                                         "interruptSpot",  "unavailable", "note"};
+constexpr std::string_view kActions[] = {"scaleNodeGroup", "scale",       "apply",         "delete",
+                                         "interruptSpot",  "unavailable", "nodeCondition", "note"};
 constexpr std::string_view kActionList =
-    "scaleNodeGroup, scale, apply, delete, interruptSpot, unavailable or note";
+    "scaleNodeGroup, scale, apply, delete, interruptSpot, unavailable, nodeCondition or note";
 
 std::optional<Action> DecodeAction(const Reader& item) {
   if (!item.Object()) return std::nullopt;
@@ -207,6 +222,11 @@ std::string Describe(const ActionKind& action) {
       return fmt::format("make {}{}{} unavailable", a.instance_type,
                          a.capacity_type.empty() ? "" : " " + a.capacity_type,
                          a.zone.empty() ? "" : " in " + a.zone);
+    }
+    std::string operator()(const SetNodeCondition& a) const {
+      return fmt::format("set {}={} on {} node{} of {} {}", a.type, a.status, a.nodes,
+                         a.nodes == 1 ? "" : "s", a.node_pool.empty() ? "node group" : "NodePool",
+                         a.node_pool.empty() ? a.node_group : a.node_pool);
     }
     std::string operator()(const Note& a) const { return a.text; }
   };

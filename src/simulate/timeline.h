@@ -26,9 +26,14 @@
 //       interruptSpot: {zone: us-east-1a}
 //     - at: 12m
 //       unavailable: {instanceType: c6i.xlarge, zone: us-east-1a, capacityType: spot}
+//     - at: 15m
+//       nodeCondition: {nodePool: default, nodes: 1, type: Ready, status: "False"}
 //     - at: 0s
 //       note: Cluster Autoscaler scaled to 0
 //
+// nodeCondition sets a condition on the oldest `nodes` (default 1) Nodes of a NodePool (or of a
+// node group: `nodeGroup`), changed now; with the NodeRepair gate, Karpenter replaces its own
+// once the condition's toleration is over.
 // Errors name the source, the entry (`actions[3]`) and the field.
 
 #include <chrono>
@@ -79,12 +84,19 @@ struct MakeUnavailable {
   std::string zone;           // empty: every zone
   std::string capacity_type;  // empty: every capacity type
 };
+struct SetNodeCondition {
+  std::string node_pool;  // one of node_pool and node_group
+  std::string node_group;
+  int nodes = 1;
+  std::string type;
+  std::string status;
+};
 struct Note {
   std::string text;
 };
 
 using ActionKind = std::variant<ScaleNodeGroup, ScaleWorkload, ApplyObject, DeleteObject,
-                                InterruptSpot, MakeUnavailable, Note>;
+                                InterruptSpot, MakeUnavailable, SetNodeCondition, Note>;
 
 struct Action {
   std::chrono::milliseconds at{0};

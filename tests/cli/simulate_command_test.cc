@@ -147,6 +147,15 @@ TEST(SimulateCommand, RejectsBadOptions) {
   const Outcome outcome = Simulate(catalog);
   EXPECT_EQ(outcome.exit_code, 1);
   EXPECT_THAT(outcome.err, HasSubstr("simulate: --catalog:"));
+  SimulateOptions unknown_gate;
+  unknown_gate.feature_gates = "NodeHealing=true";
+  EXPECT_THAT(Simulate(unknown_gate).err,
+              HasSubstr("simulate: --feature-gates: unknown feature gate \"NodeHealing\""));
+  SimulateOptions missing_feature;
+  missing_feature.feature_gates = "NodeRepair=true,NodeOverlay=true";
+  const Outcome refused = Simulate(missing_feature);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("the feature gate NodeOverlay=true is not implemented yet"));
 }
 
 // Four workloads of 100,000 replicas each, every one within the per-workload limit: together more

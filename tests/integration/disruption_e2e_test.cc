@@ -42,21 +42,6 @@ class DisruptionE2E : public ControllerEndToEnd {
     ASSERT_OK(support::ApplyFile(*client_, kTestdata + "disruption.yaml"));
   }
 
-  // A scrape of the controller through the port the rendered chart names, which must pass the
-  // Prometheus linter.
-  std::vector<support::Sample> Scrape() {
-    Result<int> port = support::ChartMetricsPort(KARPENTER_TESTENV_DIR);
-    EXPECT_THAT(port, IsOk());
-    if (!port.ok()) return {};
-    Result<std::string> text = support::ScrapeText(*port);
-    EXPECT_THAT(text, IsOk());
-    if (!text.ok()) return {};
-    EXPECT_EQ(support::LintProblems(KARPENTER_SOURCE_DIR, *text), "");
-    Result<std::vector<support::Sample>> samples = support::ParseExposition(*text);
-    EXPECT_THAT(samples, IsOk());
-    return samples.ok() ? std::move(*samples) : std::vector<support::Sample>{};
-  }
-
   // The names of the nodes the scrape has allocatable series of.
   static std::set<std::string> ScrapedNodes(const std::vector<support::Sample>& scrape) {
     std::set<std::string> names;
@@ -316,6 +301,7 @@ const std::map<std::string, std::string, std::less<>> kNeedNotChange = {
     {"karpenter_cloudprovider_batcher_batch_size", "the AWS provider's: aws_cloud_provider_test"},
     {"karpenter_cloudprovider_batcher_batch_time_seconds",
      "the AWS provider's: aws_cloud_provider_test"},
+    {"karpenter_nodeclaims_unhealthy_disrupted_total", "a repaired node: NodeRepairE2E"},
     {"karpenter_interruption_received_messages_total", "an interruption queue: AwsE2E"},
     {"karpenter_interruption_deleted_messages_total", "an interruption queue: AwsE2E"},
     {"karpenter_interruption_message_queue_duration_seconds", "an interruption queue: AwsE2E"},
@@ -324,7 +310,7 @@ const std::map<std::string, std::string, std::less<>> kNeedNotChange = {
 TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   // Events stay in "default" after a run: only this run's count (ctest --repeat runs it again).
   const std::string started = FormatTime(RealClock().Now());
-  const std::vector<support::Sample> start = Scrape();
+  const std::vector<support::Sample> start = ScrapeChartPort();
   CreateDaemonSet();  // the nodes' DaemonSet series have pods to sum
   CreateDeployment("web", 100, "500m");
   ASSERT_TRUE(support::WaitFor([&] { return Ready("web") == 100; }, seconds(240)))
@@ -337,7 +323,7 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   std::vector<support::Sample> before;
   EXPECT_TRUE(support::WaitFor(
       [&] {
-        before = Scrape();
+        before = ScrapeChartPort();
         size_t running_web = 0;
         for (const support::Sample& sample : before) {
           running_web += sample.name == "karpenter_pods_state" &&
@@ -368,7 +354,7 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   }
   EXPECT_TRUE(support::WaitFor(
       [&] {
-        return support::Sum(Scrape(), "karpenter_nodepools_usage",
+        return support::Sum(ScrapeChartPort(), "karpenter_nodepools_usage",
                             {{"nodepool", "default"}, {"resource_type", "cpu"}}) == node_cpu;
       },
       seconds(30)))
@@ -427,7 +413,7 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   std::vector<support::Sample> after;
   EXPECT_TRUE(support::WaitFor(
       [&] {
-        after = Scrape();
+        after = ScrapeChartPort();
         return ScrapedNodes(after) == OurNodes();
       },
       seconds(30)))

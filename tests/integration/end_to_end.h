@@ -19,6 +19,7 @@
 #include "support/matchers.h"
 #include "support/metrics_text.h"
 #include "support/object_copies.h"
+#include "support/scrape.h"
 
 namespace karpenter::integration {
 
@@ -66,6 +67,21 @@ inline std::vector<kube::Object> SimNodes(kube::Client& client) {
     }
   }
   return out;
+}
+
+// A scrape of the controller (started with chart_metrics_port) through the port the rendered
+// chart names, which must pass the Prometheus linter.
+inline std::vector<support::Sample> ScrapeChartPort() {
+  Result<int> port = support::ChartMetricsPort(KARPENTER_TESTENV_DIR);
+  EXPECT_THAT(port, IsOk());
+  if (!port.ok()) return {};
+  Result<std::string> text = support::ScrapeText(*port);
+  EXPECT_THAT(text, IsOk());
+  if (!text.ok()) return {};
+  EXPECT_EQ(support::LintProblems(KARPENTER_SOURCE_DIR, *text), "");
+  Result<std::vector<support::Sample>> samples = support::ParseExposition(*text);
+  EXPECT_THAT(samples, IsOk());
+  return samples.ok() ? std::move(*samples) : std::vector<support::Sample>{};
 }
 
 // Our events (source component "karpenter", not the kube-scheduler's) about `name` in

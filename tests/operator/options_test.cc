@@ -220,9 +220,8 @@ TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
        "PREFERENCE_POLICY: ignoring preferences (Ignore) is not implemented yet"},
       {{{"MIN_VALUES_POLICY", "BestEffort"}},
        "MIN_VALUES_POLICY: relaxing minValues (BestEffort) is not implemented yet"},
-      {{{"FEATURE_GATES", "NodeRepair=true"}},
-       "FEATURE_GATES: the feature gate NodeRepair=true is not implemented yet"},
-      {{{"FEATURE_GATES", "NodeOverlay=true"}}, "the feature gate NodeOverlay=true"},
+      {{{"FEATURE_GATES", "NodeOverlay=true"}},
+       "FEATURE_GATES: the feature gate NodeOverlay=true is not implemented yet"},
       {{{"FEATURE_GATES", "StaticCapacity=true"}}, "the feature gate StaticCapacity=true"},
       {{{"FEATURE_GATES", "CapacityBuffer=true"}}, "the feature gate CapacityBuffer=true"},
       {{{"KUBE_CLIENT_QPS", "50"}},
@@ -237,12 +236,16 @@ TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
     with.emplace("CLOUD_PROVIDER", "sim");
     EXPECT_THAT(Parse({}, with), ErrorIs(testing::HasSubstr(message)));
   }
-  // The defaults, and ReservedCapacity either way (no EC2NodeClass selects a reservation yet).
+  // The defaults, ReservedCapacity either way, and the gates implemented since.
   EXPECT_THAT(Parse({}, {{"CLOUD_PROVIDER", "sim"},
                          {"PREFERENCE_POLICY", "Respect"},
                          {"MIN_VALUES_POLICY", "Strict"},
                          {"FEATURE_GATES", "ReservedCapacity=false,NodeRepair=false"}}),
               IsOk());
+  Result<Options> repair =
+      Parse({}, {{"CLOUD_PROVIDER", "sim"}, {"FEATURE_GATES", "NodeRepair=true"}});
+  ASSERT_THAT(repair, IsOk());
+  EXPECT_TRUE(repair->FeatureGate("NodeRepair"));
 }
 
 TEST(OptionsTest, FallbackVariablesComeAfterThePrimaryOne) {

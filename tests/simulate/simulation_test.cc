@@ -306,6 +306,42 @@ actions:
                           [](const TimelineEvent* event) { return event->t > 600; }));
 }
 
+// A node of Karpenter's goes NotReady: with the NodeRepair gate it is replaced once Ready=False's
+// toleration (30 minutes) is over, as the controller would; without it, it stays.
+TEST(Simulation, ANotReadyNodeIsRepairedWithTheNodeRepairGate) {
+  constexpr std::string_view kTimeline = R"(
+actions:
+  - {at: 5m, nodeCondition: {nodePool: default, type: Ready, status: "False"}}
+)";
+  // Five nodes, so that one unhealthy is within repair's 20 %.
+  SimulationInput input =
+      Input(std::string(kKarpenter) + Web("web", 5, "1500m"), kTimeline, minutes(45));
+  input.node_repair = true;
+  const SimulationResult repaired = SimulateOk(input);
+  const std::vector<const TimelineEvent*> marked = Events(repaired, "NodeCondition");
+  ASSERT_EQ(marked.size(), 1u);
+  EXPECT_EQ(marked[0]->t, 300);
+  EXPECT_EQ(marked[0]->detail, "Ready=False");
+  const std::vector<const TimelineEvent*> repairs = Events(repaired, "Repaired");
+  ASSERT_EQ(repairs.size(), 1u);
+  EXPECT_EQ(repairs[0]->subject, marked[0]->subject);
+  EXPECT_GE(repairs[0]->t, 300 + 30 * 60);
+  EXPECT_LE(repairs[0]->t, 300 + 30 * 60 + 10);
+  EXPECT_THAT(repairs[0]->detail, HasSubstr("Ready has been False for 30m"));
+  EXPECT_TRUE(std::none_of(repaired.nodes.begin(), repaired.nodes.end(),
+                           [&](const FinalNode& n) { return n.name == marked[0]->subject; }));
+  EXPECT_EQ(repaired.after.pods, 5);
+  EXPECT_EQ(repaired.unschedulable_pods, 0);
+
+  input.node_repair = false;
+  const SimulationResult kept = SimulateOk(input);
+  EXPECT_TRUE(Events(kept, "Repaired").empty());
+  ASSERT_EQ(Events(kept, "NodeCondition").size(), 1u);
+  const std::string sick = Events(kept, "NodeCondition")[0]->subject;
+  EXPECT_TRUE(std::any_of(kept.nodes.begin(), kept.nodes.end(),
+                          [&](const FinalNode& n) { return n.name == sick; }));
+}
+
 TEST(Simulation, AnUnavailableInstanceTypeIsNeverLaunched) {
   const SimulationResult result =
       SimulateOk(Input(std::string(kKarpenter) + Web("web", 3, "500m"), R"(

@@ -28,6 +28,7 @@ actions:
   - {at: 7m, delete: {kind: Deployment, namespace: shop, name: web}}
   - {at: 12m, unavailable: {instanceType: c6i.xlarge, zone: us-east-1a, capacityType: spot}}
   - {at: 0s, note: CAS scaled to 0}
+  - {at: 15m, nodeCondition: {nodePool: default, nodes: 2, type: Ready, status: "False"}}
 )",
                                             "timeline.yaml");
   ASSERT_THAT(timeline, IsOk());
@@ -40,11 +41,11 @@ actions:
   EXPECT_EQ(group.zones, (std::vector<std::string>{"us-east-1a", "us-east-1b"}));
   EXPECT_EQ(group.labels.at("role"), "general");
 
-  ASSERT_EQ(timeline->actions.size(), 7u);
+  ASSERT_EQ(timeline->actions.size(), 8u);
   std::vector<milliseconds> times;
   for (const Action& action : timeline->actions) times.push_back(action.at);
   EXPECT_EQ(times, (std::vector<milliseconds>{seconds(0), seconds(30), minutes(5), minutes(6),
-                                              minutes(7), minutes(10), minutes(12)}));
+                                              minutes(7), minutes(10), minutes(12), minutes(15)}));
   EXPECT_EQ(Describe(timeline->actions[0].kind), "CAS scaled to 0");
   const auto& scale = std::get<ScaleNodeGroup>(timeline->actions[1].kind);
   EXPECT_EQ(scale.size, 2);
@@ -57,6 +58,10 @@ actions:
   EXPECT_EQ(Describe(timeline->actions[4].kind), "delete Deployment shop/web");
   EXPECT_EQ(Describe(timeline->actions[5].kind), "interrupt spot capacity in us-east-1a");
   EXPECT_EQ(Describe(timeline->actions[6].kind), "make c6i.xlarge spot in us-east-1a unavailable");
+  const auto& condition = std::get<SetNodeCondition>(timeline->actions[7].kind);
+  EXPECT_EQ(condition.node_pool, "default");
+  EXPECT_EQ(condition.nodes, 2);
+  EXPECT_EQ(Describe(timeline->actions[7].kind), "set Ready=False on 2 nodes of NodePool default");
 }
 
 TEST(Timeline, DefaultsBatchToOneAndNamespaceToDefault) {
@@ -91,6 +96,7 @@ actions:
   - {at: 1m, scaleNodeGroup: {name: a, size: 1, batch: 0}}
   - {at: 1m, unavailable: {instanceType: x, capacityType: cheap}}
   - {note: no time}
+  - {at: 1m, nodeCondition: {nodePool: a, nodeGroup: b, type: Ready, status: Bad, nodes: 0}}
 )",
                                             "bad.yaml");
   ASSERT_FALSE(timeline.ok());
@@ -108,6 +114,10 @@ actions:
   EXPECT_THAT(message, HasSubstr("actions[5].scaleNodeGroup.batch: must be at least 1"));
   EXPECT_THAT(message, HasSubstr("actions[6].unavailable.capacityType: must be spot"));
   EXPECT_THAT(message, HasSubstr("actions[7].at: required"));
+  EXPECT_THAT(message, HasSubstr("actions[8].nodeCondition: needs one of nodePool and nodeGroup"));
+  EXPECT_THAT(message, HasSubstr("actions[8].nodeCondition.nodes: must be at least 1"));
+  EXPECT_THAT(message,
+              HasSubstr("actions[8].nodeCondition.status: must be True, False or Unknown"));
 }
 
 TEST(Timeline, RejectsMoreThanOneDocumentAndBadYaml) {

@@ -86,6 +86,9 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // DescribeInstances of every instance this cluster owns, at most every
   // kDriftListInterval, and remembered a while: drift checks come for every NodeClaim.
   Result<std::string> IsDrifted(const api::NodeClaim& node_claim) override EXCLUDES(mutex_);
+  std::span<const cloud::RepairPolicy> RepairPolicies() const override {
+    return cloud::Ec2RepairPolicies();
+  }
   std::string_view Name() const override { return "aws"; }
 
   // Checks the permissions a launch from `node_class` needs, as upstream does: plans one

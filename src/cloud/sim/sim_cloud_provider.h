@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,7 @@ class SimCloudProvider final : public CloudProvider {
   Result<std::vector<Instance>> List() override;
   Result<std::shared_ptr<const std::vector<InstanceType>>> GetInstanceTypes(
       const api::NodePool& node_pool) override;
+  std::span<const RepairPolicy> RepairPolicies() const override { return Ec2RepairPolicies(); }
   std::string_view Name() const override { return "sim"; }
 
   // Takes over an instance launched before a restart (the booter recovers them from their Nodes),
