@@ -311,10 +311,8 @@ void Manager::RunOnce() {
       logger_.Error("node repair failed", {logkey::Err(repaired.error())});
     } else if (repaired->next_deadline) {
       // A toleration that ends before the next pass brings the pass forward.
-      const auto until =
-          std::max(*repaired->next_deadline - clock_.Now(), TimePoint::duration::zero());
       next_node_repair_ =
-          std::min(next_node_repair_, now + std::chrono::ceil<std::chrono::milliseconds>(until));
+          std::min(next_node_repair_, MonotonicAt(clock_, *repaired->next_deadline));
     }
   }
   ServeDebugRequest();

@@ -66,6 +66,8 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   ASSIGN_OR_RETURN(kube::http::Config config, options.kubeconfig.empty()
                                                   ? kube::http::InClusterConfig()
                                                   : kube::http::LoadKubeconfig(options.kubeconfig));
+  config.qps = options.kube_client_qps;
+  config.burst = options.kube_client_burst;
   ASSIGN_OR_RETURN(std::unique_ptr<kube::Client> client, kube::http::NewClient(config));
   ASSIGN_OR_RETURN(std::unique_ptr<CloudBackend> backend, new_backend(options, config, clock));
 

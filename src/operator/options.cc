@@ -366,7 +366,8 @@ std::vector<Setting> Settings() {
       "(informers, batching window, last provisioning and disruption passes, budgets, queues).",
       &Options::debug_endpoints));
   settings.push_back(IntSetting("kube-client-qps", {"KUBE_CLIENT_QPS"}, 200,
-                                "The sustained rate of requests to the API server, per second.",
+                                "The sustained rate of requests to the API server, per second "
+                                "(each request and each retry waits its turn).",
                                 &Options::kube_client_qps, "rate", 1));
   settings.push_back(IntSetting("kube-client-burst", {"KUBE_CLIENT_BURST"}, 300,
                                 "The most requests to the API server allowed in a burst.",
@@ -539,13 +540,6 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
   }
   if (options.enable_zonal_shift) {
     return unimplemented("enable-zonal-shift", "avoiding zones under a zonal shift");
-  }
-  const Options defaults;
-  if (options.kube_client_qps != defaults.kube_client_qps ||
-      options.kube_client_burst != defaults.kube_client_burst) {
-    return unimplemented(options.kube_client_qps != defaults.kube_client_qps ? "kube-client-qps"
-                                                                             : "kube-client-burst",
-                         "limiting the rate of API requests");
   }
   return options;
 }

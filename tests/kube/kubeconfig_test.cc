@@ -628,9 +628,15 @@ class FakeServer {
   // Set when the test ends, so that endless responses stop.
   const std::atomic<bool>& stopping() const { return stopping_; }
 
-  std::unique_ptr<Client> NewClientFor(std::string token = "") {
+  // A configuration for this server.
+  Config BaseConfig() const {
     Config config;
     config.server = "http://127.0.0.1:" + std::to_string(port_);
+    return config;
+  }
+
+  std::unique_ptr<Client> NewClientFor(std::string token = "") {
+    Config config = BaseConfig();
     config.bearer_token = std::move(token);
     Result<std::unique_ptr<Client>> client = NewClient(config);
     EXPECT_THAT(client, IsOk());
@@ -1054,6 +1060,35 @@ TEST(FakeServerTest, AMalformedEventEndsTheWatch) {
   EXPECT_TRUE(Drain(**watch, end).empty());
   EXPECT_EQ(end.reason, "Unavailable");
   EXPECT_EQ(end.message, "watch /api/v1/pods: malformed event from the server");
+}
+
+// KUBE_CLIENT_QPS/BURST: a burst of 2 goes at once, then one request per 1/qps. The server sees
+// the third request no sooner than 50 ms after the first and the sixth no sooner than 200 ms (a
+// lower bound, which a busy machine cannot break).
+TEST(FakeServerTest, RequestsWaitTheirTurnUnderTheRateLimit) {
+  FakeServer server;
+  std::mutex mu;
+  std::vector<std::chrono::steady_clock::time_point> arrivals;
+  server->Get("/api/v1/namespaces/a/pods/x", [&](const httplib::Request&, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      arrivals.push_back(std::chrono::steady_clock::now());
+    }
+    res.set_content(R"({"kind": "Pod", "metadata": {"name": "x", "namespace": "a"}})",
+                    "application/json");
+  });
+  server.Start();
+  Config config = server.BaseConfig();
+  config.qps = 20;
+  config.burst = 2;
+  Result<std::unique_ptr<Client>> client = NewClient(config);
+  ASSERT_THAT(client, IsOk());
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 6; ++i) ASSERT_THAT((*client)->Get(resources::kPods, "a", "x"), IsOk());
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(arrivals.size(), 6U);
+  EXPECT_GE(arrivals[2] - start, milliseconds(49));
+  EXPECT_GE(arrivals[5] - start, milliseconds(199));
 }
 
 }  // namespace

@@ -224,9 +224,6 @@ TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
        "FEATURE_GATES: the feature gate NodeOverlay=true is not implemented yet"},
       {{{"FEATURE_GATES", "StaticCapacity=true"}}, "the feature gate StaticCapacity=true"},
       {{{"FEATURE_GATES", "CapacityBuffer=true"}}, "the feature gate CapacityBuffer=true"},
-      {{{"KUBE_CLIENT_QPS", "50"}},
-       "KUBE_CLIENT_QPS: limiting the rate of API requests is not implemented yet"},
-      {{{"KUBE_CLIENT_BURST", "60"}}, "KUBE_CLIENT_BURST: limiting the rate"},
       {{{"EKS_CONTROL_PLANE", "true"}}, "EKS_CONTROL_PLANE: EKS_CONTROL_PLANE=true is not"},
       {{{"ENABLE_ZONAL_SHIFT", "true"}},
        "ENABLE_ZONAL_SHIFT: avoiding zones under a zonal shift is not implemented yet"},
@@ -246,6 +243,11 @@ TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
       Parse({}, {{"CLOUD_PROVIDER", "sim"}, {"FEATURE_GATES", "NodeRepair=true"}});
   ASSERT_THAT(repair, IsOk());
   EXPECT_TRUE(repair->FeatureGate("NodeRepair"));
+  Result<Options> limited = Parse(
+      {}, {{"CLOUD_PROVIDER", "sim"}, {"KUBE_CLIENT_QPS", "50"}, {"KUBE_CLIENT_BURST", "60"}});
+  ASSERT_THAT(limited, IsOk());
+  EXPECT_EQ(limited->kube_client_qps, 50);
+  EXPECT_EQ(limited->kube_client_burst, 60);
 }
 
 TEST(OptionsTest, FallbackVariablesComeAfterThePrimaryOne) {

@@ -18,6 +18,10 @@ struct Config {
   std::string client_certificate;  // PEM text; with client_key, mutual TLS
   std::string client_key;          // PEM text; never logged
   std::string namespace_;          // the context's (or the pod's) namespace; empty when not given
+  // Client-side rate limit of requests (KUBE_CLIENT_QPS, KUBE_CLIENT_BURST): each request and each
+  // retry takes a token; 0 qps: no limit.
+  double qps = 0;
+  int burst = 0;
 };
 
 // Reads the current context of a kubeconfig file (`context` overrides current-context).

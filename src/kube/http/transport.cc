@@ -138,7 +138,16 @@ Transport::Transport(std::string server, const Config& config)
       client_certificate_(config.client_certificate),
       client_key_(config.client_key),
       token_(config.bearer_token, config.bearer_token_file),
-      random_(std::random_device{}()) {}
+      random_(std::random_device{}()) {
+  if (config.qps > 0) limiter_.emplace(config.qps, std::max(config.burst, 1), clock_);
+}
+
+void Transport::AwaitTurn() {
+  if (!limiter_) return;
+  if (const std::chrono::nanoseconds wait = limiter_->Reserve(); wait.count() > 0) {
+    std::this_thread::sleep_for(wait);
+  }
+}
 
 CURLcode Transport::Setup(CURL* easy, std::string_view method, const std::string& path,
                           std::string_view body, curl_slist* headers, char* error_buffer) const {
@@ -292,6 +301,7 @@ Transport::Attempt Transport::Once(const Request& request) {
 Result<Response> Transport::Do(const Request& request) {
   const bool idempotent = request.method == "GET";
   for (int attempt = 1;; ++attempt) {
+    AwaitTurn();
     Attempt outcome = Once(request);
     bool retry = false;
     if (!outcome.result.ok()) {
@@ -306,6 +316,7 @@ Result<Response> Transport::Do(const Request& request) {
 }
 
 Result<Stream> Transport::OpenStream(const std::string& path, std::chrono::seconds idle) {
+  AwaitTurn();
   Result<HeaderList> headers = Headers("");
   if (!headers.ok()) return TransportError("GET", path, headers.error().message);
   Stream stream{EasyHandle(curl_easy_init()), std::move(*headers),

@@ -9,13 +9,16 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/mutex.h"
 #include "common/result.h"
+#include "common/token_bucket.h"
 #include "kube/http/bearer_token.h"
 #include "kube/http/config.h"
 
@@ -85,6 +88,8 @@ class Transport {
   EasyHandle Acquire();
   void Release(EasyHandle easy);
   std::chrono::milliseconds Backoff(int attempt);
+  // Waits for the rate limiter's token, when there is a limit.
+  void AwaitTurn();
 
   const std::string server_;
   const std::string certificate_authority_;
@@ -92,6 +97,8 @@ class Transport {
   const std::string client_certificate_;
   const std::string client_key_;
   BearerToken token_;
+  const RealClock clock_;
+  std::optional<TokenBucket> limiter_;  // none without a limit
 
   Mutex mu_;
   std::vector<EasyHandle> idle_ GUARDED_BY(mu_);
