@@ -67,14 +67,15 @@ bool IsProvisionable(const api::Pod& pod) {
 
 Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
                          kube::EventRecorder& events, Metrics& metrics, Logger logger,
-                         uint64_t seed)
+                         uint64_t seed, bool ignore_preferences)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
       events_(events),
       metrics_(metrics),
       logger_(std::move(logger)),
-      random_(seed) {}
+      random_(seed),
+      ignore_preferences_(ignore_preferences) {}
 
 Result<ProvisioningResult> Provisioner::Provision() {
   std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
@@ -92,6 +93,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
   const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
   SchedulingView view = BuildSchedulingView(snapshot);
   provisioning::SchedulerInput& input = view.input;
+  input.ignore_preferences = ignore_preferences_;
   for (const auto& pod : snapshot.pods) {
     if (IsProvisionable(*pod)) input.pods.push_back(pod.get());
   }

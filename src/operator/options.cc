@@ -526,9 +526,6 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
     return Error(fmt::format("{}: {} is not implemented yet; leave it at its default",
                              source_of(flag), what));
   };
-  if (options.preference_policy != PreferencePolicy::kRespect) {
-    return unimplemented("preference-policy", "ignoring preferences (Ignore)");
-  }
   if (options.min_values_policy != MinValuesPolicy::kStrict) {
     return unimplemented("min-values-policy", "relaxing minValues (BestEffort)");
   }

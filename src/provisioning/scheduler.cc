@@ -1102,7 +1102,7 @@ SchedulerResult Pass::Run() {
   std::vector<PodConstraints> pods;
   pods.reserve(pods_.size());
   for (const auto* pod : pods_) {
-    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage));
+    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage), input_.ignore_preferences);
   }
   std::vector<int> target(pods.size(), -1);
   std::vector<int> rank(pods.size(), -1);

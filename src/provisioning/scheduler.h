@@ -71,6 +71,9 @@ struct SchedulerInput {
   std::vector<ExistingNode> existing_nodes;
   std::vector<const api::PodTemplate*> daemon_sets;  // the pod templates of DaemonSets
   scheduling::StorageState storage;
+  // PREFERENCE_POLICY=Ignore: preferred affinities and ScheduleAnyway spreads count for nothing
+  // (Respect, the default: required at first, relaxed one at a time when a pod does not fit).
+  bool ignore_preferences = false;
 };
 
 struct PlannedNodeClaim {

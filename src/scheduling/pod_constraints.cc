@@ -13,21 +13,23 @@ void SortHeaviestFirst(std::vector<T>& terms) {
 
 }  // namespace
 
-PodConstraints::PodConstraints(const api::Pod& pod, Requirements volume_requirements)
+PodConstraints::PodConstraints(const api::Pod& pod, Requirements volume_requirements,
+                               bool ignore_preferences)
     : pod_(&pod),
       requests_(api::SchedulingRequests(pod.spec)),
       host_ports_(HostPortsOf(pod.spec)),
-      volume_requirements_(std::move(volume_requirements)) {
+      volume_requirements_(std::move(volume_requirements)),
+      schedule_anyway_relaxed_(ignore_preferences) {
   const auto& affinity = pod.spec.affinity;
-  if (affinity && affinity->node_affinity) {
+  if (!ignore_preferences && affinity && affinity->node_affinity) {
     preferred_node_ = affinity->node_affinity->preferred;
     SortHeaviestFirst(preferred_node_);
   }
-  if (affinity && affinity->pod_affinity) {
+  if (!ignore_preferences && affinity && affinity->pod_affinity) {
     preferred_affinity_ = affinity->pod_affinity->preferred;
     SortHeaviestFirst(preferred_affinity_);
   }
-  if (affinity && affinity->pod_anti_affinity) {
+  if (!ignore_preferences && affinity && affinity->pod_anti_affinity) {
     preferred_anti_affinity_ = affinity->pod_anti_affinity->preferred;
     SortHeaviestFirst(preferred_anti_affinity_);
   }

@@ -14,7 +14,10 @@ namespace karpenter::scheduling {
 
 class PodConstraints {
  public:
-  PodConstraints(const api::Pod& pod, Requirements volume_requirements);
+  // With `ignore_preferences` (PREFERENCE_POLICY=Ignore), the pod's preferred affinities and
+  // ScheduleAnyway spreads are left out from the start.
+  PodConstraints(const api::Pod& pod, Requirements volume_requirements,
+                 bool ignore_preferences = false);
 
   const api::Pod& pod() const { return *pod_; }
   const api::ResourceList& requests() const { return requests_; }

@@ -85,12 +85,15 @@ inline std::vector<support::Sample> ScrapeChartPort() {
 }
 
 // Our events (source component "karpenter", not the kube-scheduler's) about `name` in
-// `namespace_` with `reason`.
+// `namespace_` with `reason`; with `uid`, only those about that object (a Node of an earlier run
+// may have had the same name).
 inline std::vector<std::string> EventMessages(kube::Client& client, const std::string& namespace_,
-                                              const std::string& name, const std::string& reason) {
+                                              const std::string& name, const std::string& reason,
+                                              const std::string& uid = "") {
   std::vector<std::string> out;
   for (const kube::Object& event : List(client, kube::resources::kEvents, namespace_)) {
     if (Part(event, "involvedObject").value("name", "") == name &&
+        (uid.empty() || Part(event, "involvedObject").value("uid", "") == uid) &&
         event.value("reason", "") == reason &&
         event.value("source", kube::Object::object()).value("component", "") == "karpenter") {
       out.push_back(event.value("message", ""));

@@ -76,6 +76,7 @@ TEST_F(NodeRepairE2E, ANodeUnhealthyPastItsTolerationIsReplacedWithoutADrain) {
       << CountRunning(*client_, "e2e-repair") << " of 2 pods Running";
   const std::vector<kube::Object> nodes = SimNodes(*client_);
   const std::string sick(kube::Name(nodes.front()));
+  const std::string sick_uid(kube::Uid(nodes.front()));
   const std::string healthy(kube::Name(nodes.back()));
 
   std::string claim;
@@ -97,7 +98,7 @@ TEST_F(NodeRepairE2E, ANodeUnhealthyPastItsTolerationIsReplacedWithoutADrain) {
       },
       seconds(180));
   ASSERT_TRUE(replaced) << "the unhealthy node " << sick << " was not replaced";
-  EXPECT_THAT(EventMessages(*client_, "default", sick, "NodeRepair"),
+  EXPECT_THAT(EventMessages(*client_, "default", sick, "NodeRepair", sick_uid),
               ElementsAre(AllOf(HasSubstr("ContainerRuntimeReady has been False for"),
                                 HasSubstr("past its toleration of 30m"))));
   EXPECT_TRUE(client_->Get(kube::resources::kNodes, "", healthy).ok())

@@ -193,6 +193,46 @@ void BuildMixedBatch(std::deque<api::Pod>& pods) {
   pods.push_back(std::move(nowhere));
 }
 
+// PREFERENCE_POLICY: with Respect (the default) preferred hostname anti-affinity and a
+// ScheduleAnyway zone spread are honoured while they can be — one pod per node, over the zones;
+// with Ignore they count for nothing and the small pods share one node.
+TEST_F(SchedulerTest, IgnoredPreferencesNoLongerSpreadPods) {
+  for (int i = 0; i < 4; ++i) {
+    api::Pod& pod = AddPod("spread-" + std::to_string(i), 250);
+    api::PodAffinity anti;
+    api::WeightedPodAffinityTerm term;
+    term.weight = 100;
+    term.term.topology_key = std::string(api::kLabelHostname);
+    term.term.label_selector = api::LabelSelector{{{"app", "x"}}, {}};
+    anti.preferred.push_back(term);
+    pod.spec.affinity.emplace();
+    pod.spec.affinity->pod_anti_affinity = anti;
+    api::TopologySpreadConstraint spread;
+    spread.topology_key = kZone;
+    spread.when_unsatisfiable = api::UnsatisfiableConstraintAction::kScheduleAnyway;
+    spread.label_selector = api::LabelSelector{{{"app", "x"}}, {}};
+    pod.spec.topology_spread_constraints.push_back(spread);
+  }
+  api::NodePool pool = MakePool("default");
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+
+  const SchedulerResult respected = Schedule(input);
+  EXPECT_EQ(respected.node_claims.size(), 4U) << Describe(respected);
+  std::set<std::string> zones;
+  for (const PlannedNodeClaim& claim : respected.node_claims) {
+    if (claim.zones.size() == 1) zones.insert(claim.zones.front());
+  }
+  EXPECT_GE(zones.size(), 3U) << Describe(respected);
+
+  input.ignore_preferences = true;
+  const SchedulerResult ignored = Schedule(input);
+  ASSERT_EQ(ignored.node_claims.size(), 1U) << Describe(ignored);
+  EXPECT_EQ(ignored.node_claims.front().pods.size(), 4U);
+  EXPECT_THAT(ignored.unschedulable, IsEmpty());
+}
+
 TEST_F(SchedulerTest, SameInputTwiceGivesIdenticalResults) {
   BuildMixedBatch(pods_);
   api::NodePool general = MakePool("general");
