@@ -95,6 +95,9 @@ inline constexpr std::string_view kCapacityTypeSpot = "spot";
 inline constexpr std::string_view kCapacityTypeReserved = "reserved";
 
 inline constexpr std::string_view kAnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt";
+// On a NodeClaim launched with a minValues lowered (MIN_VALUES_POLICY=BestEffort): "true".
+inline constexpr std::string_view kAnnotationMinValuesRelaxed =
+    "karpenter.sh/nodeclaim-min-values-relaxed";
 // When a NodeClaim being deleted stops waiting for its drain: set by node repair to the moment it
 // repairs (upstream also writes deletion + terminationGracePeriod here; we compute that instead).
 inline constexpr std::string_view kAnnotationNodeClaimTerminationTimestamp =

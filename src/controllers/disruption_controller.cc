@@ -119,7 +119,7 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
   }
   last_pass_ = PassSummary{now, "", kube::Object::array(), kube::Object::object()};
   const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
-  view->cluster.capacity.ignore_preferences = options_.ignore_preferences;
+  view->cluster.capacity.policy = options_.scheduling;
   const disruption::Cluster& cluster = view->cluster;
   // The engine is a function of the cluster, the budgets now and the instance types: when none
   // changed since a pass that found nothing, this one would find nothing either.
@@ -285,7 +285,7 @@ void DisruptionController::ValidateAndExecute(TimePoint now, MonoTime mono) {
   decided_.reset();
   next_poll_ = mono + options_.poll_period;
   const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
-  view->cluster.capacity.ignore_preferences = options_.ignore_preferences;
+  view->cluster.capacity.policy = options_.scheduling;
   const disruption::Cluster& cluster = view->cluster;
   std::vector<size_t> candidates;
   for (const std::string& name : decided.node_claims) {
@@ -356,7 +356,8 @@ void DisruptionController::Execute(const DisruptionView& view, const disruption:
       return;
     }
     in_flight.replacements.emplace_back(kube::Name(*created));
-    metrics_.NodeClaimCreated(MetricReason(command.method), planned.node_pool);
+    metrics_.NodeClaimCreated(MetricReason(command.method), planned.node_pool,
+                              !planned.relaxed_min_values.empty());
   }
   metrics_.DisruptionDecided(command.replacements.empty() ? "delete" : "replace",
                              MetricReason(command.method), ConsolidationType(command.method));

@@ -34,8 +34,7 @@ struct DisruptionOptions {
   std::chrono::milliseconds validation_delay{std::chrono::seconds(15)};
   std::chrono::milliseconds replacement_timeout{std::chrono::minutes(10)};
   disruption::Options engine;
-  // PREFERENCE_POLICY=Ignore for the scheduling simulations (provisioning::SchedulerInput).
-  bool ignore_preferences = false;
+  provisioning::SchedulingPolicy scheduling;  // for the scheduling simulations
 };
 
 // A command that was executed, for reports.

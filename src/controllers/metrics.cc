@@ -156,10 +156,12 @@ WorkQueueSeries Metrics::QueueSeries(std::string_view controller) {
           &work_queue_duration_.Add(labels, metrics::ExponentialBuckets(1e-8, 10, 12))};
 }
 
-void Metrics::NodeClaimCreated(std::string_view reason, std::string_view node_pool) {
-  // minValues are never relaxed here (MIN_VALUES_POLICY=BestEffort is refused at start-up).
+void Metrics::NodeClaimCreated(std::string_view reason, std::string_view node_pool,
+                               bool min_values_relaxed) {
   node_claims_created_
-      .Add({{"reason", S(reason)}, {"nodepool", S(node_pool)}, {"min_values_relaxed", "false"}})
+      .Add({{"reason", S(reason)},
+            {"nodepool", S(node_pool)},
+            {"min_values_relaxed", min_values_relaxed ? "true" : "false"}})
       .Increment();
 }
 

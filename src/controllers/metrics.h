@@ -54,7 +54,9 @@ class Metrics {
   WorkQueueSeries QueueSeries(std::string_view controller);
 
   // `reason`: "provisioned", or the disruption reason of a replacement ("underutilized", …).
-  void NodeClaimCreated(std::string_view reason, std::string_view node_pool);
+  // `min_values_relaxed`: MIN_VALUES_POLICY=BestEffort lowered a minValues of it.
+  void NodeClaimCreated(std::string_view reason, std::string_view node_pool,
+                        bool min_values_relaxed = false);
   // Its finalizer came off.
   void NodeClaimTerminated(std::string_view node_pool, std::string_view capacity_type,
                            std::string_view zone);

@@ -1,6 +1,7 @@
 #include "controllers/provisioner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <deque>
@@ -67,7 +68,7 @@ bool IsProvisionable(const api::Pod& pod) {
 
 Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
                          kube::EventRecorder& events, Metrics& metrics, Logger logger,
-                         uint64_t seed, bool ignore_preferences)
+                         uint64_t seed, provisioning::SchedulingPolicy policy)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
@@ -75,7 +76,7 @@ Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::Clo
       metrics_(metrics),
       logger_(std::move(logger)),
       random_(seed),
-      ignore_preferences_(ignore_preferences) {}
+      policy_(policy) {}
 
 Result<ProvisioningResult> Provisioner::Provision() {
   std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
@@ -93,7 +94,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
   const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
   SchedulingView view = BuildSchedulingView(snapshot);
   provisioning::SchedulerInput& input = view.input;
-  input.ignore_preferences = ignore_preferences_;
+  input.policy = policy_;
   for (const auto& pod : snapshot.pods) {
     if (IsProvisionable(*pod)) input.pods.push_back(pod.get());
   }
@@ -141,7 +142,8 @@ Result<ProvisioningResult> Provisioner::Provision() {
     }
     const std::string name(kube::Name(*created));
     result.node_claims.push_back(name);
-    metrics_.NodeClaimCreated("provisioned", planned.node_pool);
+    metrics_.NodeClaimCreated("provisioned", planned.node_pool,
+                              !planned.relaxed_min_values.empty());
     logger_.Info("created nodeclaim", {logkey::NodePool(planned.node_pool),
                                        logkey::NodeClaim(name),
                                        {"requests", api::Encode(planned.requests)},
@@ -188,6 +190,9 @@ Result<kube::Object> Provisioner::CreateNodeClaim(const provisioning::PlannedNod
     }
   }
   labels[std::string(api::kLabelNodePool)] = planned.node_pool;
+  if (!planned.relaxed_min_values.empty()) {
+    annotations[std::string(api::kAnnotationMinValuesRelaxed)] = "true";
+  }
   annotations[std::string(kAnnotationNodePoolHash)] = NodePoolHash(node_pool);
   annotations[std::string(kAnnotationNodePoolHashVersion)] = kNodePoolHashVersion;
   const std::string_view class_name = kube::StringAt(template_, {"spec", "nodeClassRef", "name"});
@@ -228,7 +233,15 @@ Result<kube::Object> Provisioner::CreateNodeClaim(const provisioning::PlannedNod
         {"spec", spec}};
     Result<kube::Object> created =
         client_.Create(kube::resources::kNodeClaims, claim, kube::WriteOptions{});
-    if (created.ok()) return created;
+    if (created.ok()) {
+      if (!planned.relaxed_min_values.empty()) {
+        events_.Record(*created, kube::EventType::kWarning, "MinValuesRelaxed",
+                       fmt::format("minValues lowered to what the instance types left could meet "
+                                   "(MIN_VALUES_POLICY=BestEffort): {}",
+                                   fmt::join(planned.relaxed_min_values, ", ")));
+      }
+      return created;
+    }
     if (created.error().status != 409 || attempt == 3) {
       return ExplainOwnerReferenceDenial(created.error(), "nodepools");
     }

@@ -65,10 +65,9 @@ struct ProvisioningResult {
 
 class Provisioner {
  public:
-  // `ignore_preferences`: PREFERENCE_POLICY=Ignore (provisioning::SchedulerInput).
   Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
               kube::EventRecorder& events, Metrics& metrics, Logger logger, uint64_t seed,
-              bool ignore_preferences = false);
+              provisioning::SchedulingPolicy policy = {});
 
   // One pass now.
   Result<ProvisioningResult> Provision();
@@ -86,7 +85,7 @@ class Provisioner {
   Metrics& metrics_;
   Logger logger_;
   std::mt19937_64 random_;
-  const bool ignore_preferences_;
+  const provisioning::SchedulingPolicy policy_;
   // The NodeClaim the last pass nominated each pending pod to ("namespace/name" → NodeClaim name):
   // the next pass tries it there first while that NodeClaim is in flight.
   std::map<std::string, std::string, std::less<>> nominations_;

@@ -51,7 +51,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       event_metrics_(events_),
       batcher_(options_.batch),
       provisioner_(cluster_, client, provisioner_cloud_, events_, metrics_,
-                   logger_.Named("provisioner"), options_.seed, options_.ignore_preferences),
+                   logger_.Named("provisioner"), options_.seed, options_.scheduling),
       lifecycle_(cluster_, client, lifecycle_cloud_, events_, metrics_, clock,
                  logger_.Named("nodeclaim.lifecycle"), options_.lifecycle),
       node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status")),

@@ -53,8 +53,9 @@ struct ManagerOptions {
   // The NodeRepair gate: Nodes unhealthy past the cloud's repair policies are replaced. Checked
   // this often, and at the moment a toleration ends.
   bool node_repair = false;
-  // PREFERENCE_POLICY=Ignore, for provisioning (disruption.ignore_preferences for disruption).
-  bool ignore_preferences = false;
+  // PREFERENCE_POLICY and MIN_VALUES_POLICY for provisioning (disruption.scheduling for
+  // disruption's simulations).
+  provisioning::SchedulingPolicy scheduling;
   std::chrono::milliseconds node_repair_period{std::chrono::seconds(10)};
   // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).
   std::chrono::milliseconds pending_recheck_period{std::chrono::seconds(10)};

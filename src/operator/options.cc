@@ -526,9 +526,6 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
     return Error(fmt::format("{}: {} is not implemented yet; leave it at its default",
                              source_of(flag), what));
   };
-  if (options.min_values_policy != MinValuesPolicy::kStrict) {
-    return unimplemented("min-values-policy", "relaxing minValues (BestEffort)");
-  }
   if (const std::string_view gate = UnimplementedGateOn(options.feature_gates); !gate.empty()) {
     return unimplemented("feature-gates", fmt::format("the feature gate {}=true", gate));
   }

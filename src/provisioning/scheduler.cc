@@ -184,6 +184,7 @@ struct ClaimSlot {
   std::vector<const api::Pod*> pods;
   api::ResourceList charge;  // what the claim counts against its NodePool's limits
   api::ResourceList cap;     // the allocatable of the type the claim is sized for
+  std::vector<std::string> relaxed_min_values;  // MIN_VALUES_POLICY=BestEffort
 };
 
 // The capacity reservation a new claim launches into: one instance of `type` in its zone.
@@ -283,7 +284,14 @@ class Pass {
                           const api::ResourceList& total, const Requirements* changed,
                           const std::optional<api::ResourceList>& limit,
                           const std::vector<std::string>& limited = {}) const;
+  // The requirements whose minValues `options` cannot meet, each with the values they do offer.
+  std::vector<std::pair<const Requirement*, int>> MinValuesShort(
+      const std::vector<int>& options, const Requirements& requirements) const;
   Status CheckMinValues(const std::vector<int>& options, const Requirements& requirements) const;
+  // MIN_VALUES_POLICY=BestEffort: lowers each minValues `options` cannot meet to what they can;
+  // describes each change.
+  std::vector<std::string> RelaxMinValues(const std::vector<int>& options,
+                                          Requirements& requirements) const;
   PlannedNodeClaim Finalize(const ClaimSlot& claim) const;
   // The most a claim with these options can add to its NodePool's usage: the largest capacity
   // among the options a launch may use, and one node.
@@ -707,8 +715,9 @@ std::optional<ReservationPin> Pass::ReservationFor(const std::vector<int>& optio
   return best;
 }
 
-Status Pass::CheckMinValues(const std::vector<int>& options,
-                            const Requirements& requirements) const {
+std::vector<std::pair<const Requirement*, int>> Pass::MinValuesShort(
+    const std::vector<int>& options, const Requirements& requirements) const {
+  std::vector<std::pair<const Requirement*, int>> out;
   for (const auto& r : requirements.items()) {
     if (!r.min_values()) continue;
     std::set<std::string> values;
@@ -720,11 +729,33 @@ Status Pass::CheckMinValues(const std::vector<int>& options,
       }
     }
     if (static_cast<int>(values.size()) < *r.min_values()) {
-      return Error{"minValues " + std::to_string(*r.min_values()) + " of " + r.key() +
-                   " not met (" + std::to_string(values.size()) + " values left)"};
+      out.emplace_back(&r, static_cast<int>(values.size()));
     }
   }
-  return {};
+  return out;
+}
+
+Status Pass::CheckMinValues(const std::vector<int>& options,
+                            const Requirements& requirements) const {
+  const std::vector<std::pair<const Requirement*, int>> short_of =
+      MinValuesShort(options, requirements);
+  if (short_of.empty()) return {};
+  const auto& [r, left] = short_of.front();
+  return Error{"minValues " + std::to_string(*r->min_values()) + " of " + r->key() + " not met (" +
+               std::to_string(left) + " values left)"};
+}
+
+std::vector<std::string> Pass::RelaxMinValues(const std::vector<int>& options,
+                                              Requirements& requirements) const {
+  std::vector<std::pair<std::string, int>> lower;  // copied: relaxing edits the requirements
+  std::vector<std::string> out;
+  for (const auto& [r, left] : MinValuesShort(options, requirements)) {
+    out.push_back(r->key() + ": " + std::to_string(*r->min_values()) + " → " +
+                  std::to_string(left));
+    lower.emplace_back(r->key(), left);
+  }
+  for (const auto& [key, left] : lower) requirements.RelaxMinValues(key, left);
+  return out;
 }
 
 void Pass::UpdateFree(size_t index) {
@@ -954,9 +985,13 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology, i
         continue;
       }
     }
+    std::vector<std::string> relaxed;
     if (Status min_values = CheckMinValues(options, requirements); !min_values.ok()) {
-      fail(pool, min_values.error().message);
-      continue;
+      if (!input_.policy.min_values_best_effort) {
+        fail(pool, min_values.error().message);
+        continue;
+      }
+      relaxed = RelaxMinValues(options, requirements);
     }
     // A claim either launches into one capacity reservation (an instance of its type, in its
     // zone) or into no reservation at all, so the reservations' counts hold for the whole pass.
@@ -1006,7 +1041,8 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology, i
                     std::move(charge),
                     std::find(options.begin(), options.end(), target) != options.end()
                         ? types_[target].allocatable
-                        : SizeFor(options, pod.requests())};
+                        : SizeFor(options, pod.requests()),
+                    std::move(relaxed)};
     claim.options = std::move(options);
     claims_.push_back(std::move(claim));
     topology_->Record(pod.pod(), candidate, topology.required_anti_affinity);
@@ -1045,6 +1081,7 @@ PlannedNodeClaim Pass::Finalize(const ClaimSlot& claim) const {
   const PoolState& pool = pools_[claim.pool];
   PlannedNodeClaim out;
   out.node_pool = pool.name;
+  out.relaxed_min_values = claim.relaxed_min_values;
   const OfferingMask mask = MaskOf(claim.requirements);
   std::vector<std::pair<double, int>> priced;
   bool ordinary = std::any_of(claim.options.begin(), claim.options.end(),
@@ -1102,7 +1139,8 @@ SchedulerResult Pass::Run() {
   std::vector<PodConstraints> pods;
   pods.reserve(pods_.size());
   for (const auto* pod : pods_) {
-    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage), input_.ignore_preferences);
+    pods.emplace_back(*pod, VolumeRequirements(*pod, input_.storage),
+                      input_.policy.ignore_preferences);
   }
   std::vector<int> target(pods.size(), -1);
   std::vector<int> rank(pods.size(), -1);

@@ -64,6 +64,18 @@ enum class Placement {
   kKubeScheduler,
 };
 
+// Upstream's scheduling settings (PREFERENCE_POLICY, MIN_VALUES_POLICY), for provisioning and
+// disruption's simulations alike.
+struct SchedulingPolicy {
+  // Ignore: preferred affinities and ScheduleAnyway spreads count for nothing (Respect, the
+  // default: required at first, relaxed one at a time when a pod does not fit).
+  bool ignore_preferences = false;
+  // BestEffort: a new NodeClaim whose options cannot meet a requirement's minValues launches with
+  // the minValues lowered to what they can meet (PlannedNodeClaim::relaxed_min_values says how);
+  // Strict, the default: its pods do not schedule there.
+  bool min_values_best_effort = false;
+};
+
 struct SchedulerInput {
   Placement placement = Placement::kKarpenter;
   std::vector<const api::Pod*> pods;  // pending pods to place
@@ -71,9 +83,7 @@ struct SchedulerInput {
   std::vector<ExistingNode> existing_nodes;
   std::vector<const api::PodTemplate*> daemon_sets;  // the pod templates of DaemonSets
   scheduling::StorageState storage;
-  // PREFERENCE_POLICY=Ignore: preferred affinities and ScheduleAnyway spreads count for nothing
-  // (Respect, the default: required at first, relaxed one at a time when a pod does not fit).
-  bool ignore_preferences = false;
+  SchedulingPolicy policy;
 };
 
 struct PlannedNodeClaim {
@@ -85,6 +95,8 @@ struct PlannedNodeClaim {
   api::ResourceList requests;  // pods + daemonset overhead
   std::vector<const api::Pod*> pods;
   double price_per_hour = 0;  // cheapest available compatible offering of the first type
+  // Under MIN_VALUES_POLICY=BestEffort, each minValues lowered: "<key>: <asked> → <met>".
+  std::vector<std::string> relaxed_min_values;
 };
 
 struct ExistingPlacement {

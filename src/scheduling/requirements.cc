@@ -299,6 +299,17 @@ Requirements Requirements::FromLabels(const api::Labels& labels) {
 
 void Requirements::Add(const Requirement& requirement) { Add(Requirement(requirement)); }
 
+void Requirements::RelaxMinValues(std::string_view key, int at_most) {
+  for (Requirement& requirement : items_) {
+    if (requirement.key() != key || !requirement.min_values()) continue;
+    if (at_most < 1) {
+      requirement.set_min_values(std::nullopt);
+    } else if (*requirement.min_values() > at_most) {
+      requirement.set_min_values(at_most);
+    }
+  }
+}
+
 void Requirements::Add(Requirement&& requirement) {
   auto it =
       std::lower_bound(items_.begin(), items_.end(), requirement.key(),

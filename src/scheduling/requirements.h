@@ -93,6 +93,9 @@ class Requirements {
     return requirement == nullptr || requirement->Has(value);
   }
   const std::vector<Requirement>& items() const { return items_; }
+  // Lowers the minValues of the requirement on `key` to `at_most` (none at all when below 1):
+  // MIN_VALUES_POLICY=BestEffort, when no launch could meet it.
+  void RelaxMinValues(std::string_view key, int at_most);
   bool empty() const { return items_.empty(); }
 
   // Every key present in both must intersect (absence counts as a value for NotIn/DoesNotExist).

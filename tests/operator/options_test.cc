@@ -216,8 +216,6 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
 // each naming where the value came from and what is missing.
 TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
   const std::vector<std::pair<Env, std::string>> refused = {
-      {{{"MIN_VALUES_POLICY", "BestEffort"}},
-       "MIN_VALUES_POLICY: relaxing minValues (BestEffort) is not implemented yet"},
       {{{"FEATURE_GATES", "NodeOverlay=true"}},
        "FEATURE_GATES: the feature gate NodeOverlay=true is not implemented yet"},
       {{{"FEATURE_GATES", "StaticCapacity=true"}}, "the feature gate StaticCapacity=true"},

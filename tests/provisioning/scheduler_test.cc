@@ -226,7 +226,7 @@ TEST_F(SchedulerTest, IgnoredPreferencesNoLongerSpreadPods) {
   }
   EXPECT_GE(zones.size(), 3U) << Describe(respected);
 
-  input.ignore_preferences = true;
+  input.policy.ignore_preferences = true;
   const SchedulerResult ignored = Schedule(input);
   ASSERT_EQ(ignored.node_claims.size(), 1U) << Describe(ignored);
   EXPECT_EQ(ignored.node_claims.front().pods.size(), 4U);
@@ -705,6 +705,40 @@ TEST_F(SchedulerTest, CheaperPackingKeepsEveryTypeThatFitsAndMinValues) {
       EXPECT_GE(offered.size(), 4u) << "seed " << seed;
     }
   }
+}
+
+// MIN_VALUES_POLICY: a pod so large that only a few types fit cannot meet minValues 30 of the
+// instance type. Strict: it does not schedule, and the reason names minValues. BestEffort: it
+// launches with the minValues lowered to the types that fit, and the claim says so.
+TEST_F(SchedulerTest, BestEffortLowersAMinValuesNoLaunchCanMeet) {
+  api::NodePool pool = MakePool("default");
+  pool.spec.template_.spec.requirements = {
+      {std::string(kInstanceType), api::NodeSelectorOperator::kExists, {}, 30}};
+  int64_t largest = 0;
+  for (const cloud::InstanceType& type : catalog_) {
+    largest = std::max(largest, type.Allocatable().cpu().milli());
+  }
+  AddPod("big", largest - 100);
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {Offer(pool)};
+
+  const SchedulerResult strict = Schedule(input);
+  ASSERT_EQ(strict.unschedulable.size(), 1U) << Describe(strict);
+  EXPECT_THAT(strict.unschedulable.front().reason, HasSubstr("minValues 30 of"));
+
+  input.policy.min_values_best_effort = true;
+  const SchedulerResult relaxed = Schedule(input);
+  ASSERT_EQ(relaxed.node_claims.size(), 1U) << Describe(relaxed);
+  const PlannedNodeClaim& claim = relaxed.node_claims.front();
+  const size_t fitting = claim.instance_types.size();
+  ASSERT_GE(fitting, 1U);
+  ASSERT_LT(fitting, 30U);
+  EXPECT_THAT(claim.relaxed_min_values,
+              ElementsAre(kInstanceType + ": 30 → " + std::to_string(fitting)));
+  const Requirement* types = claim.requirements.Get(kInstanceType);
+  ASSERT_NE(types, nullptr);
+  EXPECT_EQ(types->min_values(), static_cast<int>(fitting));
 }
 
 // As kube-scheduler places pods: in the order given (its queue), each on the node its resource
