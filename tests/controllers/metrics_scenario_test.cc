@@ -24,16 +24,7 @@ using std::chrono::minutes;
 using support::Count;
 using support::Sum;
 
-// What a scrape of the manager's series would say now.
-std::vector<support::Sample> Scrape(World& world) {
-  const prometheus::Collectable* sources[] = {
-      &world.manager().registry(), &world.manager().state_metrics(),
-      &world.manager().instance_type_metrics(), &world.manager().event_metrics()};
-  Result<std::vector<support::Sample>> samples =
-      support::ParseExposition(metrics::TextExposition(sources));
-  EXPECT_THAT(samples, IsOk());
-  return samples.ok() ? std::move(*samples) : std::vector<support::Sample>{};
-}
+std::vector<support::Sample> Scrape(World& world) { return world.Scrape(); }
 
 bool AllRunning(World& world) {
   if (!world.PendingPods().empty()) return false;

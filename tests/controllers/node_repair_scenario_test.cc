@@ -14,7 +14,6 @@
 #include "api/condition.h"
 #include "api/labels.h"
 #include "controllers/scenario_world.h"
-#include "metrics/exposition.h"
 #include "support/matchers.h"
 #include "support/metrics_text.h"
 
@@ -74,11 +73,7 @@ std::string ClaimOfNode(World& world, const std::string& node) {
 }
 
 double Counter(World& world, std::string_view name, const support::LabelFilter& labels) {
-  const prometheus::Collectable* sources[] = {&world.manager().registry()};
-  Result<std::vector<support::Sample>> samples =
-      support::ParseExposition(metrics::TextExposition(sources));
-  EXPECT_THAT(samples, IsOk());
-  return samples.ok() ? support::Sum(*samples, name, labels) : -1;
+  return support::Sum(world.Scrape(), name, labels);
 }
 
 TEST(NodeRepairScenarioTest, ANotReadyNodeIsReplacedOnceItsTolerationIsOverDespiteItsPdb) {

@@ -290,16 +290,23 @@ TEST(ScenarioTest, NodeClaimWhoseInstanceVanishedIsDeleted) {
   EXPECT_THAT(world.List(resources::kNodes), IsEmpty());
 }
 
+// One on-demand node of a NodePool that allows reserved capacity too (so relabelling it is no
+// drift); its NodeClaim, or null.
+Object StartOneReservableNode(World& world) {
+  StartDefault(world, 1, "500m",
+               Object::array({Requirement(api::kLabelCapacityType, {"on-demand", "reserved"})}));
+  EXPECT_TRUE(world.RunUntil([&] { return Settled(world); }, seconds(10)));
+  const std::vector<Object> claims = world.List(resources::kNodeClaims);
+  EXPECT_THAT(claims, SizeIs(1));
+  return claims.size() == 1 ? claims[0] : Object();
+}
+
 // A NodeClaim labelled reserved whose instance the cloud reports otherwise (its capacity
 // reservation ended) is relabelled, with its Node, by the next garbage collection.
 TEST(ScenarioTest, ANodeClaimWhoseReservationEndedIsRelabelledWithTheCloudsCapacityType) {
   World world;
-  // The NodePool allows reserved capacity, so the relabelling below is no drift.
-  StartDefault(world, 1, "500m",
-               Object::array({Requirement(api::kLabelCapacityType, {"on-demand", "reserved"})}));
-  ASSERT_TRUE(world.RunUntil([&] { return Settled(world); }, seconds(10)));
-  const std::vector<Object> claims = world.List(resources::kNodeClaims);
-  ASSERT_THAT(claims, SizeIs(1));
+  const std::vector<Object> claims = {StartOneReservableNode(world)};
+  ASSERT_FALSE(claims[0].is_null());
   const std::string claim_name(kube::Name(claims[0]));
   const std::string capacity_type(kube::Label(claims[0], api::kLabelCapacityType));
   ASSERT_EQ(capacity_type, "on-demand");
@@ -334,11 +341,8 @@ TEST(ScenarioTest, ANodeClaimWhoseReservationEndedIsRelabelledWithTheCloudsCapac
 // claim.
 TEST(ScenarioTest, ANodeLeftReservedAfterItsClaimWasRelabelledIsRelabelledLater) {
   World world;
-  StartDefault(world, 1, "500m",
-               Object::array({Requirement(api::kLabelCapacityType, {"on-demand", "reserved"})}));
-  ASSERT_TRUE(world.RunUntil([&] { return Settled(world); }, seconds(10)));
-  const std::vector<Object> claims = world.List(resources::kNodeClaims);
-  ASSERT_THAT(claims, SizeIs(1));
+  const std::vector<Object> claims = {StartOneReservableNode(world)};
+  ASSERT_FALSE(claims[0].is_null());
   const std::string node_name(kube::StringAt(claims[0], {"status", "nodeName"}));
   ASSERT_FALSE(node_name.empty());
   ASSERT_THAT(

@@ -35,9 +35,11 @@
 #include "controllers/conditions.h"
 #include "kube/client.h"
 #include "kube/memory/memory_client.h"
+#include "metrics/exposition.h"
 #include "operator/manager.h"
 #include "simulate/simulated_machines.h"
 #include "support/matchers.h"
+#include "support/metrics_text.h"
 #include "support/object_copies.h"
 
 namespace karpenter::scenario {
@@ -209,6 +211,17 @@ class World {
     messages.reserve(found.size());
     for (auto& [time, message] : found) messages.push_back(std::move(message));
     return messages;
+  }
+
+  // What a scrape of the manager's series would say now.
+  std::vector<support::Sample> Scrape() {
+    const prometheus::Collectable* sources[] = {&manager_.registry(), &manager_.state_metrics(),
+                                                &manager_.instance_type_metrics(),
+                                                &manager_.event_metrics()};
+    Result<std::vector<support::Sample>> samples =
+        support::ParseExposition(metrics::TextExposition(sources));
+    EXPECT_THAT(samples, IsOk());
+    return samples.ok() ? std::move(*samples) : std::vector<support::Sample>{};
   }
 
   // Keeps `replicas` pods labelled app=`app` (named `app`-1, -2, …) of `cpu` each, like a

@@ -11,7 +11,6 @@
 
 #include "api/labels.h"
 #include "controllers/scenario_world.h"
-#include "metrics/exposition.h"
 #include "support/matchers.h"
 #include "support/metrics_text.h"
 
@@ -97,11 +96,7 @@ TEST(MinValuesPolicyScenarioTest, BestEffortLaunchesWithTheMinValuesLowered) {
   EXPECT_TRUE(lowered) << claims[0]["spec"]["requirements"].dump();
   EXPECT_THAT(world.EventMessages(name, "MinValuesRelaxed"),
               ElementsAre(HasSubstr("node.kubernetes.io/instance-type: 3 → 2")));
-  const prometheus::Collectable* sources[] = {&world.manager().registry()};
-  Result<std::vector<support::Sample>> samples =
-      support::ParseExposition(metrics::TextExposition(sources));
-  ASSERT_THAT(samples, IsOk());
-  EXPECT_EQ(support::Sum(*samples, "karpenter_nodeclaims_created_total",
+  EXPECT_EQ(support::Sum(world.Scrape(), "karpenter_nodeclaims_created_total",
                          {{"min_values_relaxed", "true"}, {"nodepool", "default"}}),
             1);
 }
