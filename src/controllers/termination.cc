@@ -138,7 +138,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
   // Both arms string_views: with `disruption->reason : ""` the conditional makes a temporary
   // std::string, and the view would outlive it (AddressSanitizer's stack-use-after-scope).
   const std::string_view reason =
-      disruption != nullptr ? std::string_view(disruption->reason) : std::string_view();
+      disruption != nullptr ? std::string_view{disruption->reason} : std::string_view{};
 
   std::array<std::vector<Holder>, 4> tiers;
   for (const kube::Object& object : cluster_.pods().ByIndex(kIndexPodsByNode, node_name)) {
