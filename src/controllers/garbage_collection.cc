@@ -145,6 +145,8 @@ size_t GarbageCollector::UpdateCapacityTypes(const std::vector<cloud::Instance>&
     std::optional<std::string> node;
   };
   std::vector<Stale> stale;
+  // The NodeClaims first, their Nodes after: one informer is never read inside another's ForEach
+  // (each holds its lock; nesting them in both orders could deadlock).
   cluster_.node_claims().ForEach([&](const kube::Object& claim) {
     if (!kube::DeletionTimestamp(claim).empty()) return;
     const auto found = by_id.find(kube::StringAt(claim, {"status", "providerID"}));
@@ -152,13 +154,14 @@ size_t GarbageCollector::UpdateCapacityTypes(const std::vector<cloud::Instance>&
         found->second->capacity_type == api::kCapacityTypeReserved) {
       return;
     }
-    std::optional<kube::Object> node = cluster_.NodeByProviderId(found->second->provider_id);
-    const bool node_stale = node.has_value() && reserved(*node);
-    if (!reserved(claim) && !node_stale) return;
     stale.push_back({reserved(claim) ? std::string(kube::Name(claim)) : std::string(),
-                     found->second,
-                     node_stale ? std::optional<std::string>(kube::Name(*node)) : std::nullopt});
+                     found->second, std::nullopt});
   });
+  for (Stale& entry : stale) {
+    std::optional<kube::Object> node = cluster_.NodeByProviderId(entry.instance->provider_id);
+    if (node.has_value() && reserved(*node)) entry.node = std::string(kube::Name(*node));
+  }
+  std::erase_if(stale, [](const Stale& entry) { return entry.claim.empty() && !entry.node; });
   size_t updated = 0;
   for (const Stale& entry : stale) {
     const kube::Object labels = {

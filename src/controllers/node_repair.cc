@@ -79,7 +79,7 @@ Result<RepairResult> NodeRepair::Repair() {
   std::set<std::pair<std::string, std::string>> still_unhealthy;
   cluster_.nodes().ForEach([&](const kube::Object& node) {
     // Ours carry their NodePool's label (counted without decoding or looking up the NodeClaim);
-    // the NodeClaim is looked up only for a Node that is unhealthy.
+    // the NodeClaim is looked up only for a Node that is unhealthy, below.
     const std::string pool(kube::Label(node, api::kLabelNodePool));
     if (pool.empty()) return;
     ++nodes[pool];
@@ -103,12 +103,18 @@ Result<RepairResult> NodeRepair::Repair() {
     }
     if (!first) return;
     ++unhealthy[pool];
-    const std::string_view provider_id = kube::StringAt(node, {"spec", "providerID"});
-    if (provider_id.empty()) return;
+    candidates.push_back({node, kube::Object(), pool, std::move(*first)});
+  });
+  // Their NodeClaims are looked up after the pass over the Nodes: one informer is never read
+  // inside another's ForEach (each holds its lock; nesting them in both orders could deadlock).
+  std::erase_if(candidates, [&](Candidate& candidate) {
+    const std::string_view provider_id = kube::StringAt(candidate.node, {"spec", "providerID"});
+    if (provider_id.empty()) return true;
     std::vector<kube::Object> claims =
         cluster_.node_claims().ByIndex(kIndexNodeClaimsByProviderId, provider_id);
-    if (claims.empty()) return;  // not launched by us: never repaired
-    candidates.push_back({node, std::move(claims.front()), pool, std::move(*first)});
+    if (claims.empty()) return true;  // not launched by us: never repaired
+    candidate.claim = std::move(claims.front());
+    return false;
   });
   std::erase_if(first_seen_,
                 [&](const auto& entry) { return !still_unhealthy.contains(entry.first); });
