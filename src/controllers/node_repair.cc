@@ -37,7 +37,8 @@ struct Unhealthy {
   std::string status;
   std::chrono::minutes toleration;
   TimePoint since;
-  TimePoint due;
+
+  TimePoint due() const { return since + toleration; }
 };
 
 struct Candidate {
@@ -95,9 +96,8 @@ Result<RepairResult> NodeRepair::Repair() {
           still_unhealthy.emplace(name, type);
           const TimePoint since = UnhealthySince(
               name, type, ParseTime(kube::StringAt(condition, {"lastTransitionTime"})), now);
-          Unhealthy match{std::string(type), std::string(status), policy.toleration, since,
-                          since + policy.toleration};
-          if (!first || match.due < first->due) first = std::move(match);
+          Unhealthy match{std::string(type), std::string(status), policy.toleration, since};
+          if (!first || match.due() < first->due()) first = std::move(match);
         }
       }
     }
@@ -123,9 +123,9 @@ Result<RepairResult> NodeRepair::Repair() {
     const std::string node_name(kube::Name(candidate.node));
     if (!kube::DeletionTimestamp(candidate.claim).empty()) continue;  // already going
     const Unhealthy& cause = candidate.first_due;
-    if (now < cause.due) {
+    if (now < cause.due()) {
       result.next_deadline =
-          result.next_deadline ? std::min(*result.next_deadline, cause.due) : cause.due;
+          result.next_deadline ? std::min(*result.next_deadline, cause.due()) : cause.due();
       continue;
     }
     const int total = nodes[candidate.pool];

@@ -16,6 +16,14 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kErrorRetry(5000);
 
+// Disruption's options, with the scheduling policy provisioning uses: its simulations must plan
+// as provisioning would.
+controllers::DisruptionOptions DisruptionOptionsOf(const ManagerOptions& options) {
+  controllers::DisruptionOptions disruption = options.disruption;
+  disruption.scheduling = options.scheduling;
+  return disruption;
+}
+
 // The cheap test on the informer's thread (no decoding): not bound, not deleting, and marked
 // Unschedulable by the kube-scheduler. The provisioner applies the full rule.
 bool LooksProvisionable(const kube::Object& pod) {
@@ -60,7 +68,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       node_claim_disruption_(cluster_, client, node_claim_disruption_cloud_, events_, metrics_,
                              clock, logger_.Named("nodeclaim.disruption")),
       disruption_(cluster_, client, disruption_cloud_, provisioner_, events_, metrics_, clock,
-                  logger_.Named("disruption"), options_.disruption),
+                  logger_.Named("disruption"), DisruptionOptionsOf(options_)),
       node_repair_(cluster_, client, cloud, events_, metrics_, clock,
                    logger_.Named(std::string(controllers::kControllerNodeRepair))),
       node_claims_(metrics_.QueueSeries(controllers::kControllerNodeClaimLifecycle)),

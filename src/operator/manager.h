@@ -53,8 +53,8 @@ struct ManagerOptions {
   // The NodeRepair gate: Nodes unhealthy past the cloud's repair policies are replaced. Checked
   // this often, and at the moment a toleration ends.
   bool node_repair = false;
-  // PREFERENCE_POLICY and MIN_VALUES_POLICY for provisioning (disruption.scheduling for
-  // disruption's simulations).
+  // PREFERENCE_POLICY and MIN_VALUES_POLICY, for provisioning and disruption's simulations alike
+  // (it replaces disruption.scheduling).
   provisioning::SchedulingPolicy scheduling;
   std::chrono::milliseconds node_repair_period{std::chrono::seconds(10)};
   // Re-check for pods still pending (a NodeClaim that failed, a limit that was raised).

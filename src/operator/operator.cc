@@ -80,7 +80,6 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   manager_options.scheduling = {
       .ignore_preferences = options.preference_policy == PreferencePolicy::kIgnore,
       .min_values_best_effort = options.min_values_policy == MinValuesPolicy::kBestEffort};
-  manager_options.disruption.scheduling = manager_options.scheduling;
   manager_options.seed = std::random_device()();
   Manager manager(*client, backend->cloud(), clock, logger.Named("controller"), manager_options);
   // Declared after the manager: they read the manager's informers, so they must stop first.
