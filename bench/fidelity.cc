@@ -17,16 +17,21 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "api/labels.h"
 #include "aws/catalog/load_catalog.h"
 #include "common/clock.h"
+#include "controllers/cluster_cache.h"
 #include "e2e.h"
 #include "kube/object.h"
 #include "kube/resource.h"
+#include "simulate/disruption_audit.h"
 #include "simulate/inputs.h"
+#include "simulate/node_groups.h"
 #include "simulate/simulation.h"
+#include "simulate/timeline.h"
 #include "support/cluster.h"
 
 namespace karpenter::bench {
@@ -40,6 +45,7 @@ constexpr std::string_view kNamespace = "fidelity";
 struct Scenario {
   std::string name;
   std::string manifests;  // YAML documents
+  std::string timeline;   // `karpenter simulate --timeline` YAML; empty: none
 };
 
 // The NodePool (on-demand amd64 Linux, no category limit, consolidation after a minute), its
@@ -110,7 +116,7 @@ Scenario Mixed(uint64_t seed, int pods) {
     manifests += Deployment(fmt::format("app-{}", d), pods / 10 + (d < pods % 10 ? 1 : 0),
                             fmt::format("{}m", cpu), fmt::format("{}Mi", memory));
   }
-  return {fmt::format("mixed-seed-{}", seed), std::move(manifests)};
+  return {fmt::format("mixed-seed-{}", seed), std::move(manifests), ""};
 }
 
 // Topology spread constraints over the pods of `app`: (topology key, whenUnsatisfiable) each.
@@ -141,7 +147,66 @@ Scenario Spread(int pods) {
             - {labelSelector: {matchLabels: {app: cache}}, topologyKey: kubernetes.io/hostname}
 )");
   manifests += Deployment("batch", pods - pods / 2 - pods / 4 - 12, "250m", "512Mi");
-  return {"spread", std::move(manifests)};
+  return {"spread", std::move(manifests), ""};
+}
+
+// A PodDisruptionBudget over the pods of `app`.
+std::string Budget(std::string_view app, std::string_view max_unavailable) {
+  return fmt::format(R"(---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: {0}, namespace: {1}}}
+spec:
+  maxUnavailable: "{2}"
+  selector: {{matchLabels: {{app: {0}}}}}
+)",
+                     app, kNamespace, max_unavailable);
+}
+
+// Three Deployments behind PDBs scale up from zero, and at a third of the run down to a quarter:
+// consolidation then packs what is left onto fewer nodes, a few pods at a time.
+Scenario ScaleDown(int pods, int duration_seconds) {
+  struct App {
+    std::string_view name, cpu, memory;
+    int replicas;
+  };
+  const std::array<App, 3> apps = {App{"web", "500m", "1Gi", pods / 2},
+                                   App{"api", "1", "2Gi", pods / 4},
+                                   App{"worker", "250m", "1Gi", pods - pods / 2 - pods / 4}};
+  std::string manifests = Cluster();
+  std::string timeline = "actions:\n";
+  for (const App& app : apps) {
+    manifests += Deployment(app.name, app.replicas, app.cpu, app.memory) + Budget(app.name, "20%");
+    timeline += fmt::format(
+        "  - {{at: {}s, scale: {{kind: Deployment, namespace: {}, name: {}, replicas: {}}}}}\n",
+        duration_seconds / 3, kNamespace, app.name, std::max(1, app.replicas / 4));
+  }
+  return {"scale-down", std::move(manifests), std::move(timeline)};
+}
+
+// The seed's migration at test-cluster scale: a managed node group runs a fifth of the pods (in
+// Deployments behind PDBs) at about three quarters of its CPU; after 30 s it is retired a quarter
+// of its nodes at a time, and Karpenter provisions for what the drains displace.
+Scenario Retirement(int pods) {
+  const int total = std::max(20, pods / 5);
+  const int web = total / 2;
+  const int api = total / 4;
+  const int worker = total - web - api;
+  // m5.2xlarge leaves about 7.9 CPUs allocatable.
+  const double cpu = web * 0.5 + api * 1.0 + worker * 0.25;
+  const int size = std::max(2, static_cast<int>(std::ceil(cpu / (7.9 * 0.75))));
+  std::string manifests = Cluster();
+  manifests += Deployment("web", web, "500m", "1Gi") + Budget("web", "20%");
+  manifests += Deployment("api", api, "1", "2Gi") + Budget("api", "20%");
+  manifests += Deployment("worker", worker, "250m", "512Mi") + Budget("worker", "20%");
+  std::string timeline = fmt::format(
+      R"(nodeGroups:
+  - {{name: legacy, instanceType: m5.2xlarge, size: {0}}}
+actions:
+  - {{at: 30s, scaleNodeGroup: {{name: legacy, size: 0, batch: {1}}}}}
+)",
+      size, std::max(1, size / 4));
+  return {"node-group-retirement", std::move(manifests), std::move(timeline)};
 }
 
 // What a run ended with.
@@ -152,6 +217,7 @@ struct Figures {
   double longest_pending_seconds = 0;
   int pods_disrupted = 0;
   int pending_pods = 0;
+  int node_group_nodes = 0;  // of managed node groups, apart from the figures above
 
   std::set<std::string> Families() const {
     std::set<std::string> families;
@@ -165,7 +231,8 @@ struct Figures {
             {"families", Families()},
             {"longestPendingSeconds", longest_pending_seconds},
             {"podsDisrupted", pods_disrupted},
-            {"pendingPods", pending_pods}};
+            {"pendingPods", pending_pods},
+            {"nodeGroupNodes", node_group_nodes}};
   }
 };
 
@@ -188,6 +255,9 @@ Result<Figures> Simulated(const Scenario& scenario, const FidelityArgs& args,
   std::vector<std::string> errors;
   simulate::AddManifests(scenario.manifests, scenario.name, input, errors);
   if (!errors.empty()) return Error(scenario.name + ": " + errors.front());
+  if (!scenario.timeline.empty()) {
+    ASSIGN_OR_RETURN(input.timeline, simulate::ParseTimeline(scenario.timeline, scenario.name));
+  }
   input.catalog = catalog;
   input.duration = seconds(args.duration_seconds);
   ASSIGN_OR_RETURN(simulate::SimulationResult result, simulate::Simulate(std::move(input)));
@@ -195,14 +265,23 @@ Result<Figures> Simulated(const Scenario& scenario, const FidelityArgs& args,
   figures.nodes = result.after.nodes;
   figures.price_per_hour = result.after.price_per_hour;
   for (const auto& [key, count] : result.after.by_type) figures.types[key.first] += count;
+  // Karpenter's nodes only, as the real runs count its NodeClaims.
+  for (const simulate::FinalNode& node : result.nodes) {
+    if (node.node_group.empty()) continue;
+    ++figures.node_group_nodes;
+    --figures.nodes;
+    if (--figures.types[node.instance_type] == 0) figures.types.erase(node.instance_type);
+    figures.price_per_hour -= PriceOf(catalog, node.instance_type, node.zone, node.capacity_type);
+  }
   figures.longest_pending_seconds = result.max_pending_seconds;
   figures.pods_disrupted = result.pods_disrupted;
   figures.pending_pods = result.after.pending_pods;
   return figures;
 }
 
-// The cluster as the run left it: its NodeClaims (those not being deleted), how long its pods
-// waited for a node, and how many the controller evicted (its Events on the nodes it drained).
+// The cluster as the run left it: its NodeClaims (registered, not being deleted), how long its
+// pods waited for a node, and how many the controller evicted (its Events on the nodes it
+// drained).
 Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::InstanceType>& catalog,
                         TimePoint now) {
   Figures figures;
@@ -210,12 +289,20 @@ Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::Instance
   for (const kube::SharedObject& shared : claims.items) {
     const kube::Object& claim = *shared;
     if (!kube::DeletionTimestamp(claim).empty()) continue;
+    // Registered ones, as the simulation counts Nodes (a claim still booting has none yet).
+    if (kube::StringAt(claim, {"status", "nodeName"}).empty()) continue;
     const std::string type(kube::Label(claim, api::kLabelInstanceType));
-    if (type.empty()) continue;  // not launched yet
     ++figures.nodes;
     ++figures.types[type];
     figures.price_per_hour += PriceOf(catalog, type, kube::Label(claim, api::kLabelZone),
                                       kube::Label(claim, api::kLabelCapacityType));
+  }
+  ASSIGN_OR_RETURN(kube::ObjectList nodes, cluster.List(kube::resources::kNodes, {}));
+  for (const kube::SharedObject& node : nodes.items) {
+    if (!kube::Label(*node, api::kLabelNodeGroup).empty() &&
+        kube::DeletionTimestamp(*node).empty()) {
+      ++figures.node_group_nodes;
+    }
   }
   kube::ListOptions in_namespace;
   in_namespace.namespace_ = std::string(kNamespace);
@@ -251,9 +338,79 @@ Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::Instance
   return figures;
 }
 
+// Plays a scenario's timeline on the test cluster as `karpenter simulate` plays it in memory, with
+// the simulation's own stand-in for what the test cluster lacks: managed node groups (their Nodes
+// annotated for kwok, which plays their kubelets; retired by cordon, evictions the API server
+// checks against the PDBs, and deletion). Workloads are scaled by patching them, as `kubectl
+// scale` would; kinds of action a test cluster cannot play are refused.
+class RealTimeline {
+ public:
+  RealTimeline(kube::Client& cluster, const simulate::Timeline& timeline,
+               const std::vector<cloud::InstanceType>& catalog)
+      : cluster_(cluster),
+        timeline_(timeline),
+        audit_(cluster),
+        cache_(cluster),
+        node_groups_(audit_, cache_, clock_, catalog, "us-east-1",
+                     [](const std::string& /*event*/, const std::string& /*node*/) {}) {}
+
+  // Before the workloads: the node groups' Nodes.
+  Status Start() {
+    for (kube::Informer* informer : cache_.all()) RETURN_IF_ERROR(informer->Sync());
+    for (const simulate::NodeGroupSpec& spec : timeline_.node_groups) {
+      RETURN_IF_ERROR(node_groups_.Create(spec));
+    }
+    return {};
+  }
+
+  // Runs the actions due `elapsed` after the start and carries on the drains.
+  Status Advance(std::chrono::milliseconds elapsed) {
+    for (kube::Informer* informer : cache_.all()) {
+      RETURN_IF_ERROR(informer->Pump(std::chrono::milliseconds(0)));
+    }
+    for (; next_ < timeline_.actions.size() && timeline_.actions[next_].at <= elapsed; ++next_) {
+      RETURN_IF_ERROR(std::visit(*this, timeline_.actions[next_].kind));
+    }
+    RETURN_IF_ERROR(node_groups_.Run());
+    return {};
+  }
+
+  // The pods the node groups' drains evicted (the controller's evictions are its Events).
+  int pods_disrupted() const { return static_cast<int>(audit_.pods_disrupted()); }
+
+  Status operator()(const simulate::ScaleNodeGroup& scale) { return node_groups_.Scale(scale); }
+  Status operator()(const simulate::ScaleWorkload& scale) {
+    const kube::Resource* resource = support::ResourceForKind(scale.kind);
+    if (resource == nullptr) return Error("scale: kind " + scale.kind + " is not supported");
+    const kube::Object patch = {
+        {"spec", {{scale.kind == "Job" ? "parallelism" : "replicas", scale.replicas}}}};
+    RETURN_IF_ERROR(cluster_.Patch(*resource, scale.namespace_, scale.name, kube::PatchType::kMerge,
+                                   patch, kube::Subresource::kNone));
+    return {};
+  }
+  Status operator()(const simulate::Note& /*note*/) { return {}; }
+  template <class Other>
+  Status operator()(const Other& action) {
+    return Error("the test cluster cannot play \"" + simulate::Describe(action) + "\"");
+  }
+
+ private:
+  kube::Client& cluster_;
+  const simulate::Timeline& timeline_;
+  simulate::DisruptionAudit audit_;  // counts evictions as the simulation does
+  RealClock clock_;
+  controllers::ClusterCache cache_;
+  simulate::NodeGroups node_groups_;
+  size_t next_ = 0;
+};
+
 Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::Client& cluster,
                      const support::ChartIdentity& identity,
                      const std::vector<cloud::InstanceType>& catalog) {
+  simulate::Timeline parsed;
+  if (!scenario.timeline.empty()) {
+    ASSIGN_OR_RETURN(parsed, simulate::ParseTimeline(scenario.timeline, scenario.name));
+  }
   RETURN_IF_ERROR(support::CleanUp(cluster, {std::string(kNamespace)}));
   const std::filesystem::path manifests =
       std::filesystem::temp_directory_path() / fmt::format("karpenter-fidelity-{}.yaml", getpid());
@@ -268,10 +425,20 @@ Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::C
         args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary,
         controller_args, log, identity.env);
     RETURN_IF_ERROR(support::AwaitLeadership(controller, seconds(60)));
+    RealTimeline timeline(cluster, parsed, catalog);
+    RETURN_IF_ERROR(timeline.Start());
     RETURN_IF_ERROR(support::ApplyFile(cluster, manifests.string()));
-    std::this_thread::sleep_for(seconds(args.duration_seconds));
+    const auto start = std::chrono::steady_clock::now();
+    const auto end = start + seconds(args.duration_seconds);
+    while (std::chrono::steady_clock::now() < end) {
+      RETURN_IF_ERROR(timeline.Advance(std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - start)));
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          seconds(1), end - std::chrono::steady_clock::now()));
+    }
     Result<Figures> measured = Measure(cluster, catalog, std::chrono::system_clock::now());
     if (!controller.Running()) return Error("the controller exited; its log: " + log);
+    if (measured.ok()) measured->pods_disrupted += timeline.pods_disrupted();
     return measured;
   }();
   std::filesystem::remove(manifests);
@@ -315,8 +482,20 @@ int RunFidelity(const FidelityArgs& args) {
   }
 
   std::vector<Scenario> scenarios;
-  for (uint64_t seed : args.seeds) scenarios.push_back(Mixed(seed, args.pods));
-  if (args.spread) scenarios.push_back(Spread(args.pods));
+  for (const std::string& name : args.scenarios) {
+    if (name == "mixed") {
+      for (uint64_t seed : args.seeds) scenarios.push_back(Mixed(seed, args.pods));
+    } else if (name == "spread") {
+      scenarios.push_back(Spread(args.pods));
+    } else if (name == "scale-down") {
+      scenarios.push_back(ScaleDown(args.pods, args.duration_seconds));
+    } else if (name == "node-group-retirement") {
+      scenarios.push_back(Retirement(args.pods));
+    } else {
+      return Fail("--scenarios: no scenario \"" + name +
+                  "\" (mixed, spread, scale-down, node-group-retirement)");
+    }
+  }
 
   json out = {{"durationSeconds", args.duration_seconds},
               {"runs", args.runs},

@@ -7,8 +7,11 @@
 // forecast is compared with the spread of the real runs: per scenario the nodes, $/h,
 // instance-type histogram, longest pending time and pods disrupted, real and simulated.
 //
-// Scenarios: scale-ups from zero of mixed Deployment shapes (one per seed), and one with zone
-// spread and hostname anti-affinity.
+// Scenarios: scale-ups from zero of mixed Deployment shapes (one per seed); one with zone spread
+// and hostname anti-affinity; a PDB-guarded scale-down that consolidation packs; and the seed's
+// migration at test-cluster scale (a managed node group retired under Karpenter). Their timelines
+// are `karpenter simulate`'s; on the test cluster the simulation's node groups stand in for EKS's
+// (kwok plays their kubelets), the only part the test cluster lacks.
 
 #include <cstdint>
 #include <string>
@@ -22,9 +25,10 @@ struct FidelityArgs {
   int pods = 1000;          // per scenario
   int duration_seconds = 300;
   std::vector<uint64_t> seeds = {1, 2, 3};  // one mixed scale-up per seed
-  bool spread = true;                       // the zone-spread scenario too
-  std::string karpenter_binary;             // empty: `karpenter` beside this executable
-  std::string source_dir;                   // where deploy/crds is; empty: this build's source
+  // Which scenarios run: mixed (one per seed), spread, scale-down, node-group-retirement.
+  std::vector<std::string> scenarios = {"mixed", "spread", "scale-down", "node-group-retirement"};
+  std::string karpenter_binary;  // empty: `karpenter` beside this executable
+  std::string source_dir;        // where deploy/crds is; empty: this build's source
 };
 
 // Prints {"durationSeconds", "runs", "scenarios": [{"name", "pods", "real": {"runs": [figures],

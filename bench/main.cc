@@ -240,7 +240,11 @@ int main(int argc, char** argv) {
   fidelity_cmd->add_option("--seeds", fidelity.seeds, "One mixed scale-up per seed")
       ->delimiter(',')
       ->capture_default_str();
-  fidelity_cmd->add_flag("!--no-spread", fidelity.spread, "Leave out the zone-spread scenario");
+  fidelity_cmd
+      ->add_option("--scenarios", fidelity.scenarios,
+                   "mixed (one per seed), spread, scale-down, node-group-retirement")
+      ->delimiter(',')
+      ->capture_default_str();
   fidelity_cmd->add_option("--karpenter", fidelity.karpenter_binary,
                            "The karpenter binary (default: beside this one)");
   fidelity_cmd->add_option("--source-dir", fidelity.source_dir,

@@ -8,6 +8,7 @@
 #include "api/encode.h"
 #include "api/labels.h"
 #include "api/pod.h"
+#include "cloud/sim/node_booter.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -108,7 +109,12 @@ Status NodeGroups::AddNode(std::string_view group, const Object& like, std::stri
   Object node = {
       {"apiVersion", "v1"},
       {"kind", "Node"},
-      {"metadata", {{"name", name}, {"labels", std::move(labels)}}},
+      // The annotation lets kwok play the kubelet when the Node is created on a test cluster
+      // (karpenter-bench fidelity); in memory nothing reads it.
+      {"metadata",
+       {{"name", name},
+        {"labels", std::move(labels)},
+        {"annotations", {{cloud::kAnnotationKwokNode, "fake"}}}}},
       {"spec", {{"providerID", fmt::format("aws:///{}/i-{}{:04d}", zone, group, number)}}},
       {"status",
        {{"capacity", like["status"].value("capacity", Object::object())},
@@ -118,11 +124,13 @@ Status NodeGroups::AddNode(std::string_view group, const Object& like, std::stri
                                        {"reason", "KubeletReady"},
                                        {"lastHeartbeatTime", now},
                                        {"lastTransitionTime", now}}})}}}};
-  ASSIGN_OR_RETURN(Object created, client_.Create(resources::kNodes, node, kube::WriteOptions{}));
-  // Status is a subresource: write it as the kubelet does.
-  node["metadata"] = created["metadata"];
-  Result<Object> updated = client_.Update(resources::kNodes, node, kube::Subresource::kStatus);
-  return updated.ok() ? Status{} : Status(updated.error());
+  RETURN_IF_ERROR(client_.Create(resources::kNodes, node, kube::WriteOptions{}));
+  // Status is a subresource: patch it in as the kubelet does (a patch, not an update: on a test
+  // cluster kwok writes the same Node's status at once).
+  const Object status = {{"status", node["status"]}};
+  RETURN_IF_ERROR(client_.Patch(resources::kNodes, "", name, kube::PatchType::kMerge, status,
+                                kube::Subresource::kStatus));
+  return {};
 }
 
 std::vector<std::string> NodeGroups::Members(std::string_view group) const {
