@@ -28,6 +28,9 @@ inline constexpr std::string_view kConditionDisruptionReason = "DisruptionReason
 // NodePool.
 inline constexpr std::string_view kConditionValidationSucceeded = "ValidationSucceeded";
 inline constexpr std::string_view kConditionNodeClassReady = "NodeClassReady";
+// On a NodePool whose consolidationPolicy is Balanced while the BalancedConsolidation gate is off.
+inline constexpr std::string_view kConditionConsolidationPolicyUnsupported =
+    "ConsolidationPolicyUnsupported";
 // EC2NodeClass.
 inline constexpr std::string_view kConditionSubnetsReady = "SubnetsReady";
 inline constexpr std::string_view kConditionSecurityGroupsReady = "SecurityGroupsReady";

@@ -22,6 +22,7 @@ constexpr std::string_view kNotSupportedYet =
 constexpr std::pair<std::string_view, ConsolidationPolicy> kConsolidationPolicies[] = {
     {"WhenEmptyOrUnderutilized", ConsolidationPolicy::kWhenEmptyOrUnderutilized},
     {"WhenEmpty", ConsolidationPolicy::kWhenEmpty},
+    {"Balanced", ConsolidationPolicy::kBalanced},
 };
 
 constexpr std::pair<std::string_view, DisruptionReason> kDisruptionReasons[] = {
@@ -69,6 +70,7 @@ Disruption DecodeDisruption(const Reader& disruption) {
   out.consolidation_policy = disruption["consolidationPolicy"]
                                  .Enum("consolidation policy", kConsolidationPolicies)
                                  .value_or(ConsolidationPolicy::kWhenEmptyOrUnderutilized);
+  out.consolidation_threshold = disruption["consolidationThreshold"].Int32();
   out.consolidate_after =
       disruption["consolidateAfter"].DurationValue(DurationSyntax::kExpiry).value_or(Duration());
   out.budgets = disruption["budgets"].List<Budget>(DecodeBudget);

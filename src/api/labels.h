@@ -95,6 +95,10 @@ inline constexpr std::string_view kCapacityTypeSpot = "spot";
 inline constexpr std::string_view kCapacityTypeReserved = "reserved";
 
 inline constexpr std::string_view kAnnotationDoNotDisrupt = "karpenter.sh/do-not-disrupt";
+// On a pod: how much its ReplicaSet prefers to keep it on scale-down (an int32); disruption weighs
+// it too.
+inline constexpr std::string_view kAnnotationPodDeletionCost =
+    "controller.kubernetes.io/pod-deletion-cost";
 // On a NodeClaim launched with a minValues lowered (MIN_VALUES_POLICY=BestEffort): "true".
 inline constexpr std::string_view kAnnotationMinValuesRelaxed =
     "karpenter.sh/nodeclaim-min-values-relaxed";

@@ -1,6 +1,7 @@
 #pragma once
 // karpenter.sh/v1 NodePool: a template for NodeClaims, its disruption policy and its limits.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,7 +14,14 @@
 
 namespace karpenter::api {
 
-enum class ConsolidationPolicy { kWhenEmptyOrUnderutilized, kWhenEmpty };
+// Balanced (behind the BalancedConsolidation gate) consolidates only when a move's share of its
+// NodePool's cost saved is at least 1/consolidationThreshold of its share of the NodePool's
+// disruption (docs/upstream-reference.md §10).
+enum class ConsolidationPolicy { kWhenEmptyOrUnderutilized, kWhenEmpty, kBalanced };
+
+inline constexpr int32_t kDefaultConsolidationThreshold = 2;
+inline constexpr int32_t kMinConsolidationThreshold = 1;
+inline constexpr int32_t kMaxConsolidationThreshold = 3;
 enum class DisruptionReason { kUnderutilized, kEmpty, kDrifted };
 
 struct Budget {
@@ -25,6 +33,8 @@ struct Budget {
 
 struct Disruption {
   ConsolidationPolicy consolidation_policy = ConsolidationPolicy::kWhenEmptyOrUnderutilized;
+  // Balanced's k; only with Balanced (unset: kDefaultConsolidationThreshold).
+  std::optional<int32_t> consolidation_threshold;
   Duration consolidate_after;  // default 0s
   std::vector<Budget> budgets;
 };

@@ -487,6 +487,15 @@ std::vector<std::string> ValidateNodePool(const NodePool& pool) {
   ValidateClaimSpec(pool.spec.template_.spec, "spec.template.spec", RequirementsOf::kNodePool,
                     findings);
   ValidateBudgets(pool.spec.disruption.budgets, findings);
+  if (const std::optional<int32_t> k = pool.spec.disruption.consolidation_threshold) {
+    constexpr std::string_view kPath = "spec.disruption.consolidationThreshold";
+    if (pool.spec.disruption.consolidation_policy != ConsolidationPolicy::kBalanced) {
+      findings.Add(kPath, "may only be set with consolidationPolicy: Balanced");
+    } else if (*k < kMinConsolidationThreshold || *k > kMaxConsolidationThreshold) {
+      findings.Add(kPath, fmt::format("must be between {} and {}, got {}",
+                                      kMinConsolidationThreshold, kMaxConsolidationThreshold, *k));
+    }
+  }
   if (pool.spec.weight && (*pool.spec.weight < kMinWeight || *pool.spec.weight > kMaxWeight)) {
     findings.Add("spec.weight", fmt::format("must be between {} and {}, got {}", kMinWeight,
                                             kMaxWeight, *pool.spec.weight));

@@ -92,6 +92,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   input.node_repair = gates->at("NodeRepair");
   input.spot_to_spot_consolidation = gates->at("SpotToSpotConsolidation");
+  input.balanced_consolidation = gates->at("BalancedConsolidation");
 
   std::vector<std::string> errors;
   std::string timeline_text;

@@ -166,7 +166,9 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
             metrics_.ConsolidationTimedOut(ConsolidationType(method));
             logger_.Warn("consolidation search stopped at its timeout",
                          {{"method", std::string(disruption::MethodName(method))}});
-          }};
+          },
+      .scored = [&](const disruption::Command& move,
+                    const disruption::MoveScore& score) { ExplainScore(*view, move, score); }};
   std::optional<disruption::Command> command =
       disruption::ComputeCommand(cluster, options_.engine, observer);
   if (!command) {
@@ -251,6 +253,32 @@ void DisruptionController::RecordWhyNot(const api::Node& node, const api::NodeCl
   if (claim != nullptr) {
     events_.Record(ObjectReference("karpenter.sh/v1", "NodeClaim", claim->metadata),
                    kube::EventType::kNormal, reason, message, kWhyNotRepeatWindow);
+  }
+}
+
+void DisruptionController::ExplainScore(const DisruptionView& view, const disruption::Command& move,
+                                        const disruption::MoveScore& score) {
+  const std::string_view decision = score.approved() ? "approved" : "rejected";
+  metrics_.ConsolidationScored(decision, score.node_pool, score.score);
+  logger_.Debug("balanced consolidation scored a move", {{"nodepool", score.node_pool},
+                                                         {"decision", std::string(decision)},
+                                                         {"move", move.Describe(view.cluster)},
+                                                         {"score", score.Describe()}});
+  const std::string_view reason =
+      score.approved() ? "ConsolidationApproved" : "ConsolidationRejected";
+  // A single node's move is told on it; a move of several on their NodePool (the score is the
+  // move's, not one node's).
+  if (move.candidates.size() == 1) {
+    const CapacitySource& source =
+        view.sources[view.cluster.candidates[move.candidates.front()].capacity_index];
+    RecordWhyNot(*source.node, source.node_claim, reason, score.Describe());
+    return;
+  }
+  for (const NodePoolView& pool : view.snapshot.node_pools) {
+    if (pool.pool.metadata.name == score.node_pool) {
+      events_.Record(pool.object, kube::EventType::kNormal, reason, score.Describe(),
+                     kWhyNotRepeatWindow);
+    }
   }
 }
 

@@ -106,6 +106,10 @@ class DisruptionController {
   // DisruptionBlocked events: on each node that is no candidate, and why; on each NodePool whose
   // budgets allow no disruption for a reason while it has candidates.
   void ExplainBlocked(const DisruptionView& view);
+  // What Balanced consolidation made of a move: its metrics, and a ConsolidationApproved or
+  // ConsolidationRejected event on the node (a single node's move) or the NodePool.
+  void ExplainScore(const DisruptionView& view, const disruption::Command& move,
+                    const disruption::MoveScore& score);
   // A "why not" event on the Node and its NodeClaim, repeated at most every 15 minutes.
   void RecordWhyNot(const api::Node& node, const api::NodeClaim* claim, std::string_view reason,
                     std::string_view message);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -71,12 +73,33 @@ double NodePrice(const api::Node& node, const NodePoolView& pool) {
   return 0;
 }
 
-// Evicting more pods, and more important ones, costs more.
+// Evicting more pods, and more important ones, costs more: 1 a pod, plus its
+// controller.kubernetes.io/pod-deletion-cost / 2^27 and its priority / 2^25, within [-10, 10] —
+// upstream's scale, so Balanced consolidation weighs pods as upstream's does.
 double EvictionCost(const api::Pod& pod) {
-  constexpr double kPriorityScale = 1 << 30;
-  const double priority = std::clamp(static_cast<double>(pod.spec.priority.value_or(0)),
-                                     -kPriorityScale, kPriorityScale);
-  return 1.0 + priority / kPriorityScale;
+  constexpr double kDeletionCostScale = 1 << 27;
+  constexpr double kPriorityScale = 1 << 25;
+  double cost = 1.0;
+  const std::string_view deletion_cost =
+      api::LabelValue(pod.metadata.annotations, api::kAnnotationPodDeletionCost);
+  int32_t value = 0;
+  if (const auto [end, error] =
+          std::from_chars(deletion_cost.data(), deletion_cost.data() + deletion_cost.size(), value);
+      !deletion_cost.empty() && error == std::errc() &&
+      end == deletion_cost.data() + deletion_cost.size()) {
+    cost += value / kDeletionCostScale;
+  }
+  cost += static_cast<double>(pod.spec.priority.value_or(0)) / kPriorityScale;
+  return std::clamp(cost, -10.0, 10.0);
+}
+
+// The eviction costs of the pods that would have to move off a node.
+std::vector<double> EvictionCosts(const std::vector<const api::Pod*>& pods) {
+  std::vector<double> costs;
+  for (const api::Pod* pod : pods) {
+    if (!api::IsDaemonSetPod(*pod) && !api::IsMirrorPod(*pod)) costs.push_back(EvictionCost(*pod));
+  }
+  return costs;
 }
 
 }  // namespace
@@ -119,6 +142,13 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     if (claim == nullptr) continue;  // not ours to disrupt
     const auto pool_label = claim->metadata.labels.find(api::kLabelNodePool);
     if (pool_label == claim->metadata.labels.end()) continue;
+    const std::vector<double> eviction_costs = EvictionCosts(out.capacity.existing_nodes[i].pods);
+    if (const auto pool = pools.find(pool_label->second); pool != pools.end()) {
+      // Every node of the pool counts, candidate or not (Balanced consolidation's denominators).
+      disruption::PoolTotals& totals = out.pool_totals[pool_label->second];
+      totals.cost += NodePrice(node, *pool->second);
+      totals.disruption_cost += disruption::NodeDisruptionCost(eviction_costs);
+    }
     if (marked && !deleting) ++disrupting[pool_label->second];
     if (deleting || marked) continue;  // already disrupting
     const auto pool = pools.find(pool_label->second);
@@ -178,6 +208,7 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
       candidate.disruption_cost += EvictionCost(*pod);
     }
     if (blocked) continue;
+    candidate.node_disruption_cost = disruption::NodeDisruptionCost(eviction_costs);
     candidate.consolidatable =
         api::IsConditionTrue(claim->status.conditions, api::kConditionConsolidatable);
     if (const api::Condition* drifted =

@@ -40,6 +40,12 @@ prometheus::Histogram::BucketBoundaries LifetimeBuckets() {
 }
 
 // controller-runtime's reconcile-time buckets: the duration buckets up to a minute.
+// Upstream's consolidation score buckets: around the thresholds 1/3, 1/2 and 1 that
+// consolidationThreshold sets.
+prometheus::Histogram::BucketBoundaries ScoreBuckets() {
+  return {0.1, 0.25, 0.33, 0.5, 1.0, 2.0, 5.0, 10.0};
+}
+
 prometheus::Histogram::BucketBoundaries ReconcileBuckets() {
   prometheus::Histogram::BucketBoundaries bounds = metrics::DurationBuckets();
   std::erase_if(bounds, [](double bound) { return bound > 60; });
@@ -102,6 +108,12 @@ Metrics::Metrics(prometheus::Registry& registry)
       consolidation_timeouts_(Counter(registry,
                                       "karpenter_voluntary_disruption_consolidation_timeouts_total",
                                       "Consolidation searches stopped by their timeout.")),
+      consolidation_score_(Histogram(registry, "karpenter_consolidation_score",
+                                     "Scores of the moves Balanced consolidation weighed, by "
+                                     "decision, NodePool and policy.")),
+      consolidation_moves_(Counter(registry, "karpenter_consolidation_moves_total",
+                                   "Moves Balanced consolidation weighed, by decision, NodePool "
+                                   "and policy.")),
       allowed_disruptions_(Gauge(registry, "karpenter_nodepools_allowed_disruptions",
                                  "Nodes a NodePool's budgets allow disrupting now, by reason.")),
       cloud_provider_duration_(Histogram(registry, "karpenter_cloudprovider_duration_seconds",
@@ -275,6 +287,14 @@ void Metrics::DisruptionEvaluated(std::string_view reason, std::string_view cons
 
 void Metrics::ConsolidationTimedOut(std::string_view consolidation_type) {
   consolidation_timeouts_.Add({{"consolidation_type", S(consolidation_type)}}).Increment();
+}
+
+void Metrics::ConsolidationScored(std::string_view decision, std::string_view node_pool,
+                                  double score) {
+  const std::map<std::string, std::string> labels = {
+      {"decision", S(decision)}, {"nodepool", S(node_pool)}, {"policy", "Balanced"}};
+  consolidation_score_.Add(labels, ScoreBuckets()).Observe(score);
+  consolidation_moves_.Add(labels).Increment();
 }
 
 void Metrics::CloudProviderCalled(std::string_view controller, std::string_view method,

@@ -102,6 +102,8 @@ class Metrics {
                            size_t eligible_nodes, std::chrono::nanoseconds took);
   // A consolidation method ("single" or "multi") stopped at its timeout.
   void ConsolidationTimedOut(std::string_view consolidation_type);
+  // Balanced consolidation scored a move of `node_pool`: `decision` "approved" or "rejected".
+  void ConsolidationScored(std::string_view decision, std::string_view node_pool, double score);
   // A call of the cloud provider's `method` by `controller` took `took`, and failed with
   // `error` (nullptr: it succeeded).
   void CloudProviderCalled(std::string_view controller, std::string_view method,
@@ -134,6 +136,8 @@ class Metrics {
   prometheus::Family<prometheus::Gauge>& disruption_eligible_nodes_;
   prometheus::Family<prometheus::Histogram>& disruption_evaluation_duration_;
   prometheus::Family<prometheus::Counter>& consolidation_timeouts_;
+  prometheus::Family<prometheus::Histogram>& consolidation_score_;
+  prometheus::Family<prometheus::Counter>& consolidation_moves_;
   prometheus::Family<prometheus::Gauge>& allowed_disruptions_;
   prometheus::Family<prometheus::Histogram>& cloud_provider_duration_;
   prometheus::Family<prometheus::Counter>& cloud_provider_errors_;

@@ -14,12 +14,14 @@
 namespace karpenter::controllers {
 
 NodePoolStatus::NodePoolStatus(ClusterCache& cluster, kube::Client& client,
-                               kube::EventRecorder& events, const Clock& clock, Logger logger)
+                               kube::EventRecorder& events, const Clock& clock, Logger logger,
+                               bool balanced_consolidation)
     : cluster_(cluster),
       client_(client),
       events_(events),
       clock_(clock),
-      logger_(std::move(logger)) {}
+      logger_(std::move(logger)),
+      balanced_consolidation_(balanced_consolidation) {}
 
 Status NodePoolStatus::Reconcile(std::string_view name) {
   const std::optional<kube::Object> object = cluster_.node_pools().Get(name);
@@ -73,6 +75,19 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
     SetCondition(conditions, api::kConditionNodeClassReady, class_ready,
                  class_ready ? "NodeClassReady" : "NodeClassNotFound", class_message, now,
                  generation);
+  }
+  // Balanced without its gate consolidates as WhenEmptyOrUnderutilized: say so where the user
+  // looks, rather than fail the NodePool.
+  if (pool && pool->spec.disruption.consolidation_policy == api::ConsolidationPolicy::kBalanced &&
+      !balanced_consolidation_) {
+    SetCondition(conditions, api::kConditionConsolidationPolicyUnsupported, true,
+                 "FeatureGateDisabled",
+                 "consolidationPolicy Balanced needs the BalancedConsolidation feature gate "
+                 "(settings.featureGates.balancedConsolidation); until it is on, or the policy "
+                 "changes, this NodePool consolidates as WhenEmptyOrUnderutilized",
+                 now, generation);
+  } else {
+    RemoveCondition(conditions, api::kConditionConsolidationPolicyUnsupported);
   }
   const bool ready = pool.has_value() && class_ready;
   const std::string ready_message = !pool ? error : class_message;

@@ -1,9 +1,10 @@
 #pragma once
 // NodePool status and hash: status.resources (the capacity of its NodeClaims, plus "nodes"),
 // status.nodes, the conditions NodeClassReady, ValidationSucceeded and Ready, and the
-// karpenter.sh/nodepool-hash annotation that drift compares NodeClaims against. A NodePool whose
-// nodeClassRef names no EC2NodeClass is not Ready and gets a Warning Event; the provisioner skips
-// it.
+// karpenter.sh/nodepool-hash annotation that drift compares NodeClaims against;
+// ConsolidationPolicyUnsupported while a Balanced NodePool waits for its feature gate. A NodePool
+// whose nodeClassRef names no EC2NodeClass is not Ready and gets a Warning Event; the provisioner
+// skips it.
 
 #include <string_view>
 
@@ -18,8 +19,9 @@ namespace karpenter::controllers {
 
 class NodePoolStatus {
  public:
+  // `balanced_consolidation`: the BalancedConsolidation gate.
   NodePoolStatus(ClusterCache& cluster, kube::Client& client, kube::EventRecorder& events,
-                 const Clock& clock, Logger logger);
+                 const Clock& clock, Logger logger, bool balanced_consolidation);
 
   Status Reconcile(std::string_view name);
 
@@ -29,6 +31,7 @@ class NodePoolStatus {
   kube::EventRecorder& events_;
   const Clock& clock_;
   Logger logger_;
+  const bool balanced_consolidation_;
 };
 
 }  // namespace karpenter::controllers

@@ -8,6 +8,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/nodepool.h"
@@ -29,12 +30,25 @@ struct Candidate {
   std::vector<const api::Pod*> pods;
   // How much evicting those pods hurts (more pods, higher priority: costlier).
   double disruption_cost = 0;
+  // Its share in a Balanced NodePool's disruption: 1 for the node itself plus each pod's eviction
+  // cost, negative ones as 0 (NodeDisruptionCost).
+  double node_disruption_cost = 1;
   bool consolidatable = false;  // condition Consolidatable=True: consolidateAfter has elapsed
   std::string drifted;          // the reason of condition Drifted=True; empty when not drifted
 };
 
 // Nodes a NodePool's budgets still allow to start disrupting, per api::DisruptionReason.
 using BudgetRemaining = std::array<int, 3>;
+
+// What all of a NodePool's nodes (candidates or not) cost and would cost to disrupt: the
+// denominators of Balanced consolidation's score.
+struct PoolTotals {
+  double cost = 0;  // USD per hour
+  double disruption_cost = 0;
+};
+
+// A node's disruption cost for Balanced consolidation, from its pods' eviction costs.
+double NodeDisruptionCost(const std::vector<double>& eviction_costs);
 
 struct Cluster {
   // Every node and in-flight NodeClaim with its pods, the NodePools with their instance types, the
@@ -45,8 +59,11 @@ struct Cluster {
   std::vector<bool> accepts_pods;
   std::vector<Candidate> candidates;
   std::map<std::string, BudgetRemaining, std::less<>> budgets;  // by NodePool name
+  std::map<std::string, PoolTotals, std::less<>> pool_totals;   // by NodePool name
 
   int Remaining(const Candidate& candidate, api::DisruptionReason reason) const;
+  // The NodePool's totals; zeros when it has none.
+  PoolTotals TotalsOf(std::string_view node_pool) const;
 };
 
 }  // namespace karpenter::disruption

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/labels.h"
+#include "disruption/balanced.h"
 #include "disruption/simulation.h"
 
 namespace karpenter::disruption {
@@ -22,11 +23,26 @@ double PriceOf(const Cluster& cluster, const std::vector<size_t>& candidates) {
 
 bool IsEmpty(const Candidate& candidate) { return candidate.pods.empty(); }
 
-// Empty nodes are emptiness's (and its budget's), not consolidation's.
+// Empty nodes are emptiness's (and its budget's), not consolidation's. Balanced consolidates
+// what WhenEmptyOrUnderutilized does, only fewer of the moves.
 bool MayConsolidate(const Candidate& candidate) {
   return candidate.consolidatable && !IsEmpty(candidate) && candidate.price_per_hour > 0 &&
-         candidate.node_pool->spec.disruption.consolidation_policy ==
-             api::ConsolidationPolicy::kWhenEmptyOrUnderutilized;
+         candidate.node_pool->spec.disruption.consolidation_policy !=
+             api::ConsolidationPolicy::kWhenEmpty;
+}
+
+// Whether Balanced lets `command` go ahead, telling `scored` each score.
+bool Approved(const Cluster& cluster, const Command& command, const Options& options,
+              const ScoreObserver& scored, std::string* why_not = nullptr) {
+  const std::vector<MoveScore> scores = ScoreMove(cluster, command, options.balanced_consolidation);
+  for (const MoveScore& score : scores) {
+    if (scored) scored(command, score);
+    if (!score.approved() && why_not != nullptr) {
+      *why_not = fmt::format("Balanced consolidation of NodePool \"{}\" rejected the move: {}",
+                             score.node_pool, score.Describe());
+    }
+  }
+  return AllApproved(scores);
 }
 
 bool MayEmpty(const Candidate& candidate) { return candidate.consolidatable && IsEmpty(candidate); }
@@ -253,7 +269,8 @@ std::optional<Command> Drift(const Cluster& cluster) {
 }
 
 std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options,
-                                              const TimeoutObserver& timed_out) {
+                                              const TimeoutObserver& timed_out,
+                                              const ScoreObserver& scored) {
   const auto deadline = std::chrono::steady_clock::now() + options.multi_node_timeout;
   const std::vector<size_t> candidates =
       Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate);
@@ -281,12 +298,16 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
       high = middle - 1;
     }
   }
+  // Like upstream, the largest move found is the one scored: a smaller one is single-node
+  // consolidation's to find.
+  if (best && !Approved(cluster, *best, options, scored)) return std::nullopt;
   return best;
 }
 
 std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Options& options,
                                                const UnconsolidatableObserver& unconsolidatable,
-                                               const TimeoutObserver& timed_out) {
+                                               const TimeoutObserver& timed_out,
+                                               const ScoreObserver& scored) {
   const auto deadline = std::chrono::steady_clock::now() + options.single_node_timeout;
   std::optional<RemovalSimulator> simulator;  // prepared for the first candidate tried
   // Every candidate whose NodePool allows one more is worth a try: one that cannot go takes none
@@ -299,10 +320,26 @@ std::optional<Command> SingleNodeConsolidation(const Cluster& cluster, const Opt
       if (timed_out) timed_out(Method::kSingleNodeConsolidation);
       return std::nullopt;
     }
+    const Candidate& candidate = cluster.candidates[index];
+    if (ScoresMoves(*candidate.node_pool, options.balanced_consolidation)) {
+      // Not even deleting it would score: skip the simulation.
+      if (const MoveScore best = DeleteScore(cluster, candidate); !best.approved()) {
+        if (unconsolidatable) {
+          unconsolidatable(index,
+                           "Balanced consolidation: even deleting it would not justify "
+                           "its disruption, " +
+                               best.Describe());
+        }
+        continue;
+      }
+    }
     if (!simulator) simulator.emplace(cluster);
     Consolidation consolidation =
         Consolidate(cluster, *simulator, {index}, Method::kSingleNodeConsolidation, options);
-    if (consolidation.command) return std::move(consolidation.command);
+    if (consolidation.command &&
+        Approved(cluster, *consolidation.command, options, scored, &consolidation.why_not)) {
+      return std::move(consolidation.command);
+    }
     if (unconsolidatable) unconsolidatable(index, consolidation.why_not);
   }
   return std::nullopt;
@@ -322,11 +359,11 @@ std::optional<Command> ComputeCommand(const Cluster& cluster, const Options& opt
       {Method::kEmptiness, [&] { return Emptiness(cluster); }},
       {Method::kDrift, [&] { return Drift(cluster); }},
       {Method::kMultiNodeConsolidation,
-       [&] { return MultiNodeConsolidation(cluster, options, observe.timed_out); }},
+       [&] { return MultiNodeConsolidation(cluster, options, observe.timed_out, observe.scored); }},
       {Method::kSingleNodeConsolidation,
        [&] {
          return SingleNodeConsolidation(cluster, options, observe.unconsolidatable,
-                                        observe.timed_out);
+                                        observe.timed_out, observe.scored);
        }},
   };
   for (const auto& [method, run] : methods) {
@@ -367,7 +404,8 @@ std::optional<Command> Revalidate(const Cluster& cluster, Method method,
       if (!all(MayConsolidate)) return std::nullopt;
       Consolidation consolidation =
           Consolidate(cluster, RemovalSimulator(cluster), candidates, method, options);
-      if (!consolidation.command || consolidation.command->replacements.size() > max_replacements) {
+      if (!consolidation.command || consolidation.command->replacements.size() > max_replacements ||
+          !Approved(cluster, *consolidation.command, options, {})) {
         return std::nullopt;
       }
       return std::move(consolidation.command);

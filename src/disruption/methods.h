@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "disruption/balanced.h"
 #include "disruption/cluster.h"
 #include "disruption/command.h"
 
@@ -18,6 +19,9 @@ struct Options {
   // Feature gate SpotToSpotConsolidation: replace spot nodes with cheaper spot nodes (only when
   // at least kMinSpotReplacementTypes cheaper types could be launched).
   bool spot_to_spot_consolidation = false;
+  // Feature gate BalancedConsolidation: NodePools with consolidationPolicy Balanced consolidate
+  // only moves that score (balanced.h); off, Balanced acts as WhenEmptyOrUnderutilized.
+  bool balanced_consolidation = false;
   // How long a consolidation method may search before it stops with what it has (upstream's
   // limits): a huge cluster delays the next pass, never stalls the controller.
   std::chrono::nanoseconds multi_node_timeout = std::chrono::minutes(1);
@@ -33,22 +37,27 @@ std::optional<Command> Emptiness(const Cluster& cluster);
 std::optional<Command> Drift(const Cluster& cluster);
 // Hears that a consolidation method stopped at its timeout.
 using TimeoutObserver = std::function<void(Method method)>;
+// Hears each consolidation move Balanced scored, approved or not (once per NodePool scored).
+using ScoreObserver = std::function<void(const Command& command, const MoveScore& score)>;
 
 // The largest set of candidates, cheapest to disrupt first, that can go with at most one cheaper
 // replacement: a binary search over the whole candidate list (no 100-candidate cap), so a pass
 // costs O(log n) simulations. Past options.multi_node_timeout it returns the best found so far.
+// A move Balanced scores below its threshold is not made (`scored` hears its score).
 std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Options& options,
-                                              const TimeoutObserver& timed_out = {});
+                                              const TimeoutObserver& timed_out = {},
+                                              const ScoreObserver& scored = {});
 // Hears why a candidate that consolidation tried cannot go (index into cluster.candidates; a
 // sentence for its Unconsolidatable event).
 using UnconsolidatableObserver = std::function<void(size_t candidate, std::string_view why)>;
 
-// The first candidate, cheapest to disrupt first, that can go or be replaced by a cheaper node.
-// `unconsolidatable`, when given, hears of each candidate tried before it. Past
-// options.single_node_timeout it stops trying.
+// The first candidate, cheapest to disrupt first, that can go or be replaced by a cheaper node
+// (and, in a Balanced NodePool, whose move scores). `unconsolidatable`, when given, hears of each
+// candidate tried before it. Past options.single_node_timeout it stops trying.
 std::optional<Command> SingleNodeConsolidation(
     const Cluster& cluster, const Options& options,
-    const UnconsolidatableObserver& unconsolidatable = {}, const TimeoutObserver& timed_out = {});
+    const UnconsolidatableObserver& unconsolidatable = {}, const TimeoutObserver& timed_out = {},
+    const ScoreObserver& scored = {});
 
 // The candidates `method` may consider (eligible by its rule, whatever the budgets say).
 size_t EligibleCount(const Cluster& cluster, Method method);
@@ -59,6 +68,7 @@ struct PassObserver {
   std::function<void(Method method, size_t eligible, std::chrono::nanoseconds took)> method;
   UnconsolidatableObserver unconsolidatable;  // as SingleNodeConsolidation's
   TimeoutObserver timed_out;
+  ScoreObserver scored;
 };
 
 // One pass: the first method with a command.

@@ -77,6 +77,8 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   manager_options.disruption.engine.spot_to_spot_consolidation =
       options.FeatureGate("SpotToSpotConsolidation");
   manager_options.node_repair = options.FeatureGate("NodeRepair");
+  manager_options.disruption.engine.balanced_consolidation =
+      options.FeatureGate("BalancedConsolidation");
   manager_options.scheduling = {
       .ignore_preferences = options.preference_policy == PreferencePolicy::kIgnore,
       .min_values_best_effort = options.min_values_policy == MinValuesPolicy::kBestEffort};

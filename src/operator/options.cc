@@ -203,7 +203,7 @@ Status SetFeatureGates(std::string_view text, Options& options) {
 // Upstream's order, which is also the order the chart writes them in.
 constexpr std::string_view kDefaultFeatureGatesText =
     "NodeRepair=false,ReservedCapacity=true,SpotToSpotConsolidation=false,NodeOverlay=false,"
-    "StaticCapacity=false,CapacityBuffer=false";
+    "StaticCapacity=false,CapacityBuffer=false,BalancedConsolidation=false";
 
 std::vector<Setting> Settings() {
   std::vector<Setting> settings;
@@ -390,8 +390,13 @@ std::vector<Setting> Settings() {
 }  // namespace
 
 std::map<std::string, bool, std::less<>> DefaultFeatureGates() {
-  return {{"NodeRepair", false},  {"ReservedCapacity", true}, {"SpotToSpotConsolidation", false},
-          {"NodeOverlay", false}, {"StaticCapacity", false},  {"CapacityBuffer", false}};
+  return {{"NodeRepair", false},
+          {"ReservedCapacity", true},
+          {"SpotToSpotConsolidation", false},
+          {"NodeOverlay", false},
+          {"StaticCapacity", false},
+          {"CapacityBuffer", false},
+          {"BalancedConsolidation", false}};
 }
 
 // "Name=bool,Name=bool" as Kubernetes' MapStringBool reads it: empty items are skipped and

@@ -140,6 +140,7 @@ class World {
     options.seed = input.seed;
     options.node_repair = input.node_repair;
     options.disruption.engine.spot_to_spot_consolidation = input.spot_to_spot_consolidation;
+    options.disruption.engine.balanced_consolidation = input.balanced_consolidation;
     options.idle_wake = std::chrono::hours(1);
     options.events.synchronous = true;  // the same run every time
     return options;

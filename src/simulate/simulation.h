@@ -39,6 +39,7 @@ struct SimulationInput {
   // The controller's feature gates that change what it does here.
   bool node_repair = false;
   bool spot_to_spot_consolidation = false;
+  bool balanced_consolidation = false;
   Logger logger;  // the controllers' log; discarded by default
 };
 

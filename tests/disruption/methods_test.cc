@@ -175,6 +175,7 @@ class MethodsTest : public testing::Test {
     api::Pod& pod = AddPodToNode(c.capacity_index, milli_cpu);
     c.pods.push_back(&pod);
     c.disruption_cost += 1;
+    c.node_disruption_cost += 1;
     return pod;
   }
 
@@ -888,6 +889,160 @@ TEST_F(MethodsTest, DescribeDriftReplacingOneNode) {
   const std::optional<Command> command = Drift(cluster_);
   ASSERT_TRUE(command.has_value());
   EXPECT_EQ(command->Describe(cluster_), "replacing 1 node drifted (NodeClassDrift) with 1 small");
+}
+
+// ---- Balanced consolidation ---------------------------------------------------------------------
+
+class BalancedTest : public MethodsTest {
+ protected:
+  // A Balanced NodePool with its k, and what all its nodes cost and would cost to disrupt.
+  api::NodePool& AddBalancedPool(std::optional<int32_t> k, PoolTotals totals) {
+    api::NodePool& pool = AddPool("balanced");
+    pool.spec.disruption.consolidation_policy = api::ConsolidationPolicy::kBalanced;
+    pool.spec.disruption.consolidation_threshold = k;
+    cluster_.pool_totals[pool.metadata.name] = totals;
+    return pool;
+  }
+  // A hand-made move of the candidates, saving `savings`.
+  Command Move(std::vector<size_t> candidates, double savings) const {
+    return Command{Method::kSingleNodeConsolidation, std::move(candidates), {}, savings};
+  }
+  static Options Gate(bool on) {
+    Options options;
+    options.balanced_consolidation = on;
+    return options;
+  }
+};
+
+TEST(NodeDisruptionCostTest, OneForTheNodePlusEachPodsPositiveCost) {
+  EXPECT_DOUBLE_EQ(NodeDisruptionCost({}), 1);
+  EXPECT_DOUBLE_EQ(NodeDisruptionCost({1, 1, 2.5}), 5.5);
+  // A pod its owners would rather lose (negative cost) makes the node no cheaper to disrupt.
+  EXPECT_DOUBLE_EQ(NodeDisruptionCost({1, -10}), 2);
+}
+
+// The worked examples of upstream's design: a NodePool of eight $4.84/day and two $9.68/day nodes
+// ($58.08/day) running 80 pods of cost 1 (the examples leave out the per-node 1, as here).
+TEST_F(BalancedTest, ScoresAreSavingsShareOverDisruptionShare) {
+  const api::NodePool& pool = AddBalancedPool(std::nullopt, {58.08, 80});
+  const size_t oversized = AddCandidate("oversized", pool, "large", {});
+  At(oversized).price_per_hour = 9.68;
+  At(oversized).node_disruption_cost = 3;
+  const size_t marginal = AddCandidate("marginal", pool, "medium", {});
+  At(marginal).price_per_hour = 4.84;
+  At(marginal).node_disruption_cost = 8;
+
+  // Replaced by a $2.42 node: 12.5 % of the cost for 3.75 % of the disruption.
+  std::vector<MoveScore> scores = ScoreMove(cluster_, Move({oversized}, 7.26), true);
+  ASSERT_THAT(scores, SizeIs(1));
+  EXPECT_EQ(scores[0].node_pool, "balanced");
+  EXPECT_NEAR(scores[0].savings_fraction, 0.125, 1e-9);
+  EXPECT_NEAR(scores[0].disruption_fraction, 0.0375, 1e-9);
+  EXPECT_NEAR(scores[0].score, 3.333, 1e-3);
+  EXPECT_TRUE(scores[0].approved());
+  EXPECT_THAT(scores[0].Describe(),
+              StartsWith("score 3.33 >= threshold 0.50 (consolidationThreshold: 2, savings "
+                         "12.5%, disruption 3."));
+
+  // Half its price saved for 10 % of the disruption: 0.42, short of 1/2...
+  scores = ScoreMove(cluster_, Move({marginal}, 2.42), true);
+  ASSERT_THAT(scores, SizeIs(1));
+  EXPECT_NEAR(scores[0].score, 0.4167, 1e-4);
+  EXPECT_FALSE(scores[0].approved());
+  EXPECT_THAT(scores[0].Describe(), StartsWith("score 0.42 < threshold 0.50"));
+  // ... but not of 1/3.
+  pools_.back().spec.disruption.consolidation_threshold = 3;
+  scores = ScoreMove(cluster_, Move({marginal}, 2.42), true);
+  EXPECT_TRUE(scores[0].approved());
+
+  // Nothing saved, nothing approved, whatever k; and the gate off scores nothing.
+  scores = ScoreMove(cluster_, Move({marginal}, 0), true);
+  EXPECT_EQ(scores[0].score, 0);
+  EXPECT_FALSE(scores[0].approved());
+  EXPECT_THAT(ScoreMove(cluster_, Move({marginal}, 2.42), false), IsEmpty());
+}
+
+TEST_F(BalancedTest, OnlyBalancedNodePoolsAreScoredEachOnItsShare) {
+  api::NodePool& other = AddPool("other");
+  const api::NodePool& balanced = AddBalancedPool(std::nullopt, {1.0, 10});
+  const size_t mine = AddCandidate("mine", balanced, "large", {500});
+  const size_t theirs = AddCandidate("theirs", other, "large", {500});
+  // Both $0.40 nodes go for one $0.40 replacement: each pool saved half the $0.40.
+  const std::vector<MoveScore> scores = ScoreMove(cluster_, Move({mine, theirs}, 0.40), true);
+  ASSERT_THAT(scores, SizeIs(1));
+  EXPECT_EQ(scores[0].node_pool, "balanced");
+  EXPECT_NEAR(scores[0].savings_fraction, 0.20, 1e-9);
+  EXPECT_NEAR(scores[0].disruption_fraction, 0.20, 1e-9);  // 2 of 10
+  EXPECT_NEAR(scores[0].score, 1.0, 1e-9);
+  (void)other;
+}
+
+// A large node running 8 small pods could be a medium ($0.20/h saved), but its pods are over a
+// third of its pool's disruption for an eighth of its cost.
+TEST_F(BalancedTest, RejectsAReplaceWhoseSavingDoesNotJustifyItsDisruption) {
+  api::NodePool& pool = AddBalancedPool(std::nullopt, {1.60, 27});
+  AddCandidate("busy", pool, "large", std::vector<int64_t>(8, 400));
+
+  // Without the gate Balanced consolidates as WhenEmptyOrUnderutilized.
+  std::optional<Command> command = SingleNodeConsolidation(cluster_, Gate(false));
+  ASSERT_TRUE(command.has_value());
+  EXPECT_NEAR(command->savings_per_hour, 0.20, kCents);
+
+  std::vector<std::pair<std::string, std::string>> scored;
+  const ScoreObserver observe = [&](const Command& move, const MoveScore& score) {
+    scored.emplace_back(Nodes(move).front(), score.Describe());
+  };
+  EXPECT_FALSE(SingleNodeConsolidation(cluster_, Gate(true), {}, {}, observe).has_value());
+  EXPECT_THAT(scored, ElementsAre(Pair("busy", StartsWith("score 0.38 < threshold 0.50"))));
+  EXPECT_THAT(WhyNot(Gate(true)),
+              ElementsAre(Pair("busy", HasSubstr("Balanced consolidation of NodePool "
+                                                 "\"balanced\" rejected the move: score 0.38"))));
+  EXPECT_FALSE(ComputeCommand(cluster_, Gate(true)).has_value());
+
+  // At k=3, a third is enough.
+  pool.spec.disruption.consolidation_threshold = 3;
+  scored.clear();
+  command = SingleNodeConsolidation(cluster_, Gate(true), {}, {}, observe);
+  ASSERT_TRUE(command.has_value());
+  EXPECT_THAT(scored, ElementsAre(Pair("busy", StartsWith("score 0.38 >= threshold 0.33"))));
+}
+
+TEST_F(BalancedTest, SkipsACandidateEvenWhoseDeletionWouldNotScore) {
+  const api::NodePool& pool = AddBalancedPool(std::nullopt, {1.60, 27});
+  AddCandidate("cheap-but-busy", pool, "small", std::vector<int64_t>(8, 100));
+  AddNode("room", "xlarge");  // its pods would fit here: a delete, the best a move could do
+  EXPECT_THAT(WhyNot(Gate(true)),
+              ElementsAre(Pair("cheap-but-busy",
+                               StartsWith("Balanced consolidation: even deleting it would not "
+                                          "justify its disruption, score 0.19 < threshold "
+                                          "0.50"))));
+  EXPECT_TRUE(SingleNodeConsolidation(cluster_, Gate(false)).has_value());
+}
+
+TEST_F(BalancedTest, MultiNodeScoresTheMoveItFound) {
+  const api::NodePool& pool = AddBalancedPool(std::nullopt, {10.0, 20});
+  AddCandidate("a", pool, "large", {1000, 500});
+  AddCandidate("b", pool, "large", {1000, 500});
+  // Two $0.40 nodes into one node a medium or large could be: at worst $0.40 of $10 saved (4 %)
+  // for 6 of 20 (30 %).
+  std::vector<MoveScore> heard;
+  const ScoreObserver observe = [&](const Command&, const MoveScore& score) {
+    heard.push_back(score);
+  };
+  EXPECT_TRUE(MultiNodeConsolidation(cluster_, Gate(false)).has_value());
+  EXPECT_FALSE(MultiNodeConsolidation(cluster_, Gate(true), {}, observe).has_value());
+  ASSERT_THAT(heard, SizeIs(1));
+  EXPECT_NEAR(heard[0].score, 0.04 / 0.30, 1e-9);
+  // In a pool whose cost it is a bigger share of, the same move is worth it: a third of $1.20
+  // for 30 % of the disruption.
+  cluster_.pool_totals["balanced"] = {1.20, 20};
+  const std::optional<Command> command = MultiNodeConsolidation(cluster_, Gate(true), {}, observe);
+  ASSERT_TRUE(command.has_value());
+  EXPECT_THAT(Nodes(*command), ElementsAre("a", "b"));
+  // Revalidation scores again: the pool grew meanwhile, and the move is no longer worth it.
+  EXPECT_TRUE(Revalidate(cluster_, Method::kMultiNodeConsolidation, {0, 1}, 1, Gate(true)));
+  cluster_.pool_totals["balanced"] = {10.0, 20};
+  EXPECT_FALSE(Revalidate(cluster_, Method::kMultiNodeConsolidation, {0, 1}, 1, Gate(true)));
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ TEST(OptionsTest, DefaultsAreUpstreams) {
   EXPECT_EQ(o.preference_policy, PreferencePolicy::kRespect);
   EXPECT_EQ(o.min_values_policy, MinValuesPolicy::kStrict);
   EXPECT_EQ(o.feature_gates,
-            (std::map<std::string, bool, std::less<>>{{"CapacityBuffer", false},
+            (std::map<std::string, bool, std::less<>>{{"BalancedConsolidation", false},
+                                                      {"CapacityBuffer", false},
                                                       {"NodeOverlay", false},
                                                       {"NodeRepair", false},
                                                       {"ReservedCapacity", true},
@@ -462,9 +463,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Feature gates.
         ErrorCase{{},
                   Sim({{"FEATURE_GATES", "Drift=true"}}),
-                  "FEATURE_GATES: unknown feature gate \"Drift\" (known: CapacityBuffer, "
-                  "NodeOverlay, NodeRepair, ReservedCapacity, SpotToSpotConsolidation, "
-                  "StaticCapacity)"},
+                  "FEATURE_GATES: unknown feature gate \"Drift\" (known: BalancedConsolidation, "
+                  "CapacityBuffer, NodeOverlay, NodeRepair, ReservedCapacity, "
+                  "SpotToSpotConsolidation, StaticCapacity)"},
         ErrorCase{{"--feature-gates=NodeRepair"},
                   kSim,
                   "--feature-gates: invalid feature gates \"NodeRepair\": \"NodeRepair\" is not "

@@ -101,7 +101,8 @@ names it does not know.
       (list "SpotToSpotConsolidation" "spotToSpotConsolidation" false)
       (list "NodeOverlay" "nodeOverlay" false)
       (list "StaticCapacity" "staticCapacity" false)
-      (list "CapacityBuffer" "capacityBuffer" false) }}
+      (list "CapacityBuffer" "capacityBuffer" false)
+      (list "BalancedConsolidation" "balancedConsolidation" false) }}
 {{- $items := list }}
 {{- range $known }}
 {{- $value := index . 2 }}
