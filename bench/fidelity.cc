@@ -25,6 +25,7 @@
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
 #include "e2e.h"
+#include "manifests.h"
 #include "kube/object.h"
 #include "kube/resource.h"
 #include "simulate/disruption_audit.h"
@@ -81,26 +82,10 @@ metadata: {{name: {}}}
                      kNamespace);
 }
 
-// A Deployment of `replicas` pause pods requesting `cpu` and `memory`; `extra` is added to its pod
-// spec (indented for it).
+// A Deployment of the fidelity namespace.
 std::string Deployment(std::string_view name, int replicas, std::string_view cpu,
                        std::string_view memory, std::string_view extra = "") {
-  return fmt::format(R"(---
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {0}, namespace: {1}}}
-spec:
-  replicas: {2}
-  selector: {{matchLabels: {{app: {0}}}}}
-  template:
-    metadata: {{labels: {{app: {0}}}}}
-    spec:
-      containers:
-        - name: app
-          image: registry.k8s.io/pause:3.10
-          resources: {{requests: {{cpu: "{3}", memory: "{4}"}}}}
-{5})",
-                     name, kNamespace, replicas, cpu, memory, extra);
+  return DeploymentYaml(name, kNamespace, replicas, cpu, memory, extra);
 }
 
 // Ten Deployments sharing `pods`, each of a shape drawn from `seed`: 250m to 2 CPUs, 0.5 to 4 GiB

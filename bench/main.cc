@@ -18,6 +18,7 @@
 #include "fidelity.h"
 #include "fuzz.h"
 #include "peak_rss.h"
+#include "policies.h"
 #include "provisioning/fractional_fleet.h"
 #include "provisioning/scheduler.h"
 #include "simulate.h"
@@ -226,6 +227,18 @@ int main(int argc, char** argv) {
   chaos_cmd->add_option("--source-dir", chaos.source_dir,
                         "Where deploy/crds and scripts/ are (default: the source)");
   chaos_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::PoliciesArgs policies;
+  auto* policies_cmd = app.add_subcommand(
+      "policies", "Balanced against WhenEmptyOrUnderutilized consolidation on one churning cluster");
+  policies_cmd->add_option("--deployments", policies.deployments, "Deployments of mixed shapes")
+      ->capture_default_str();
+  policies_cmd->add_option("--duration", policies.duration_minutes, "Minutes of virtual time")
+      ->capture_default_str();
+  policies_cmd->add_option("--seeds", policies.seeds, "One workload per seed")
+      ->delimiter(',')
+      ->capture_default_str();
+  policies_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+
   karpenter::bench::FidelityArgs fidelity;
   auto* fidelity_cmd = app.add_subcommand(
       "fidelity", "karpenter simulate's forecast against the controller on a test cluster");
@@ -252,6 +265,7 @@ int main(int argc, char** argv) {
   fidelity_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
   if (fidelity_cmd->parsed()) return karpenter::bench::RunFidelity(fidelity);
+  if (policies_cmd->parsed()) return karpenter::bench::RunPolicies(policies);
   if (chaos_cmd->parsed()) return karpenter::bench::RunChaos(chaos);
   if (fuzz_cmd->parsed()) return karpenter::bench::RunFuzz(fuzz);
   if (cost_cmd->parsed()) return karpenter::bench::RunCost(cost);
