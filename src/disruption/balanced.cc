@@ -15,8 +15,9 @@ MoveScore Score(const Cluster& cluster, const api::NodePool& pool, double saving
   out.consolidation_threshold = ConsolidationThreshold(pool);
   const PoolTotals totals = cluster.TotalsOf(pool.metadata.name);
   if (totals.cost > 0) out.savings_fraction = savings / totals.cost;
-  if (totals.disruption_cost > 0)
+  if (totals.disruption_cost > 0) {
     out.disruption_fraction = disruption_cost / totals.disruption_cost;
+  }
   if (savings > 0 && out.disruption_fraction > 0) {
     out.score = out.savings_fraction / out.disruption_fraction;
   }
