@@ -25,9 +25,9 @@
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
 #include "e2e.h"
-#include "manifests.h"
 #include "kube/object.h"
 #include "kube/resource.h"
+#include "manifests.h"
 #include "simulate/disruption_audit.h"
 #include "simulate/inputs.h"
 #include "simulate/node_groups.h"
@@ -49,37 +49,11 @@ struct Scenario {
   std::string timeline;   // `karpenter simulate --timeline` YAML; empty: none
 };
 
-// The NodePool (on-demand amd64 Linux, no category limit, consolidation after a minute), its
-// EC2NodeClass and the namespace of every scenario.
+// The NodePool (consolidation after a minute), its EC2NodeClass and the namespace of every
+// scenario.
 std::string Cluster() {
-  return fmt::format(R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {{name: default}}
-spec:
-  template:
-    spec:
-      requirements:
-        - {{key: kubernetes.io/arch, operator: In, values: [amd64]}}
-        - {{key: kubernetes.io/os, operator: In, values: [linux]}}
-        - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
-      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
-  limits: {{cpu: 100000}}
-  disruption: {{consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m}}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {{name: default}}
-spec:
-  role: KarpenterNodeRole-fidelity
-  amiSelectorTerms: [{{alias: al2023@latest}}]
-  subnetSelectorTerms: [{{tags: {{karpenter.sh/discovery: fidelity}}}}]
-  securityGroupSelectorTerms: [{{tags: {{karpenter.sh/discovery: fidelity}}}}]
----
-apiVersion: v1
-kind: Namespace
-metadata: {{name: {}}}
-)",
-                     kNamespace);
+  return ClusterYaml(kNamespace,
+                     "consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m");
 }
 
 // A Deployment of the fidelity namespace.

@@ -229,7 +229,8 @@ int main(int argc, char** argv) {
   chaos_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   karpenter::bench::PoliciesArgs policies;
   auto* policies_cmd = app.add_subcommand(
-      "policies", "Balanced against WhenEmptyOrUnderutilized consolidation on one churning cluster");
+      "policies",
+      "Balanced against WhenEmptyOrUnderutilized consolidation on one churning cluster");
   policies_cmd->add_option("--deployments", policies.deployments, "Deployments of mixed shapes")
       ->capture_default_str();
   policies_cmd->add_option("--duration", policies.duration_minutes, "Minutes of virtual time")

@@ -67,32 +67,7 @@ Workload Generate(uint64_t seed, const PoliciesArgs& args) {
 }
 
 std::string Cluster(const Policy& policy) {
-  return fmt::format(R"(apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {{name: default}}
-spec:
-  template:
-    spec:
-      requirements:
-        - {{key: kubernetes.io/arch, operator: In, values: [amd64]}}
-        - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
-      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
-  disruption: {{{}, consolidateAfter: 1m}}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {{name: default}}
-spec:
-  role: KarpenterNodeRole-policies
-  amiSelectorTerms: [{{alias: al2023@latest}}]
-  subnetSelectorTerms: [{{tags: {{karpenter.sh/discovery: policies}}}}]
-  securityGroupSelectorTerms: [{{tags: {{karpenter.sh/discovery: policies}}}}]
----
-apiVersion: v1
-kind: Namespace
-metadata: {{name: policies}}
-)",
-                     policy.yaml);
+  return ClusterYaml("policies", policy.yaml + ", consolidateAfter: 1m");
 }
 
 // The mean of the fleet's price over the run, each sample held until the next.
@@ -128,8 +103,7 @@ int RunPolicies(const PoliciesArgs& args) {
       simulate::SimulationInput input;
       input.scenario = fmt::format("policies seed {} ({})", seed, policy.name);
       std::vector<std::string> errors;
-      simulate::AddManifests(Cluster(policy) + workload.deployments, input.scenario, input,
-                             errors);
+      simulate::AddManifests(Cluster(policy) + workload.deployments, input.scenario, input, errors);
       if (!errors.empty()) return Fail(errors.front());
       Result<simulate::Timeline> timeline = simulate::ParseTimeline(workload.timeline, "timeline");
       if (!timeline.ok()) return Fail(timeline.error().message);
@@ -167,7 +141,8 @@ int RunPolicies(const PoliciesArgs& args) {
           total.value("meanPricePerHour", 0.0) + run["meanPricePerHour"].get<double>();
     }
   }
-  json out = {{"durationMinutes", args.duration_minutes}, {"runs", runs}, {"summary", json::array()}};
+  json out = {
+      {"durationMinutes", args.duration_minutes}, {"runs", runs}, {"summary", json::array()}};
   for (const Policy& policy : Policies()) {
     json entry = summary.contains(policy.name) ? summary[policy.name] : json::object();
     entry["policy"] = policy.name;

@@ -28,19 +28,6 @@ using testing::HasSubstr;
 using testing::IsEmpty;
 using testing::StartsWith;
 
-// "tiny", "small" and "large" on demand, as the disruption scenarios have them.
-constexpr std::string_view kSizes = R"({"instanceTypes": [
-  {"name": "tiny", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "1", "memory": "4Gi", "pods": 10},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.05}]},
-  {"name": "small", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "2", "memory": "8Gi", "pods": 20},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.10}]},
-  {"name": "large", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "8", "memory": "32Gi", "pods": 50},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.40}]}
-]})";
-
 // The highest pod-deletion-cost: a pod its owners would hate to see moved (eviction cost 10).
 const Object kPrecious = {{"controller.kubernetes.io/pod-deletion-cost", "2147483647"}};
 
@@ -88,7 +75,7 @@ double Moves(World& world, std::string_view decision) {
 }
 
 TEST(BalancedScenarioTest, AnOrdinaryPodMovesWhenTheSavingJustifiesIt) {
-  World world(7, kSizes, GateOn);
+  World world(7, kThreeSizes, GateOn);
   StartBalanced(world);
   WebAloneOnALargeNode(world, Object::object());
   // 37.5 % of the cost for half the disruption (each node: 1 + its one pod): 0.75 >= 0.5.
@@ -114,7 +101,7 @@ TEST(BalancedScenarioTest, AnOrdinaryPodMovesWhenTheSavingJustifiesIt) {
 }
 
 TEST(BalancedScenarioTest, APodCostlyToMoveKeepsItsNodeWhereTheSavingIsSmall) {
-  World world(7, kSizes, GateOn);
+  World world(7, kThreeSizes, GateOn);
   StartBalanced(world);
   WebAloneOnALargeNode(world, kPrecious);
   // The same saving, but the web pod now weighs 10: 11 of the pool's 13 — 0.44 < 0.5.
@@ -138,7 +125,7 @@ TEST(BalancedScenarioTest, APodCostlyToMoveKeepsItsNodeWhereTheSavingIsSmall) {
 }
 
 TEST(BalancedScenarioTest, WithoutItsGateBalancedSaysSoAndConsolidatesAsUsual) {
-  World world(7, kSizes);
+  World world(7, kThreeSizes);
   StartBalanced(world);
   WebAloneOnALargeNode(world, kPrecious);
   const Object pool = world.List(resources::kNodePools).at(0);

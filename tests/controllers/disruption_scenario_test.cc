@@ -33,19 +33,6 @@ using testing::HasSubstr;
 using testing::IsEmpty;
 using testing::SizeIs;
 
-// "small" and "large" as in the scenario catalog, and "tiny" for replacements cheaper than small.
-constexpr std::string_view kThreeSizes = R"({"instanceTypes": [
-  {"name": "tiny", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "1", "memory": "4Gi", "pods": 10},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.05}]},
-  {"name": "small", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "2", "memory": "8Gi", "pods": 20},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.10}]},
-  {"name": "large", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "8", "memory": "32Gi", "pods": 50},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.40}]}
-]})";
-
 // The NodePool "default" of the world with `disruption` as its spec.disruption and
 // `requirements` in its template.
 Object Pool(const Object& disruption, const Object& requirements = kOnDemand) {

@@ -63,6 +63,20 @@ inline constexpr std::string_view kCatalog = R"({"instanceTypes": [
                  {"zone": "us-east-1b", "capacityType": "on-demand", "price": 0.45}]}
 ]})";
 
+// "tiny", "small" and "large", on demand in us-east-1a only: "tiny" makes replacements cheaper
+// than small possible.
+inline constexpr std::string_view kThreeSizes = R"({"instanceTypes": [
+  {"name": "tiny", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+   "capacity": {"cpu": "1", "memory": "4Gi", "pods": 10},
+   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.05}]},
+  {"name": "small", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+   "capacity": {"cpu": "2", "memory": "8Gi", "pods": 20},
+   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.10}]},
+  {"name": "large", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
+   "capacity": {"cpu": "8", "memory": "32Gi", "pods": 50},
+   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.40}]}
+]})";
+
 inline std::vector<cloud::InstanceType> Catalog(std::string_view json = kCatalog) {
   Result<std::vector<cloud::InstanceType>> catalog = cloud::ParseCatalogJson(json, "scenario");
   EXPECT_THAT(catalog, IsOk());
