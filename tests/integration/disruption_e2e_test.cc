@@ -302,6 +302,8 @@ const std::map<std::string, std::string, std::less<>> kNeedNotChange = {
     {"karpenter_cloudprovider_batcher_batch_time_seconds",
      "the AWS provider's: aws_cloud_provider_test"},
     {"karpenter_nodeclaims_unhealthy_disrupted_total", "a repaired node: NodeRepairE2E"},
+    {"karpenter_consolidation_score", "a Balanced NodePool: BalancedScenarioTest"},
+    {"karpenter_consolidation_moves_total", "a Balanced NodePool: BalancedScenarioTest"},
     {"karpenter_interruption_received_messages_total", "an interruption queue: AwsE2E"},
     {"karpenter_interruption_deleted_messages_total", "an interruption queue: AwsE2E"},
     {"karpenter_interruption_message_queue_duration_seconds", "an interruption queue: AwsE2E"},
