@@ -205,9 +205,10 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
         break;
       }
       candidate.pods.push_back(pod);
-      candidate.disruption_cost += EvictionCost(*pod);
     }
     if (blocked) continue;
+    // The same pods as eviction_costs: each costed once a pass.
+    for (double cost : eviction_costs) candidate.disruption_cost += cost;
     candidate.node_disruption_cost = disruption::NodeDisruptionCost(eviction_costs);
     candidate.consolidatable =
         api::IsConditionTrue(claim->status.conditions, api::kConditionConsolidatable);

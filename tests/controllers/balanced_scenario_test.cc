@@ -45,15 +45,6 @@ void StartBalanced(World& world) {
   world.Start();
 }
 
-std::vector<std::string> InstanceTypes(World& world) {
-  std::vector<std::string> types;
-  for (const Object& node : world.List(resources::kNodes)) {
-    types.emplace_back(kube::Label(node, api::kLabelInstanceType));
-  }
-  std::sort(types.begin(), types.end());
-  return types;
-}
-
 // Two large nodes ($0.80/h): one left with a single 500m "web" pod (with `annotations`) — a tiny
 // or small node could take it, saving at worst $0.30/h, 37.5 % of the pool's cost — and one full
 // with a 7.5-CPU pod that nothing cheaper can run, and that no other node could take with it.

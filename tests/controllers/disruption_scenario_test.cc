@@ -63,15 +63,6 @@ bool AllRunning(World& world) {
   return true;
 }
 
-std::vector<std::string> InstanceTypes(World& world) {
-  std::vector<std::string> types;
-  for (const Object& node : world.List(resources::kNodes)) {
-    types.emplace_back(kube::Label(node, api::kLabelInstanceType));
-  }
-  std::sort(types.begin(), types.end());
-  return types;
-}
-
 size_t NodeCount(World& world) { return world.List(resources::kNodes).size(); }
 
 // Nodes marked for disruption or going away right now.

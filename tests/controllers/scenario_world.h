@@ -472,6 +472,16 @@ inline void StartDefault(World& world, int pods, std::string_view cpu = "500m",
 }
 
 // Every pod is bound, and every NodeClaim of a NodePool initialized.
+// The instance types of the cluster's Nodes, sorted.
+inline std::vector<std::string> InstanceTypes(World& world) {
+  std::vector<std::string> types;
+  for (const Object& node : world.List(resources::kNodes)) {
+    types.emplace_back(kube::Label(node, api::kLabelInstanceType));
+  }
+  std::sort(types.begin(), types.end());
+  return types;
+}
+
 inline bool Settled(World& world) {
   if (!world.PendingPods().empty()) return false;
   for (const Object& claim : world.List(resources::kNodeClaims)) {
