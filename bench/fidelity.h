@@ -29,6 +29,12 @@ struct FidelityArgs {
   std::vector<std::string> scenarios = {"mixed", "spread", "scale-down", "node-group-retirement"};
   std::string karpenter_binary;  // empty: `karpenter` beside this executable
   std::string source_dir;        // where deploy/crds is; empty: this build's source
+  // Every this many seconds, what each run and the simulation had (a time series, to see where
+  // they part); 0: none.
+  int series_seconds = 0;
+  // Where each real run's controller log is kept, as <scenario>-<run>.log; empty: a failed
+  // run's only.
+  std::string logs_dir;
 };
 
 // Prints {"durationSeconds", "runs", "scenarios": [{"name", "pods", "real": {"runs": [figures],
@@ -36,8 +42,10 @@ struct FidelityArgs {
 // "nodeError", "priceError", "sameFamilies", "withinTarget"}], "summary": {"scenarios",
 // "withinTarget", "worstNodeError", "worstPriceError"}} where figures are {"nodes",
 // "pricePerHour", "instanceTypes", "families", "longestPendingSeconds", "podsDisrupted",
-// "pendingPods"}. The target: nodes within max(1, 10 %) of the real median, $/h within 5 %, the
-// same instance families. Returns 0 when every run completed (whether or not the targets held).
+// "pendingPods"} (with `series_seconds`, also "series": [{"t", "launched", "nodes", "pendingPods",
+// "pricePerHour"}], launched counting every NodeClaim seen so far). The target: nodes within max(1,
+// 10 %) of the real median, $/h within 5 %, the same instance families. Returns 0 when every run
+// completed (whether or not the targets held).
 int RunFidelity(const FidelityArgs& args);
 
 }  // namespace karpenter::bench

@@ -263,6 +263,12 @@ int main(int argc, char** argv) {
                            "The karpenter binary (default: beside this one)");
   fidelity_cmd->add_option("--source-dir", fidelity.source_dir,
                            "Where deploy/crds is (default: the source)");
+  fidelity_cmd
+      ->add_option("--series", fidelity.series_seconds,
+                   "Every this many seconds, each run's and the simulation's figures (0: none)")
+      ->capture_default_str();
+  fidelity_cmd->add_option("--logs", fidelity.logs_dir,
+                           "Keep each real run's controller log here (<scenario>-<run>.log)");
   fidelity_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   CLI11_PARSE(app, argc, argv);
   if (fidelity_cmd->parsed()) return karpenter::bench::RunFidelity(fidelity);

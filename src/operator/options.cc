@@ -223,6 +223,11 @@ std::vector<Setting> Settings() {
       "With --cloud-provider=sim, how long a launched instance takes to become a Node (an EC2 "
       "instance boots and joins in tens of seconds; karpenter simulate assumes 40s).",
       &Options::sim_node_boot_delay));
+  settings.push_back(IntSetting(
+      "sim-node-boot-spread", {"SIM_NODE_BOOT_SPREAD"}, 0,
+      "With --cloud-provider=sim, how far each boot strays from the delay, in percent: machines "
+      "launched together join over a spread of times (karpenter simulate assumes 25).",
+      &Options::sim_node_boot_spread_percent, "percent", 0, 100));
   settings.push_back(StringSetting("kubeconfig", {"KUBECONFIG"}, "",
                                    "The kubeconfig file to reach the API server with; without "
                                    "one, the pod's service account is used (in-cluster).",
@@ -520,7 +525,7 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
   if (options.cloud_provider == CloudProviderKind::kAws && options.cluster_name.empty()) {
     return Error("--cluster-name (CLUSTER_NAME): required with --cloud-provider=aws");
   }
-  for (std::string_view sim_only : {"catalog", "sim-node-boot-delay"}) {
+  for (std::string_view sim_only : {"catalog", "sim-node-boot-delay", "sim-node-boot-spread"}) {
     if (options.cloud_provider != CloudProviderKind::kSim && !source_of(sim_only).empty()) {
       return Error(fmt::format("{}: applies only with --cloud-provider=sim", source_of(sim_only)));
     }

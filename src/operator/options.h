@@ -41,8 +41,9 @@ struct Options {
   // Sim only: from an instance's launch to its Node appearing (an EC2 instance boots and its
   // kubelet registers in about this long; `karpenter simulate` assumes 40 s).
   Duration sim_node_boot_delay = Duration::Of(std::chrono::seconds(0));
-  std::string kubeconfig;    // empty: the in-cluster service account
-  std::string cluster_name;  // required for aws
+  int sim_node_boot_spread_percent = 0;  // sim only: cloud/sim/node_booter.h's boot_spread
+  std::string kubeconfig;                // empty: the in-cluster service account
+  std::string cluster_name;              // required for aws
   std::string cluster_endpoint;
   std::string cluster_ca_bundle;
   std::string aws_region;  // empty: left to the AWS client to discover

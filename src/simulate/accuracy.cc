@@ -27,14 +27,21 @@ Accuracy AccuracyFor(const SimulationInput& input) {
   }
   auto has = [&](std::string_view kind) { return kinds.contains(kind); };
   std::vector<std::string>& out = accuracy.not_modelled;
+  const double boot = std::chrono::duration<double>(input.node_boot_delay).count();
   out.push_back(fmt::format(
-      "Nodes are Ready {} s after launch, every one alike, and pods start as soon as they are "
-      "bound (no image pulls, no readiness probes)",
-      std::chrono::duration_cast<std::chrono::seconds>(input.node_boot_delay).count()));
-  out.emplace_back(
-      "The kube-scheduler stand-in binds a burst at once, where a real one binds about 100 pods a "
-      "second: on a cluster, Karpenter's first batches see part of a burst and can launch more "
-      "nodes at first, which consolidation then removes");
+      "Nodes are Ready {:g} s after launch, give or take {:g} s (spread evenly, not from "
+      "measured EC2 boot times), and pods start as soon as they are bound (no image pulls, no "
+      "readiness probes)",
+      boot, boot * input.node_boot_spread));
+  if (input.kube_scheduler_pods_per_second > 0) {
+    out.push_back(fmt::format(
+        "kube-scheduler tries {:g} pods a second, in priority and age order; a real one's pace "
+        "depends on its API limits and the cluster's size",
+        input.kube_scheduler_pods_per_second));
+  } else {
+    out.emplace_back(
+        "kube-scheduler places a burst of pods at once, where a real one takes a pod at a time");
+  }
   out.emplace_back(
       "EC2 has capacity for every launch unless the timeline takes it away, and prices are the "
       "catalog's");

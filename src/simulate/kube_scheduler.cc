@@ -8,15 +8,21 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "api/labels.h"
+#include "api/pod.h"
 #include "provisioning/scheduler.h"
 
 namespace karpenter::simulate {
 namespace {
 
 using kube::Object;
+
+// A paced scheduler's pods it had no time for are tried again this much later.
+constexpr std::chrono::milliseconds kPacedRound(100);
 
 bool Schedulable(const api::Node& node) {
   return node.Ready() && node.metadata.deletion_timestamp.empty();
@@ -56,7 +62,24 @@ void KubeScheduler::Unpark() {
   parked_want_affinity_ = false;
 }
 
+void KubeScheduler::Pace(double pods_per_second) {
+  pods_per_second_ = pods_per_second;
+  tries_ = pods_per_second;
+  last_run_ = clock_.Now();
+}
+
 Result<size_t> KubeScheduler::Run() {
+  const TimePoint now_time = clock_.Now();
+  if (pods_per_second_ > 0) {
+    tries_ = std::min(
+        pods_per_second_,
+        tries_ + pods_per_second_ * std::chrono::duration<double>(now_time - last_run_).count());
+    last_run_ = now_time;
+    if (next_wake_ && now_time >= *next_wake_) {
+      next_wake_.reset();
+      dirty_ = true;
+    }
+  }
   if (!dirty_ || waiting_.empty()) return size_t{0};
   dirty_ = false;
   const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
@@ -70,7 +93,7 @@ Result<size_t> KubeScheduler::Run() {
       starting.push_back(pod.get());
     }
   }
-  const std::string now = FormatTime(clock_.Now());
+  const std::string now = FormatTime(now_time);
   auto start = [&](const api::Pod& pod, const std::string& node) -> Status {
     if (!node.empty()) {
       ASSIGN_OR_RETURN(Object bound,
@@ -121,14 +144,44 @@ Result<size_t> KubeScheduler::Run() {
     }
   }
   // Its queue: higher priority first, then the pods that waited longest (RFC 3339 times of one
-  // format order as text).
-  std::stable_sort(pending.begin(), pending.end(), [](const api::Pod* a, const api::Pod* b) {
-    const int32_t pa = a->spec.priority.value_or(0);
-    const int32_t pb = b->spec.priority.value_or(0);
-    if (pa != pb) return pa > pb;
+  // format order as text). Pods created in the same second came from workload controllers working
+  // side by side, each creating its pods in growing batches: they reach the queue interleaved, a
+  // workload's k-th pod beside the others' k-th, not one workload's pods after another's.
+  std::sort(pending.begin(), pending.end(), [](const api::Pod* a, const api::Pod* b) {
     return std::tie(a->metadata.creation_timestamp, a->metadata.namespace_, a->metadata.name) <
            std::tie(b->metadata.creation_timestamp, b->metadata.namespace_, b->metadata.name);
   });
+  std::map<std::pair<std::string_view, std::string_view>, size_t> created_before;  // per owner
+  std::unordered_map<const api::Pod*, size_t> rank;  // among its owner's pods of the second
+  std::string_view second;
+  for (const api::Pod* pod : pending) {
+    if (pod->metadata.creation_timestamp != second) {
+      second = pod->metadata.creation_timestamp;
+      created_before.clear();
+    }
+    const api::OwnerReference* owner = api::ControllerOf(pod->metadata);
+    rank[pod] = created_before[{
+        pod->metadata.namespace_,
+        owner != nullptr ? std::string_view(owner->name) : std::string_view(pod->metadata.name)}]++;
+  }
+  std::stable_sort(pending.begin(), pending.end(), [&](const api::Pod* a, const api::Pod* b) {
+    const int32_t pa = a->spec.priority.value_or(0);
+    const int32_t pb = b->spec.priority.value_or(0);
+    if (pa != pb) return pa > pb;
+    return std::tie(a->metadata.creation_timestamp, rank[a]) <
+           std::tie(b->metadata.creation_timestamp, rank[b]);
+  });
+  if (pods_per_second_ > 0) {
+    // The ones it has no time for wait their turn (not parked: they were not tried).
+    const auto tries = static_cast<size_t>(tries_);
+    if (pending.size() > tries) {
+      pending.resize(tries);
+      dirty_ = true;
+      next_wake_ = now_time + kPacedRound;
+    }
+    tries_ -= static_cast<double>(pending.size());
+    if (pending.empty()) return size_t{0};
+  }
   input.pods = pending;
   input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <optional>
+#include <random>
 #include <utility>
 
 #include "aws/catalog/load_catalog.h"
@@ -14,24 +15,21 @@ namespace {
 class SimBackend final : public op::CloudBackend {
  public:
   SimBackend(std::vector<cloud::InstanceType> catalog, const Clock& clock, std::string region,
-             std::chrono::milliseconds boot_delay)
-      : clock_(clock),
-        cloud_(std::move(catalog), clock, std::move(region)),
-        boot_delay_(boot_delay) {}
+             cloud::NodeBooterOptions boot)
+      : clock_(clock), cloud_(std::move(catalog), clock, std::move(region)), boot_(boot) {}
 
   cloud::CloudProvider& cloud() override { return cloud_; }
 
   Result<std::vector<std::jthread>> Attach(kube::Client& client, op::Manager& manager,
                                            const Logger& logger) override {
-    machines_.emplace(manager, client, cloud_, clock_, logger.Named("controller"),
-                      cloud::NodeBooterOptions{.boot_delay = boot_delay_});
+    machines_.emplace(manager, client, cloud_, clock_, logger.Named("controller"), boot_);
     return std::vector<std::jthread>{};
   }
 
  private:
   const Clock& clock_;
   cloud::SimCloudProvider cloud_;
-  const std::chrono::milliseconds boot_delay_;
+  const cloud::NodeBooterOptions boot_;
   std::optional<SimulatedMachines> machines_;
 };
 
@@ -47,7 +45,12 @@ Result<std::unique_ptr<op::CloudBackend>> NewSimBackend(const op::Options& optio
   ASSIGN_OR_RETURN(std::vector<cloud::InstanceType> catalog,
                    aws::LoadCatalog(options.catalog, catalog_options));
   return std::unique_ptr<op::CloudBackend>(std::make_unique<SimBackend>(
-      std::move(catalog), clock, catalog_options.region, options.sim_node_boot_delay.value()));
+      std::move(catalog), clock, catalog_options.region,
+      cloud::NodeBooterOptions{
+          .boot_delay = options.sim_node_boot_delay.value(),
+          .boot_spread = options.sim_node_boot_spread_percent / 100.0,
+          // Each run of the controller boots its machines at other points of the spread.
+          .seed = std::random_device()()}));
 }
 
 }  // namespace karpenter::simulate

@@ -107,9 +107,11 @@ class World {
         audit_(store_),
         cloud_(input.catalog, clock_, input.region),
         manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input)),
-        machines_(
-            manager_, audit_, cloud_, clock_, input.logger,
-            cloud::NodeBooterOptions{.boot_delay = input.node_boot_delay, .mark_ready = true}),
+        machines_(manager_, audit_, cloud_, clock_, input.logger,
+                  cloud::NodeBooterOptions{.boot_delay = input.node_boot_delay,
+                                           .boot_spread = input.node_boot_spread,
+                                           .seed = input.seed,
+                                           .mark_ready = true}),
         scheduler_(store_, manager_.cluster(), clock_),
         workloads_(store_, manager_.cluster()),
         budgets_(store_, manager_.cluster()),
@@ -637,6 +639,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
   Sample();
   Record("KarpenterStarted", "", "Karpenter starts with the cluster's NodePools");
   manager_.Start();
+  scheduler_.Pace(input_.kube_scheduler_pods_per_second);
 
   const TimePoint end = kStart + input_.duration;
   size_t next_action = 0;
@@ -660,7 +663,9 @@ Result<SimulationResult> World::Run(const Progress& progress) {
     // The manager's timers are monotonic; on the virtual clock they run with its wall time.
     TimePoint next = std::min(now + (manager_.NextWake() - clock_.Monotonic()), end);
     if (next_action < actions.size()) next = std::min(next, kStart + actions[next_action].at);
-    if (std::optional<TimePoint> wake = node_groups_.NextWake()) next = std::min(next, *wake);
+    for (const std::optional<TimePoint>& wake : {node_groups_.NextWake(), scheduler_.NextWake()}) {
+      if (wake) next = std::min(next, *wake);
+    }
     for (const Interrupted& interrupted : interrupted_) {
       next = std::min(next, interrupted.terminate_at);
     }

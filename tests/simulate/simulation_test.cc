@@ -216,7 +216,7 @@ spec:
   EXPECT_TRUE(mentions("Jobs never complete"));
   EXPECT_TRUE(mentions("1 HorizontalPodAutoscaler"));
   EXPECT_TRUE(mentions("replica counts stay as given"));
-  EXPECT_TRUE(mentions("40 s after launch"));
+  EXPECT_TRUE(mentions("40 s after launch, give or take 10 s"));
   EXPECT_FALSE(mentions("No PodDisruptionBudget"));  // the Deployment has one
 
   std::ostringstream text;

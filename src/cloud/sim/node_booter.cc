@@ -1,10 +1,12 @@
 #include "cloud/sim/node_booter.h"
 
+#include <random>
 #include <string>
 #include <utility>
 
 #include "api/encode.h"
 #include "api/labels.h"
+#include "common/hash.h"
 
 namespace karpenter::cloud {
 
@@ -22,6 +24,17 @@ kube::Object InstanceRecord(const cloud::Instance& instance) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds BootDelayOf(std::string_view provider_id,
+                                      const NodeBooterOptions& options) {
+  if (options.boot_spread <= 0) return options.boot_delay;
+  // A point in [-1, 1) from the top 53 bits of a generator seeded with the hash: FNV's own high
+  // bits barely move between IDs that differ in their last characters.
+  std::mt19937_64 random(Fnv1a64(provider_id, Fnv1a64(std::to_string(options.seed))));
+  const double point = static_cast<double>(random() >> 11) / static_cast<double>(1ULL << 52) - 1.0;
+  return std::chrono::milliseconds(static_cast<int64_t>(
+      static_cast<double>(options.boot_delay.count()) * (1.0 + options.boot_spread * point)));
+}
 
 std::optional<cloud::Instance> InstanceOfNode(const kube::Object& node) {
   const std::string_view record_text = kube::Annotation(node, kAnnotationInstance);
@@ -74,7 +87,8 @@ Result<size_t> NodeBooter::Boot() {
   next_boot_.reset();
   size_t booted = 0;
   for (const cloud::Instance& instance : instances) {
-    if (const TimePoint ready = instance.launch_time + options_.boot_delay; now < ready) {
+    if (const TimePoint ready = instance.launch_time + BootDelayOf(instance.provider_id, options_);
+        now < ready) {
       next_boot_ = next_boot_ ? std::min(*next_boot_, ready) : ready;
       continue;
     }

@@ -24,9 +24,17 @@ inline constexpr std::string_view kAnnotationKwokNode = "kwok.x-k8s.io/node";
 inline constexpr std::string_view kAnnotationInstance = "sim.karpenter.sh/instance";
 
 struct NodeBooterOptions {
-  std::chrono::milliseconds boot_delay{0};  // from launch to the Node appearing
-  bool mark_ready = false;                  // set the Ready condition (when no kwok runs)
+  std::chrono::milliseconds boot_delay{0};  // from launch to the Node appearing, the median
+  // Machines launched together do not join together: each instance's boot takes boot_delay ×
+  // (1 ± boot_spread), uniformly, at a point fixed by its provider ID and `seed`.
+  double boot_spread = 0;
+  uint64_t seed = 0;
+  bool mark_ready = false;  // set the Ready condition (when no kwok runs)
 };
+
+// How long `provider_id`'s instance takes from launch to its Node under `options`.
+std::chrono::milliseconds BootDelayOf(std::string_view provider_id,
+                                      const NodeBooterOptions& options);
 
 // The instance a Node of the simulated cloud records; nullopt for other Nodes.
 std::optional<cloud::Instance> InstanceOfNode(const kube::Object& node);
