@@ -41,10 +41,12 @@ struct FidelityArgs {
 // "medianNodes", "minNodes", "maxNodes", "medianPricePerHour"}, "simulated": figures,
 // "nodeError", "priceError", "sameFamilies", "withinTarget"}], "summary": {"scenarios",
 // "withinTarget", "worstNodeError", "worstPriceError"}} where figures are {"nodes",
-// "pricePerHour", "instanceTypes", "families", "longestPendingSeconds", "podsDisrupted",
-// "pendingPods"} (with `series_seconds`, also "series": [{"t", "launched", "nodes", "pendingPods",
-// "pricePerHour"}], launched counting every NodeClaim seen so far). The target: nodes within max(1,
-// 10 %) of the real median, $/h within 5 %, the same instance families. Returns 0 when every run
+// "pricePerHour", "instanceTypes", "families", "mainFamilies", "longestPendingSeconds",
+// "podsDisrupted", "pendingPods", "nodeGroupNodes"} (with `series_seconds`, also "series": [{"t",
+// "launched", "nodes", "pendingPods", "pricePerHour"}], launched counting every NodeClaim seen so
+// far). The target: nodes within max(1, 10 %) of the real median, $/h within 5 %, the same
+// instance families — no main family (a tenth of the fleet's $/h or more) of the simulation that
+// no real run used, none missing that is main in every real run. Returns 0 when every run
 // completed (whether or not the targets held).
 int RunFidelity(const FidelityArgs& args);
 
