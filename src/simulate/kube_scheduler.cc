@@ -160,9 +160,8 @@ Result<size_t> KubeScheduler::Run() {
       created_before.clear();
     }
     const api::OwnerReference* owner = api::ControllerOf(pod->metadata);
-    rank[pod] = created_before[{
-        pod->metadata.namespace_,
-        owner != nullptr ? std::string_view(owner->name) : std::string_view(pod->metadata.name)}]++;
+    const std::string_view owner_name = owner != nullptr ? owner->name : pod->metadata.name;
+    rank[pod] = created_before[{pod->metadata.namespace_, owner_name}]++;
   }
   std::stable_sort(pending.begin(), pending.end(), [&](const api::Pod* a, const api::Pod* b) {
     const int32_t pa = a->spec.priority.value_or(0);
