@@ -21,9 +21,6 @@ namespace {
 
 using kube::Object;
 
-// A paced scheduler's pods it had no time for are tried again this much later.
-constexpr std::chrono::milliseconds kPacedRound(100);
-
 bool Schedulable(const api::Node& node) {
   return node.Ready() && node.metadata.deletion_timestamp.empty();
 }
@@ -62,24 +59,7 @@ void KubeScheduler::Unpark() {
   parked_want_affinity_ = false;
 }
 
-void KubeScheduler::Pace(double pods_per_second) {
-  pods_per_second_ = pods_per_second;
-  tries_ = pods_per_second;
-  last_run_ = clock_.Now();
-}
-
 Result<size_t> KubeScheduler::Run() {
-  const TimePoint now_time = clock_.Now();
-  if (pods_per_second_ > 0) {
-    tries_ = std::min(
-        pods_per_second_,
-        tries_ + pods_per_second_ * std::chrono::duration<double>(now_time - last_run_).count());
-    last_run_ = now_time;
-    if (next_wake_ && now_time >= *next_wake_) {
-      next_wake_.reset();
-      dirty_ = true;
-    }
-  }
   if (!dirty_ || waiting_.empty()) return size_t{0};
   dirty_ = false;
   const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
@@ -93,7 +73,7 @@ Result<size_t> KubeScheduler::Run() {
       starting.push_back(pod.get());
     }
   }
-  const std::string now = FormatTime(now_time);
+  const std::string now = FormatTime(clock_.Now());
   auto start = [&](const api::Pod& pod, const std::string& node) -> Status {
     if (!node.empty()) {
       ASSIGN_OR_RETURN(Object bound,
@@ -170,17 +150,6 @@ Result<size_t> KubeScheduler::Run() {
     return std::tie(a->metadata.creation_timestamp, rank[a]) <
            std::tie(b->metadata.creation_timestamp, rank[b]);
   });
-  if (pods_per_second_ > 0) {
-    // The ones it has no time for wait their turn (not parked: they were not tried).
-    const auto tries = static_cast<size_t>(tries_);
-    if (pending.size() > tries) {
-      pending.resize(tries);
-      dirty_ = true;
-      next_wake_ = now_time + kPacedRound;
-    }
-    tries_ -= static_cast<double>(pending.size());
-    if (pending.empty()) return size_t{0};
-  }
   input.pods = pending;
   input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);

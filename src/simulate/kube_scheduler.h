@@ -13,15 +13,8 @@
 // kube-scheduler parks a pod that fits nowhere until an event could make room for it, a pod found
 // unschedulable is tried again only after a Node changed or a pod went away (or, while such a pod
 // wants pod affinity, another pod was bound): new pods do not make every parked one be tried again.
-//
-// Paced, it tries at most `pods_per_second` pods a second of the clock, in its queue's order, as
-// kube-scheduler takes one pod at a time: a burst of pods is marked unschedulable over seconds (so
-// Karpenter's batch window sees it arrive), and the pods waiting for new Nodes spread over the
-// Nodes as they join rather than all landing on the first ones. Unpaced (0), it tries every
-// waiting pod at once, as for the cluster before Karpenter starts.
 
 #include <cstddef>
-#include <optional>
 #include <set>
 #include <string>
 
@@ -40,11 +33,6 @@ class KubeScheduler {
   // Binds what fits, starts bound pods, marks the rest; returns how many pods were bound.
   Result<size_t> Run();
 
-  // From now on, at most this many pods tried a second (0: no limit).
-  void Pace(double pods_per_second);
-  // When pods it had no time for are worth trying, if any wait.
-  std::optional<TimePoint> NextWake() const { return next_wake_; }
-
  private:
   // Every parked pod is worth another try.
   void Unpark();
@@ -57,10 +45,6 @@ class KubeScheduler {
   // Pending pods found unschedulable since the last event that could make room for them.
   std::set<std::string, std::less<>> parked_;
   bool parked_want_affinity_ = false;  // some parked pod requires pod affinity
-  double pods_per_second_ = 0;
-  double tries_ = 0;      // paced: pods it may try now (a second's worth at most)
-  TimePoint last_run_{};  // paced: when tries_ was last topped up
-  std::optional<TimePoint> next_wake_;
 };
 
 }  // namespace karpenter::simulate

@@ -639,7 +639,6 @@ Result<SimulationResult> World::Run(const Progress& progress) {
   Sample();
   Record("KarpenterStarted", "", "Karpenter starts with the cluster's NodePools");
   manager_.Start();
-  scheduler_.Pace(input_.kube_scheduler_pods_per_second);
 
   const TimePoint end = kStart + input_.duration;
   size_t next_action = 0;
@@ -663,9 +662,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
     // The manager's timers are monotonic; on the virtual clock they run with its wall time.
     TimePoint next = std::min(now + (manager_.NextWake() - clock_.Monotonic()), end);
     if (next_action < actions.size()) next = std::min(next, kStart + actions[next_action].at);
-    for (const std::optional<TimePoint>& wake : {node_groups_.NextWake(), scheduler_.NextWake()}) {
-      if (wake) next = std::min(next, *wake);
-    }
+    if (std::optional<TimePoint> wake = node_groups_.NextWake()) next = std::min(next, *wake);
     for (const Interrupted& interrupted : interrupted_) {
       next = std::min(next, interrupted.terminate_at);
     }

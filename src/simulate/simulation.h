@@ -36,9 +36,6 @@ struct SimulationInput {
   std::chrono::milliseconds duration{std::chrono::minutes(30)};
   std::chrono::milliseconds node_boot_delay{std::chrono::seconds(40)};  // launch → Node Ready
   double node_boot_spread = 0.25;  // each boot within ±this share of the delay (node_booter.h)
-  // How many pods a second kube-scheduler tries once Karpenter runs (kube_scheduler.h): about
-  // what it manages on the fidelity benchmark's test cluster; 0: all at once.
-  double kube_scheduler_pods_per_second = 100;
   uint64_t seed = 1;
   // The controller's feature gates that change what it does here.
   bool node_repair = false;
