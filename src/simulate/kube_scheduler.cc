@@ -8,7 +8,6 @@
 #include <memory>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -131,25 +130,29 @@ Result<size_t> KubeScheduler::Run() {
     return std::tie(a->metadata.creation_timestamp, a->metadata.namespace_, a->metadata.name) <
            std::tie(b->metadata.creation_timestamp, b->metadata.namespace_, b->metadata.name);
   });
+  struct Queued {
+    int32_t priority;
+    std::string_view created;
+    size_t rank;  // among its owner's pods created in the same second
+    const api::Pod* pod;
+  };
+  std::vector<Queued> queue;
+  queue.reserve(pending.size());
   std::map<std::pair<std::string_view, std::string_view>, size_t> created_before;  // per owner
-  std::unordered_map<const api::Pod*, size_t> rank;  // among its owner's pods of the second
-  std::string_view second;
   for (const api::Pod* pod : pending) {
-    if (pod->metadata.creation_timestamp != second) {
-      second = pod->metadata.creation_timestamp;
+    if (!queue.empty() && pod->metadata.creation_timestamp != queue.back().created) {
       created_before.clear();
     }
     const api::OwnerReference* owner = api::ControllerOf(pod->metadata);
     const std::string_view owner_name = owner != nullptr ? owner->name : pod->metadata.name;
-    rank[pod] = created_before[{pod->metadata.namespace_, owner_name}]++;
+    queue.push_back({pod->spec.priority.value_or(0), pod->metadata.creation_timestamp,
+                     created_before[{pod->metadata.namespace_, owner_name}]++, pod});
   }
-  std::stable_sort(pending.begin(), pending.end(), [&](const api::Pod* a, const api::Pod* b) {
-    const int32_t pa = a->spec.priority.value_or(0);
-    const int32_t pb = b->spec.priority.value_or(0);
-    if (pa != pb) return pa > pb;
-    return std::tie(a->metadata.creation_timestamp, rank[a]) <
-           std::tie(b->metadata.creation_timestamp, rank[b]);
+  std::stable_sort(queue.begin(), queue.end(), [](const Queued& a, const Queued& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    return std::tie(a.created, a.rank) < std::tie(b.created, b.rank);
   });
+  for (size_t i = 0; i < queue.size(); ++i) pending[i] = queue[i].pod;
   input.pods = pending;
   input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);

@@ -18,13 +18,6 @@
 namespace karpenter::aws {
 namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // A uniform number in [0, 1) from (seed, family, zone), the same on every platform.
 double Uniform(uint64_t seed, std::string_view family, std::string_view zone) {
   uint64_t hash = kFnv1a64Offset;
@@ -35,7 +28,7 @@ double Uniform(uint64_t seed, std::string_view family, std::string_view zone) {
   hash = Fnv1a64(family, hash);
   hash = Fnv1a64(std::string_view("\0", 1), hash);
   hash = Fnv1a64(zone, hash);
-  return static_cast<double>(SplitMix64(hash) >> 11) * 0x1.0p-53;
+  return UniformFromHash(hash);
 }
 
 std::string Quote(std::string_view text) { return fmt::format("\"{}\"", text); }

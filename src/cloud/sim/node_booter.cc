@@ -1,6 +1,5 @@
 #include "cloud/sim/node_booter.h"
 
-#include <random>
 #include <string>
 #include <utility>
 
@@ -28,10 +27,8 @@ kube::Object InstanceRecord(const cloud::Instance& instance) {
 std::chrono::milliseconds BootDelayOf(std::string_view provider_id,
                                       const NodeBooterOptions& options) {
   if (options.boot_spread <= 0) return options.boot_delay;
-  // A point in [-1, 1) from the top 53 bits of a generator seeded with the hash: FNV's own high
-  // bits barely move between IDs that differ in their last characters.
-  std::mt19937_64 random(Fnv1a64(provider_id, Fnv1a64(std::to_string(options.seed))));
-  const double point = static_cast<double>(random() >> 11) / static_cast<double>(1ULL << 52) - 1.0;
+  // A point in [-1, 1), fixed by the instance and the seed.
+  const double point = 2 * UniformFromHash(Fnv1a64(provider_id, SplitMix64(options.seed))) - 1;
   return std::chrono::milliseconds(static_cast<int64_t>(
       static_cast<double>(options.boot_delay.count()) * (1.0 + options.boot_spread * point)));
 }
@@ -87,12 +84,12 @@ Result<size_t> NodeBooter::Boot() {
   next_boot_.reset();
   size_t booted = 0;
   for (const cloud::Instance& instance : instances) {
+    if (nodes_.Contains(instance.node_name)) continue;
     if (const TimePoint ready = instance.launch_time + BootDelayOf(instance.provider_id, options_);
         now < ready) {
       next_boot_ = next_boot_ ? std::min(*next_boot_, ready) : ready;
       continue;
     }
-    if (nodes_.Contains(instance.node_name)) continue;
     kube::Object labels = api::Encode(instance.labels);
     labels[std::string(api::kLabelHostname)] = instance.node_name;
     kube::Object status = {{"capacity", api::Encode(instance.capacity)},
