@@ -22,7 +22,10 @@
 #include <vector>
 
 #include "api/labels.h"
+#include "aws/api/aws_clients.h"
+#include "aws/api/sqs_api.h"
 #include "aws/catalog/load_catalog.h"
+#include "aws/sdk/curl_transport.h"
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
 #include "e2e.h"
@@ -35,6 +38,7 @@
 #include "simulate/simulation.h"
 #include "simulate/timeline.h"
 #include "support/cluster.h"
+#include "support/moto_account.h"
 
 namespace karpenter::bench {
 namespace {
@@ -46,8 +50,9 @@ constexpr std::string_view kNamespace = "fidelity";
 
 struct Scenario {
   std::string name;
-  std::string manifests;  // YAML documents
-  std::string timeline;   // `karpenter simulate --timeline` YAML; empty: none
+  std::string manifests;    // YAML documents
+  std::string timeline;     // `karpenter simulate --timeline` YAML; empty: none
+  bool interrupts = false;  // the controller reads an interruption queue (--moto)
 };
 
 // The NodePool (consolidation after a minute), its EC2NodeClass and the namespace of every
@@ -167,6 +172,25 @@ actions:
 )",
       size, std::max(1, size / 4));
   return {"node-group-retirement", std::move(manifests), std::move(timeline)};
+}
+
+// A spot scale-up from zero (a NodePool of c, m and r types of a generation after the fourth, as
+// spot pools usually are); at a third of the run EC2 takes back the spot capacity of us-east-1a
+// (an interruption warning for each spot instance there, the machines gone two minutes later),
+// where this fleet's cheapest offerings put most of it, and Karpenter replaces it elsewhere.
+Scenario SpotInterruption(int pods, int duration_seconds) {
+  std::string manifests = ClusterYaml(
+      kNamespace, "consolidationPolicy: WhenEmptyOrUnderutilized, consolidateAfter: 1m", "spot",
+      "        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, "
+      "m, r]}\n"
+      "        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: "
+      "['4']}\n");
+  manifests += Deployment("web", pods / 2, "500m", "1Gi");
+  manifests += Deployment("api", pods / 4, "1", "2Gi");
+  manifests += Deployment("worker", pods - pods / 2 - pods / 4, "750m", "3Gi");
+  std::string timeline = fmt::format(
+      "actions:\n  - {{at: {}s, interruptSpot: {{zone: us-east-1a}}}}\n", duration_seconds / 3);
+  return {"spot-interruption", std::move(manifests), std::move(timeline), /*interrupts=*/true};
 }
 
 std::string FamilyOf(std::string_view type) { return std::string(type.substr(0, type.find('.'))); }
@@ -371,11 +395,23 @@ Result<json> RealSeriesPoint(kube::Client& cluster, const std::vector<cloud::Ins
 // annotated for kwok, which plays their kubelets; retired by cordon, evictions the API server
 // checks against the PDBs, and deletion). Workloads are scaled by patching them, as `kubectl
 // scale` would; kinds of action a test cluster cannot play are refused.
+//
+// A spot interruption is EC2's part played as EC2 plays it: a warning on the interruption queue
+// (moto's SQS, `interruption` below) for each spot instance of the zone, which the controller's
+// interruption controller reads; two minutes later the machines are gone (their Nodes deleted,
+// what still ran on them lost), as the simulation has it.
+struct InterruptionQueue {
+  aws::SqsApi& sqs;
+  std::string url;
+};
+
 class RealTimeline {
  public:
+  // `interruption` (null: spot interruptions are refused) must outlive this.
   RealTimeline(kube::Client& cluster, const simulate::Timeline& timeline,
-               const std::vector<cloud::InstanceType>& catalog)
+               const std::vector<cloud::InstanceType>& catalog, InterruptionQueue* interruption)
       : cluster_(cluster),
+        interruption_(interruption),
         timeline_(timeline),
         audit_(cluster),
         cache_(cluster),
@@ -396,11 +432,12 @@ class RealTimeline {
     for (kube::Informer* informer : cache_.all()) {
       RETURN_IF_ERROR(informer->Pump(std::chrono::milliseconds(0)));
     }
+    elapsed_ = elapsed;
     for (; next_ < timeline_.actions.size() && timeline_.actions[next_].at <= elapsed; ++next_) {
       RETURN_IF_ERROR(std::visit(*this, timeline_.actions[next_].kind));
     }
     RETURN_IF_ERROR(node_groups_.Run());
-    return {};
+    return Reclaim();
   }
 
   // The pods the node groups' drains evicted (the controller's evictions are its Events).
@@ -416,6 +453,27 @@ class RealTimeline {
                                    patch, kube::Subresource::kNone));
     return {};
   }
+  Status operator()(const simulate::InterruptSpot& interrupt) {
+    if (interruption_ == nullptr) return Error("interruptSpot needs --moto (an SQS queue)");
+    for (const auto& node : cache_.decoded_nodes().All()) {
+      if (api::LabelValue(node->metadata.labels, api::kLabelCapacityType) !=
+              api::kCapacityTypeSpot ||
+          api::LabelValue(node->metadata.labels, api::kLabelZone) != interrupt.zone) {
+        continue;
+      }
+      const std::string& provider_id = node->spec.provider_id;
+      const std::string instance = provider_id.substr(provider_id.rfind('/') + 1);
+      const json warning = {
+          {"version", "0"},
+          {"detail-type", "EC2 Spot Instance Interruption Warning"},
+          {"source", "aws.ec2"},
+          {"detail", {{"instance-id", instance}, {"instance-action", "terminate"}}}};
+      Result<std::string> sent = interruption_->sqs.SendMessage(interruption_->url, warning.dump());
+      if (!sent.ok()) return sent.error();
+      reclaims_.push_back({elapsed_ + kSpotWarning, node->metadata.name});
+    }
+    return {};
+  }
   Status operator()(const simulate::Note& /*note*/) { return {}; }
   template <class Other>
   Status operator()(const Other& action) {
@@ -423,18 +481,63 @@ class RealTimeline {
   }
 
  private:
+  // EC2 takes an interrupted spot instance back this long after its warning.
+  static constexpr std::chrono::minutes kSpotWarning{2};
+  struct PendingReclaim {
+    std::chrono::milliseconds at;
+    std::string node;
+  };
+
+  // The interrupted machines whose time is up go, with what still runs on them.
+  Status Reclaim() {
+    for (auto it = reclaims_.begin(); it != reclaims_.end();) {
+      if (it->at > elapsed_) {
+        ++it;
+        continue;
+      }
+      for (const kube::Object& pod :
+           cache_.pods().ByIndex(controllers::kIndexPodsByNode, it->node)) {
+        if (kube::DeletionTimestamp(pod).empty()) audit_.RecordLoss(pod);
+      }
+      Status deleted = cluster_.Delete(kube::resources::kNodes, "", it->node, {});
+      if (!deleted.ok() && deleted.error().status != 404) return deleted;
+      it = reclaims_.erase(it);
+    }
+    return {};
+  }
+
   kube::Client& cluster_;
+  InterruptionQueue* interruption_;
   const simulate::Timeline& timeline_;
   simulate::DisruptionAudit audit_;  // counts evictions as the simulation does
   RealClock clock_;
   controllers::ClusterCache cache_;
   simulate::NodeGroups node_groups_;
   size_t next_ = 0;
+  std::chrono::milliseconds elapsed_{0};
+  std::vector<PendingReclaim> reclaims_;
+};
+
+// The moto account a scenario with spot interruptions needs: the controller's environment (its
+// key, the fault proxy as the AWS endpoint, the queue) and the queue the benchmark writes to.
+struct Moto {
+  explicit Moto(support::MotoAccount moto_account) : account(std::move(moto_account)) {}
+
+  support::MotoAccount account;
+  aws::CurlTransport transport;
+  RealClock clock;
+  std::optional<aws::AwsClients> clients;
+  std::optional<aws::SqsApi> sqs;
+  std::optional<InterruptionQueue> queue;
 };
 
 Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::Client& cluster,
-                     const support::ChartIdentity& identity,
+                     const support::ChartIdentity& identity, Moto* moto,
                      const std::vector<cloud::InstanceType>& catalog, int run) {
+  if (scenario.interrupts && moto == nullptr) {
+    return Error("needs --moto: the controller reads spot interruptions from an SQS queue");
+  }
+  InterruptionQueue* queue = scenario.interrupts ? &*moto->queue : nullptr;
   simulate::Timeline parsed;
   if (!scenario.timeline.empty()) {
     ASSIGN_OR_RETURN(parsed, simulate::ParseTimeline(scenario.timeline, scenario.name));
@@ -455,11 +558,13 @@ Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::C
   controller_args.push_back(
       fmt::format("--sim-node-boot-spread={}", std::lround(assumed.node_boot_spread * 100)));
   Result<Figures> figures = [&]() -> Result<Figures> {
+    // As IRSA would give it: the account's key, region and queue (INTERRUPTION_QUEUE).
     support::ControllerProcess controller(
         args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary,
-        controller_args, log, identity.env);
+        controller_args, log,
+        queue != nullptr ? moto->account.ControllerEnvironment(identity.env) : identity.env);
     RETURN_IF_ERROR(support::AwaitLeadership(controller, seconds(60)));
-    RealTimeline timeline(cluster, parsed, catalog);
+    RealTimeline timeline(cluster, parsed, catalog, queue);
     RETURN_IF_ERROR(timeline.Start());
     RETURN_IF_ERROR(support::ApplyFile(cluster, manifests.string()));
     const auto start = std::chrono::steady_clock::now();
@@ -534,6 +639,38 @@ int RunFidelity(const FidelityArgs& args) {
     identity = std::move(*read);
   }
 
+  // Only a scenario with spot interruptions needs moto.
+  std::optional<Moto> moto;
+  if (args.runs > 0 && !args.moto_dir.empty()) {
+    Result<support::MotoAccount> account = support::MotoAccount::Read(args.moto_dir);
+    if (!account.ok()) return Fail(account.error().message);
+    if (account->Seeded("region") != "us-east-1") {
+      return Fail("--moto " + args.moto_dir + ": its account is in " + account->Seeded("region") +
+                  "; the simulated EC2 serves the embedded catalog's us-east-1, so start it with "
+                  "scripts/testenv/moto-up DIR karpenter-test us-east-1");
+    }
+    moto.emplace(std::move(*account));
+    Result<aws::AwsClients> clients =
+        aws::AwsClients::Create(moto->account.TestEnvironment(), moto->account.Seeded("region"),
+                                moto->transport, moto->clock);
+    if (!clients.ok()) return Fail(clients.error().message);
+    moto->clients.emplace(std::move(*clients));
+    moto->sqs.emplace(moto->clients->sqs());
+    Result<std::string> url = moto->sqs->GetQueueUrl(moto->account.Seeded("cluster"));
+    if (!url.ok()) return Fail(url.error().message);
+    moto->queue.emplace(InterruptionQueue{*moto->sqs, std::move(*url)});
+    // The controller's key may do what `karpenter iam policy` allows, nothing more.
+    Result<kube::Object> policy = moto->account.GeneratedPolicy(
+        args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary);
+    if (!policy.ok()) return Fail(policy.error().message);
+    if (Status set = moto->account.SetFaults(kube::Object::object()); !set.ok()) {
+      return Fail(set.error().message);
+    }
+    if (Status set = moto->account.SetControllerPolicy(*policy); !set.ok()) {
+      return Fail(set.error().message);
+    }
+  }
+
   std::vector<Scenario> scenarios;
   for (const std::string& name : args.scenarios) {
     if (name == "mixed") {
@@ -544,9 +681,12 @@ int RunFidelity(const FidelityArgs& args) {
       scenarios.push_back(ScaleDown(args.pods, args.duration_seconds));
     } else if (name == "node-group-retirement") {
       scenarios.push_back(Retirement(args.pods));
+    } else if (name == "spot-interruption") {
+      if (args.runs > 0 && !moto) return Fail("--scenarios spot-interruption needs --moto");
+      scenarios.push_back(SpotInterruption(args.pods, args.duration_seconds));
     } else {
       return Fail("--scenarios: no scenario \"" + name +
-                  "\" (mixed, spread, scale-down, node-group-retirement)");
+                  "\" (mixed, spread, scale-down, node-group-retirement, spot-interruption)");
     }
   }
 
@@ -566,7 +706,8 @@ int RunFidelity(const FidelityArgs& args) {
     }
     std::vector<Figures> real;
     for (int run = 0; run < args.runs; ++run) {
-      Result<Figures> figures = Real(scenario, args, *cluster, identity, *catalog, run + 1);
+      Result<Figures> figures =
+          Real(scenario, args, *cluster, identity, moto ? &*moto : nullptr, *catalog, run + 1);
       if (!figures.ok()) return Fail(scenario.name + ": " + figures.error().message);
       real.push_back(std::move(*figures));
     }

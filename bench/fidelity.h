@@ -9,9 +9,10 @@
 //
 // Scenarios: scale-ups from zero of mixed Deployment shapes (one per seed); one with zone spread
 // and hostname anti-affinity; a PDB-guarded scale-down that consolidation packs; and the seed's
-// migration at test-cluster scale (a managed node group retired under Karpenter). Their timelines
-// are `karpenter simulate`'s; on the test cluster the simulation's node groups stand in for EKS's
-// (kwok plays their kubelets), the only part the test cluster lacks.
+// migration at test-cluster scale (a managed node group retired under Karpenter); a spot zone
+// interrupted (the warnings go to an SQS queue in moto, the controller's interruption controller
+// reads them). Their timelines are `karpenter simulate`'s; on the test cluster the simulation's
+// node groups stand in for EKS's (kwok plays their kubelets), the only part the test cluster lacks.
 
 #include <cstdint>
 #include <string>
@@ -25,8 +26,11 @@ struct FidelityArgs {
   int pods = 1000;          // per scenario
   int duration_seconds = 300;
   std::vector<uint64_t> seeds = {1, 2, 3};  // one mixed scale-up per seed
-  // Which scenarios run: mixed (one per seed), spread, scale-down, node-group-retirement.
+  // Which scenarios run: mixed (one per seed), spread, scale-down, node-group-retirement,
+  // spot-interruption (with `moto_dir`).
   std::vector<std::string> scenarios = {"mixed", "spread", "scale-down", "node-group-retirement"};
+  // scripts/testenv/moto-up's directory: the interruption queue of spot-interruption.
+  std::string moto_dir;
   std::string karpenter_binary;  // empty: `karpenter` beside this executable
   std::string source_dir;        // where deploy/crds is; empty: this build's source
   // Every this many seconds, what each run and the simulation had (a time series, to see where

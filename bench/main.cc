@@ -256,9 +256,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   fidelity_cmd
       ->add_option("--scenarios", fidelity.scenarios,
-                   "mixed (one per seed), spread, scale-down, node-group-retirement")
+                   "mixed (one per seed), spread, scale-down, node-group-retirement, "
+                   "spot-interruption (needs --moto)")
       ->delimiter(',')
       ->capture_default_str();
+  fidelity_cmd->add_option("--moto", fidelity.moto_dir,
+                           "moto's directory (scripts/testenv/moto-up DIR): spot-interruption's "
+                           "SQS queue");
   fidelity_cmd->add_option("--karpenter", fidelity.karpenter_binary,
                            "The karpenter binary (default: beside this one)");
   fidelity_cmd->add_option("--source-dir", fidelity.source_dir,

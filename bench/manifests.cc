@@ -4,7 +4,8 @@
 
 namespace karpenter::bench {
 
-std::string ClusterYaml(std::string_view name, std::string_view disruption) {
+std::string ClusterYaml(std::string_view name, std::string_view disruption,
+                        std::string_view capacity_type, std::string_view more_requirements) {
   return fmt::format(R"(apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {{name: default}}
@@ -14,8 +15,8 @@ spec:
       requirements:
         - {{key: kubernetes.io/arch, operator: In, values: [amd64]}}
         - {{key: kubernetes.io/os, operator: In, values: [linux]}}
-        - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
-      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
+        - {{key: karpenter.sh/capacity-type, operator: In, values: [{2}]}}
+{3}      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
   limits: {{cpu: 100000}}
   disruption: {{{1}}}
 ---
@@ -32,7 +33,7 @@ apiVersion: v1
 kind: Namespace
 metadata: {{name: {0}}}
 )",
-                     name, disruption);
+                     name, disruption, capacity_type, more_requirements);
 }
 
 std::string DeploymentYaml(std::string_view name, std::string_view namespace_, int replicas,

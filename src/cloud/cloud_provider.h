@@ -23,7 +23,7 @@ namespace karpenter::cloud {
 
 // One machine as the cloud reports it.
 struct Instance {
-  std::string provider_id;  // "aws:///us-east-1a/i-0123…", "sim:///us-east-1a/sim-0001"
+  std::string provider_id;  // "aws:///us-east-1a/i-0123…", "sim:///us-east-1a/i-0000…01"
   std::string node_claim;   // the NodeClaim it was launched for (its ownership tag)
   std::string node_pool;
   std::string instance_type;

@@ -5,32 +5,65 @@
 #include <random>
 #include <utility>
 
+#include "aws/api/aws_clients.h"
+#include "aws/api/sqs_api.h"
 #include "aws/catalog/load_catalog.h"
+#include "aws/instancetypes/unavailable_offerings.h"
+#include "aws/provider/interruption_controller.h"
+#include "aws/sdk/curl_transport.h"
+#include "aws/sdk/environment.h"
 #include "cloud/sim/sim_cloud_provider.h"
 #include "simulate/simulated_machines.h"
 
 namespace karpenter::simulate {
 namespace {
 
+// With an interruption queue, the controller's own interruption controller reads it (the queue
+// is real: SQS, or moto in the tests) and acts on the simulated machines' NodeClaims; the
+// offerings it records as interrupted are unavailable to the simulated EC2 until they expire.
 class SimBackend final : public op::CloudBackend {
  public:
   SimBackend(std::vector<cloud::InstanceType> catalog, const Clock& clock, std::string region,
-             cloud::NodeBooterOptions boot)
-      : clock_(clock), cloud_(std::move(catalog), clock, std::move(region)), boot_(boot) {}
+             cloud::NodeBooterOptions boot, std::string interruption_queue)
+      : clock_(clock),
+        region_(std::move(region)),
+        unavailable_(clock),
+        cloud_(std::move(catalog), clock, region_),
+        boot_(boot),
+        interruption_queue_(std::move(interruption_queue)) {
+    cloud_.ConsultAvailability(unavailable_);
+  }
 
   cloud::CloudProvider& cloud() override { return cloud_; }
 
   Result<std::vector<std::jthread>> Attach(kube::Client& client, op::Manager& manager,
                                            const Logger& logger) override {
     machines_.emplace(manager, client, cloud_, clock_, logger.Named("controller"), boot_);
-    return std::vector<std::jthread>{};
+    std::vector<std::jthread> threads;
+    if (interruption_queue_.empty()) return threads;
+    ASSIGN_OR_RETURN(aws::AwsClients clients, aws::AwsClients::Create(aws::Environment::OfProcess(),
+                                                                      region_, transport_, clock_));
+    clients_.emplace(std::move(clients));
+    sqs_.emplace(clients_->sqs());
+    interruption_.emplace(*sqs_, interruption_queue_, client, manager.cluster(), manager.events(),
+                          unavailable_, manager.registry(), manager.metrics(), clock_,
+                          logger.Named("interruption"), /*reservations=*/nullptr, "sim");
+    threads.emplace_back([this](const std::stop_token& stop) { interruption_->Run(stop); });
+    return threads;
   }
 
  private:
   const Clock& clock_;
+  const std::string region_;
+  aws::UnavailableOfferings unavailable_;  // consulted by cloud_
   cloud::SimCloudProvider cloud_;
   const cloud::NodeBooterOptions boot_;
   std::optional<SimulatedMachines> machines_;
+  const std::string interruption_queue_;  // empty: no interruption handling
+  aws::CurlTransport transport_;
+  std::optional<aws::AwsClients> clients_;
+  std::optional<aws::SqsApi> sqs_;
+  std::optional<aws::InterruptionController> interruption_;
 };
 
 }  // namespace
@@ -50,7 +83,8 @@ Result<std::unique_ptr<op::CloudBackend>> NewSimBackend(const op::Options& optio
           .boot_delay = options.sim_node_boot_delay.value(),
           .boot_spread = options.sim_node_boot_spread_percent / 100.0,
           // Each run of the controller boots its machines at other points of the spread.
-          .seed = std::random_device()()}));
+          .seed = std::random_device()()},
+      options.interruption_queue));
 }
 
 }  // namespace karpenter::simulate

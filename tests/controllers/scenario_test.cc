@@ -448,7 +448,7 @@ TEST(ScenarioTest, NodeClaimWithAMalformedStatusGetsAnEventAndNothingElseStops) 
 // and deleting the NodeClaim releases it without draining the Node or terminating anything.
 TEST(ScenarioTest, ANodeClaimWithAForeignProviderIdIsReportedAndLeftAlone) {
   for (const std::string provider_id :
-       {"gce://project/us-central1-a/vm-1", "sim:///us-east-1a/sim-0000000000ff"}) {
+       {"gce://project/us-central1-a/vm-1", "sim:///us-east-1a/i-000000000000000ff"}) {
     SCOPED_TRACE(provider_id);
     World world;
     world.Create(resources::kNodes,

@@ -138,8 +138,9 @@ class ControllerEndToEnd : public ::testing::Test {
   }
   // With `chart_metrics_port`, the controller serves /metrics on the chart's port (METRICS_PORT
   // of its environment) instead of a free one. `extra` flags follow the usual ones.
-  void StartController(bool chart_metrics_port = false,
-                       const std::vector<std::string>& extra = {}) {
+  // `env` replaces the chart's environment (with what IRSA would add, say).
+  void StartController(bool chart_metrics_port = false, const std::vector<std::string>& extra = {},
+                       const std::vector<std::string>* env = nullptr) {
     const std::string log = ::testing::TempDir() + "controller-" +
                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
                             ".log";
@@ -150,8 +151,8 @@ class ControllerEndToEnd : public ::testing::Test {
       if (flag != args.end()) args.erase(flag, flag + 2);
     }
     args.insert(args.end(), extra.begin(), extra.end());
-    controller_ =
-        std::make_unique<support::ControllerProcess>(KARPENTER_BINARY, args, log, identity_.env);
+    controller_ = std::make_unique<support::ControllerProcess>(
+        KARPENTER_BINARY, args, log, env != nullptr ? *env : identity_.env);
     ASSERT_OK(support::AwaitLeadership(*controller_, std::chrono::seconds(60)));
   }
 

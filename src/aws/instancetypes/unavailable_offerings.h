@@ -14,12 +14,13 @@
 #include <string_view>
 #include <tuple>
 
+#include "cloud/offering_availability.h"
 #include "common/clock.h"
 #include "common/mutex.h"
 
 namespace karpenter::aws {
 
-class UnavailableOfferings {
+class UnavailableOfferings final : public cloud::OfferingAvailability {
  public:
   static constexpr std::chrono::minutes kDefaultTtl{3};
 
@@ -32,13 +33,13 @@ class UnavailableOfferings {
                        std::string_view capacity_type, std::string_view reason);
   // Whether an unexpired entry covers this offering (exactly or through empty fields).
   bool IsUnavailable(std::string_view instance_type, std::string_view zone,
-                     std::string_view capacity_type) const;
+                     std::string_view capacity_type) const override;
   // The reason of the covering entry, empty when none covers it.
   std::string Reason(std::string_view instance_type, std::string_view zone,
                      std::string_view capacity_type) const;
   // Changes whenever an entry is added, re-marked or expires: a cache key for anything built from
   // the availability of offerings.
-  uint64_t SeqNum() const;
+  uint64_t SeqNum() const override;
   // Unexpired entries.
   size_t size() const;
 

@@ -16,13 +16,13 @@
 namespace karpenter::aws {
 namespace {
 
-// The NodeClaims whose instance is `instance_id` (status.providerID "aws:///<zone>/<id>").
+// The NodeClaims whose instance is `instance_id` (status.providerID "<prefix>/<zone>/<id>").
 std::vector<kube::Object> NodeClaimsOf(const controllers::ClusterCache& cluster,
-                                       std::string_view instance_id) {
+                                       std::string_view prefix, std::string_view instance_id) {
   std::vector<kube::Object> out;
   cluster.node_claims().ForEach([&](const kube::Object& claim) {
     const std::string_view provider_id = kube::StringAt(claim, {"status", "providerID"});
-    if (provider_id.starts_with("aws://") && provider_id.ends_with(instance_id) &&
+    if (provider_id.starts_with(prefix) && provider_id.ends_with(instance_id) &&
         provider_id.size() > instance_id.size() &&
         provider_id[provider_id.size() - instance_id.size() - 1] == '/') {
       out.push_back(claim);
@@ -44,7 +44,7 @@ InterruptionController::InterruptionController(
     SqsApi& sqs, std::string queue_name, kube::Client& client, controllers::ClusterCache& cluster,
     kube::EventRecorder& events, UnavailableOfferings& unavailable, prometheus::Registry& registry,
     controllers::Metrics& metrics, const Clock& clock, Logger logger,
-    ReservationCounts* reservations)
+    ReservationCounts* reservations, std::string_view provider_scheme)
     : sqs_(sqs),
       queue_name_(std::move(queue_name)),
       client_(client),
@@ -55,7 +55,8 @@ InterruptionController::InterruptionController(
       queue_metrics_(registry),
       metrics_(metrics),
       clock_(clock),
-      logger_(std::move(logger)) {}
+      logger_(std::move(logger)),
+      provider_prefix_(std::string(provider_scheme) + "://") {}
 
 Status InterruptionController::Handle(const InterruptionMessage& message) {
   const bool actionable = Actionable(message);
@@ -63,7 +64,7 @@ Status InterruptionController::Handle(const InterruptionMessage& message) {
     logger_.Info("rebalance recommendation", {{"instances", message.instance_ids}});
   }
   for (const std::string& instance_id : message.instance_ids) {
-    for (const kube::Object& claim : NodeClaimsOf(cluster_, instance_id)) {
+    for (const kube::Object& claim : NodeClaimsOf(cluster_, provider_prefix_, instance_id)) {
       if (!actionable) {
         if (message.kind == InterruptionKind::kRebalanceRecommendation) {
           events_.Record(claim, kube::EventType::kNormal, EventReason(message),

@@ -34,12 +34,15 @@ namespace karpenter::aws {
 class InterruptionController {
  public:
   // The references (and `reservations`, when given) must outlive the controller.
-  // The queue's series go on `registry`; the NodeClaims it deletes count in `metrics`.
+  // The queue's series go on `registry`; the NodeClaims it deletes count in `metrics`. A message
+  // concerns the NodeClaims whose status.providerID is "<provider_scheme>:///<zone>/<instance id>":
+  // "aws" for EC2's, "sim" when the controller runs against the simulated EC2.
   InterruptionController(SqsApi& sqs, std::string queue_name, kube::Client& client,
                          controllers::ClusterCache& cluster, kube::EventRecorder& events,
                          UnavailableOfferings& unavailable, prometheus::Registry& registry,
                          controllers::Metrics& metrics, const Clock& clock, Logger logger,
-                         ReservationCounts* reservations = nullptr);
+                         ReservationCounts* reservations = nullptr,
+                         std::string_view provider_scheme = "aws");
 
   // One receive (waiting up to options.wait_seconds): handles the messages it got and deletes
   // those handled. Returns how many it received.
@@ -62,7 +65,8 @@ class InterruptionController {
   controllers::Metrics& metrics_;
   const Clock& clock_;
   Logger logger_;
-  std::string queue_url_;  // looked up on first use
+  std::string queue_url_;              // looked up on first use
+  const std::string provider_prefix_;  // "aws://"
 };
 
 }  // namespace karpenter::aws

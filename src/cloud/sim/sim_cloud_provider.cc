@@ -74,7 +74,8 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   if (const auto it = by_node_claim_.find(node_claim.metadata.name); it != by_node_claim_.end()) {
     return instances_.at(it->second);
   }
-  const Choice choice = Cheapest(*catalog_, node_claim, per_zone_);
+  const std::shared_ptr<const std::vector<InstanceType>> offered = Offered();
+  const Choice choice = Cheapest(*offered, node_claim, per_zone_);
   if (choice.type == nullptr) {
     return Error(
         fmt::format("NodeClaim {}: no available offering satisfies its requirements and "
@@ -86,7 +87,8 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   ++launched_;
   launches_.fetch_add(1, std::memory_order_relaxed);
   Instance instance;
-  const std::string id = fmt::format("sim-{:012x}", launched_);
+  // Shaped as EC2's instance IDs: an interruption message names one (aws/provider reads them).
+  const std::string id = fmt::format("i-{:017x}", launched_);
   instance.provider_id = fmt::format("sim:///{}/{}", choice.offering->zone, id);
   instance.node_claim = node_claim.metadata.name;
   if (const auto it = node_claim.metadata.labels.find(api::kLabelNodePool);
@@ -176,7 +178,31 @@ Result<std::vector<Instance>> SimCloudProvider::List() {
 Result<std::shared_ptr<const std::vector<InstanceType>>> SimCloudProvider::GetInstanceTypes(
     const api::NodePool&) {
   MutexLock lock(mutex_);
-  return catalog_;
+  return Offered();
+}
+
+void SimCloudProvider::ConsultAvailability(const OfferingAvailability& availability) {
+  MutexLock lock(mutex_);
+  consulted_ = &availability;
+  offered_.reset();
+}
+
+std::shared_ptr<const std::vector<InstanceType>> SimCloudProvider::Offered() {
+  if (consulted_ == nullptr) return catalog_;
+  const uint64_t seq_num = consulted_->SeqNum();
+  if (offered_ != nullptr && seq_num == offered_seq_num_) return offered_;
+  auto offered = std::make_shared<std::vector<InstanceType>>(*catalog_);
+  for (InstanceType& type : *offered) {
+    for (Offering& offering : type.offerings) {
+      if (offering.available &&
+          consulted_->IsUnavailable(type.name, offering.zone, offering.capacity_type)) {
+        offering.available = false;
+      }
+    }
+  }
+  offered_ = std::move(offered);
+  offered_seq_num_ = seq_num;
+  return offered_;
 }
 
 void SimCloudProvider::SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
@@ -192,6 +218,7 @@ void SimCloudProvider::SetOfferingAvailable(std::string_view instance_type, std:
     }
   }
   catalog_ = std::move(changed);
+  offered_.reset();
 }
 
 void SimCloudProvider::RemoveInstanceType(std::string_view instance_type) {
@@ -199,6 +226,7 @@ void SimCloudProvider::RemoveInstanceType(std::string_view instance_type) {
   auto changed = std::make_shared<std::vector<InstanceType>>(*catalog_);
   std::erase_if(*changed, [&](const InstanceType& type) { return type.name == instance_type; });
   catalog_ = std::move(changed);
+  offered_.reset();
 }
 
 }  // namespace karpenter::cloud

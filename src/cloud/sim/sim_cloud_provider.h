@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/offering_availability.h"
 #include "common/clock.h"
 #include "common/mutex.h"
 
@@ -39,6 +40,10 @@ class SimCloudProvider final : public CloudProvider {
   // InsufficientInstanceCapacity error) and GetInstanceTypes reports it unavailable.
   void SetOfferingAvailable(std::string_view instance_type, std::string_view zone,
                             std::string_view capacity_type, bool available);
+  // Offerings `availability` reports unavailable are unavailable here too (launches skip them,
+  // GetInstanceTypes reports them), as when the controller's interruption controller records a
+  // spot interruption. `availability` must outlive this.
+  void ConsultAvailability(const OfferingAvailability& availability);
   // Counts launches (and adoptions): unchanged means no new instance since.
   uint64_t launches() const { return launches_.load(std::memory_order_relaxed); }
 
@@ -46,11 +51,17 @@ class SimCloudProvider final : public CloudProvider {
   void RemoveInstanceType(std::string_view instance_type);
 
  private:
+  // The catalog with what `consulted_` reports applied; rebuilt when either changes.
+  std::shared_ptr<const std::vector<InstanceType>> Offered() REQUIRES(mutex_);
+
   const Clock& clock_;
   const std::string region_;
   Mutex mutex_;
   // Replaced, never mutated.
   std::shared_ptr<const std::vector<InstanceType>> catalog_ GUARDED_BY(mutex_);
+  const OfferingAvailability* consulted_ GUARDED_BY(mutex_) = nullptr;
+  std::shared_ptr<const std::vector<InstanceType>> offered_ GUARDED_BY(mutex_);  // null: stale
+  uint64_t offered_seq_num_ GUARDED_BY(mutex_) = 0;
   std::map<std::string, Instance, std::less<>> instances_ GUARDED_BY(mutex_);  // by provider ID
   std::map<std::string, std::string, std::less<>> by_node_claim_ GUARDED_BY(mutex_);
   std::map<std::string, size_t, std::less<>> per_zone_ GUARDED_BY(mutex_);  // instances running

@@ -1,5 +1,6 @@
 #include "cloud/sim/node_booter.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,8 +15,8 @@ using std::chrono::seconds;
 
 TEST(BootDelayTest, WithoutSpreadEveryMachineTakesTheDelay) {
   const NodeBooterOptions options{.boot_delay = seconds(40)};
-  EXPECT_EQ(BootDelayOf("sim:///us-east-1a/sim-000000000001", options), seconds(40));
-  EXPECT_EQ(BootDelayOf("sim:///us-east-1b/sim-000000000002", options), seconds(40));
+  EXPECT_EQ(BootDelayOf("sim:///us-east-1a/i-00000000000000001", options), seconds(40));
+  EXPECT_EQ(BootDelayOf("sim:///us-east-1b/i-00000000000000002", options), seconds(40));
 }
 
 TEST(BootDelayTest, MachinesSpreadOverTheRangeAtPointsTheSeedFixes) {
@@ -23,7 +24,7 @@ TEST(BootDelayTest, MachinesSpreadOverTheRangeAtPointsTheSeedFixes) {
   std::set<int64_t> delays;
   int below = 0;
   for (int i = 0; i < 200; ++i) {
-    const std::string id = "sim:///us-east-1a/sim-" + std::to_string(i);
+    const std::string id = fmt::format("sim:///us-east-1a/i-{:017x}", i);
     const milliseconds delay = BootDelayOf(id, options);
     EXPECT_GE(delay, seconds(30)) << id;
     EXPECT_LE(delay, seconds(50)) << id;
@@ -40,7 +41,7 @@ TEST(BootDelayTest, MachinesSpreadOverTheRangeAtPointsTheSeedFixes) {
   other.seed = 8;
   int same = 0;
   for (int i = 0; i < 50; ++i) {
-    const std::string id = "sim:///us-east-1a/sim-" + std::to_string(i);
+    const std::string id = fmt::format("sim:///us-east-1a/i-{:017x}", i);
     same += BootDelayOf(id, options) == BootDelayOf(id, other) ? 1 : 0;
   }
   EXPECT_LT(same, 5);

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/labels.h"
@@ -167,7 +169,7 @@ TEST_F(SimCloudProviderTest, InstanceDescribesTheMachine) {
   const Result<Instance> instance = cloud_.Create(claim);
   ASSERT_THAT(instance, IsOk());
 
-  EXPECT_EQ(instance->provider_id, "sim:///us-east-1a/sim-000000000001");
+  EXPECT_EQ(instance->provider_id, "sim:///us-east-1a/i-00000000000000001");
   EXPECT_EQ(instance->node_claim, "default-abcde");
   EXPECT_EQ(instance->node_pool, "default");
   EXPECT_EQ(instance->instance_type, "small-amd");
@@ -239,7 +241,7 @@ TEST_F(SimCloudProviderTest, GetListAndDelete) {
   const Status again = cloud_.Delete(a->provider_id);
   ASSERT_FALSE(again.ok());
   EXPECT_EQ(again.error().reason, kReasonNotFound);
-  const Status never = cloud_.Delete("sim:///us-east-1a/sim-0000000000ff");
+  const Status never = cloud_.Delete("sim:///us-east-1a/i-000000000000000ff");
   ASSERT_FALSE(never.ok());
   EXPECT_EQ(never.error().reason, kReasonNotFound);
   const Status foreign = cloud_.Delete("aws:///us-east-1a/i-0123456789abcdef0");
@@ -294,9 +296,61 @@ TEST_F(SimCloudProviderTest, UnavailableOfferingsAreSkippedAndReported) {
   EXPECT_EQ(cloud_.List()->size(), 3u);
 }
 
+// What another part (the interruption controller's record) says is unavailable, by its sequence
+// number: a stand-in for aws::UnavailableOfferings.
+class Marked final : public OfferingAvailability {
+ public:
+  bool IsUnavailable(std::string_view instance_type, std::string_view zone,
+                     std::string_view capacity_type) const override {
+    return marked_.contains(std::string(instance_type) + " " + std::string(zone) + " " +
+                            std::string(capacity_type));
+  }
+  uint64_t SeqNum() const override { return seq_num_; }
+
+  void Mark(const std::string& offering) {
+    marked_.insert(offering);
+    ++seq_num_;
+  }
+  void Clear() {
+    marked_.clear();
+    ++seq_num_;
+  }
+
+ private:
+  std::set<std::string> marked_;
+  uint64_t seq_num_ = 0;
+};
+
+TEST_F(SimCloudProviderTest, OfferingsAnotherRecordMarksAreUnavailableUntilItChanges) {
+  Marked marked;
+  cloud_.ConsultAvailability(marked);
+  EXPECT_EQ(Launch(Claim("a")), "small-arm us-east-1b spot 0.03");
+  marked.Mark("small-arm us-east-1b spot");
+  EXPECT_EQ(Launch(Claim("b")), "small-amd us-east-1a spot 0.04");
+  Result<std::shared_ptr<const std::vector<InstanceType>>> types =
+      cloud_.GetInstanceTypes(api::NodePool());
+  ASSERT_THAT(types, IsOk());
+  std::vector<std::string> unavailable;
+  for (const InstanceType& type : **types) {
+    for (const Offering& offering : type.offerings) {
+      if (!offering.available) {
+        unavailable.push_back(type.name + " " + offering.zone + " " + offering.capacity_type);
+      }
+    }
+  }
+  EXPECT_THAT(unavailable, ElementsAre("small-arm us-east-1b spot"));
+  // Its own fault injection still applies beside the record.
+  cloud_.SetOfferingAvailable("small-amd", "us-east-1a", "spot", false);
+  EXPECT_EQ(Launch(Claim("c")), "small-arm us-east-1b on-demand 0.08");
+  cloud_.SetOfferingAvailable("small-amd", "us-east-1a", "spot", true);
+  // Once the record drops the entry (it expired), the offering is back.
+  marked.Clear();
+  EXPECT_EQ(Launch(Claim("d")), "small-arm us-east-1b spot 0.03");
+}
+
 TEST_F(SimCloudProviderTest, AdoptedInstancesAreListedAndTheirIdsNotReused) {
   Instance adopted;
-  adopted.provider_id = "sim:///us-east-1a/sim-00000000000a";
+  adopted.provider_id = "sim:///us-east-1a/i-0000000000000000a";
   adopted.node_claim = "old";
   adopted.node_name = "ip-10-0-0-10.us-east-1.compute.internal";
   adopted.instance_type = "small-amd";
@@ -311,17 +365,17 @@ TEST_F(SimCloudProviderTest, AdoptedInstancesAreListedAndTheirIdsNotReused) {
 
   const Result<Instance> next = cloud_.Create(Claim("new"));
   ASSERT_THAT(next, IsOk());
-  EXPECT_EQ(next->provider_id, "sim:///us-east-1b/sim-00000000000b");
+  EXPECT_EQ(next->provider_id, "sim:///us-east-1b/i-0000000000000000b");
   EXPECT_EQ(next->node_name, "ip-10-0-0-11.us-east-1.compute.internal");
 
   // Adopting an older one does not wind the counter back.
   Instance older = adopted;
-  older.provider_id = "sim:///us-east-1a/sim-000000000003";
+  older.provider_id = "sim:///us-east-1a/i-00000000000000003";
   older.node_claim = "older";
   cloud_.Adopt(older);
   const Result<Instance> after = cloud_.Create(Claim("after"));
   ASSERT_THAT(after, IsOk());
-  EXPECT_EQ(after->provider_id, "sim:///us-east-1b/sim-00000000000c");
+  EXPECT_EQ(after->provider_id, "sim:///us-east-1b/i-0000000000000000c");
   EXPECT_EQ(cloud_.List()->size(), 4u);
 
   ASSERT_THAT(cloud_.Delete(adopted.provider_id), IsOk());
