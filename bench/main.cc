@@ -249,6 +249,10 @@ int main(int argc, char** argv) {
       ->add_option("--runs", fidelity.runs, "Real runs per scenario (0: the simulation only)")
       ->capture_default_str();
   fidelity_cmd->add_option("--pods", fidelity.pods, "Pods per scenario")->capture_default_str();
+  fidelity_cmd
+      ->add_option("--sim-seeds", fidelity.sim_seeds,
+                   "Simulations per scenario (seeds 1..N), compared by their medians")
+      ->capture_default_str();
   fidelity_cmd->add_option("--duration", fidelity.duration_seconds, "Seconds each scenario runs")
       ->capture_default_str();
   fidelity_cmd->add_option("--seeds", fidelity.seeds, "One mixed scale-up per seed")
