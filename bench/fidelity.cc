@@ -12,7 +12,6 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <numeric>
 #include <optional>
 #include <random>
 #include <set>
@@ -192,6 +191,11 @@ Scenario SpotInterruption(int pods, int duration_seconds) {
   std::string timeline = fmt::format(
       "actions:\n  - {{at: {}s, interruptSpot: {{zone: us-east-1a}}}}\n", duration_seconds / 3);
   return {"spot-interruption", std::move(manifests), std::move(timeline), /*interrupts=*/true};
+}
+
+// The karpenter binary the controller runs from.
+std::string KarpenterBinary(const FidelityArgs& args) {
+  return args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary;
 }
 
 std::string FamilyOf(std::string_view type) { return std::string(type.substr(0, type.find('.'))); }
@@ -536,9 +540,7 @@ struct Moto {
 Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::Client& cluster,
                      const support::ChartIdentity& identity, Moto* moto,
                      const std::vector<cloud::InstanceType>& catalog, int run) {
-  if (scenario.interrupts && moto == nullptr) {
-    return Error("needs --moto: the controller reads spot interruptions from an SQS queue");
-  }
+  // RunFidelity refuses a scenario that interrupts without --moto.
   InterruptionQueue* queue = scenario.interrupts ? &*moto->queue : nullptr;
   simulate::Timeline parsed;
   if (!scenario.timeline.empty()) {
@@ -562,8 +564,7 @@ Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::C
   Result<Figures> figures = [&]() -> Result<Figures> {
     // As IRSA would give it: the account's key, region and queue (INTERRUPTION_QUEUE).
     support::ControllerProcess controller(
-        args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary,
-        controller_args, log,
+        KarpenterBinary(args), controller_args, log,
         queue != nullptr ? moto->account.ControllerEnvironment(identity.env) : identity.env);
     RETURN_IF_ERROR(support::AwaitLeadership(controller, seconds(60)));
     RealTimeline timeline(cluster, parsed, catalog, queue);
@@ -605,6 +606,29 @@ double Median(std::vector<double> values) {
   const size_t n = values.size();
   return n == 0 ? 0 : n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
+
+// Runs of one side (the controller's or the simulation's) as the report gives them: each run's
+// figures (`runs`), and the median, least and most of their nodes and $/h.
+struct RunSpread {
+  json runs = json::array();
+  std::vector<double> nodes;
+  std::vector<double> prices;
+
+  void Add(const Figures& figures, json run) {
+    nodes.push_back(figures.nodes);
+    prices.push_back(figures.price_per_hour);
+    runs.push_back(std::move(run));
+  }
+  double MedianNodes() const { return Median(nodes); }
+  double MedianPrice() const { return Median(prices); }
+  json ToJson() const {
+    return {{"runs", runs},
+            {"medianNodes", MedianNodes()},
+            {"minNodes", *std::min_element(nodes.begin(), nodes.end())},
+            {"maxNodes", *std::max_element(nodes.begin(), nodes.end())},
+            {"medianPricePerHour", std::round(MedianPrice() * 1e4) / 1e4}};
+  }
+};
 
 int Fail(const std::string& message) {
   std::cerr << "karpenter-bench fidelity: " << message << '\n';
@@ -663,8 +687,7 @@ int RunFidelity(const FidelityArgs& args) {
     if (!url.ok()) return Fail(url.error().message);
     moto->queue.emplace(InterruptionQueue{*moto->sqs, std::move(*url)});
     // The controller's key may do what `karpenter iam policy` allows, nothing more.
-    Result<kube::Object> policy = moto->account.GeneratedPolicy(
-        args.karpenter_binary.empty() ? BesideThisExecutable("karpenter") : args.karpenter_binary);
+    Result<kube::Object> policy = moto->account.GeneratedPolicy(KarpenterBinary(args));
     if (!policy.ok()) return Fail(policy.error().message);
     if (Status set = moto->account.SetFaults(kube::Object::object()); !set.ok()) {
       return Fail(set.error().message);
@@ -703,38 +726,27 @@ int RunFidelity(const FidelityArgs& args) {
     // The simulation varies with its seed (boot times, spot prices) as the controller varies
     // between runs: its medians over seeds 1..N are what is compared.
     std::vector<Figures> sims;
-    std::vector<double> sim_nodes;
-    std::vector<double> sim_prices;
+    RunSpread simulated;
     std::set<std::string> simulated_families;  // of any seed
-    json sim_runs = json::array();
     for (uint64_t seed = 1; seed <= static_cast<uint64_t>(args.sim_seeds); ++seed) {
       Result<Figures> figures = Simulated(scenario, args, *catalog, seed);
       if (!figures.ok()) return Fail(figures.error().message);
-      sim_nodes.push_back(figures->nodes);
-      sim_prices.push_back(figures->price_per_hour);
       simulated_families.merge(figures->Families());
       json run = figures->ToJson();
       run["seed"] = seed;
-      sim_runs.push_back(std::move(run));
+      simulated.Add(*figures, std::move(run));
       sims.push_back(std::move(*figures));
     }
-    const double sim_median_nodes = Median(sim_nodes);
-    const double sim_median_price = Median(sim_prices);
     // The seed whose fleet has the median node count: its main families are the forecast's.
-    std::vector<size_t> by_nodes(sims.size());
-    std::iota(by_nodes.begin(), by_nodes.end(), size_t{0});
+    std::vector<const Figures*> by_nodes;
+    by_nodes.reserve(sims.size());
+    for (const Figures& figures : sims) by_nodes.push_back(&figures);
     std::stable_sort(by_nodes.begin(), by_nodes.end(),
-                     [&](size_t a, size_t b) { return sims[a].nodes < sims[b].nodes; });
-    const Figures& median_sim = sims[by_nodes[(by_nodes.size() - 1) / 2]];
-    const json simulated_json = {
-        {"runs", sim_runs},
-        {"medianNodes", sim_median_nodes},
-        {"minNodes", *std::min_element(sim_nodes.begin(), sim_nodes.end())},
-        {"maxNodes", *std::max_element(sim_nodes.begin(), sim_nodes.end())},
-        {"medianPricePerHour", std::round(sim_median_price * 1e4) / 1e4}};
+                     [](const Figures* a, const Figures* b) { return a->nodes < b->nodes; });
+    const Figures& median_sim = *by_nodes[(by_nodes.size() - 1) / 2];
     if (args.runs == 0) {
       out["scenarios"].push_back(
-          {{"name", scenario.name}, {"pods", args.pods}, {"simulated", simulated_json}});
+          {{"name", scenario.name}, {"pods", args.pods}, {"simulated", simulated.ToJson()}});
       continue;
     }
     std::vector<Figures> real;
@@ -744,14 +756,11 @@ int RunFidelity(const FidelityArgs& args) {
       if (!figures.ok()) return Fail(scenario.name + ": " + figures.error().message);
       real.push_back(std::move(*figures));
     }
-    std::vector<double> nodes;
-    std::vector<double> prices;
+    RunSpread measured;
     std::set<std::string> real_families;             // of any run
     std::optional<std::set<std::string>> real_main;  // main in every run
-    json runs = json::array();
     for (const Figures& figures : real) {
-      nodes.push_back(figures.nodes);
-      prices.push_back(figures.price_per_hour);
+      measured.Add(figures, figures.ToJson());
       real_families.merge(figures.Families());
       std::set<std::string> main = figures.MainFamilies();
       if (real_main) {
@@ -760,14 +769,14 @@ int RunFidelity(const FidelityArgs& args) {
       } else {
         real_main = std::move(main);
       }
-      runs.push_back(figures.ToJson());
     }
-    const double median_nodes = Median(nodes);
-    const double median_price = Median(prices);
+    const double median_nodes = measured.MedianNodes();
+    const double median_price = measured.MedianPrice();
+    const double sim_median_nodes = simulated.MedianNodes();
     const double node_error =
         median_nodes > 0 ? (sim_median_nodes - median_nodes) / median_nodes : 0;
     const double price_error =
-        median_price > 0 ? (sim_median_price - median_price) / median_price : 0;
+        median_price > 0 ? (simulated.MedianPrice() - median_price) / median_price : 0;
     // The same families: none the simulation's fleet is made of that no real run used, and none
     // missing that every real run's fleet is made of.
     const std::set<std::string> simulated_main = median_sim.MainFamilies();
@@ -783,13 +792,8 @@ int RunFidelity(const FidelityArgs& args) {
     worst_price = std::max(worst_price, std::abs(price_error));
     out["scenarios"].push_back({{"name", scenario.name},
                                 {"pods", args.pods},
-                                {"real",
-                                 {{"runs", runs},
-                                  {"medianNodes", median_nodes},
-                                  {"minNodes", *std::min_element(nodes.begin(), nodes.end())},
-                                  {"maxNodes", *std::max_element(nodes.begin(), nodes.end())},
-                                  {"medianPricePerHour", std::round(median_price * 1e4) / 1e4}}},
-                                {"simulated", simulated_json},
+                                {"real", measured.ToJson()},
+                                {"simulated", simulated.ToJson()},
                                 {"nodeError", std::round(node_error * 1e4) / 1e4},
                                 {"priceError", std::round(price_error * 1e4) / 1e4},
                                 {"sameFamilies", same_families},
