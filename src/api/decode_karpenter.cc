@@ -240,6 +240,7 @@ void DecodeNodePool(const Reader& object, Problems& problems, Manifest& out) {
       });
     }
     pool.spec.weight = spec["weight"].Int32();
+    pool.spec.replicas = spec["replicas"].Int(0);
   }
   if (Reader status = object["status"]; status.Object()) {
     pool.status.resources = status["resources"].Resources();

@@ -57,6 +57,10 @@ struct NodePool {
     // launching anything); empty: unlimited.
     std::vector<std::string> limited_resources;
     std::optional<int32_t> weight;
+    // Static capacity (the StaticCapacity gate): keep exactly this many nodes whatever the pods;
+    // such a pool takes no pending pods' new NodeClaims, is never consolidated, and counts only
+    // limits.nodes (docs/upstream-reference.md §16). Unset: the pool scales with its pods.
+    std::optional<int64_t> replicas;
   } spec;
   struct Status {
     ResourceList resources;
@@ -64,5 +68,7 @@ struct NodePool {
     std::vector<Condition> conditions;
   } status;
 };
+
+inline bool IsStatic(const NodePool& pool) { return pool.spec.replicas.has_value(); }
 
 }  // namespace karpenter::api

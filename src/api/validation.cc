@@ -500,6 +500,18 @@ std::vector<std::string> ValidateNodePool(const NodePool& pool) {
     findings.Add("spec.weight", fmt::format("must be between {} and {}, got {}", kMinWeight,
                                             kMaxWeight, *pool.spec.weight));
   }
+  // A static pool's count is its replicas: no weight orders it among pools, and of the limits only
+  // a node count (room for replacements) means anything.
+  if (IsStatic(pool)) {
+    if (pool.spec.weight)
+      findings.Add("spec.weight", "may not be set on static NodePools (spec.replicas is set)");
+    for (const std::string& limit : pool.spec.limited_resources) {
+      if (limit != "nodes") {
+        findings.Add(fmt::format("spec.limits.{}", limit),
+                     "only limits.nodes is supported on static NodePools (spec.replicas is set)");
+      }
+    }
+  }
   return findings.Take();
 }
 

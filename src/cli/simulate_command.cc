@@ -93,6 +93,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   input.node_repair = gates->at("NodeRepair");
   input.spot_to_spot_consolidation = gates->at("SpotToSpotConsolidation");
   input.balanced_consolidation = gates->at("BalancedConsolidation");
+  input.static_capacity = gates->at("StaticCapacity");
 
   std::vector<std::string> errors;
   std::string timeline_text;

@@ -148,8 +148,10 @@ provisioning::ExistingNode InFlightNode(const api::NodeClaim& claim) {
 SchedulingView BuildSchedulingView(const ClusterSnapshot& snapshot) {
   SchedulingView view;
   provisioning::SchedulerInput& input = view.input;
+  // A static NodePool keeps its count whatever the pods: no new claim of it is planned for them
+  // (controllers/static_capacity.h launches its nodes), though they may land on its nodes.
   for (const NodePoolView& entry : snapshot.node_pools) {
-    input.node_pools.push_back(OfferOf(entry, snapshot));
+    if (!api::IsStatic(entry.pool)) input.node_pools.push_back(OfferOf(entry, snapshot));
   }
   for (const api::Workload& ds : snapshot.daemon_sets) input.daemon_sets.push_back(&ds.template_);
 

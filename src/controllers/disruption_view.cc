@@ -73,9 +73,17 @@ double NodePrice(const api::Node& node, const NodePoolView& pool) {
   return 0;
 }
 
-// Evicting more pods, and more important ones, costs more: 1 a pod, plus its
-// controller.kubernetes.io/pod-deletion-cost / 2^27 and its priority / 2^25, within [-10, 10] —
-// upstream's scale, so Balanced consolidation weighs pods as upstream's does.
+// The eviction costs of the pods that would have to move off a node.
+std::vector<double> EvictionCosts(const std::vector<const api::Pod*>& pods) {
+  std::vector<double> costs;
+  for (const api::Pod* pod : pods) {
+    if (!api::IsDaemonSetPod(*pod) && !api::IsMirrorPod(*pod)) costs.push_back(EvictionCost(*pod));
+  }
+  return costs;
+}
+
+}  // namespace
+
 double EvictionCost(const api::Pod& pod) {
   constexpr double kDeletionCostScale = 1 << 27;
   constexpr double kPriorityScale = 1 << 25;
@@ -92,17 +100,6 @@ double EvictionCost(const api::Pod& pod) {
   cost += static_cast<double>(pod.spec.priority.value_or(0)) / kPriorityScale;
   return std::clamp(cost, -10.0, 10.0);
 }
-
-// The eviction costs of the pods that would have to move off a node.
-std::vector<double> EvictionCosts(const std::vector<const api::Pod*>& pods) {
-  std::vector<double> costs;
-  for (const api::Pod* pod : pods) {
-    if (!api::IsDaemonSetPod(*pod) && !api::IsMirrorPod(*pod)) costs.push_back(EvictionCost(*pod));
-  }
-  return costs;
-}
-
-}  // namespace
 
 std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
                                                     cloud::CloudProvider& cloud,
@@ -210,7 +207,10 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
     // The same pods as eviction_costs: each costed once a pass.
     for (double cost : eviction_costs) candidate.disruption_cost += cost;
     candidate.node_disruption_cost = disruption::NodeDisruptionCost(eviction_costs);
+    // A static NodePool's nodes are never consolidated (emptiness included): the user set their
+    // count. Drift and expiry still replace them.
     candidate.consolidatable =
+        !api::IsStatic(*candidate.node_pool) &&
         api::IsConditionTrue(claim->status.conditions, api::kConditionConsolidatable);
     if (const api::Condition* drifted =
             api::FindCondition(claim->status.conditions, api::kConditionDrifted);

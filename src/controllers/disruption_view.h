@@ -36,6 +36,11 @@ struct DisruptionView {
   std::vector<BlockedNode> blocked;
 };
 
+// Evicting more pods, and more important ones, costs more: 1 a pod, plus its
+// controller.kubernetes.io/pod-deletion-cost / 2^27 and its priority / 2^25, within [-10, 10] —
+// upstream's scale, so Balanced consolidation weighs pods as upstream's does.
+double EvictionCost(const api::Pod& pod);
+
 // Heap-allocated so the pointers into the snapshot stay put.
 std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
                                                     cloud::CloudProvider& cloud,

@@ -15,13 +15,14 @@ namespace karpenter::controllers {
 
 NodePoolStatus::NodePoolStatus(ClusterCache& cluster, kube::Client& client,
                                kube::EventRecorder& events, const Clock& clock, Logger logger,
-                               bool balanced_consolidation)
+                               bool balanced_consolidation, bool static_capacity)
     : cluster_(cluster),
       client_(client),
       events_(events),
       clock_(clock),
       logger_(std::move(logger)),
-      balanced_consolidation_(balanced_consolidation) {}
+      balanced_consolidation_(balanced_consolidation),
+      static_capacity_(static_capacity) {}
 
 Status NodePoolStatus::Reconcile(std::string_view name) {
   const std::optional<kube::Object> object = cluster_.node_pools().Get(name);
@@ -89,8 +90,14 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   } else {
     RemoveCondition(conditions, api::kConditionConsolidationPolicyUnsupported);
   }
-  const bool ready = pool.has_value() && class_ready;
-  const std::string ready_message = !pool ? error : class_message;
+  const bool static_disabled = pool && api::IsStatic(*pool) && !static_capacity_;
+  const bool ready = pool.has_value() && class_ready && !static_disabled;
+  std::string ready_message = !pool ? error : class_message;
+  if (pool && class_ready && static_disabled) {
+    ready_message =
+        "spec.replicas needs the StaticCapacity feature gate "
+        "(settings.featureGates.staticCapacity); until it is on, this NodePool launches nothing";
+  }
   const bool became_unready = ConditionStatus(*object, api::kConditionReady) !=
                               (ready ? api::kConditionTrue : api::kConditionFalse);
   SetCondition(conditions, api::kConditionReady, ready, ready ? "Ready" : "NotReady", ready_message,

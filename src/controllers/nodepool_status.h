@@ -19,9 +19,12 @@ namespace karpenter::controllers {
 
 class NodePoolStatus {
  public:
-  // `balanced_consolidation`: the BalancedConsolidation gate.
+  // `balanced_consolidation`, `static_capacity`: the BalancedConsolidation and StaticCapacity
+  // gates. Without the latter a static NodePool (spec.replicas) is not Ready: nothing launches its
+  // nodes, and none of its pods' claims are planned on it either.
   NodePoolStatus(ClusterCache& cluster, kube::Client& client, kube::EventRecorder& events,
-                 const Clock& clock, Logger logger, bool balanced_consolidation);
+                 const Clock& clock, Logger logger, bool balanced_consolidation,
+                 bool static_capacity);
 
   Status Reconcile(std::string_view name);
 
@@ -32,6 +35,7 @@ class NodePoolStatus {
   const Clock& clock_;
   Logger logger_;
   const bool balanced_consolidation_;
+  const bool static_capacity_;
 };
 
 }  // namespace karpenter::controllers

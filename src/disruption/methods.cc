@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/labels.h"
+#include "api/nodepool.h"
 #include "disruption/balanced.h"
 #include "disruption/simulation.h"
 
@@ -48,6 +49,10 @@ bool Approved(const Cluster& cluster, const Command& command, const Options& opt
 bool MayEmpty(const Candidate& candidate) { return candidate.consolidatable && IsEmpty(candidate); }
 
 bool IsDrifted(const Candidate& candidate) { return !candidate.drifted.empty(); }
+
+// A static NodePool launches a node in place of one of its own the moment that one starts going
+// (controllers/static_capacity.h): nothing is planned for its pods here.
+bool ReplacedByItsPool(const Candidate& candidate) { return api::IsStatic(*candidate.node_pool); }
 
 // The candidates `eligible` accepts, cheapest to disrupt per dollar first.
 template <class Eligible>
@@ -217,14 +222,15 @@ Consolidation Consolidate(const Cluster& cluster, const RemovalSimulator& simula
   return {Command{method, candidates, std::move(simulation.new_claims), savings}, {}};
 }
 
-// `drifted` in order, as many per NodePool as its budget allows: the empty ones, or else those
-// whose pods can all be rescheduled. A candidate whose pods cannot spends none of the budget.
+// `drifted` in order, as many per NodePool as its budget allows: the empty ones and static
+// NodePools' (which replace their own), or else those whose pods can all be rescheduled. A
+// candidate whose pods cannot spends none of the budget.
 std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<size_t>& drifted) {
   BudgetCounter budget(cluster, api::DisruptionReason::kDrifted);
   std::vector<size_t> empty;
   for (size_t index : drifted) {
     const Candidate& candidate = cluster.candidates[index];
-    if (IsEmpty(candidate) && budget.Allows(candidate)) {
+    if ((IsEmpty(candidate) || ReplacedByItsPool(candidate)) && budget.Allows(candidate)) {
       budget.Take(candidate);
       empty.push_back(index);
     }

@@ -63,7 +63,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       lifecycle_(cluster_, client, lifecycle_cloud_, events_, metrics_, clock,
                  logger_.Named("nodeclaim.lifecycle"), options_.lifecycle),
       node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status"),
-                        options.disruption.engine.balanced_consolidation),
+                        options.disruption.engine.balanced_consolidation, options.static_capacity),
       garbage_collector_(cluster_, client, garbage_collection_cloud_, metrics_, clock,
                          logger_.Named("nodeclaim.garbagecollection")),
       node_claim_disruption_(cluster_, client, node_claim_disruption_cloud_, events_, metrics_,
@@ -72,6 +72,9 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                   logger_.Named("disruption"), DisruptionOptionsOf(options_)),
       node_repair_(cluster_, client, cloud, events_, metrics_, clock,
                    logger_.Named(std::string(controllers::kControllerNodeRepair))),
+      static_capacity_(cluster_, client, provisioner_cloud_, provisioner_, events_, metrics_, clock,
+                       logger_.Named(std::string(controllers::kControllerStaticCapacity)),
+                       options_.scheduling),
       node_claims_(metrics_.QueueSeries(controllers::kControllerNodeClaimLifecycle)),
       node_pools_(metrics_.QueueSeries(controllers::kControllerNodePoolStatus)),
       disruption_marks_(metrics_.QueueSeries(controllers::kControllerNodeClaimDisruption)),
@@ -269,6 +272,16 @@ void Manager::RunOnce() {
       logger_.Error("updating nodepool status failed",
                     {logkey::NodePool(name), logkey::Err(status.error())});
       node_pools_.Add(name, now + kErrorRetry);
+    }
+    if (!options_.static_capacity) continue;
+    Result<std::optional<std::chrono::milliseconds>> requeue = Timed(
+        controllers::kControllerStaticCapacity, [&] { return static_capacity_.Reconcile(name); });
+    if (!requeue.ok()) {
+      logger_.Error("keeping a static nodepool's replicas failed",
+                    {logkey::NodePool(name), logkey::Err(requeue.error())});
+      node_pools_.Add(name, now + kErrorRetry);
+    } else if (requeue->has_value()) {
+      node_pools_.Add(name, now + **requeue);
     }
   }
   for (RoundController* controller : round_controllers_) controller->Run();

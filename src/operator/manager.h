@@ -39,6 +39,7 @@
 #include "controllers/pod_start_metrics.h"
 #include "controllers/provisioner.h"
 #include "controllers/state_metrics.h"
+#include "controllers/static_capacity.h"
 #include "controllers/work_queue.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
@@ -53,6 +54,9 @@ struct ManagerOptions {
   // The NodeRepair gate: Nodes unhealthy past the cloud's repair policies are replaced. Checked
   // this often, and at the moment a toleration ends.
   bool node_repair = false;
+  // The StaticCapacity gate: static NodePools (spec.replicas) keep their count
+  // (controllers/static_capacity.h).
+  bool static_capacity = false;
   // PREFERENCE_POLICY and MIN_VALUES_POLICY, for provisioning and disruption's simulations alike
   // (it replaces disruption.scheduling).
   provisioning::SchedulingPolicy scheduling;
@@ -182,6 +186,7 @@ class Manager {
   controllers::NodeClaimDisruption node_claim_disruption_;
   controllers::DisruptionController disruption_;
   controllers::NodeRepair node_repair_;
+  controllers::StaticCapacity static_capacity_;
   std::vector<RoundController*> round_controllers_;
   controllers::WorkQueue node_claims_;
   controllers::WorkQueue node_pools_;

@@ -77,6 +77,7 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   manager_options.disruption.engine.spot_to_spot_consolidation =
       options.FeatureGate("SpotToSpotConsolidation");
   manager_options.node_repair = options.FeatureGate("NodeRepair");
+  manager_options.static_capacity = options.FeatureGate("StaticCapacity");
   manager_options.disruption.engine.balanced_consolidation =
       options.FeatureGate("BalancedConsolidation");
   manager_options.scheduling = {

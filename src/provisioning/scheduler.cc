@@ -7,6 +7,8 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -245,6 +247,9 @@ class Pass {
        const std::unordered_set<const api::Pod*>* guided = nullptr);
 
   SchedulerResult Run();
+  // Up to `count` empty claims of NodePool `node_pool` (PlanTemplateClaims).
+  std::vector<PlannedNodeClaim> OpenEmpty(std::string_view node_pool, size_t count,
+                                          std::string& why);
 
  private:
   // Every domain of the topology keys pending pods use, with the taints of what offers it.
@@ -273,6 +278,11 @@ class Pass {
   // `target`: the type (index into types_) the guidance sizes the claim as; -1: none.
   bool TryNewClaim(const PodConstraints& pod, const PodTopology& topology, int target,
                    std::string& reason);
+  // Opens a claim of pools_[p] with `requirements` (the pool's, the pod's, and what its topology
+  // pins; `changed`: the keys beyond the pool's) for `pod`, or an empty claim when null; false
+  // with `why` when no option the pool offers will do.
+  bool OpenClaim(size_t p, Requirements requirements, const Requirements& changed,
+                 const PodConstraints* pod, int target, std::string& why);
   // The guidance for the guided pods: per pod, its target type (index into types_, or -1) and
   // its place in the queue (-1: not guided).
   FleetGuidance Guide(const std::vector<PodConstraints>& pods) const;
@@ -969,86 +979,117 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology, i
     requirements.Add(pins);
     Requirements changed = pod.requirements();
     changed.Add(pins);
-    api::ResourceList total = pod.requests() + pool.daemon_overhead;
-    std::vector<int> options = Filter(pool.types, requirements, total, &changed, {});
-    if (options.empty()) {
-      fail(pool, "no instance type satisfies " + requirements.ToString() + " with requests " +
-                     DescribeRequests(total));
+    std::string why;
+    if (!OpenClaim(p, std::move(requirements), changed, &pod, target, why)) {
+      fail(pool, why);
       continue;
     }
-    if (pool.remaining) {
-      options = Filter(options, requirements, total, nullptr, pool.remaining,
-                       pool.offer->node_pool->spec.limited_resources);
-      if (options.empty()) {
-        fail(pool, "no instance type satisfies " + requirements.ToString() + " within NodePool " +
-                       pool.name + "'s limits");
-        continue;
-      }
-    }
-    std::vector<std::string> relaxed;
-    if (Status min_values = CheckMinValues(options, requirements); !min_values.ok()) {
-      if (!input_.policy.min_values_best_effort) {
-        fail(pool, min_values.error().message);
-        continue;
-      }
-      relaxed = RelaxMinValues(options, requirements);
-    }
-    // A claim either launches into one capacity reservation (an instance of its type, in its
-    // zone) or into no reservation at all, so the reservations' counts hold for the whole pass.
-    std::optional<ReservationPin> pin = ReservationFor(options, requirements);
-    if (pin.has_value() && !CheckMinValues({pin->type}, requirements).ok()) pin.reset();
-    const Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
-    if (pin.has_value()) {
-      requirements.Add(Requirement::In(std::string(api::kLabelCapacityType),
-                                       {std::string(api::kCapacityTypeReserved)}));
-      requirements.Add(Requirement::In(std::string(api::kLabelZone), {zone_names_[pin->zone]}));
-      requirements.Add(Requirement::In(std::string(api::kLabelCapacityReservationId),
-                                       {reservation_ids_[pin->reservation]}));
-      options = {pin->type};
-    } else if (OffersReserved(options, requirements)) {
-      std::vector<std::string> others;
-      for (const std::string& name : capacity_type_names_) {
-        if (name != api::kCapacityTypeReserved &&
-            (capacity_types == nullptr || capacity_types->Has(name))) {
-          others.push_back(name);
-        }
-      }
-      Requirements unreserved;
-      unreserved.Add(Requirement::In(std::string(api::kLabelCapacityType), std::move(others)));
-      requirements.Add(unreserved);
-      options = Filter(options, requirements, total, &unreserved, {});
-      if (options.empty()) {
-        fail(pool,
-             "its capacity reservations have no room left in this pass and it allows no "
-             "other capacity type for " +
-                 requirements.ToString());
-        continue;
-      }
-    }
-    if (pin.has_value()) --reservation_left_[pin->reservation];
-    api::ResourceList charge;
-    if (pool.remaining) {
-      // Every option fits the remaining limits on its own, so the largest launchable does too.
-      charge = Charge(options);
-      *pool.remaining -= charge;
-    }
-    ClaimSlot claim{static_cast<int>(p),
-                    std::move(requirements),
-                    {},
-                    pod.requests(),
-                    pod.host_ports(),
-                    {&pod.pod()},
-                    std::move(charge),
-                    std::find(options.begin(), options.end(), target) != options.end()
-                        ? types_[target].allocatable
-                        : SizeFor(options, pod.requests()),
-                    std::move(relaxed)};
-    claim.options = std::move(options);
-    claims_.push_back(std::move(claim));
     topology_->Record(pod.pod(), candidate, topology.required_anti_affinity);
     return true;
   }
   return false;
+}
+
+bool Pass::OpenClaim(size_t p, Requirements requirements, const Requirements& changed,
+                     const PodConstraints* pod, int target, std::string& why) {
+  PoolState& pool = pools_[p];
+  const api::ResourceList requests = pod != nullptr ? pod->requests() : api::ResourceList{};
+  api::ResourceList total = requests + pool.daemon_overhead;
+  std::vector<int> options = Filter(pool.types, requirements, total, &changed, {});
+  if (options.empty()) {
+    why = "no instance type satisfies " + requirements.ToString() + " with requests " +
+          DescribeRequests(total);
+    return false;
+  }
+  if (pool.remaining) {
+    options = Filter(options, requirements, total, nullptr, pool.remaining,
+                     pool.offer->node_pool->spec.limited_resources);
+    if (options.empty()) {
+      why = "no instance type satisfies " + requirements.ToString() + " within NodePool " +
+            pool.name + "'s limits";
+      return false;
+    }
+  }
+  std::vector<std::string> relaxed;
+  if (Status min_values = CheckMinValues(options, requirements); !min_values.ok()) {
+    if (!input_.policy.min_values_best_effort) {
+      why = min_values.error().message;
+      return false;
+    }
+    relaxed = RelaxMinValues(options, requirements);
+  }
+  // A claim either launches into one capacity reservation (an instance of its type, in its
+  // zone) or into no reservation at all, so the reservations' counts hold for the whole pass.
+  std::optional<ReservationPin> pin = ReservationFor(options, requirements);
+  if (pin.has_value() && !CheckMinValues({pin->type}, requirements).ok()) pin.reset();
+  const Requirement* capacity_types = requirements.Get(api::kLabelCapacityType);
+  if (pin.has_value()) {
+    requirements.Add(Requirement::In(std::string(api::kLabelCapacityType),
+                                     {std::string(api::kCapacityTypeReserved)}));
+    requirements.Add(Requirement::In(std::string(api::kLabelZone), {zone_names_[pin->zone]}));
+    requirements.Add(Requirement::In(std::string(api::kLabelCapacityReservationId),
+                                     {reservation_ids_[pin->reservation]}));
+    options = {pin->type};
+  } else if (OffersReserved(options, requirements)) {
+    std::vector<std::string> others;
+    for (const std::string& name : capacity_type_names_) {
+      if (name != api::kCapacityTypeReserved &&
+          (capacity_types == nullptr || capacity_types->Has(name))) {
+        others.push_back(name);
+      }
+    }
+    Requirements unreserved;
+    unreserved.Add(Requirement::In(std::string(api::kLabelCapacityType), std::move(others)));
+    requirements.Add(unreserved);
+    options = Filter(options, requirements, total, &unreserved, {});
+    if (options.empty()) {
+      why =
+          "its capacity reservations have no room left in this pass and it allows no "
+          "other capacity type for " +
+          requirements.ToString();
+      return false;
+    }
+  }
+  if (pin.has_value()) --reservation_left_[pin->reservation];
+  api::ResourceList charge;
+  if (pool.remaining) {
+    // Every option fits the remaining limits on its own, so the largest launchable does too.
+    charge = Charge(options);
+    *pool.remaining -= charge;
+  }
+  ClaimSlot claim{static_cast<int>(p),
+                  std::move(requirements),
+                  {},
+                  requests,
+                  pod != nullptr ? pod->host_ports() : std::vector<HostPort>{},
+                  {},
+                  std::move(charge),
+                  std::find(options.begin(), options.end(), target) != options.end()
+                      ? types_[target].allocatable
+                      : SizeFor(options, requests),
+                  std::move(relaxed)};
+  if (pod != nullptr) claim.pods.push_back(&pod->pod());
+  claim.options = std::move(options);
+  claims_.push_back(std::move(claim));
+  return true;
+}
+
+std::vector<PlannedNodeClaim> Pass::OpenEmpty(std::string_view node_pool, size_t count,
+                                              std::string& why) {
+  const auto pool = std::find_if(pools_.begin(), pools_.end(),
+                                 [&](const PoolState& state) { return state.name == node_pool; });
+  if (pool == pools_.end()) {
+    why = "NodePool " + std::string(node_pool) + " is not among the pools offered";
+    return {};
+  }
+  const auto p = static_cast<size_t>(pool - pools_.begin());
+  while (claims_.size() < count &&
+         OpenClaim(p, pools_[p].requirements, Requirements(), nullptr, -1, why)) {
+  }
+  std::vector<PlannedNodeClaim> planned;
+  planned.reserve(claims_.size());
+  for (const ClaimSlot& claim : claims_) planned.push_back(Finalize(claim));
+  return planned;
 }
 
 FleetGuidance Pass::Guide(const std::vector<PodConstraints>& pods) const {
@@ -1288,5 +1329,14 @@ SchedulerResult Scheduler::Run(const std::vector<const api::Pod*>& pods,
 }
 
 SchedulerResult Schedule(const SchedulerInput& input) { return Scheduler(input).Run(input.pods); }
+
+std::vector<PlannedNodeClaim> PlanTemplateClaims(const SchedulerInput& input,
+                                                 std::string_view node_pool, size_t count,
+                                                 std::string& why) {
+  const PreparedCapacity prepared(input);
+  const std::vector<const api::Pod*> no_pods;
+  const std::vector<bool> none_left_out;
+  return Pass(input, prepared, no_pods, none_left_out).OpenEmpty(node_pool, count, why);
+}
 
 }  // namespace karpenter::provisioning

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/nodepool.h"
@@ -121,6 +122,15 @@ struct SchedulerResult {
 };
 
 SchedulerResult Schedule(const SchedulerInput& input);
+
+// Static capacity (docs/upstream-reference.md §16): up to `count` NodeClaims of NodePool
+// `node_pool` (one of input.node_pools) planned from its template alone, for no pods: every
+// instance type its requirements allow that has room for the DaemonSets, cheapest first, within
+// its limits, with its minValues and capacity reservations honoured as for any claim. Fewer when
+// those allow fewer, and then `why` says why.
+std::vector<PlannedNodeClaim> PlanTemplateClaims(const SchedulerInput& input,
+                                                 std::string_view node_pool, size_t count,
+                                                 std::string& why);
 
 struct PreparedCapacity;
 

@@ -141,6 +141,7 @@ class World {
     op::ManagerOptions options;
     options.seed = input.seed;
     options.node_repair = input.node_repair;
+    options.static_capacity = input.static_capacity;
     options.disruption.engine.spot_to_spot_consolidation = input.spot_to_spot_consolidation;
     options.disruption.engine.balanced_consolidation = input.balanced_consolidation;
     options.idle_wake = std::chrono::hours(1);

@@ -41,6 +41,7 @@ struct SimulationInput {
   bool node_repair = false;
   bool spot_to_spot_consolidation = false;
   bool balanced_consolidation = false;
+  bool static_capacity = false;
   Logger logger;  // the controllers' log; discarded by default
 };
 

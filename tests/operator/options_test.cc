@@ -219,7 +219,6 @@ TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
   const std::vector<std::pair<Env, std::string>> refused = {
       {{{"FEATURE_GATES", "NodeOverlay=true"}},
        "FEATURE_GATES: the feature gate NodeOverlay=true is not implemented yet"},
-      {{{"FEATURE_GATES", "StaticCapacity=true"}}, "the feature gate StaticCapacity=true"},
       {{{"FEATURE_GATES", "CapacityBuffer=true"}}, "the feature gate CapacityBuffer=true"},
       {{{"EKS_CONTROL_PLANE", "true"}}, "EKS_CONTROL_PLANE: EKS_CONTROL_PLANE=true is not"},
       {{{"ENABLE_ZONAL_SHIFT", "true"}},

@@ -30,6 +30,7 @@ using Op = api::NodeSelectorOperator;
 using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::IsEmpty;
+using testing::SizeIs;
 
 constexpr int64_t kGi = int64_t{1} << 30;
 const std::string kZone(api::kLabelZone);
@@ -1053,6 +1054,55 @@ TEST_F(SchedulerTest, ANodePoolRequiringOneReservationDoesNotTakeAnother) {
   const SchedulerResult any = Schedule(input);
   ASSERT_EQ(any.node_claims.size(), 1u) << Describe(any);
   EXPECT_EQ(ValuesOf(any.node_claims.front(), api::kLabelCapacityReservationId), "cr-0big");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Static capacity: claims from the template alone.
+
+TEST_F(SchedulerTest, TemplateClaimsOfferEveryTypeWithRoomForTheDaemonSetsWithinNodeLimits) {
+  api::NodePool pool = MakePool("static");
+  pool.spec.replicas = 5;
+  pool.spec.limits.Set("nodes", Quantity::FromUnits(4));
+  pool.spec.limited_resources = {"nodes"};
+  api::PodTemplate agent;
+  agent.metadata.name = "agent";
+  api::Container c;
+  c.name = "c";
+  c.requests = Resources(2500);  // more than fake-it-1 (2 vCPU) has
+  agent.spec.containers.push_back(c);
+
+  SchedulerInput input;
+  input.node_pools = {Offer(pool)};
+  input.node_pools[0].in_use.Set("nodes", Quantity::FromUnits(1));
+  input.daemon_sets = {&agent};
+  std::string why;
+  const std::vector<PlannedNodeClaim> claims = PlanTemplateClaims(input, "static", 5, why);
+  // Four nodes allowed, one exists: three claims, and why not five.
+  ASSERT_THAT(claims, SizeIs(3));
+  EXPECT_THAT(why, HasSubstr("within NodePool static's limits"));
+  for (const PlannedNodeClaim& claim : claims) {
+    EXPECT_EQ(claim.node_pool, "static");
+    EXPECT_THAT(claim.pods, IsEmpty());
+    ASSERT_FALSE(claim.instance_types.empty());
+    EXPECT_EQ(claim.instance_types.front()->name, "fake-it-2");  // cheapest with room for 2.5 CPU
+    for (const cloud::InstanceType* type : claim.instance_types) {
+      EXPECT_NE(type->name, "fake-it-1");
+    }
+  }
+  // Every fitting type is offered, not just those some pod's shape would pick.
+  size_t fitting = 0;
+  for (const cloud::InstanceType& type : catalog_) {
+    if (type.Allocatable().cpu() >= Quantity::FromMilli(2500) && !type.exotic) ++fitting;
+  }
+  EXPECT_EQ(claims.front().instance_types.size(), fitting);
+
+  // Unlimited: as many as asked; a pool not offered: none, and why.
+  input.node_pools[0].node_pool = &pool;
+  pool.spec.limited_resources.clear();
+  why.clear();
+  EXPECT_THAT(PlanTemplateClaims(input, "static", 5, why), SizeIs(5));
+  EXPECT_THAT(PlanTemplateClaims(input, "other", 1, why), IsEmpty());
+  EXPECT_THAT(why, HasSubstr("NodePool other"));
 }
 
 }  // namespace
