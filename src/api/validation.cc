@@ -503,8 +503,9 @@ std::vector<std::string> ValidateNodePool(const NodePool& pool) {
   // A static pool's count is its replicas: no weight orders it among pools, and of the limits only
   // a node count (room for replacements) means anything.
   if (IsStatic(pool)) {
-    if (pool.spec.weight)
+    if (pool.spec.weight) {
       findings.Add("spec.weight", "may not be set on static NodePools (spec.replicas is set)");
+    }
     for (const std::string& limit : pool.spec.limited_resources) {
       if (limit != "nodes") {
         findings.Add(fmt::format("spec.limits.{}", limit),

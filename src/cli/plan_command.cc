@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "api/labels.h"
 #include "api/manifest.h"
@@ -27,7 +31,75 @@ struct Cluster {
   std::vector<api::Pod> workload_pods;
   std::map<std::string, std::vector<cloud::InstanceType>> catalogs;  // by EC2NodeClass
   provisioning::SchedulerInput input;
+  // Static NodePools (spec.replicas): not offered to pending pods; their nodes are planned from
+  // their templates first (PlanStatic).
+  std::vector<provisioning::NodePoolOffer> static_pools;
+  // What PlanStatic planned, each in `input` as an in-flight node named by its index here.
+  std::vector<provisioning::PlannedNodeClaim> static_claims;
 };
+
+std::string StaticNodeName(size_t index) { return fmt::format("static-nodeclaim-{}", index); }
+
+// The nodes each static NodePool still needs (its replicas less its Nodes among the inputs),
+// planned from its template and added to the input as in-flight capacity the pending pods may use.
+void PlanStatic(Cluster& cluster, std::ostream& err) {
+  for (const provisioning::NodePoolOffer& offer : cluster.static_pools) {
+    const api::NodePool& pool = *offer.node_pool;
+    int64_t existing = 0;
+    for (const api::Node& node : cluster.manifest.nodes) {
+      if (api::LabelValue(node.metadata.labels, api::kLabelNodePool) == pool.metadata.name) {
+        ++existing;
+      }
+    }
+    const int64_t wanted = *pool.spec.replicas - existing;
+    if (wanted <= 0) continue;
+    provisioning::SchedulerInput input;
+    input.node_pools = {offer};
+    input.node_pools.front().in_use.Set("nodes", Quantity::FromUnits(existing));
+    input.daemon_sets = cluster.input.daemon_sets;
+    std::string why;
+    std::vector<provisioning::PlannedNodeClaim> planned = provisioning::PlanTemplateClaims(
+        input, pool.metadata.name, static_cast<size_t>(wanted), why);
+    if (std::cmp_less(planned.size(), wanted)) {
+      err << fmt::format("warning: NodePool {}: {} of its {} replicas can be planned: {}\n",
+                         pool.metadata.name, existing + std::ssize(planned), *pool.spec.replicas,
+                         why);
+    }
+    for (provisioning::PlannedNodeClaim& claim : planned) {
+      // It launches as its cheapest type, so that is the room pods find there.
+      const cloud::InstanceType& type = *claim.instance_types.front();
+      provisioning::ExistingNode node;
+      node.name = StaticNodeName(cluster.static_claims.size());
+      node.in_flight = true;
+      node.requirements = claim.requirements;
+      node.requirements.Add(
+          scheduling::Requirement::In(std::string(api::kLabelInstanceType), {type.name}));
+      node.labels = node.requirements.SingleValueLabels();
+      node.taints = pool.spec.template_.spec.taints;
+      node.allocatable = type.Allocatable();
+      cluster.input.existing_nodes.push_back(std::move(node));
+      cluster.static_claims.push_back(std::move(claim));
+    }
+  }
+}
+
+// Moves the pods placed on the static NodePools' planned nodes into their claims, which lead the
+// result's new NodeClaims.
+void AddStaticClaims(Cluster& cluster, provisioning::SchedulerResult& result) {
+  for (size_t i = 0; i < cluster.static_claims.size(); ++i) {
+    const std::string name = StaticNodeName(i);
+    const auto placed =
+        std::find_if(result.existing.begin(), result.existing.end(),
+                     [&](const provisioning::ExistingPlacement& e) { return e.node == name; });
+    if (placed == result.existing.end()) continue;
+    provisioning::PlannedNodeClaim& claim = cluster.static_claims[i];
+    claim.pods = placed->pods;
+    for (const api::Pod* pod : claim.pods) claim.requests += api::SchedulingRequests(pod->spec);
+    result.existing.erase(placed);
+  }
+  result.node_claims.insert(result.node_claims.begin(), cluster.static_claims.begin(),
+                            cluster.static_claims.end());
+}
 
 Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& err) {
   const api::Manifest& m = cluster.manifest;
@@ -76,7 +148,8 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
       offer.instance_types.push_back(&it);
     }
     offer.in_use = pool.status.resources;
-    cluster.input.node_pools.push_back(std::move(offer));
+    (api::IsStatic(pool) ? cluster.static_pools : cluster.input.node_pools)
+        .push_back(std::move(offer));
   }
 
   std::map<std::string, size_t> node_index;
@@ -217,7 +290,9 @@ int RunPlan(const PlanOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: " << built.error().message << '\n';
     return 1;
   }
+  PlanStatic(cluster, err);
   provisioning::SchedulerResult result = provisioning::Schedule(cluster.input);
+  AddStaticClaims(cluster, result);
   if (options.output == "json") {
     out << ToJson(result, cluster.input.pods.size()).dump(2) << '\n';
   } else {

@@ -168,7 +168,7 @@ Status StaticCapacity::ScaleDown(const api::NodePool& pool, const kube::Object& 
             [](const Removal& a, const Removal& b) { return a.Key() < b.Key(); });
   removals.resize(static_cast<size_t>(std::min<int64_t>(surplus, std::ssize(removals))));
   for (const Removal& removal : removals) {
-    const Status deleted =
+    Status deleted =
         client_.Delete(kube::resources::kNodeClaims, "", removal.name, kube::DeleteOptions{});
     if (!deleted.ok() && deleted.error().status != 404) return deleted;
     deleted_.insert_or_assign(removal.name, Expectation{pool.metadata.name, clock_.Monotonic()});

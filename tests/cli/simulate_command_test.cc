@@ -158,6 +158,30 @@ TEST(SimulateCommand, RejectsBadOptions) {
   EXPECT_THAT(refused.err, HasSubstr("the feature gate NodeOverlay=true is not implemented yet"));
 }
 
+// A static NodePool forecasts its replicas with the StaticCapacity gate (the chart's
+// settings.featureGates.staticCapacity), whatever the pods, and nothing without it: the end-to-end
+// test's manifests (three nodes kept, one pod on them).
+TEST(SimulateCommand, AStaticNodePoolKeepsItsReplicasWithItsGate) {
+  SimulateOptions options;
+  options.files = {std::string(KARPENTER_TESTDATA) + "/e2e/static.yaml"};
+  options.output = "json";
+  options.duration = "10m";
+  options.feature_gates = "StaticCapacity=true";
+  const Outcome with_gate = Simulate(options);
+  ASSERT_EQ(with_gate.exit_code, 0) << with_gate.err;
+  const nlohmann::json result = nlohmann::json::parse(with_gate.out);
+  EXPECT_EQ(result["summary"]["nodesAfter"], 3);
+  EXPECT_EQ(result["summary"]["unschedulablePods"], 0);
+  for (const nlohmann::json& node : result["nodes"]) EXPECT_EQ(node["nodepool"], "static");
+
+  options.feature_gates = "";
+  const Outcome without = Simulate(options);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  const nlohmann::json inert = nlohmann::json::parse(without.out);
+  EXPECT_EQ(inert["summary"]["nodesAfter"], 0);
+  EXPECT_EQ(inert["summary"]["unschedulablePods"], 1);
+}
+
 // Four workloads of 100,000 replicas each, every one within the per-workload limit: together more
 // pods than a simulation or a plan models, refused at once with a message (not a hang or an
 // allocation failure).

@@ -156,6 +156,21 @@ class ControllerEndToEnd : public ::testing::Test {
     ASSERT_OK(support::AwaitLeadership(*controller_, std::chrono::seconds(60)));
   }
 
+  // The chart's environment with settings.featureGates.<gate> set true (FEATURE_GATES carries
+  // every gate, each false by default).
+  void EnableGateAsTheChartWould(const std::string& gate) {
+    const std::string off = gate + "=false";
+    bool found = false;
+    for (std::string& variable : identity_.env) {
+      if (!variable.starts_with("FEATURE_GATES=")) continue;
+      const size_t at = variable.find(off);
+      ASSERT_NE(at, std::string::npos) << variable;
+      variable.replace(at, off.size(), gate + "=true");
+      found = true;
+    }
+    ASSERT_TRUE(found) << "the chart's environment has no FEATURE_GATES";
+  }
+
   const std::vector<std::string> namespaces_;
   std::unique_ptr<kube::Client> client_;
   support::ChartIdentity identity_;  // the chart's ServiceAccount and environment

@@ -27,19 +27,6 @@ class NodeRepairE2E : public ControllerEndToEnd {
  protected:
   NodeRepairE2E() : ControllerEndToEnd({"e2e-repair"}) {}
 
-  // The chart's environment with settings.featureGates.nodeRepair: true.
-  void EnableRepairAsTheChartWould() {
-    bool found = false;
-    for (std::string& variable : identity_.env) {
-      if (!variable.starts_with("FEATURE_GATES=")) continue;
-      const size_t at = variable.find("NodeRepair=false");
-      ASSERT_NE(at, std::string::npos) << variable;
-      variable.replace(at, std::string("NodeRepair=false").size(), "NodeRepair=true");
-      found = true;
-    }
-    ASSERT_TRUE(found) << "the chart's environment has no FEATURE_GATES";
-  }
-
   // Adds ContainerRuntimeReady=False, changed an hour ago, to the Node's conditions unless it is
   // there. kwok's heartbeat keeps the conditions it finds, but one it wrote from an older read may
   // drop it, so the test puts it back until the node is gone.
@@ -66,7 +53,7 @@ class NodeRepairE2E : public ControllerEndToEnd {
 };
 
 TEST_F(NodeRepairE2E, ANodeUnhealthyPastItsTolerationIsReplacedWithoutADrain) {
-  EnableRepairAsTheChartWould();
+  EnableGateAsTheChartWould("NodeRepair");
   if (HasFatalFailure()) return;
   StartController(/*chart_metrics_port=*/true);
   ASSERT_OK(support::ApplyFile(*client_, kTestdata + "repair.yaml"));
