@@ -12,6 +12,7 @@ namespace karpenter::api {
 // Condition statuses.
 inline constexpr std::string_view kConditionTrue = "True";
 inline constexpr std::string_view kConditionFalse = "False";
+inline constexpr std::string_view kConditionUnknown = "Unknown";
 
 // The conditions Karpenter keeps on its objects (upstream-reference §9, §10) and, where a condition
 // is True for one reason only, that reason (the same word).
@@ -25,9 +26,16 @@ inline constexpr std::string_view kConditionDrifted = "Drifted";
 // Why Karpenter is taking a NodeClaim's Node away (Underutilized, Empty, Drifted, Interrupted),
 // set before it taints the Node.
 inline constexpr std::string_view kConditionDisruptionReason = "DisruptionReason";
+// Its termination: the drain finished (False "Draining" while it runs), then the Node's
+// VolumeAttachments are gone (False "AwaitingVolumeDetachment" until then).
+inline constexpr std::string_view kConditionDrained = "Drained";
+inline constexpr std::string_view kConditionVolumesDetached = "VolumesDetached";
 // NodePool.
 inline constexpr std::string_view kConditionValidationSucceeded = "ValidationSucceeded";
 inline constexpr std::string_view kConditionNodeClassReady = "NodeClassReady";
+// Whether NodeClaims of the NodePool with its current template and node class join the cluster:
+// Unknown until one registers (True) or one fails to launch or register (False).
+inline constexpr std::string_view kConditionNodeRegistrationHealthy = "NodeRegistrationHealthy";
 // On a NodePool whose consolidationPolicy is Balanced while the BalancedConsolidation gate is off.
 inline constexpr std::string_view kConditionConsolidationPolicyUnsupported =
     "ConsolidationPolicyUnsupported";

@@ -40,6 +40,8 @@ ClusterCache::ClusterCache(kube::Client& client)
       node_classes_(client, kube::resources::kEC2NodeClasses),
       daemon_sets_(client, kube::resources::kDaemonSets),
       disruption_budgets_(client, kube::resources::kPodDisruptionBudgets),
+      volume_attachments_(client, kube::resources::kVolumeAttachments),
+      volume_claims_(client, kube::resources::kPersistentVolumeClaims),
       decoded_pods_(pods_, [](const kube::Object& pod) { return DecodePod(pod); }),
       decoded_nodes_(nodes_, [](const kube::Object& node) { return DecodeNode(node); }),
       decoded_node_claims_(node_claims_,
@@ -56,6 +58,10 @@ ClusterCache::ClusterCache(kube::Client& client)
   node_claims_.AddIndex(std::string(kIndexNodeClaimsByProviderId), [](const kube::Object& claim) {
     return IndexValue(claim, {"status", "providerID"});
   });
+  volume_attachments_.AddIndex(std::string(kIndexVolumeAttachmentsByNode),
+                               [](const kube::Object& attachment) {
+                                 return IndexValue(attachment, {"spec", "nodeName"});
+                               });
   for (kube::Informer* informer : all()) {
     informer->AddHandler([this](kube::WatchEventType, const kube::Object&) {
       generation_.fetch_add(1, std::memory_order_relaxed);
@@ -64,13 +70,15 @@ ClusterCache::ClusterCache(kube::Client& client)
 }
 
 std::vector<kube::Informer*> ClusterCache::all() {
-  return {&pods_,         &nodes_,       &node_claims_,       &node_pools_,
-          &node_classes_, &daemon_sets_, &disruption_budgets_};
+  return {&pods_,         &nodes_,       &node_claims_,        &node_pools_,
+          &node_classes_, &daemon_sets_, &disruption_budgets_, &volume_attachments_,
+          &volume_claims_};
 }
 
 bool ClusterCache::synced() const {
   return pods_.synced() && nodes_.synced() && node_claims_.synced() && node_pools_.synced() &&
-         node_classes_.synced() && daemon_sets_.synced() && disruption_budgets_.synced();
+         node_classes_.synced() && daemon_sets_.synced() && disruption_budgets_.synced() &&
+         volume_attachments_.synced() && volume_claims_.synced();
 }
 
 std::optional<kube::Object> ClusterCache::NodeByProviderId(std::string_view provider_id) const {

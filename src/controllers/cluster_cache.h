@@ -1,7 +1,7 @@
 #pragma once
 // The informers every controller reads the cluster from (pods, nodes, NodeClaims, NodePools,
-// EC2NodeClasses, DaemonSets, PodDisruptionBudgets), their indexes, and typed views of their
-// objects.
+// EC2NodeClasses, DaemonSets, PodDisruptionBudgets, VolumeAttachments, PersistentVolumeClaims),
+// their indexes, and typed views of their objects.
 
 #include <atomic>
 #include <cstdint>
@@ -27,6 +27,7 @@ inline constexpr std::string_view kIndexPodsByNode = "pods-by-node";
 inline constexpr std::string_view kIndexPodsByNamespace = "pods-by-namespace";
 inline constexpr std::string_view kIndexNodesByProviderId = "nodes-by-provider-id";
 inline constexpr std::string_view kIndexNodeClaimsByProviderId = "nodeclaims-by-provider-id";
+inline constexpr std::string_view kIndexVolumeAttachmentsByNode = "volumeattachments-by-node";
 
 class ClusterCache {
  public:
@@ -39,6 +40,8 @@ class ClusterCache {
   kube::Informer& node_classes() { return node_classes_; }
   kube::Informer& daemon_sets() { return daemon_sets_; }
   kube::Informer& disruption_budgets() { return disruption_budgets_; }
+  kube::Informer& volume_attachments() { return volume_attachments_; }
+  kube::Informer& volume_claims() { return volume_claims_; }
   const kube::Informer& pods() const { return pods_; }
   const kube::Informer& nodes() const { return nodes_; }
   const kube::Informer& node_claims() const { return node_claims_; }
@@ -46,6 +49,8 @@ class ClusterCache {
   const kube::Informer& node_classes() const { return node_classes_; }
   const kube::Informer& daemon_sets() const { return daemon_sets_; }
   const kube::Informer& disruption_budgets() const { return disruption_budgets_; }
+  const kube::Informer& volume_attachments() const { return volume_attachments_; }
+  const kube::Informer& volume_claims() const { return volume_claims_; }
   std::vector<kube::Informer*> all();
   bool synced() const;
 
@@ -68,6 +73,10 @@ class ClusterCache {
   kube::Informer node_classes_;
   kube::Informer daemon_sets_;
   kube::Informer disruption_budgets_;  // PodDisruptionBudgets
+  // What termination waits for before the instance goes: the Nodes' VolumeAttachments, and the
+  // PersistentVolumeClaims that say which of them pods left on the Node still use.
+  kube::Informer volume_attachments_;
+  kube::Informer volume_claims_;  // PersistentVolumeClaims
   DecodedCache<api::Pod> decoded_pods_;
   DecodedCache<api::Node> decoded_nodes_;
   DecodedCache<api::NodeClaim> decoded_node_claims_;

@@ -10,8 +10,14 @@ namespace karpenter::controllers {
 bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
                   std::string_view reason, std::string_view message, TimePoint now,
                   int64_t observed_generation) {
+  return SetConditionStatus(conditions, type, status ? api::kConditionTrue : api::kConditionFalse,
+                            reason, message, now, observed_generation);
+}
+
+bool SetConditionStatus(kube::Object& conditions, std::string_view type,
+                        std::string_view status_text, std::string_view reason,
+                        std::string_view message, TimePoint now, int64_t observed_generation) {
   if (!conditions.is_array()) conditions = kube::Object::array();
-  const std::string_view status_text = status ? api::kConditionTrue : api::kConditionFalse;
   for (kube::Object& condition : conditions) {
     if (!condition.is_object() || kube::StringAt(condition, {"type"}) != type) continue;
     const kube::Object* generation = kube::Find(condition, {"observedGeneration"});
@@ -65,15 +71,18 @@ std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object,
   return std::nullopt;
 }
 
+Result<kube::Object> PatchedStatus(kube::Client& client, const kube::Resource& resource,
+                                   const kube::Object& object, kube::Object status) {
+  return client.Patch(
+      resource, "", kube::Name(object), kube::PatchType::kMerge,
+      kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
+                   {"status", std::move(status)}},
+      kube::Subresource::kStatus);
+}
+
 Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
                    kube::Object status) {
-  ASSIGN_OR_RETURN(
-      kube::Object patched,
-      client.Patch(resource, "", kube::Name(object), kube::PatchType::kMerge,
-                   kube::Object{{"metadata",
-                                 {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
-                                {"status", std::move(status)}},
-                   kube::Subresource::kStatus));
+  RETURN_IF_ERROR(PatchedStatus(client, resource, object, std::move(status)));
   return {};
 }
 

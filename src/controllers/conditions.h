@@ -17,6 +17,10 @@ namespace karpenter::controllers {
 bool SetCondition(kube::Object& conditions, std::string_view type, bool status,
                   std::string_view reason, std::string_view message, TimePoint now,
                   int64_t observed_generation);
+// The same with the status as written: "True", "False" or "Unknown".
+bool SetConditionStatus(kube::Object& conditions, std::string_view type, std::string_view status,
+                        std::string_view reason, std::string_view message, TimePoint now,
+                        int64_t observed_generation);
 
 // Removes condition `type` from `conditions`. Returns whether it was there.
 bool RemoveCondition(kube::Object& conditions, std::string_view type);
@@ -32,6 +36,9 @@ std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object, std
 // status.conditions whole, so it must not land on a newer object (a stale read is a 409).
 Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,
                    kube::Object status);
+// The same, giving the object as the patch left it (for a write that follows at its version).
+Result<kube::Object> PatchedStatus(kube::Client& client, const kube::Resource& resource,
+                                   const kube::Object& object, kube::Object status);
 
 // The status ("True", "False", "Unknown") of condition `type` in object.status.conditions; empty
 // when absent.

@@ -22,6 +22,8 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kRetry(10000);
 constexpr milliseconds kConflictRetry(200);
+// How often termination looks again at VolumeAttachments it waits for, as upstream's.
+constexpr milliseconds kVolumePoll(5000);
 
 // Its machine is still to launch.
 bool ToLaunch(const api::NodeClaim& claim) {
@@ -40,7 +42,7 @@ kube::Object Member(const kube::Object& object, const char* section, const char*
 NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client,
                                        cloud::CloudProvider& cloud, kube::EventRecorder& events,
                                        Metrics& metrics, const Clock& clock, Logger logger,
-                                       LifecycleOptions options)
+                                       LifecycleOptions options, RegistrationHealth& health)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
@@ -49,6 +51,7 @@ NodeClaimLifecycle::NodeClaimLifecycle(ClusterCache& cluster, kube::Client& clie
       clock_(clock),
       logger_(std::move(logger)),
       options_(options),
+      health_(health),
       drainer_(cluster, client, events, metrics, clock, logger_.Named("termination")) {}
 
 std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
@@ -174,6 +177,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::RecordLaunch(
     kube::Object conditions = ConditionsOf(object);
     SetCondition(conditions, api::kConditionLaunched, false, "LaunchFailed",
                  instance.error().message, now, claim.metadata.generation);
+    health_.Failed(api::LabelValue(claim.metadata.labels, api::kLabelNodePool), "LaunchFailed",
+                   instance.error().message);
     (void)PatchStatus(client_, kube::resources::kNodeClaims, object, {{"conditions", conditions}});
     logger_.Error("launching nodeclaim failed",
                   {logkey::NodeClaim(name), logkey::Err(instance.error())});
@@ -220,6 +225,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
           "its node did not register within {}s",
           std::chrono::duration_cast<std::chrono::seconds>(options_.registration_ttl).count());
       events_.Record(object, kube::EventType::kWarning, "RegistrationTimeout", message);
+      health_.Failed(api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
+                     "RegistrationFailed", "Failed to register node: " + message);
       logger_.Warn("deleting nodeclaim: " + message, {logkey::NodeClaim(name)});
       Status deleted = client_.Delete(kube::resources::kNodeClaims, "", name, {});
       if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
@@ -274,6 +281,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Register(const kube::Object& obj
   }
   metrics_.NodeCreated(api::LabelValue(claim.metadata.labels, api::kLabelNodePool),
                        api::LabelValue(claim.metadata.labels, api::kLabelZone));
+  health_.Registered(api::LabelValue(claim.metadata.labels, api::kLabelNodePool));
   logger_.Info("registered nodeclaim", {logkey::NodeClaim(name), logkey::Node(node_name),
                                         logkey::ProviderId(claim.status.provider_id)});
   return std::optional<milliseconds>();
@@ -355,6 +363,8 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
   bool drained = false;
   std::optional<std::chrono::nanoseconds> instance_termination;
   std::optional<TimePoint> node_created;
+  // The NodeClaim as the last status write left it: the finalizer goes at its version.
+  kube::Object written = object;
   if (!claim.status.provider_id.empty()) {
     const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
     if (node && InstanceGone(*node, claim.status.provider_id)) {
@@ -372,14 +382,46 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
         return wait;
       }
       const DrainOutcome drain = drainer_.Drain(*node, claim);
-      if (!drain.drained) return std::optional<milliseconds>(drain.requeue);
+      const TimePoint now = clock_.Now();
+      kube::Object conditions = ConditionsOf(object);
+      if (!drain.drained) {
+        if (SetCondition(conditions, api::kConditionDrained, false, "Draining", "Draining", now,
+                         claim.metadata.generation)) {
+          RETURN_IF_ERROR(PatchStatus(client_, kube::resources::kNodeClaims, object,
+                                      {{"conditions", std::move(conditions)}}));
+        }
+        return std::optional<milliseconds>(drain.requeue);
+      }
       drained = true;
+      bool changed = SetCondition(conditions, api::kConditionDrained, true, api::kConditionDrained,
+                                  "", now, claim.metadata.generation);
+      const std::vector<std::string> attached = drainer_.AttachedVolumes(*node, claim);
+      if (attached.empty()) {
+        changed =
+            SetCondition(conditions, api::kConditionVolumesDetached, true,
+                         api::kConditionVolumesDetached, "", now, claim.metadata.generation) ||
+            changed;
+      } else {
+        const std::string message =
+            fmt::format("Awaiting deletion of the VolumeAttachments bound to the node ({})",
+                        fmt::join(attached, ", "));
+        changed =
+            SetCondition(conditions, api::kConditionVolumesDetached, false,
+                         "AwaitingVolumeDetachment", message, now, claim.metadata.generation) ||
+            changed;
+        events_.Record(*node, kube::EventType::kNormal, "AwaitingVolumeDetachment", message);
+      }
+      if (changed) {
+        ASSIGN_OR_RETURN(written, PatchedStatus(client_, kube::resources::kNodeClaims, object,
+                                                {{"conditions", std::move(conditions)}}));
+      }
+      if (!attached.empty()) return std::optional<milliseconds>(kVolumePoll);
     }
     const MonoTime terminating = clock_.Monotonic();
     Status terminated = cloud_.Delete(claim.status.provider_id);
     if (!terminated.ok() && terminated.error().reason == cloud::kReasonNotOwned) {
       ReportForeign(object, claim, terminated.error().message);
-      RETURN_IF_ERROR(ReleaseFinalizer(object, name));
+      RETURN_IF_ERROR(ReleaseFinalizer(written, name));
       return std::optional<milliseconds>();
     }
     if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
@@ -405,7 +447,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       drainer_.Forget(node_name);
     }
   }
-  ASSIGN_OR_RETURN(const bool released, ReleaseFinalizer(object, name));
+  ASSIGN_OR_RETURN(const bool released, ReleaseFinalizer(written, name));
   if (!released) return std::optional<milliseconds>();
   const std::string_view pool = api::LabelValue(claim.metadata.labels, api::kLabelNodePool);
   const std::string_view zone = api::LabelValue(claim.metadata.labels, api::kLabelZone);

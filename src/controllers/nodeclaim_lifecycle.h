@@ -26,6 +26,7 @@
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/metrics.h"
+#include "controllers/registration_health.h"
 #include "controllers/termination.h"
 #include "kube/client.h"
 #include "kube/event_recorder.h"
@@ -38,9 +39,10 @@ struct LifecycleOptions {
 
 class NodeClaimLifecycle {
  public:
+  // `health` hears of every registration and of every failure to launch or register.
   NodeClaimLifecycle(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
                      kube::EventRecorder& events, Metrics& metrics, const Clock& clock,
-                     Logger logger, LifecycleOptions options);
+                     Logger logger, LifecycleOptions options, RegistrationHealth& health);
 
   // When to look at a NodeClaim again without a change to watch for (nullopt: only when the
   // NodeClaim or its Node changes).
@@ -78,6 +80,7 @@ class NodeClaimLifecycle {
   const Clock& clock_;
   Logger logger_;
   const LifecycleOptions options_;
+  RegistrationHealth& health_;
   NodeDrainer drainer_;
 };
 

@@ -15,14 +15,49 @@ namespace karpenter::controllers {
 
 NodePoolStatus::NodePoolStatus(ClusterCache& cluster, kube::Client& client,
                                kube::EventRecorder& events, const Clock& clock, Logger logger,
-                               bool balanced_consolidation, bool static_capacity)
+                               bool balanced_consolidation, bool static_capacity,
+                               RegistrationHealth& health)
     : cluster_(cluster),
       client_(client),
       events_(events),
       clock_(clock),
       logger_(std::move(logger)),
       balanced_consolidation_(balanced_consolidation),
-      static_capacity_(static_capacity) {}
+      static_capacity_(static_capacity),
+      health_(health) {}
+
+void NodePoolStatus::UpdateRegistrationHealth(const kube::Object& object, kube::Object& conditions,
+                                              std::optional<int64_t> class_generation,
+                                              TimePoint now) {
+  const int64_t generation = kube::Generation(object);
+  const kube::Object* seen_class = kube::Find(object, {"status", "nodeClassObservedGeneration"});
+  std::string_view status;
+  bool current = false;  // set for this generation of the NodePool and of its node class
+  for (const kube::Object& condition : conditions) {
+    if (kube::StringAt(condition, {"type"}) != api::kConditionNodeRegistrationHealthy) continue;
+    status = kube::StringAt(condition, {"status"});
+    const kube::Object* observed = kube::Find(condition, {"observedGeneration"});
+    current = observed != nullptr && *observed == generation &&
+              (!class_generation || (seen_class != nullptr && *seen_class == *class_generation));
+  }
+  if (!current) {
+    SetConditionStatus(conditions, api::kConditionNodeRegistrationHealthy, api::kConditionUnknown,
+                       "AwaitingRegistration",
+                       "no NodeClaim of this NodePool and node class has registered yet", now,
+                       generation);
+    status = api::kConditionUnknown;
+  }
+  const std::optional<RegistrationOutcome> outcome = health_.Take(kube::Name(object));
+  if (!outcome) return;
+  if (outcome->registered) {
+    SetCondition(conditions, api::kConditionNodeRegistrationHealthy, true,
+                 api::kConditionNodeRegistrationHealthy, "", now, generation);
+  } else if (status == api::kConditionUnknown) {
+    // One failure after a registration is a blip; one before any says the launch path is broken.
+    SetCondition(conditions, api::kConditionNodeRegistrationHealthy, false, outcome->reason,
+                 outcome->message, now, generation);
+  }
+}
 
 Status NodePoolStatus::Reconcile(std::string_view name) {
   const std::optional<kube::Object> object = cluster_.node_pools().Get(name);
@@ -90,6 +125,7 @@ Status NodePoolStatus::Reconcile(std::string_view name) {
   } else {
     RemoveCondition(conditions, api::kConditionConsolidationPolicyUnsupported);
   }
+  UpdateRegistrationHealth(*object, conditions, class_generation, now);
   const bool static_disabled = pool && api::IsStatic(*pool) && !static_capacity_;
   const bool ready = pool.has_value() && class_ready && !static_disabled;
   std::string ready_message = !pool ? error : class_message;

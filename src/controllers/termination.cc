@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,16 +48,18 @@ api::Pod PodOf(const kube::Object& object) {
 
 bool Terminating(const api::Pod& pod) { return !pod.metadata.deletion_timestamp.empty(); }
 
+// A pod the drain does not take off the Node: a mirror pod (the kubelet's own), or one that
+// tolerates karpenter.sh/disrupted (it would be scheduled right back).
+bool LeftInPlace(const api::Pod& pod) {
+  if (api::IsMirrorPod(pod)) return true;
+  const api::Taint disrupted = DisruptedTaint();
+  return std::any_of(pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
+                     [&](const api::Toleration& t) { return t.Tolerates(disrupted); });
+}
+
 // Whether the Node has to wait for `pod` before it goes.
 bool HoldsNode(const api::Pod& pod, TimePoint now) {
-  if (api::IsTerminal(pod) || api::IsMirrorPod(pod)) {
-    return false;
-  }
-  const api::Taint disrupted = DisruptedTaint();
-  if (std::any_of(pod.spec.tolerations.begin(), pod.spec.tolerations.end(),
-                  [&](const api::Toleration& t) { return t.Tolerates(disrupted); })) {
-    return false;  // it would be scheduled right back
-  }
+  if (api::IsTerminal(pod) || LeftInPlace(pod)) return false;
   if (Terminating(pod)) {
     const std::optional<TimePoint> deleted = ParseTime(pod.metadata.deletion_timestamp);
     return !deleted || now - *deleted <= kStuckTerminating;
@@ -260,6 +264,43 @@ void NodeDrainer::Delete(const kube::Object& node, const api::Pod& pod, std::str
                                {"reason", std::string(why)}});
   events_.Record(node, kube::EventType::kNormal, "Deleted",
                  fmt::format("Deleted pod {}: {}", api::NamespacedName(pod.metadata), why));
+}
+
+std::vector<std::string> NodeDrainer::AttachedVolumes(const kube::Object& node,
+                                                      const api::NodeClaim& claim) const {
+  if (const std::optional<TimePoint> deadline = Deadline(claim);
+      deadline && clock_.Now() >= *deadline) {
+    return {};
+  }
+  const std::string_view node_name = kube::Name(node);
+  // The PersistentVolumes of the pods that stay: their attachments go only with the instance.
+  std::set<std::string, std::less<>> staying;
+  for (const kube::Object& object : cluster_.pods().ByIndex(kIndexPodsByNode, node_name)) {
+    const api::Pod pod = PodOf(object);
+    if (!LeftInPlace(pod)) continue;
+    for (const api::Volume& volume : pod.spec.volumes) {
+      const std::string claim_name =
+          volume.ephemeral ? pod.metadata.name + "-" + volume.name : volume.persistent_volume_claim;
+      if (claim_name.empty()) continue;
+      const std::optional<kube::Object> bound =
+          cluster_.volume_claims().Get(kube::Key(pod.metadata.namespace_, claim_name));
+      if (!bound) continue;
+      if (const std::string_view name = kube::StringAt(*bound, {"spec", "volumeName"});
+          !name.empty()) {
+        staying.emplace(name);
+      }
+    }
+  }
+  std::vector<std::string> attached;
+  for (const kube::Object& attachment :
+       cluster_.volume_attachments().ByIndex(kIndexVolumeAttachmentsByNode, node_name)) {
+    const std::string_view volume =
+        kube::StringAt(attachment, {"spec", "source", "persistentVolumeName"});
+    if (volume.empty() || staying.contains(volume)) continue;
+    attached.emplace_back(kube::Name(attachment));
+  }
+  std::sort(attached.begin(), attached.end());
+  return attached;
 }
 
 }  // namespace karpenter::controllers

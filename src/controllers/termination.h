@@ -9,11 +9,17 @@
 // kubelet that long silent is gone); an eviction a budget refuses is retried with backoff. As the
 // deadline nears, a pod whose own grace period would outlast it is deleted outright (bypassing its
 // budget) with the time left; at the deadline every pod left is, and the Node counts as drained.
+//
+// Drained, the Node's machine still waits for its VolumeAttachments to go (the attach/detach
+// controller and CSI driver detach the volumes of the pods that left), so that a volume is not
+// torn from a terminated instance and its pod's next attach does not wait for EC2 to notice
+// (docs/upstream-reference.md §17): until the same deadline, as upstream's VolumesDetached.
 
 #include <chrono>
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/nodeclaim.h"
 #include "api/pod.h"
@@ -43,6 +49,12 @@ class NodeDrainer {
   DrainOutcome Drain(const kube::Object& node, const api::NodeClaim& claim);
   // Drops what was kept about the Node `node_name` (once it is gone).
   void Forget(std::string_view node_name);
+  // The VolumeAttachments (names, sorted) the termination of `node` (the NodeClaim `claim`'s)
+  // still waits for: those of a PersistentVolume, but for the volumes of the pods the drain leaves
+  // on the Node (mirror pods, pods tolerating karpenter.sh/disrupted), which would never detach;
+  // none once the claim's deadline has passed.
+  std::vector<std::string> AttachedVolumes(const kube::Object& node,
+                                           const api::NodeClaim& claim) const;
 
  private:
   struct Backoff {

@@ -36,6 +36,8 @@ inline constexpr Resource kPodDisruptionBudgets{"policy", "v1", "poddisruptionbu
                                                 "PodDisruptionBudget", true};
 inline constexpr Resource kStorageClasses{"storage.k8s.io", "v1", "storageclasses", "StorageClass",
                                           false};
+inline constexpr Resource kVolumeAttachments{"storage.k8s.io", "v1", "volumeattachments",
+                                             "VolumeAttachment", false};
 inline constexpr Resource kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 inline constexpr Resource kCustomResourceDefinitions{
     "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false};

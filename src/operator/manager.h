@@ -38,6 +38,7 @@
 #include "controllers/nodepool_status.h"
 #include "controllers/pod_start_metrics.h"
 #include "controllers/provisioner.h"
+#include "controllers/registration_health.h"
 #include "controllers/state_metrics.h"
 #include "controllers/static_capacity.h"
 #include "controllers/work_queue.h"
@@ -179,6 +180,8 @@ class Manager {
   kube::EventRecorder events_;
   controllers::EventMetrics event_metrics_;
   controllers::Batcher batcher_;
+  // What the NodeClaim lifecycle saw of registrations, for the NodePool status.
+  controllers::RegistrationHealth registration_health_;
   controllers::Provisioner provisioner_;
   controllers::NodeClaimLifecycle lifecycle_;
   controllers::NodePoolStatus node_pool_status_;

@@ -45,6 +45,11 @@ Accuracy AccuracyFor(const SimulationInput& input) {
   if (has("Job")) {
     out.emplace_back("Jobs never complete: their pods run to the end of the simulation");
   }
+  if (has("PersistentVolumeClaim") || has("StatefulSet")) {
+    out.emplace_back(
+        "Volumes detach as soon as their pods leave a node: a terminating node does not wait for "
+        "its VolumeAttachments, where EBS detaches take some seconds");
+  }
   if (!has("PodDisruptionBudget") && (has("Deployment") || has("StatefulSet"))) {
     out.emplace_back(
         "No PodDisruptionBudget is in the input: disruption may move any pod at once, where a "

@@ -71,7 +71,7 @@ class NodeClaimLaunchTest : public ::testing::Test {
         events_(client_, clock_, "karpenter", {.synchronous = true}),  // a virtual clock
         metrics_(registry_),
         lifecycle_(cluster_, client_, cloud_, events_, metrics_, clock_, Logger(),
-                   LifecycleOptions{}) {}
+                   LifecycleOptions{}, health_) {}
 
   // A NodeClaim of the NodePool "default" for one of the small type.
   void CreateNodeClaim(const std::string& name) {
@@ -129,6 +129,7 @@ class NodeClaimLaunchTest : public ::testing::Test {
   kube::EventRecorder events_;
   prometheus::Registry registry_;
   Metrics metrics_;
+  RegistrationHealth health_;
   NodeClaimLifecycle lifecycle_;
 };
 

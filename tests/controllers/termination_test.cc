@@ -403,9 +403,76 @@ TEST_F(TerminationTest, InstanceIsTerminatedOnlyOnceTheNodeIsDrained) {
   EXPECT_TRUE(InstanceExists());
   EXPECT_FALSE(GetNode().is_null());
   EXPECT_TRUE(kube::HasFinalizer(GetNode(), api::kFinalizerTermination));
+  EXPECT_EQ(ConditionStatus(GetClaim(), api::kConditionDrained), api::kConditionFalse);
 
   Release("web-1");
   EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(3)));
+}
+
+// A VolumeAttachment of the Node for PersistentVolume `volume`, as the attach/detach controller
+// makes one for a pod's volume.
+Object Attachment(std::string_view name, std::string_view node, std::string_view volume) {
+  return {{"apiVersion", "storage.k8s.io/v1"},
+          {"kind", "VolumeAttachment"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"attacher", "ebs.csi.aws.com"},
+            {"nodeName", node},
+            {"source", {{"persistentVolumeName", volume}}}}}};
+}
+
+// Drained, the instance still waits for the Node's VolumeAttachments to go (the volumes of the
+// pods that left detach), with VolumesDetached=False and an Event naming them.
+TEST_F(TerminationTest, TheInstanceWaitsForTheNodesVolumesToDetach) {
+  Start();
+  Bind(Pod("web-1"));
+  Create(resources::kVolumeAttachments, Attachment("csi-web", node_name_, "pv-web"));
+  DeleteClaim();
+  ASSERT_TRUE(RunUntil([&] { return GetPod("web-1").is_null(); }));
+  Step(seconds(60));
+  Step();
+  EXPECT_TRUE(InstanceExists());
+  EXPECT_FALSE(GetNode().is_null());
+  const Object claim = GetClaim();
+  EXPECT_EQ(ConditionStatus(claim, api::kConditionDrained), api::kConditionTrue);
+  EXPECT_EQ(ConditionStatus(claim, api::kConditionVolumesDetached), api::kConditionFalse);
+  EXPECT_THAT(NodeEvents("AwaitingVolumeDetachment"),
+              Contains(HasSubstr("VolumeAttachments bound to the node (csi-web)")));
+
+  ASSERT_THAT(client_.Delete(resources::kVolumeAttachments, "", "csi-web", {}), IsOk());
+  EXPECT_TRUE(RunUntil([&] { return Terminated(); }, seconds(10)));
+}
+
+// The volumes of pods the drain leaves on the Node would never detach: they do not hold it. The
+// others do, until the terminationGracePeriod ends.
+TEST_F(TerminationTest, VolumesOfPodsLeftOnTheNodeDoNotHoldItNorAnyPastTheDeadline) {
+  Start("2m");
+  Object agent = Pod("agent");
+  agent["spec"]["tolerations"] = {{{"operator", "Exists"}}};
+  agent["spec"]["volumes"] = {
+      {{"name", "logs"}, {"persistentVolumeClaim", {{"claimName", "logs"}}}}};
+  Create(resources::kPersistentVolumeClaims,
+         {{"apiVersion", "v1"},
+          {"kind", "PersistentVolumeClaim"},
+          {"metadata", {{"name", "logs"}, {"namespace", "default"}}},
+          {"spec",
+           {{"accessModes", {"ReadWriteOnce"}},
+            {"resources", {{"requests", {{"storage", "1Gi"}}}}},
+            {"volumeName", "pv-logs"}}}});
+  Bind(agent);
+  Create(resources::kVolumeAttachments, Attachment("csi-logs", node_name_, "pv-logs"));
+  Create(resources::kVolumeAttachments, Attachment("csi-data", node_name_, "pv-data"));
+  Create(resources::kVolumeAttachments, Attachment("csi-other", "another-node", "pv-other"));
+  DeleteClaim();
+  Step();
+  const TimePoint deadline = Deadline(seconds(120));
+
+  RunUntilTime(deadline - seconds(1));
+  EXPECT_TRUE(InstanceExists());
+  EXPECT_THAT(NodeEvents("AwaitingVolumeDetachment"),
+              Contains(HasSubstr("VolumeAttachments bound to the node (csi-data)")));
+  EXPECT_TRUE(Untouched("agent"));
+  ASSERT_TRUE(RunUntil([&] { return Terminated(); }, seconds(10)));
 }
 
 TEST_F(TerminationTest, DoNotDisruptPodHoldsTheNodeUntilTheGracePeriodForcesIt) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cloud/catalog.h"
+#include "simulate/accuracy.h"
 #include "simulate/inputs.h"
 #include "simulate/report.h"
 #include "support/matchers.h"
@@ -218,6 +219,15 @@ spec:
   EXPECT_TRUE(mentions("replica counts stay as given"));
   EXPECT_TRUE(mentions("40 s after launch, give or take 10 s"));
   EXPECT_FALSE(mentions("No PodDisruptionBudget"));  // the Deployment has one
+  EXPECT_FALSE(mentions("Volumes detach"));          // no volumes in the input
+
+  // Volumes in the input: their detach is not modelled.
+  SimulationInput with_volumes;
+  with_volumes.objects.push_back({{"apiVersion", "v1"},
+                                  {"kind", "PersistentVolumeClaim"},
+                                  {"metadata", {{"name", "data"}, {"namespace", "shop"}}}});
+  const std::vector<std::string> caveats = AccuracyFor(with_volumes).not_modelled;
+  EXPECT_THAT(caveats, Contains(HasSubstr("Volumes detach as soon as their pods leave")));
 
   std::ostringstream text;
   RenderText(result, text);
