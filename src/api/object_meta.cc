@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "api/labels.h"
+
 namespace karpenter::api {
 
 std::string NamespacedName(const ObjectMeta& meta) {
@@ -15,6 +17,10 @@ std::string NamespacedName(const ObjectMeta& meta) {
 std::string_view LabelValue(const Labels& labels, std::string_view key) {
   const auto found = labels.find(key);
   return found == labels.end() ? std::string_view() : std::string_view(found->second);
+}
+
+bool DoNotDisrupt(const ObjectMeta& meta) {
+  return LabelValue(meta.annotations, kAnnotationDoNotDisrupt) == "true";
 }
 
 }  // namespace karpenter::api

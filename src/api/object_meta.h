@@ -36,6 +36,9 @@ struct ObjectMeta {
 // The value of `key` in `labels`, empty when absent.
 std::string_view LabelValue(const Labels& labels, std::string_view key);
 
+// Whether the object asks not to be disrupted (annotation karpenter.sh/do-not-disrupt: "true").
+bool DoNotDisrupt(const ObjectMeta& meta);
+
 // "namespace/name", or "name" for cluster-scoped objects.
 std::string NamespacedName(const ObjectMeta& meta);
 

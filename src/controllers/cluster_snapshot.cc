@@ -22,6 +22,16 @@ ClusterSnapshot TakeCapacitySnapshot(const ClusterCache& cluster,
   return snapshot;
 }
 
+std::vector<api::Workload> DecodeDaemonSets(const ClusterCache& cluster) {
+  std::vector<api::Workload> daemon_sets;
+  cluster.daemon_sets().ForEach([&](const kube::Object& object) {
+    if (std::optional<api::Workload> ds = DecodeDaemonSet(object)) {
+      daemon_sets.push_back(std::move(*ds));
+    }
+  });
+  return daemon_sets;
+}
+
 ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
                              const Logger& logger,
                              std::vector<std::shared_ptr<const api::Pod>> pods) {
@@ -45,11 +55,7 @@ ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& 
     }
     snapshot.node_pools.push_back({std::move(*pool), object, std::move(*types)});
   });
-  cluster.daemon_sets().ForEach([&](const kube::Object& object) {
-    if (std::optional<api::Workload> ds = DecodeDaemonSet(object)) {
-      snapshot.daemon_sets.push_back(std::move(*ds));
-    }
-  });
+  snapshot.daemon_sets = DecodeDaemonSets(cluster);
   return snapshot;
 }
 

@@ -42,6 +42,8 @@ struct ClusterSnapshot {
 ClusterSnapshot TakeSnapshot(const ClusterCache& cluster, cloud::CloudProvider& cloud,
                              const Logger& logger,
                              std::vector<std::shared_ptr<const api::Pod>> pods);
+// The DaemonSets that decode (their pod templates are every new node's overhead).
+std::vector<api::Workload> DecodeDaemonSets(const ClusterCache& cluster);
 // Only the capacity that exists or is on its way: `pods`, Nodes and NodeClaims; no NodePools (so
 // nothing new can be planned) and no DaemonSets.
 ClusterSnapshot TakeCapacitySnapshot(const ClusterCache& cluster,

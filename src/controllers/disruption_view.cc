@@ -19,11 +19,6 @@
 namespace karpenter::controllers {
 namespace {
 
-bool DoNotDisrupt(const api::ObjectMeta& meta) {
-  const auto it = meta.annotations.find(api::kAnnotationDoNotDisrupt);
-  return it != meta.annotations.end() && it->second == "true";
-}
-
 std::string PodKey(std::string_view namespace_, std::string_view name) {
   return std::string(namespace_) + "/" + std::string(name);
 }
@@ -165,9 +160,9 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
       block("Node is cordoned");
       continue;
     }
-    if (DoNotDisrupt(node.metadata) || DoNotDisrupt(claim->metadata)) {
+    if (api::DoNotDisrupt(node.metadata) || api::DoNotDisrupt(claim->metadata)) {
       block(fmt::format("{} has the {} annotation",
-                        DoNotDisrupt(node.metadata) ? "Node" : "NodeClaim",
+                        api::DoNotDisrupt(node.metadata) ? "Node" : "NodeClaim",
                         api::kAnnotationDoNotDisrupt));
       continue;
     }
@@ -190,7 +185,7 @@ std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
         continue;
       }
       const std::string key = PodKey(pod->metadata.namespace_, pod->metadata.name);
-      if (DoNotDisrupt(pod->metadata)) {
+      if (api::DoNotDisrupt(pod->metadata)) {
         block(fmt::format("Pod \"{}\" has the {} annotation", key, api::kAnnotationDoNotDisrupt));
         blocked = true;
         break;

@@ -363,8 +363,9 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
   bool drained = false;
   std::optional<std::chrono::nanoseconds> instance_termination;
   std::optional<TimePoint> node_created;
-  // The NodeClaim as the last status write left it: the finalizer goes at its version.
-  kube::Object written = object;
+  // The NodeClaim as this pass's status write left it, if it wrote: the finalizer goes at the
+  // latest version.
+  std::optional<kube::Object> written;
   if (!claim.status.provider_id.empty()) {
     const std::optional<kube::Object> node = cluster_.NodeByProviderId(claim.status.provider_id);
     if (node && InstanceGone(*node, claim.status.provider_id)) {
@@ -421,7 +422,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
     Status terminated = cloud_.Delete(claim.status.provider_id);
     if (!terminated.ok() && terminated.error().reason == cloud::kReasonNotOwned) {
       ReportForeign(object, claim, terminated.error().message);
-      RETURN_IF_ERROR(ReleaseFinalizer(written, name));
+      RETURN_IF_ERROR(ReleaseFinalizer(written ? *written : object, name));
       return std::optional<milliseconds>();
     }
     if (!terminated.ok() && terminated.error().reason != cloud::kReasonNotFound) {
@@ -447,7 +448,7 @@ NodeClaimLifecycle::Requeue NodeClaimLifecycle::Finalize(const kube::Object& obj
       drainer_.Forget(node_name);
     }
   }
-  ASSIGN_OR_RETURN(const bool released, ReleaseFinalizer(written, name));
+  ASSIGN_OR_RETURN(const bool released, ReleaseFinalizer(written ? *written : object, name));
   if (!released) return std::optional<milliseconds>();
   const std::string_view pool = api::LabelValue(claim.metadata.labels, api::kLabelNodePool);
   const std::string_view zone = api::LabelValue(claim.metadata.labels, api::kLabelZone);

@@ -4,30 +4,16 @@
 
 #include <algorithm>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "api/condition.h"
 #include "api/labels.h"
 #include "api/workloads.h"
+#include "controllers/cluster_snapshot.h"
 #include "controllers/conditions.h"
 #include "controllers/disruption_view.h"
 
 namespace karpenter::controllers {
-namespace {
-
-// How much deleting a NodeClaim hurts, for choosing which to remove: lower goes first.
-struct Removal {
-  bool launched = false;        // has an instance (a providerID)
-  bool has_pods = false;        // pods that must move elsewhere
-  bool do_not_disrupt = false;  // one of them asks not to be disrupted
-  double eviction_cost = 0;
-  std::string name;
-
-  auto Key() const { return std::tie(launched, has_pods, do_not_disrupt, eviction_cost, name); }
-};
-
-}  // namespace
 
 StaticCapacity::StaticCapacity(ClusterCache& cluster, kube::Client& client,
                                cloud::CloudProvider& cloud, Provisioner& provisioner,
@@ -61,19 +47,15 @@ Result<StaticCapacity::Requeue> StaticCapacity::Reconcile(std::string_view name)
            !kube::DeletionTimestamp(*claim).empty();
   });
 
-  std::vector<api::NodeClaim> active;
+  std::vector<std::shared_ptr<const api::NodeClaim>> active;
   int64_t existing = 0;  // what limits.nodes counts: deleting ones too
-  cluster_.node_claims().ForEach([&](const kube::Object& claim_object) {
-    if (kube::Label(claim_object, api::kLabelNodePool) != name) return;
+  for (std::shared_ptr<const api::NodeClaim>& claim : cluster_.decoded_node_claims().All()) {
+    if (api::LabelValue(claim->metadata.labels, api::kLabelNodePool) != name) continue;
     ++existing;
-    if (!kube::DeletionTimestamp(claim_object).empty() ||
-        deleted_.contains(kube::Name(claim_object))) {
-      return;
+    if (claim->metadata.deletion_timestamp.empty() && !deleted_.contains(claim->metadata.name)) {
+      active.push_back(std::move(claim));
     }
-    if (std::optional<api::NodeClaim> claim = DecodeNodeClaim(claim_object)) {
-      active.push_back(std::move(*claim));
-    }
-  });
+  }
   int64_t launching = 0;  // created, not in the informer yet
   for (const auto& [claim, expectation] : created_) {
     if (expectation.node_pool == name) ++launching;
@@ -105,12 +87,7 @@ Result<StaticCapacity::Requeue> StaticCapacity::ScaleUp(const api::NodePool& poo
   offer.node_pool = &pool;
   for (const cloud::InstanceType& type : *types) offer.instance_types.push_back(&type);
   offer.in_use.Set("nodes", Quantity::FromUnits(existing));
-  std::vector<api::Workload> daemon_sets;
-  cluster_.daemon_sets().ForEach([&](const kube::Object& daemon_set) {
-    if (std::optional<api::Workload> decoded = DecodeDaemonSet(daemon_set)) {
-      daemon_sets.push_back(std::move(*decoded));
-    }
-  });
+  const std::vector<api::Workload> daemon_sets = DecodeDaemonSets(cluster_);
   provisioning::SchedulerInput input;
   input.policy = policy_;
   input.node_pools.push_back(std::move(offer));
@@ -140,29 +117,27 @@ Result<StaticCapacity::Requeue> StaticCapacity::ScaleUp(const api::NodePool& poo
   return Requeue(kStaticRecheck);
 }
 
+StaticCapacity::Removal StaticCapacity::RemovalOf(const api::NodeClaim& claim) const {
+  Removal removal{!claim.status.provider_id.empty(), false, false, 0, claim.metadata.name};
+  if (claim.status.node_name.empty()) return removal;
+  for (const kube::Object& object :
+       cluster_.pods().ByIndex(kIndexPodsByNode, claim.status.node_name)) {
+    const std::shared_ptr<const api::Pod> pod = cluster_.decoded_pods().Get(kube::Key(object));
+    if (pod == nullptr || !api::IsReschedulable(*pod)) continue;
+    removal.has_pods = true;
+    removal.do_not_disrupt = removal.do_not_disrupt || api::DoNotDisrupt(pod->metadata);
+    removal.eviction_cost += EvictionCost(*pod);
+  }
+  return removal;
+}
+
 Status StaticCapacity::ScaleDown(const api::NodePool& pool, const kube::Object& object,
-                                 const std::vector<api::NodeClaim>& active, int64_t surplus) {
+                                 const std::vector<std::shared_ptr<const api::NodeClaim>>& active,
+                                 int64_t surplus) {
   std::vector<Removal> removals;
   removals.reserve(active.size());
-  for (const api::NodeClaim& claim : active) {
-    Removal removal{!claim.status.provider_id.empty(), false, false, 0, claim.metadata.name};
-    if (!claim.status.node_name.empty()) {
-      cluster_.pods().VisitIndexed(kIndexPodsByNode, claim.status.node_name,
-                                   [&](const std::vector<const kube::Object*>& pods) {
-                                     for (const kube::Object* pod_object : pods) {
-                                       const std::shared_ptr<const api::Pod> pod =
-                                           cluster_.decoded_pods().Get(kube::Key(*pod_object));
-                                       if (pod == nullptr || !api::IsReschedulable(*pod)) continue;
-                                       removal.has_pods = true;
-                                       removal.do_not_disrupt =
-                                           removal.do_not_disrupt ||
-                                           api::LabelValue(pod->metadata.annotations,
-                                                           api::kAnnotationDoNotDisrupt) == "true";
-                                       removal.eviction_cost += EvictionCost(*pod);
-                                     }
-                                   });
-    }
-    removals.push_back(std::move(removal));
+  for (const std::shared_ptr<const api::NodeClaim>& claim : active) {
+    removals.push_back(RemovalOf(*claim));
   }
   std::sort(removals.begin(), removals.end(),
             [](const Removal& a, const Removal& b) { return a.Key() < b.Key(); });

@@ -19,9 +19,11 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "cloud/cloud_provider.h"
@@ -58,8 +60,21 @@ class StaticCapacity {
  private:
   Result<Requeue> ScaleUp(const api::NodePool& pool, const kube::Object& object, int64_t wanted,
                           int64_t existing);
+
+  // How much deleting a NodeClaim hurts, for choosing which to remove: lower goes first.
+  struct Removal {
+    bool launched = false;        // has an instance (a providerID)
+    bool has_pods = false;        // pods that must move elsewhere
+    bool do_not_disrupt = false;  // one of them asks not to be disrupted
+    double eviction_cost = 0;
+    std::string name;
+
+    auto Key() const { return std::tie(launched, has_pods, do_not_disrupt, eviction_cost, name); }
+  };
+  Removal RemovalOf(const api::NodeClaim& claim) const;
   Status ScaleDown(const api::NodePool& pool, const kube::Object& object,
-                   const std::vector<api::NodeClaim>& active, int64_t surplus);
+                   const std::vector<std::shared_ptr<const api::NodeClaim>>& active,
+                   int64_t surplus);
 
   // A NodeClaim this controller created or deleted that the informer does not show so yet.
   struct Expectation {

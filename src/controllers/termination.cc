@@ -67,11 +67,6 @@ bool HoldsNode(const api::Pod& pod, TimePoint now) {
   return true;
 }
 
-bool DoNotDisrupt(const api::Pod& pod) {
-  const auto annotation = pod.metadata.annotations.find(api::kAnnotationDoNotDisrupt);
-  return annotation != pod.metadata.annotations.end() && annotation->second == "true";
-}
-
 bool IsCritical(const api::Pod& pod) {
   return std::find(std::begin(kCriticalPriorityClasses), std::end(kCriticalPriorityClasses),
                    pod.spec.priority_class_name) != std::end(kCriticalPriorityClasses);
@@ -187,7 +182,7 @@ DrainOutcome NodeDrainer::Drain(const kube::Object& node, const api::NodeClaim& 
         in_flight = true;
         continue;
       }
-      if (DoNotDisrupt(pod)) continue;  // until the deadline forces it
+      if (api::DoNotDisrupt(pod.metadata)) continue;  // until the deadline forces it
       const auto backoff = backoffs.find(pod.metadata.uid);
       if (backoff != backoffs.end() && mono < backoff->second.next_attempt) {
         wake_after(backoff->second.next_attempt);

@@ -993,7 +993,8 @@ bool Pass::TryNewClaim(const PodConstraints& pod, const PodTopology& topology, i
 bool Pass::OpenClaim(size_t p, Requirements requirements, const Requirements& changed,
                      const PodConstraints* pod, int target, std::string& why) {
   PoolState& pool = pools_[p];
-  const api::ResourceList requests = pod != nullptr ? pod->requests() : api::ResourceList{};
+  const api::ResourceList none;
+  const api::ResourceList& requests = pod != nullptr ? pod->requests() : none;
   api::ResourceList total = requests + pool.daemon_overhead;
   std::vector<int> options = Filter(pool.types, requirements, total, &changed, {});
   if (options.empty()) {

@@ -236,14 +236,6 @@ class DisruptionE2E : public ControllerEndToEnd {
     return out;
   }
 
-  // A second client, for a watcher thread.
-  static std::unique_ptr<kube::Client> NewClient() {
-    Result<std::unique_ptr<kube::Client>> client =
-        support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
-    EXPECT_THAT(client, IsOk());
-    return client.ok() ? std::move(*client) : nullptr;
-  }
-
   static bool Condition(const kube::Object& object, std::string_view type) {
     for (const kube::Object& c :
          Part(object, "status").value("conditions", kube::Object::array())) {
@@ -370,7 +362,7 @@ TEST_F(DisruptionE2E, ScaleDownLeavesFewerCheaperNodesAndNeverBreaksThePdb) {
   EXPECT_GE(NodesRunning("web"), 2u) << State();
   {
     // The budget allows one web pod down at a time: never fewer than 9 of the 10 ready.
-    const std::unique_ptr<kube::Client> watcher_client = NewClient();
+    const std::unique_ptr<kube::Client> watcher_client = TestClusterClient();
     Watcher unavailable([&] {
       kube::ListOptions options;
       options.namespace_ = std::string(kNamespace);
@@ -480,7 +472,7 @@ TEST_F(DisruptionE2E, TemplateChangeReplacesEveryNodeWithinItsBudget) {
                      {{"spec", {{"template", {{"metadata", {{"labels", {{"team", "blue"}}}}}}}}}},
                      kube::Subresource::kNone);
   ASSERT_THAT(changed, IsOk());
-  const std::unique_ptr<kube::Client> watcher_client = NewClient();
+  const std::unique_ptr<kube::Client> watcher_client = TestClusterClient();
   Watcher disrupting([&] {
     if (!watcher_client) return size_t{0};
     Result<kube::ObjectList> claims = watcher_client->List(kube::resources::kNodeClaims, {});

@@ -40,6 +40,15 @@ inline std::vector<kube::Object> List(kube::Client& client, const kube::Resource
   return list.ok() ? support::Copies(list->items) : std::vector<kube::Object>{};
 }
 
+// A client of the test cluster as its administrator, for a test's own thread (a watcher, a
+// stand-in controller); nullptr (and a test failure) when there is none.
+inline std::unique_ptr<kube::Client> TestClusterClient() {
+  Result<std::unique_ptr<kube::Client>> client =
+      support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
+  EXPECT_THAT(client, IsOk());
+  return client.ok() ? std::move(*client) : nullptr;
+}
+
 // object[field], or an empty object when it is absent (reading never throws).
 inline kube::Object Part(const kube::Object& object, const char* field) {
   return object.value(field, kube::Object::object());

@@ -41,7 +41,8 @@ constexpr seconds kDetachTime(10);
 class StandInAttacher {
  public:
   StandInAttacher()
-      : client_(NewClient()), thread_([this](const std::stop_token& stop) { Loop(stop); }) {}
+      : client_(TestClusterClient()),
+        thread_([this](const std::stop_token& stop) { Loop(stop); }) {}
 
   // When the attachment of `volume` to `node` was removed; nullopt while it has not been.
   std::optional<TimePoint> DetachedAt(const std::string& volume, const std::string& node) {
@@ -52,12 +53,6 @@ class StandInAttacher {
   }
 
  private:
-  static std::unique_ptr<kube::Client> NewClient() {
-    Result<std::unique_ptr<kube::Client>> client =
-        support::ClusterClient(KARPENTER_TESTENV_KUBECONFIG);
-    EXPECT_THAT(client, IsOk());
-    return client.ok() ? std::move(*client) : nullptr;
-  }
   static std::string Name(const std::string& volume, const std::string& node) {
     return "csi-" + volume + "-" + node;
   }
