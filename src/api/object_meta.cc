@@ -16,7 +16,7 @@ std::string NamespacedName(const ObjectMeta& meta) {
 
 std::string_view LabelValue(const Labels& labels, std::string_view key) {
   const auto found = labels.find(key);
-  return found == labels.end() ? std::string_view() : std::string_view(found->second);
+  return found == labels.end() ? std::string_view() : std::string_view{found->second};
 }
 
 bool DoNotDisrupt(const ObjectMeta& meta) {
