@@ -158,6 +158,7 @@ constexpr KindInfo kKinds[] = {
     {"NodePool", "karpenter.sh/v1", false, decode_internal::DecodeNodePool},
     {"NodeClaim", "karpenter.sh/v1", false, decode_internal::DecodeNodeClaim},
     {"EC2NodeClass", "karpenter.k8s.aws/v1", false, decode_internal::DecodeEC2NodeClass},
+    {"NodeOverlay", "karpenter.sh/v1alpha1", false, decode_internal::DecodeNodeOverlay},
     {"Pod", "v1", true, decode_internal::DecodePod},
     {"Node", "v1", false, decode_internal::DecodeNode},
     {"PersistentVolume", "v1", false, decode_internal::DecodePersistentVolume},
@@ -259,6 +260,7 @@ void Manifest::Append(Manifest&& other) {
   MoveAppend(node_pools, other.node_pools);
   MoveAppend(node_claims, other.node_claims);
   MoveAppend(node_classes, other.node_classes);
+  MoveAppend(node_overlays, other.node_overlays);
   MoveAppend(pods, other.pods);
   MoveAppend(nodes, other.nodes);
   MoveAppend(workloads, other.workloads);

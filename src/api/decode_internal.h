@@ -62,5 +62,6 @@ void DecodeStorageClass(const Reader& object, Problems& problems, Manifest& out)
 void DecodeNodePool(const Reader& object, Problems& problems, Manifest& out);
 void DecodeNodeClaim(const Reader& object, Problems& problems, Manifest& out);
 void DecodeEC2NodeClass(const Reader& object, Problems& problems, Manifest& out);
+void DecodeNodeOverlay(const Reader& object, Problems& problems, Manifest& out);
 
 }  // namespace karpenter::api::decode_internal

@@ -1,6 +1,6 @@
-// Decoders for the Karpenter kinds: NodePool and NodeClaim (karpenter.sh/v1) and EC2NodeClass
-// (karpenter.k8s.aws/v1). Decoding checks types, enums and spellings; ValidateNodePool & co. check
-// the rest before the object is kept.
+// Decoders for the Karpenter kinds: NodePool and NodeClaim (karpenter.sh/v1), NodeOverlay
+// (karpenter.sh/v1alpha1) and EC2NodeClass (karpenter.k8s.aws/v1). Decoding checks types, enums and
+// spellings; ValidateNodePool & co. check the rest before the object is kept.
 
 #include <fmt/format.h>
 
@@ -306,6 +306,35 @@ void DecodeEC2NodeClass(const Reader& object, Problems& problems, Manifest& out)
         });
   }
   Accept(std::move(node_class), problems, out.node_classes, ValidateEC2NodeClass);
+}
+
+void DecodeNodeOverlay(const Reader& object, Problems& problems, Manifest& out) {
+  NodeOverlay overlay;
+  overlay.metadata = DecodeObjectMeta(object["metadata"]);
+  if (const Reader spec = object["spec"]; spec.Required() && spec.Object()) {
+    overlay.spec.weight = spec["weight"].Int32();
+    if (Reader requirements = spec["requirements"]; requirements.Required()) {
+      overlay.spec.requirements =
+          requirements.List<NodeSelectorRequirement>(DecodeNodeSelectorRequirement);
+    }
+    if (Reader price = spec["price"]; price.present()) overlay.spec.price = price.StringOr();
+    if (Reader adjustment = spec["priceAdjustment"]; adjustment.present()) {
+      overlay.spec.price_adjustment = adjustment.StringOr();
+    }
+    if (Reader capacity = spec["capacity"]; capacity.present()) {
+      overlay.spec.capacity = capacity.Resources();
+      // Checked here, by name: a zero amount (`cpu: 0`) leaves no trace in the ResourceList.
+      capacity.Entries([](std::string_view name, const Reader& amount) {
+        if (IsOverlayRestrictedResource(name)) {
+          amount.Error(fmt::format("{} may not be overlaid: every node reports it itself", name));
+        }
+      });
+    }
+  }
+  if (Reader status = object["status"]; status.Object()) {
+    overlay.status.conditions = status["conditions"].List<Condition>(DecodeCondition);
+  }
+  Accept(std::move(overlay), problems, out.node_overlays, ValidateNodeOverlay);
 }
 
 }  // namespace karpenter::api::decode_internal

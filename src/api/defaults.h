@@ -9,6 +9,7 @@
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
+#include "api/nodeoverlay.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/storage.h"
@@ -40,5 +41,6 @@ void ApplyDefaults(PersistentVolumeClaim& claim);
 inline void ApplyDefaults(Node& /*node*/) {}
 inline void ApplyDefaults(PersistentVolume& /*volume*/) {}
 inline void ApplyDefaults(StorageClass& /*storage_class*/) {}
+inline void ApplyDefaults(NodeOverlay& /*overlay*/) {}
 
 }  // namespace karpenter::api

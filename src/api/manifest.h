@@ -10,6 +10,7 @@
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
+#include "api/nodeoverlay.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/storage.h"
@@ -22,6 +23,7 @@ struct Manifest {
   std::vector<NodePool> node_pools;
   std::vector<NodeClaim> node_claims;
   std::vector<EC2NodeClass> node_classes;
+  std::vector<NodeOverlay> node_overlays;
   std::vector<Pod> pods;
   std::vector<Node> nodes;
   std::vector<Workload> workloads;  // Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets

@@ -230,9 +230,10 @@ void ValidateLabelValue(std::string_view value, std::string_view path, Findings&
   }
 }
 
-// Whose requirements: a NodeClaim names its NodePool in them (karpenter.sh/nodepool In [name]), a
-// NodePool's template may not.
-enum class RequirementsOf { kNodePool, kNodeClaim };
+// Whose requirements: a NodeClaim names its NodePool in them (karpenter.sh/nodepool In [name]), and
+// a NodeOverlay may select by it; a NodePool's template may not. Only NodePools and NodeClaims
+// have minValues.
+enum class RequirementsOf { kNodePool, kNodeClaim, kNodeOverlay };
 
 void ValidateRequirements(const std::vector<NodeSelectorRequirement>& requirements,
                           std::string_view path, RequirementsOf owner, Findings& findings) {
@@ -243,8 +244,11 @@ void ValidateRequirements(const std::vector<NodeSelectorRequirement>& requiremen
   for (size_t i = 0; i < requirements.size(); ++i) {
     const NodeSelectorRequirement& requirement = requirements[i];
     const std::string item = fmt::format("{}[{}]", path, i);
-    if (!(owner == RequirementsOf::kNodeClaim && requirement.key == kLabelNodePool)) {
+    if (owner == RequirementsOf::kNodePool || requirement.key != kLabelNodePool) {
       ValidateLabelKey(requirement.key, item + ".key", findings);
+    }
+    if (owner == RequirementsOf::kNodeOverlay && requirement.min_values) {
+      findings.Add(item + ".minValues", "is not a field of NodeOverlay requirements");
     }
     const std::string_view op = ToString(requirement.op);
     switch (requirement.op) {
@@ -268,7 +272,7 @@ void ValidateRequirements(const std::vector<NodeSelectorRequirement>& requiremen
     for (size_t j = 0; j < requirement.values.size(); ++j) {
       ValidateLabelValue(requirement.values[j], fmt::format("{}.values[{}]", item, j), findings);
     }
-    if (requirement.min_values) {
+    if (requirement.min_values && owner != RequirementsOf::kNodeOverlay) {
       const int min_values = *requirement.min_values;
       if (min_values < kMinMinValues || min_values > kMaxMinValues) {
         findings.Add(item + ".minValues", fmt::format("must be between {} and {}, got {}",
@@ -520,6 +524,35 @@ std::vector<std::string> ValidateNodeClaim(const NodeClaim& claim) {
   Findings findings;
   ValidateName(claim.metadata, findings);
   ValidateClaimSpec(claim.spec, "spec", RequirementsOf::kNodeClaim, findings);
+  return findings.Take();
+}
+
+// ---- NodeOverlay --------------------------------------------------------------------------------
+
+std::vector<std::string> ValidateNodeOverlay(const NodeOverlay& overlay) {
+  Findings findings;
+  ValidateName(overlay.metadata, findings);
+  const NodeOverlay::Spec& spec = overlay.spec;
+  if (spec.weight && (*spec.weight < kMinOverlayWeight || *spec.weight > kMaxOverlayWeight)) {
+    findings.Add("spec.weight", fmt::format("must be between {} and {}, got {}", kMinOverlayWeight,
+                                            kMaxOverlayWeight, *spec.weight));
+  }
+  ValidateRequirements(spec.requirements, "spec.requirements", RequirementsOf::kNodeOverlay,
+                       findings);
+  if (spec.price && spec.price_adjustment) {
+    findings.Add("spec", "cannot set both price and priceAdjustment");
+  }
+  if (spec.price) {
+    if (std::string problem = OverlayPriceProblem(*spec.price); !problem.empty()) {
+      findings.Add("spec.price", problem);
+    }
+  }
+  if (spec.price_adjustment) {
+    if (std::string problem = OverlayPriceAdjustmentProblem(*spec.price_adjustment);
+        !problem.empty()) {
+      findings.Add("spec.priceAdjustment", problem);
+    }
+  }
   return findings.Take();
 }
 

@@ -12,6 +12,7 @@
 
 #include "api/ec2nodeclass.h"
 #include "api/nodeclaim.h"
+#include "api/nodeoverlay.h"
 #include "api/nodepool.h"
 #include "common/result.h"
 
@@ -20,6 +21,7 @@ namespace karpenter::api {
 std::vector<std::string> ValidateNodePool(const NodePool& pool);
 std::vector<std::string> ValidateNodeClaim(const NodeClaim& claim);
 std::vector<std::string> ValidateEC2NodeClass(const EC2NodeClass& node_class);
+std::vector<std::string> ValidateNodeOverlay(const NodeOverlay& overlay);
 
 enum class DurationSyntax {
   kGo,      // any Go duration: "1.5h", "300ms", "-1m"

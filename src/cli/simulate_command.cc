@@ -94,6 +94,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   input.spot_to_spot_consolidation = gates->at("SpotToSpotConsolidation");
   input.balanced_consolidation = gates->at("BalancedConsolidation");
   input.static_capacity = gates->at("StaticCapacity");
+  input.node_overlays = gates->at("NodeOverlay");
 
   std::vector<std::string> errors;
   std::string timeline_text;

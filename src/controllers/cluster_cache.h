@@ -1,7 +1,7 @@
 #pragma once
 // The informers every controller reads the cluster from (pods, nodes, NodeClaims, NodePools,
-// EC2NodeClasses, DaemonSets, PodDisruptionBudgets, VolumeAttachments, PersistentVolumeClaims),
-// their indexes, and typed views of their objects.
+// EC2NodeClasses, DaemonSets, PodDisruptionBudgets, VolumeAttachments, PersistentVolumeClaims, and
+// NodeOverlays under their gate), their indexes, and typed views of their objects.
 
 #include <atomic>
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
+#include "api/nodeoverlay.h"
 #include "api/nodepool.h"
 #include "api/pod.h"
 #include "api/workloads.h"
@@ -31,7 +32,8 @@ inline constexpr std::string_view kIndexVolumeAttachmentsByNode = "volumeattachm
 
 class ClusterCache {
  public:
-  explicit ClusterCache(kube::Client& client);
+  // `node_overlays`: the NodeOverlay gate is on, and NodeOverlays are watched too.
+  explicit ClusterCache(kube::Client& client, bool node_overlays = false);
 
   kube::Informer& pods() { return pods_; }
   kube::Informer& nodes() { return nodes_; }
@@ -42,6 +44,8 @@ class ClusterCache {
   kube::Informer& disruption_budgets() { return disruption_budgets_; }
   kube::Informer& volume_attachments() { return volume_attachments_; }
   kube::Informer& volume_claims() { return volume_claims_; }
+  // Empty, never started, unless the NodeOverlay gate is on.
+  kube::Informer& node_overlays() { return node_overlays_; }
   const kube::Informer& pods() const { return pods_; }
   const kube::Informer& nodes() const { return nodes_; }
   const kube::Informer& node_claims() const { return node_claims_; }
@@ -51,6 +55,7 @@ class ClusterCache {
   const kube::Informer& disruption_budgets() const { return disruption_budgets_; }
   const kube::Informer& volume_attachments() const { return volume_attachments_; }
   const kube::Informer& volume_claims() const { return volume_claims_; }
+  const kube::Informer& node_overlays() const { return node_overlays_; }
   std::vector<kube::Informer*> all();
   bool synced() const;
 
@@ -77,6 +82,8 @@ class ClusterCache {
   // PersistentVolumeClaims that say which of them pods left on the Node still use.
   kube::Informer volume_attachments_;
   kube::Informer volume_claims_;  // PersistentVolumeClaims
+  const bool watch_node_overlays_;
+  kube::Informer node_overlays_;
   DecodedCache<api::Pod> decoded_pods_;
   DecodedCache<api::Node> decoded_nodes_;
   DecodedCache<api::NodeClaim> decoded_node_claims_;
@@ -93,6 +100,8 @@ std::optional<api::NodePool> DecodeNodePool(const kube::Object& object,
                                             std::string* error = nullptr);
 std::optional<api::EC2NodeClass> DecodeEC2NodeClass(const kube::Object& object,
                                                     std::string* error = nullptr);
+std::optional<api::NodeOverlay> DecodeNodeOverlay(const kube::Object& object,
+                                                  std::string* error = nullptr);
 std::optional<api::Workload> DecodeDaemonSet(const kube::Object& object,
                                              std::string* error = nullptr);
 

@@ -45,6 +45,8 @@ inline constexpr Resource kNodePools{"karpenter.sh", "v1", "nodepools", "NodePoo
 inline constexpr Resource kNodeClaims{"karpenter.sh", "v1", "nodeclaims", "NodeClaim", false};
 inline constexpr Resource kEC2NodeClasses{"karpenter.k8s.aws", "v1", "ec2nodeclasses",
                                           "EC2NodeClass", false};
+inline constexpr Resource kNodeOverlays{"karpenter.sh", "v1alpha1", "nodeoverlays", "NodeOverlay",
+                                        false};
 }  // namespace resources
 
 // Whether objects of `resource` have a status subresource: writes to the object ignore its

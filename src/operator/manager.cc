@@ -45,16 +45,22 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     : clock_(clock),
       logger_(std::move(logger)),
       options_(options),
-      cluster_(client),
+      cluster_(client, options.node_overlays),
       metrics_(registry_),
       pod_start_metrics_(registry_, clock),
       state_metrics_(cluster_, clock),
-      instance_type_metrics_(cluster_, cloud),
-      provisioner_cloud_(cloud, metrics_, controllers::kControllerProvisioner),
-      lifecycle_cloud_(cloud, metrics_, controllers::kControllerNodeClaimLifecycle),
-      garbage_collection_cloud_(cloud, metrics_, controllers::kControllerGarbageCollection),
-      node_claim_disruption_cloud_(cloud, metrics_, controllers::kControllerNodeClaimDisruption),
-      disruption_cloud_(cloud, metrics_, controllers::kControllerDisruption),
+      overlaid_cloud_(cloud, overlays_),
+      node_overlay_controller_(cluster_, client, cloud, overlays_, clock,
+                               logger_.Named(std::string(controllers::kControllerNodeOverlay))),
+      instance_type_metrics_(cluster_, ControllersCloud(cloud)),
+      provisioner_cloud_(ControllersCloud(cloud), metrics_, controllers::kControllerProvisioner),
+      lifecycle_cloud_(ControllersCloud(cloud), metrics_,
+                       controllers::kControllerNodeClaimLifecycle),
+      garbage_collection_cloud_(ControllersCloud(cloud), metrics_,
+                                controllers::kControllerGarbageCollection),
+      node_claim_disruption_cloud_(ControllersCloud(cloud), metrics_,
+                                   controllers::kControllerNodeClaimDisruption),
+      disruption_cloud_(ControllersCloud(cloud), metrics_, controllers::kControllerDisruption),
       events_(client, clock, "karpenter", options.events),
       event_metrics_(events_),
       batcher_(options_.batch),
@@ -71,7 +77,7 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
                              clock, logger_.Named("nodeclaim.disruption")),
       disruption_(cluster_, client, disruption_cloud_, provisioner_, events_, metrics_, clock,
                   logger_.Named("disruption"), DisruptionOptionsOf(options_)),
-      node_repair_(cluster_, client, cloud, events_, metrics_, clock,
+      node_repair_(cluster_, client, ControllersCloud(cloud), events_, metrics_, clock,
                    logger_.Named(std::string(controllers::kControllerNodeRepair))),
       static_capacity_(cluster_, client, provisioner_cloud_, provisioner_, events_, metrics_, clock,
                        logger_.Named(std::string(controllers::kControllerStaticCapacity)),
@@ -149,6 +155,8 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     }
     Wake();
   });
+  cluster_.node_overlays().AddHandler(
+      [this](kube::WatchEventType, const kube::Object&) { Wake(); });
   cluster_.node_classes().AddHandler([this](kube::WatchEventType, const kube::Object&) {
     const MonoTime now = clock_.Monotonic();
     cluster_.node_pools().ForEach(
@@ -184,16 +192,6 @@ void Manager::AddRoundController(RoundController& controller) {
   round_controllers_.push_back(&controller);
 }
 
-void Manager::Start() {
-  // Last, after the cloud's own controllers that keep instance types and prices current; as often
-  // as upstream's metrics controller; a failure is tried again in 5 s.
-  AddPeriodic({"instance type metrics", std::chrono::minutes(1),
-               [this] { return instance_type_metrics_.Refresh(); }, kErrorRetry,
-               [this] { return instance_type_metrics_.NodePoolsChanged(); }});
-  disruption_.Recover();
-  for (RoundController* controller : round_controllers_) controller->Start();
-}
-
 template <typename Pass>
 auto Manager::Timed(std::string_view controller, const Pass& pass) {
   const auto started = std::chrono::steady_clock::now();
@@ -203,6 +201,35 @@ auto Manager::Timed(std::string_view controller, const Pass& pass) {
       result.ok() ? controllers::ReconcileResult::kSuccess : controllers::ReconcileResult::kError,
       std::chrono::steady_clock::now() - started);
   return result;
+}
+
+cloud::CloudProvider& Manager::ControllersCloud(cloud::CloudProvider& cloud) {
+  return options_.node_overlays ? overlaid_cloud_ : cloud;
+}
+
+void Manager::Start() {
+  if (options_.node_overlays) {
+    // After the cloud's own controllers (which resolve node classes and offerings), before the
+    // metrics and the provisioning that read the overlaid types. A pass that changes what is
+    // overlaid may make pending pods fit (capacity an overlay adds): they are looked at again.
+    AddPeriodic({std::string(controllers::kControllerNodeOverlay),
+                 controllers::NodeOverlayController::kRefresh,
+                 [this] {
+                   const uint64_t before = overlays_.generation();
+                   Status status = Timed(controllers::kControllerNodeOverlay,
+                                         [this] { return node_overlay_controller_.Reconcile(); });
+                   if (overlays_.generation() != before) batcher_.Trigger(clock_.Monotonic());
+                   return status;
+                 },
+                 kErrorRetry, [this] { return node_overlay_controller_.InputsChanged(); }});
+  }
+  // Last, after the cloud's own controllers that keep instance types and prices current; as often
+  // as upstream's metrics controller; a failure is tried again in 5 s.
+  AddPeriodic({"instance type metrics", std::chrono::minutes(1),
+               [this] { return instance_type_metrics_.Refresh(); }, kErrorRetry,
+               [this] { return instance_type_metrics_.NodePoolsChanged(); }});
+  disruption_.Recover();
+  for (RoundController* controller : round_controllers_) controller->Start();
 }
 
 void Manager::ReconcileDue(

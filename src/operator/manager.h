@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/node_overlays.h"
+#include "cloud/overlaid_cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mutex.h"
@@ -32,6 +34,7 @@
 #include "controllers/instance_type_metrics.h"
 #include "controllers/metered_cloud_provider.h"
 #include "controllers/metrics.h"
+#include "controllers/node_overlay_controller.h"
 #include "controllers/node_repair.h"
 #include "controllers/nodeclaim_disruption.h"
 #include "controllers/nodeclaim_lifecycle.h"
@@ -58,6 +61,9 @@ struct ManagerOptions {
   // The StaticCapacity gate: static NodePools (spec.replicas) keep their count
   // (controllers/static_capacity.h).
   bool static_capacity = false;
+  // The NodeOverlay gate: NodeOverlays are watched and every controller sees the instance types
+  // with them applied (controllers/node_overlay_controller.h).
+  bool node_overlays = false;
   // PREFERENCE_POLICY and MIN_VALUES_POLICY, for provisioning and disruption's simulations alike
   // (it replaces disruption.scheduling).
   provisioning::SchedulingPolicy scheduling;
@@ -118,6 +124,9 @@ class Manager {
   // Where every controller, the cloud backend's too, records its Events.
   kube::EventRecorder& events() { return events_; }
   const controllers::EventMetrics& event_metrics() const { return event_metrics_; }
+  // The NodeOverlays in force, for the cloud to launch at their prices; nullptr without the
+  // NodeOverlay gate.
+  cloud::OverlayStore* overlays() { return options_.node_overlays ? &overlays_ : nullptr; }
 
   // Adds a controller; before Run or the first RunOnce.
   void AddPeriodic(PeriodicController controller);
@@ -160,6 +169,8 @@ class Manager {
   auto Timed(std::string_view controller, const Pass& pass);
   // Queues the disruption marks of every NodeClaim (of `node_pool` only, when given).
   void RecheckDisruptionMarks(std::string_view node_pool);
+  // The cloud as the controllers call it: `cloud` itself, or with the NodeOverlays applied.
+  cloud::CloudProvider& ControllersCloud(cloud::CloudProvider& cloud);
 
   const Clock& clock_;
   Logger logger_;
@@ -170,6 +181,11 @@ class Manager {
   controllers::Metrics metrics_;
   controllers::PodStartMetrics pod_start_metrics_;
   controllers::StateMetrics state_metrics_;
+  // Under the NodeOverlay gate, every controller but the overlay controller calls the cloud through
+  // `overlaid_cloud_`.
+  cloud::OverlayStore overlays_;
+  cloud::OverlaidCloudProvider overlaid_cloud_;
+  controllers::NodeOverlayController node_overlay_controller_;
   controllers::InstanceTypeMetrics instance_type_metrics_;
   // The cloud as each controller calls it: timed and counted under its name.
   controllers::MeteredCloudProvider provisioner_cloud_;

@@ -437,7 +437,7 @@ Result<std::map<std::string, bool, std::less<>>> ParseFeatureGates(std::string_v
 
 std::string_view UnimplementedGateOn(const std::map<std::string, bool, std::less<>>& gates) {
   // Gates whose features this controller does not have.
-  for (std::string_view gate : {"NodeOverlay", "CapacityBuffer"}) {
+  for (std::string_view gate : {"CapacityBuffer"}) {
     const auto it = gates.find(gate);
     if (it != gates.end() && it->second) return gate;
   }

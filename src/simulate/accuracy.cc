@@ -55,6 +55,14 @@ Accuracy AccuracyFor(const SimulationInput& input) {
         "No PodDisruptionBudget is in the input: disruption may move any pod at once, where a "
         "cluster's budgets would slow it");
   }
+  if (has("NodeOverlay")) {
+    out.emplace_back(
+        input.node_overlays
+            ? "NodeOverlays choose instance types by the prices and capacity they give; the costs "
+              "shown are the catalog's, what EC2 bills"
+            : "NodeOverlays change nothing: their feature gate is off, as in a controller without "
+              "it (--feature-gates NodeOverlay=true)");
+  }
   if (!input.ignored.empty()) {
     std::map<std::string, int, std::less<>> ignored;
     for (const std::string& object : input.ignored) {

@@ -39,6 +39,7 @@ class SimBackend final : public op::CloudBackend {
   Result<std::vector<std::jthread>> Attach(kube::Client& client, op::Manager& manager,
                                            const Logger& logger) override {
     machines_.emplace(manager, client, cloud_, clock_, logger.Named("controller"), boot_);
+    if (cloud::OverlayStore* overlays = manager.overlays()) cloud_.UseOverlays(*overlays);
     std::vector<std::jthread> threads;
     if (interruption_queue_.empty()) return threads;
     ASSIGN_OR_RETURN(aws::AwsClients clients, aws::AwsClients::Create(aws::Environment::OfProcess(),

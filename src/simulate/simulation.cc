@@ -63,7 +63,8 @@ const std::map<std::string_view, kube::Resource>& ResourcesByKind() {
       {"PersistentVolumeClaim", resources::kPersistentVolumeClaims},
       {"StorageClass", resources::kStorageClasses},
       {"NodePool", resources::kNodePools},
-      {"EC2NodeClass", resources::kEC2NodeClasses}};
+      {"EC2NodeClass", resources::kEC2NodeClasses},
+      {"NodeOverlay", resources::kNodeOverlays}};
   return kByKind;
 }
 
@@ -119,6 +120,7 @@ class World {
                      [this](std::string event, std::string node) {
                        Record(std::move(event), std::move(node), "");
                      }) {
+    if (cloud::OverlayStore* overlays = manager_.overlays()) cloud_.UseOverlays(*overlays);
     for (const cloud::InstanceType& type : input.catalog) {
       for (const cloud::Offering& offering : type.offerings) {
         prices_[{type.name, offering.zone, offering.capacity_type}] = offering.price;
@@ -142,6 +144,7 @@ class World {
     options.seed = input.seed;
     options.node_repair = input.node_repair;
     options.static_capacity = input.static_capacity;
+    options.node_overlays = input.node_overlays;
     options.disruption.engine.spot_to_spot_consolidation = input.spot_to_spot_consolidation;
     options.disruption.engine.balanced_consolidation = input.balanced_consolidation;
     options.idle_wake = std::chrono::hours(1);

@@ -42,6 +42,7 @@ struct SimulationInput {
   bool spot_to_spot_consolidation = false;
   bool balanced_consolidation = false;
   bool static_capacity = false;
+  bool node_overlays = false;
   Logger logger;  // the controllers' log; discarded by default
 };
 

@@ -152,10 +152,11 @@ TEST(SimulateCommand, RejectsBadOptions) {
   EXPECT_THAT(Simulate(unknown_gate).err,
               HasSubstr("simulate: --feature-gates: unknown feature gate \"NodeHealing\""));
   SimulateOptions missing_feature;
-  missing_feature.feature_gates = "NodeRepair=true,NodeOverlay=true";
+  missing_feature.feature_gates = "NodeRepair=true,NodeOverlay=true,CapacityBuffer=true";
   const Outcome refused = Simulate(missing_feature);
   EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_THAT(refused.err, HasSubstr("the feature gate NodeOverlay=true is not implemented yet"));
+  EXPECT_THAT(refused.err,
+              HasSubstr("the feature gate CapacityBuffer=true is not implemented yet"));
 }
 
 // A static NodePool forecasts its replicas with the StaticCapacity gate (the chart's
@@ -180,6 +181,36 @@ TEST(SimulateCommand, AStaticNodePoolKeepsItsReplicasWithItsGate) {
   const nlohmann::json inert = nlohmann::json::parse(without.out);
   EXPECT_EQ(inert["summary"]["nodesAfter"], 0);
   EXPECT_EQ(inert["summary"]["unschedulablePods"], 1);
+}
+
+// NodeOverlays with their gate (settings.featureGates.nodeOverlay) steer the forecast as they steer
+// the controller: the end-to-end test's manifests (an m-family discount, a conflicting rival, and
+// capacity on m nodes that one workload asks for). Without the gate they change nothing, and the
+// report says so.
+TEST(SimulateCommand, NodeOverlaysSteerTheForecastWithTheirGate) {
+  SimulateOptions options;
+  options.files = {std::string(KARPENTER_TESTDATA) + "/e2e/overlays.yaml"};
+  options.output = "json";
+  options.duration = "10m";
+  options.feature_gates = "NodeOverlay=true";
+  const Outcome with_gate = Simulate(options);
+  ASSERT_EQ(with_gate.exit_code, 0) << with_gate.err;
+  const nlohmann::json result = nlohmann::json::parse(with_gate.out);
+  EXPECT_EQ(result["summary"]["unschedulablePods"], 0);
+  ASSERT_FALSE(result["nodes"].empty());
+  for (const nlohmann::json& node : result["nodes"]) {
+    EXPECT_TRUE(node["instanceType"].get<std::string>().starts_with("m")) << node.dump();
+  }
+
+  options.feature_gates = "";
+  const Outcome without = Simulate(options);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  const nlohmann::json inert = nlohmann::json::parse(without.out);
+  EXPECT_EQ(inert["summary"]["unschedulablePods"], 1);  // nothing reports the fuse devices
+  for (const nlohmann::json& node : inert["nodes"]) {
+    EXPECT_TRUE(node["instanceType"].get<std::string>().starts_with("c")) << node.dump();
+  }
+  EXPECT_THAT(without.out, HasSubstr("NodeOverlays change nothing: their feature gate is off"));
 }
 
 // Four workloads of 100,000 replicas each, every one within the per-workload limit: together more

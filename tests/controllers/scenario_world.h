@@ -180,7 +180,9 @@ class World {
                  const std::function<void(op::ManagerOptions&)>& configure = {})
       : cloud_(Catalog(catalog), clock_, "us-east-1"),
         manager_(client_, cloud_, clock_, Logger(), Options(seed, configure)),
-        machines_(manager_, client_, cloud_, clock_, Logger(), kInstantBoot) {}
+        machines_(manager_, client_, cloud_, clock_, Logger(), kInstantBoot) {
+    if (cloud::OverlayStore* overlays = manager_.overlays()) cloud_.UseOverlays(*overlays);
+  }
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 

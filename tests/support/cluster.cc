@@ -32,6 +32,7 @@ constexpr kube::Resource kKinds[] = {
     kube::resources::kNodePools,
     kube::resources::kNodeClaims,
     kube::resources::kEC2NodeClasses,
+    kube::resources::kNodeOverlays,
     kube::resources::kPersistentVolumes,
     kube::resources::kPersistentVolumeClaims,
     kube::resources::kStorageClasses,
@@ -269,7 +270,8 @@ Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces)
     }
   }
   const kube::Resource* kinds[] = {&kube::resources::kNodePools, &kube::resources::kNodeClaims,
-                                   &kube::resources::kNodes, &kube::resources::kEC2NodeClasses};
+                                   &kube::resources::kNodes, &kube::resources::kEC2NodeClasses,
+                                   &kube::resources::kNodeOverlays};
   for (const kube::Resource* kind : kinds) {
     Result<std::vector<kube::Object>> objects = ListAll(client, *kind);
     if (!objects.ok()) return objects.error();

@@ -75,7 +75,13 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
     return instances_.at(it->second);
   }
   const std::shared_ptr<const std::vector<InstanceType>> offered = Offered();
-  const Choice choice = Cheapest(*offered, node_claim, per_zone_);
+  std::shared_ptr<const std::vector<InstanceType>> priced = offered;
+  if (overlays_ != nullptr) {
+    ASSIGN_OR_RETURN(
+        priced, overlays_->Apply(api::LabelValue(node_claim.metadata.labels, api::kLabelNodePool),
+                                 offered));
+  }
+  const Choice choice = Cheapest(*priced, node_claim, per_zone_);
   if (choice.type == nullptr) {
     return Error(
         fmt::format("NodeClaim {}: no available offering satisfies its requirements and "
@@ -101,7 +107,11 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   instance.image_id = "sim-image";
   instance.node_name = fmt::format("ip-10-{}-{}-{}.{}.compute.internal", (launched_ >> 16) & 255,
                                    (launched_ >> 8) & 255, launched_ & 255, region_);
-  instance.price = choice.offering->price;
+  // Overlays copy the catalog in its order: the same indexes name the catalog's own offering.
+  const size_t type_index = static_cast<size_t>(choice.type - priced->data());
+  const size_t offering_index =
+      static_cast<size_t>(choice.offering - choice.type->offerings.data());
+  instance.price = (*offered)[type_index].offerings[offering_index].price;
   instance.launch_time = clock_.Now();
   instance.labels =
       scheduling::Requirements::FromNodeSelector(node_claim.spec.requirements).SingleValueLabels();
@@ -124,6 +134,11 @@ Result<Instance> SimCloudProvider::Create(const api::NodeClaim& node_claim) {
   by_node_claim_.emplace(node_claim.metadata.name, instance.provider_id);
   ++per_zone_[instance.zone];
   return instances_.emplace(instance.provider_id, std::move(instance)).first->second;
+}
+
+void SimCloudProvider::UseOverlays(OverlayStore& overlays) {
+  MutexLock lock(mutex_);
+  overlays_ = &overlays;
 }
 
 void SimCloudProvider::Adopt(Instance instance) {

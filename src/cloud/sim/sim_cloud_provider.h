@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/node_overlays.h"
 #include "cloud/offering_availability.h"
 #include "common/clock.h"
 #include "common/mutex.h"
@@ -44,6 +45,10 @@ class SimCloudProvider final : public CloudProvider {
   // GetInstanceTypes reports them), as when the controller's interruption controller records a
   // spot interruption. `availability` must outlive this.
   void ConsultAvailability(const OfferingAvailability& availability);
+  // NodeOverlays (their gate): a launch chooses by the prices `overlays` gives, as the AWS
+  // provider's fleet does, and the instance reports the capacity they add — what its device
+  // plugins would; the bill stays the catalog's. `overlays` must outlive this.
+  void UseOverlays(OverlayStore& overlays);
   // Counts launches (and adoptions): unchanged means no new instance since.
   uint64_t launches() const { return launches_.load(std::memory_order_relaxed); }
 
@@ -60,6 +65,7 @@ class SimCloudProvider final : public CloudProvider {
   // Replaced, never mutated.
   std::shared_ptr<const std::vector<InstanceType>> catalog_ GUARDED_BY(mutex_);
   const OfferingAvailability* consulted_ GUARDED_BY(mutex_) = nullptr;
+  OverlayStore* overlays_ GUARDED_BY(mutex_) = nullptr;
   std::shared_ptr<const std::vector<InstanceType>> offered_ GUARDED_BY(mutex_);  // null: stale
   uint64_t offered_seq_num_ GUARDED_BY(mutex_) = 0;
   std::map<std::string, Instance, std::less<>> instances_ GUARDED_BY(mutex_);  // by provider ID
