@@ -24,6 +24,7 @@ class AwsBackend final : public CloudBackend {
   Result<std::vector<std::jthread>> Attach(kube::Client& client, Manager& manager,
                                            const Logger& logger) override {
     provider_->RegisterMetrics(manager.registry());
+    if (cloud::OverlayStore* overlays = manager.overlays()) provider_->UseOverlays(*overlays);
     aws::NodeClassController& node_classes = provider_->Attach(
         client, manager.cluster(), manager.events(), logger.Named("ec2nodeclass"));
     manager.AddPeriodic(

@@ -244,7 +244,8 @@ struct AwsCloudProvider::PlannedLaunch {
   const api::NodeClaim* node_claim = nullptr;
   std::string user;  // how errors name the NodeClaim
   api::EC2NodeClass node_class;
-  InstanceTypeList types;  // the plan's candidates point into it
+  InstanceTypeList types;  // the plan's candidates point into it (with NodeOverlays applied)
+  InstanceTypeList listed;  // as EC2 lists them: what the launch is billed at
   LaunchPlan plan;
   std::vector<api::Taint> registration_taints;
   // Without the NodeClaim's own tag: NodeClaims with equal requests are launched by one.
@@ -259,6 +260,22 @@ struct AwsCloudProvider::PlannedLaunch {
       if (type.name == name) return &type;
     }
     return nullptr;
+  }
+
+  // What EC2 bills for `candidate`: its offering's price as listed, before NodeOverlays (`types`
+  // is then a copy of `listed` in its order, offerings included).
+  double ListedPrice(const LaunchCandidate& candidate) const {
+    if (!listed || listed == types) return candidate.price;
+    const cloud::InstanceType& type = *candidate.instance_type;
+    const size_t type_index = static_cast<size_t>(&type - types->data());
+    for (size_t i = 0; i < type.offerings.size(); ++i) {
+      const cloud::Offering& offering = type.offerings[i];
+      if (offering.zone == candidate.zone && offering.capacity_type == plan.capacity_type &&
+          offering.reservation_id == candidate.reservation_id) {
+        return (*listed)[type_index].offerings[i].price;
+      }
+    }
+    return candidate.price;
   }
 };
 
@@ -286,7 +303,14 @@ std::vector<Result<cloud::Instance>> AwsCloudProvider::CreateAll(
       instances[i] = types.error();
       continue;
     }
+    InstanceTypeList listed = *types;
+    if (overlays_ != nullptr) types = overlays_->Apply(NodePoolOf(*node_claims[i]), listed);
+    if (!types.ok()) {
+      instances[i] = types.error();
+      continue;
+    }
     PlannedLaunch& launch = launches.emplace_back();
+    launch.listed = std::move(listed);
     launch.index = i;
     launch.node_claim = node_claims[i];
     launch.user = std::move(user);
@@ -410,6 +434,11 @@ Result<LaunchAuthorization> AwsCloudProvider::CheckLaunchAuthorization(
   return LaunchAuthorization{};
 }
 
+void AwsCloudProvider::UseOverlays(cloud::OverlayStore& overlays) {
+  MutexLock lock(mutex_);
+  overlays_ = &overlays;
+}
+
 void AwsCloudProvider::ObserveBatches(FleetBatchMetrics* metrics) {
   MutexLock lock(mutex_);
   batch_metrics_ = metrics;
@@ -500,6 +529,21 @@ Status AwsCloudProvider::PlanFleet(PlannedLaunch& launch) {
   const bool spot = launch.plan.capacity_type == api::kCapacityTypeSpot;
   fleet.capacity_type = spot ? CapacityType::kSpot : CapacityType::kOnDemand;
   fleet.allocation_strategy = spot ? "price-capacity-optimized" : "lowest-price";
+  if (!spot && overlays_ != nullptr) {
+    // The candidates are in the order of the overlaid prices, cheapest first: EC2 takes the first
+    // with capacity, where "lowest-price" would go by its own list.
+    fleet.allocation_strategy = "prioritized";
+    double priority = 0;
+    std::map<std::pair<std::string, std::string>, double> rank;  // by (type, subnet)
+    for (const LaunchCandidate& candidate : launch.plan.candidates) {
+      rank.try_emplace({candidate.instance_type->name, candidate.subnet_id}, priority++);
+    }
+    for (FleetLaunchTemplateConfig& config : fleet.launch_templates) {
+      for (FleetOverride& override : config.overrides) {
+        override.priority = rank[{override.instance_type, override.subnet_id}];
+      }
+    }
+  }
   fleet.tags = OwnershipTags(node_claim, node_class);
   fleet.context = node_class.spec.context;
   return {};
@@ -703,7 +747,7 @@ Result<cloud::Instance> AwsCloudProvider::ClaimInstance(
   for (const LaunchCandidate& candidate : launch.plan.candidates) {
     if (candidate.instance_type->name == launched.instance_type &&
         (launched.zone.empty() || candidate.zone == launched.zone)) {
-      price = candidate.price;
+      price = launch.ListedPrice(candidate);
       if (instance.zone.empty()) instance.zone = candidate.zone;
       if (instance.image_id.empty()) instance.image_id = candidate.image_id;
       instance.capacity_reservation_id = candidate.reservation_id;

@@ -29,6 +29,7 @@
 #include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/launch_templates.h"
 #include "cloud/cloud_provider.h"
+#include "cloud/node_overlays.h"
 #include "common/clock.h"
 #include "common/mutex.h"
 
@@ -102,6 +103,10 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // Where each CreateFleet request is counted from now on (null: nowhere); it must outlive the
   // provider.
   void ObserveBatches(FleetBatchMetrics* metrics) EXCLUDES(mutex_);
+  // NodeOverlays (their gate): launches choose by the prices `overlays` gives — on demand, the
+  // fleet's "prioritized" strategy in the order of those prices, where "lowest-price" would follow
+  // EC2's list prices — and report the capacity they add. `overlays` must outlive the provider.
+  void UseOverlays(cloud::OverlayStore& overlays) EXCLUDES(mutex_);
 
  private:
   struct PlannedLaunch;
@@ -159,6 +164,7 @@ class AwsCloudProvider final : public cloud::CloudProvider {
   // Every public call holds it: the AWS API clients are not thread-safe.
   Mutex mutex_;
   FleetBatchMetrics* batch_metrics_ GUARDED_BY(mutex_) = nullptr;
+  cloud::OverlayStore* overlays_ GUARDED_BY(mutex_) = nullptr;
   struct SubnetFact {
     bool maps_public_ip = false;
     MonoTime read;

@@ -158,6 +158,8 @@ Result<std::optional<std::jthread>> AwsProvider::StartInterruptionHandling(
       std::in_place, [this](const std::stop_token& stop) { interruption_controller_->Run(stop); });
 }
 
+void AwsProvider::UseOverlays(cloud::OverlayStore& overlays) { cloud_->UseOverlays(overlays); }
+
 void AwsProvider::RegisterMetrics(prometheus::Registry& registry) {
   batch_metrics_ = std::make_unique<FleetBatchMetrics>(registry);
   cloud_->ObserveBatches(batch_metrics_.get());

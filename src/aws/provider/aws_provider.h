@@ -25,6 +25,7 @@
 #include "aws/provider/fleet_batch_metrics.h"
 #include "aws/provider/interruption_controller.h"
 #include "aws/provider/launch_templates.h"
+#include "cloud/node_overlays.h"
 #include "aws/provider/node_class_controller.h"
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
@@ -79,6 +80,8 @@ class AwsProvider {
   // With an interruption queue: a thread handling its messages until the thread is stopped (or
   // destroyed, which waits for the long poll in progress to end: up to 20 s). Declare it after
   // the informers it reads, so it stops first. Once, after Attach.
+  // NodeOverlays (their gate) for the launches to choose by (AwsCloudProvider::UseOverlays).
+  void UseOverlays(cloud::OverlayStore& overlays);
   Result<std::optional<std::jthread>> StartInterruptionHandling(
       prometheus::Registry& registry, controllers::Metrics& metrics, kube::EventRecorder& events,
       kube::Client& client, controllers::ClusterCache& cluster, Logger logger);

@@ -31,6 +31,7 @@
 #include "aws/provider/launch_templates.h"
 #include "aws/sdk/aws_test_tools.h"
 #include "aws/userdata/user_data.h"
+#include "cloud/node_overlays.h"
 #include "common/base64.h"
 #include "metrics/exposition.h"
 #include "support/golden.h"
@@ -531,6 +532,60 @@ TEST_F(AwsCloudProviderTest, AnInstanceDriftsWhenItsAmiSecurityGroupsOrSubnetAre
   Result<std::string> none = provider_->IsDrifted(unlaunched);
   ASSERT_THAT(none, IsOk());
   EXPECT_EQ(*none, "");
+}
+
+// NodeOverlays (their gate): a launch waits until they are evaluated for its NodePool, then
+// reports the capacity they add and the price EC2 bills (not the overlaid one), and an on-demand
+// or reserved fleet goes by the overlaid prices ("prioritized", in their order) where it would go
+// by EC2's list ("lowest-price").
+TEST_F(AwsCloudProviderTest, NodeOverlaysChooseTheLaunchAndItsCapacityButNotTheBill) {
+  cloud::OverlayStore overlays;
+  provider_->UseOverlays(overlays);
+  Result<cloud::Instance> waiting =
+      provider_->Create(Claim(testing::UniqueName("claim"), {"m5.large"}));
+  ASSERT_FALSE(waiting.ok());
+  EXPECT_EQ(waiting.error().reason, cloud::kReasonAwaitingOverlays);
+
+  const std::string tag = testing::UniqueName("reserved");
+  const std::string zone = seed_["subnets"][0]["zone"].get<std::string>();
+  const std::string reservation =
+      testing::CreateCapacityReservation(clients_->ec2(), "m5.large", zone, 1, tag);
+  api::CapacityReservationSelectorTerm term;
+  term.tags = {{"test", tag}};
+  node_class_.spec.capacity_reservation_selector_terms = {term};
+  ResolveNodeClass();
+  Result<InstanceTypeList> listed = instance_types_->List(node_class_);
+  ASSERT_THAT(listed, IsOk());
+  api::NodeOverlay dear;
+  dear.metadata.name = "dear";
+  dear.spec.requirements = {
+      {std::string(api::kLabelInstanceType), api::NodeSelectorOperator::kIn, {"m5.large"}, {}}};
+  dear.spec.price = "9.5";
+  api::NodeOverlay fuse;
+  fuse.metadata.name = "fuse";
+  fuse.spec.requirements = dear.spec.requirements;
+  fuse.spec.capacity.Set("smarter-devices/fuse", Quantity::FromUnits(3));
+  const std::vector<api::NodeOverlay> given = {dear, fuse};
+  const std::vector<cloud::OverlayTarget> targets = {{"default", {}, *listed}};
+  overlays.Publish(cloud::EvaluateOverlays(given, targets));
+
+  transport_.Clear();
+  api::NodeClaim claim = Claim(testing::UniqueName("claim"), {"m5.large", "m5.xlarge"});
+  claim.spec.requirements[1].values = {"reserved"};
+  Result<cloud::Instance> created = provider_->Create(claim);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ(created->capacity_type, "reserved");
+  EXPECT_EQ(created->capacity.Get("smarter-devices/fuse"), Quantity::FromUnits(3));
+  EXPECT_LT(created->price, 1.0) << "the bill is EC2's price, not the overlay's 9.5";
+  const std::vector<testing::FormParameters> fleets = transport_.Sent("CreateFleet");
+  ASSERT_EQ(fleets.size(), 1U);
+  std::map<std::string, std::string> sent(fleets.front().begin(), fleets.front().end());
+  EXPECT_EQ(sent["OnDemandOptions.AllocationStrategy"], "prioritized");
+  // Each override carries its rank at the overlaid prices (only m5.large is reserved here).
+  EXPECT_EQ(sent["LaunchTemplateConfigs.1.Overrides.1.Priority"], "0.000000");
+  EXPECT_EQ(sent["LaunchTemplateConfigs.1.Overrides.1.InstanceType"], "m5.large");
+  ASSERT_THAT(provider_->Delete(created->provider_id), IsOk());
+  testing::CancelCapacityReservation(clients_->ec2(), reservation);
 }
 
 // The launch requests, field by field, for each AMI family: its defaults, and every launch field
