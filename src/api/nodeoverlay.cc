@@ -67,8 +67,9 @@ double PriceChange::Apply(double price) const {
 }
 
 std::optional<PriceChange> OverlayPriceChange(const NodeOverlay::Spec& spec) {
-  if (spec.price)
+  if (spec.price) {
     return PriceChange{PriceChange::Kind::kSet, std::strtod(spec.price->c_str(), nullptr)};
+  }
   if (!spec.price_adjustment) return std::nullopt;
   std::string change = *spec.price_adjustment;
   if (!change.ends_with('%')) {

@@ -103,6 +103,13 @@ void AddStaticClaims(Cluster& cluster, provisioning::SchedulerResult& result) {
 
 Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& err) {
   const api::Manifest& m = cluster.manifest;
+  if (!m.node_overlays.empty()) {
+    // The plan has no feature gates to tell whether the controller would read them.
+    err << fmt::format(
+        "warning: {} NodeOverlay{} not applied: karpenter plan plans at the catalog's prices and "
+        "capacity; `karpenter simulate --feature-gates NodeOverlay=true` forecasts with them\n",
+        m.node_overlays.size(), m.node_overlays.size() == 1 ? "" : "s");
+  }
   int64_t pods = static_cast<int64_t>(m.pods.size());
   for (const auto& workload : m.workloads) {
     if (workload.kind != api::WorkloadKind::kDaemonSet) pods += workload.replicas;

@@ -69,8 +69,9 @@ Status NodeOverlayController::Reconcile() {
 
   std::vector<api::NodePool> pools;
   cluster_.node_pools().ForEach([&](const kube::Object& object) {
-    if (std::optional<api::NodePool> pool = DecodeNodePool(object))
+    if (std::optional<api::NodePool> pool = DecodeNodePool(object)) {
       pools.push_back(std::move(*pool));
+    }
   });
   std::vector<cloud::OverlayTarget> targets;
   std::vector<std::string> failures;

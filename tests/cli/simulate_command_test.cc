@@ -253,5 +253,17 @@ TEST(PlanCommand, MorePodsThanItModelsAreRefusedAtOnce) {
   std::filesystem::remove(manifests);
 }
 
+// NodeOverlays in a plan's inputs are not silently dropped: the plan says it plans without them and
+// where to look instead.
+TEST(PlanCommand, SaysItPlansWithoutNodeOverlays) {
+  PlanOptions options;
+  options.files = {std::string(KARPENTER_TESTDATA) + "/e2e/overlays.yaml"};
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(RunPlan(options, out, err), 0) << err.str();
+  EXPECT_THAT(err.str(), HasSubstr("warning: 3 NodeOverlays not applied"));
+  EXPECT_THAT(err.str(), HasSubstr("simulate --feature-gates NodeOverlay=true"));
+}
+
 }  // namespace
 }  // namespace karpenter::cli

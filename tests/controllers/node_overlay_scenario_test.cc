@@ -69,6 +69,13 @@ void StartWith(World& world, const std::vector<Object>& overlays, int replicas) 
 
 bool AllRunning(World& world) { return world.PendingPods().empty(); }
 
+// Makes a large node (0.40 at list price) look cheaper than a small one (0.10).
+Object LargeDiscount() {
+  return Overlay("large-discount",
+                 {{"requirements", {Requirement(api::kLabelInstanceType, {"large"})}},
+                  {"price", "0.05"}});
+}
+
 TEST(NodeOverlayScenarioTest, APriceOverlayChoosesTheTypeButNotTheBill) {
   World without(7, kCatalog, OverlaysOn);
   StartWith(without, {}, 1);
@@ -77,10 +84,7 @@ TEST(NodeOverlayScenarioTest, APriceOverlayChoosesTheTypeButNotTheBill) {
 
   World world(7, kCatalog, OverlaysOn);
   StartWith(world,
-            {Overlay("large-discount",
-                     {{"requirements", {Requirement(api::kLabelInstanceType, {"large"})}},
-                      {"price", "0.05"}})},
-            1);
+            {LargeDiscount()}, 1);
   ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
   EXPECT_THAT(NodeTypes(world), ElementsAre("large"));
   // What the machine costs is EC2's price, whatever the overlay made the choice believe.
@@ -210,10 +214,7 @@ TEST(NodeOverlayScenarioTest, AnOverlayThatDoesNotDecodeIsReportedAndChangesNoth
 TEST(NodeOverlayScenarioTest, WithoutTheGateOverlaysChangeNothing) {
   World world(7, kCatalog);
   StartWith(world,
-            {Overlay("large-discount",
-                     {{"requirements", {Requirement(api::kLabelInstanceType, {"large"})}},
-                      {"price", "0.05"}})},
-            1);
+            {LargeDiscount()}, 1);
   ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
   EXPECT_THAT(NodeTypes(world), ElementsAre("small"));
   EXPECT_TRUE(world.Get(resources::kNodeOverlays, "large-discount")["status"].is_null());
