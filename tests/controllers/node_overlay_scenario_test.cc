@@ -71,9 +71,9 @@ bool AllRunning(World& world) { return world.PendingPods().empty(); }
 
 // Makes a large node (0.40 at list price) look cheaper than a small one (0.10).
 Object LargeDiscount() {
-  return Overlay("large-discount",
-                 {{"requirements", {Requirement(api::kLabelInstanceType, {"large"})}},
-                  {"price", "0.05"}});
+  return Overlay(
+      "large-discount",
+      {{"requirements", {Requirement(api::kLabelInstanceType, {"large"})}}, {"price", "0.05"}});
 }
 
 TEST(NodeOverlayScenarioTest, APriceOverlayChoosesTheTypeButNotTheBill) {
@@ -83,8 +83,7 @@ TEST(NodeOverlayScenarioTest, APriceOverlayChoosesTheTypeButNotTheBill) {
   EXPECT_THAT(NodeTypes(without), ElementsAre("small"));
 
   World world(7, kCatalog, OverlaysOn);
-  StartWith(world,
-            {LargeDiscount()}, 1);
+  StartWith(world, {LargeDiscount()}, 1);
   ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
   EXPECT_THAT(NodeTypes(world), ElementsAre("large"));
   // What the machine costs is EC2's price, whatever the overlay made the choice believe.
@@ -213,8 +212,7 @@ TEST(NodeOverlayScenarioTest, AnOverlayThatDoesNotDecodeIsReportedAndChangesNoth
 
 TEST(NodeOverlayScenarioTest, WithoutTheGateOverlaysChangeNothing) {
   World world(7, kCatalog);
-  StartWith(world,
-            {LargeDiscount()}, 1);
+  StartWith(world, {LargeDiscount()}, 1);
   ASSERT_TRUE(world.RunUntil([&] { return AllRunning(world); }));
   EXPECT_THAT(NodeTypes(world), ElementsAre("small"));
   EXPECT_TRUE(world.Get(resources::kNodeOverlays, "large-discount")["status"].is_null());

@@ -244,7 +244,7 @@ struct AwsCloudProvider::PlannedLaunch {
   const api::NodeClaim* node_claim = nullptr;
   std::string user;  // how errors name the NodeClaim
   api::EC2NodeClass node_class;
-  InstanceTypeList types;  // the plan's candidates point into it (with NodeOverlays applied)
+  InstanceTypeList types;   // the plan's candidates point into it (with NodeOverlays applied)
   InstanceTypeList listed;  // as EC2 lists them: what the launch is billed at
   LaunchPlan plan;
   std::vector<api::Taint> registration_taints;
