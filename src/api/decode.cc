@@ -170,6 +170,8 @@ constexpr KindInfo kKinds[] = {
     {"DaemonSet", "apps/v1", true, decode_internal::DecodeDaemonSet},
     {"Job", "batch/v1", true, decode_internal::DecodeJob},
     {"StorageClass", "storage.k8s.io/v1", false, decode_internal::DecodeStorageClass},
+    {"PodTemplate", "v1", true, decode_internal::DecodePodTemplate},
+    {"CapacityBuffer", "autoscaling.x-k8s.io/v1beta1", true, decode_internal::DecodeCapacityBuffer},
 };
 
 // "apps" for "apps/v1", "" for the core group's "v1".
@@ -261,6 +263,8 @@ void Manifest::Append(Manifest&& other) {
   MoveAppend(node_claims, other.node_claims);
   MoveAppend(node_classes, other.node_classes);
   MoveAppend(node_overlays, other.node_overlays);
+  MoveAppend(pod_templates, other.pod_templates);
+  MoveAppend(capacity_buffers, other.capacity_buffers);
   MoveAppend(pods, other.pods);
   MoveAppend(nodes, other.nodes);
   MoveAppend(workloads, other.workloads);

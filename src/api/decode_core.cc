@@ -402,4 +402,14 @@ void DecodeStorageClass(const Reader& object, Problems& problems, Manifest& out)
   Accept(std::move(storage_class), problems, out.storage_classes);
 }
 
+void DecodePodTemplate(const Reader& object, Problems& problems, Manifest& out) {
+  PodTemplateObject pod_template;
+  pod_template.metadata = DecodeObjectMeta(object["metadata"]);
+  if (Reader spec = object["template"]; spec.Required() && spec.Object()) {
+    pod_template.template_.metadata = DecodeObjectMeta(spec["metadata"]);
+    pod_template.template_.spec = DecodePodSpec(spec["spec"]);
+  }
+  Accept(std::move(pod_template), problems, out.pod_templates);
+}
+
 }  // namespace karpenter::api::decode_internal

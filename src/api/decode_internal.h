@@ -63,5 +63,7 @@ void DecodeNodePool(const Reader& object, Problems& problems, Manifest& out);
 void DecodeNodeClaim(const Reader& object, Problems& problems, Manifest& out);
 void DecodeEC2NodeClass(const Reader& object, Problems& problems, Manifest& out);
 void DecodeNodeOverlay(const Reader& object, Problems& problems, Manifest& out);
+void DecodePodTemplate(const Reader& object, Problems& problems, Manifest& out);
+void DecodeCapacityBuffer(const Reader& object, Problems& problems, Manifest& out);
 
 }  // namespace karpenter::api::decode_internal

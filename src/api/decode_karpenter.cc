@@ -1,5 +1,6 @@
 // Decoders for the Karpenter kinds: NodePool and NodeClaim (karpenter.sh/v1), NodeOverlay
-// (karpenter.sh/v1alpha1) and EC2NodeClass (karpenter.k8s.aws/v1). Decoding checks types, enums and
+// (karpenter.sh/v1alpha1) and EC2NodeClass (karpenter.k8s.aws/v1); and for the CapacityBuffer
+// (autoscaling.x-k8s.io/v1beta1) Karpenter provisions for. Decoding checks types, enums and
 // spellings; ValidateNodePool & co. check the rest before the object is kept.
 
 #include <fmt/format.h>
@@ -335,6 +336,40 @@ void DecodeNodeOverlay(const Reader& object, Problems& problems, Manifest& out) 
     overlay.status.conditions = status["conditions"].List<Condition>(DecodeCondition);
   }
   Accept(std::move(overlay), problems, out.node_overlays, ValidateNodeOverlay);
+}
+
+void DecodeCapacityBuffer(const Reader& object, Problems& problems, Manifest& out) {
+  CapacityBuffer buffer;
+  buffer.metadata = DecodeObjectMeta(object["metadata"]);
+  if (const Reader spec = object["spec"]; spec.Required() && spec.Object()) {
+    if (Reader strategy = spec["provisioningStrategy"]; strategy.present()) {
+      buffer.spec.provisioning_strategy = strategy.StringOr();
+    }
+    if (Reader ref = spec["podTemplateRef"]; ref.present() && ref.Object()) {
+      if (Reader name = ref["name"]; name.Required())
+        buffer.spec.pod_template_ref = NonEmptyString(name);
+    }
+    if (Reader ref = spec["scalableRef"]; ref.present() && ref.Object()) {
+      ScalableReference scalable;
+      scalable.api_group = ref["apiGroup"].StringOr();
+      if (Reader kind = ref["kind"]; kind.Required()) scalable.kind = NonEmptyString(kind);
+      if (Reader name = ref["name"]; name.Required()) scalable.name = NonEmptyString(name);
+      buffer.spec.scalable_ref = std::move(scalable);
+    }
+    if (std::optional<int64_t> replicas = spec["replicas"].Int(0, INT32_MAX)) {
+      buffer.spec.replicas = static_cast<int32_t>(*replicas);
+    }
+    if (std::optional<int64_t> percentage = spec["percentage"].Int(0, INT32_MAX)) {
+      buffer.spec.percentage = static_cast<int32_t>(*percentage);
+    }
+    if (Reader limits = spec["limits"]; limits.present()) {
+      buffer.spec.limits = limits.Resources();
+      limits.Entries([&](std::string_view name, const Reader&) {
+        buffer.spec.limited_resources.emplace_back(name);
+      });
+    }
+  }
+  Accept(std::move(buffer), problems, out.capacity_buffers, ValidateCapacityBuffer);
 }
 
 }  // namespace karpenter::api::decode_internal

@@ -52,6 +52,14 @@ void ApplyDefaults(Workload& workload) {
   }
 }
 
+void ApplyDefaults(PodTemplateObject& pod_template) {
+  DefaultNamespace(pod_template.metadata);
+  pod_template.template_.metadata.namespace_ = pod_template.metadata.namespace_;
+  ApplyDefaults(pod_template.template_.spec);
+}
+
+void ApplyDefaults(CapacityBuffer& buffer) { DefaultNamespace(buffer.metadata); }
+
 void ApplyDefaults(PodDisruptionBudget& pdb) { DefaultNamespace(pdb.metadata); }
 
 void ApplyDefaults(PersistentVolumeClaim& claim) { DefaultNamespace(claim.metadata); }

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string_view>
 
+#include "api/capacity_buffer.h"
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
@@ -42,5 +43,7 @@ inline void ApplyDefaults(Node& /*node*/) {}
 inline void ApplyDefaults(PersistentVolume& /*volume*/) {}
 inline void ApplyDefaults(StorageClass& /*storage_class*/) {}
 inline void ApplyDefaults(NodeOverlay& /*overlay*/) {}
+void ApplyDefaults(PodTemplateObject& pod_template);
+void ApplyDefaults(CapacityBuffer& buffer);
 
 }  // namespace karpenter::api

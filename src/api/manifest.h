@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/capacity_buffer.h"
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
@@ -27,6 +28,8 @@ struct Manifest {
   std::vector<Pod> pods;
   std::vector<Node> nodes;
   std::vector<Workload> workloads;  // Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets
+  std::vector<PodTemplateObject> pod_templates;
+  std::vector<CapacityBuffer> capacity_buffers;
   std::vector<PodDisruptionBudget> pdbs;
   std::vector<PersistentVolume> persistent_volumes;
   std::vector<PersistentVolumeClaim> persistent_volume_claims;

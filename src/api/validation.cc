@@ -556,6 +556,45 @@ std::vector<std::string> ValidateNodeOverlay(const NodeOverlay& overlay) {
   return findings.Take();
 }
 
+// ---- CapacityBuffer -----------------------------------------------------------------------------
+
+std::vector<std::string> ValidateCapacityBuffer(const CapacityBuffer& buffer) {
+  Findings findings;
+  ValidateName(buffer.metadata, findings);
+  const CapacityBuffer::Spec& spec = buffer.spec;
+  if (spec.provisioning_strategy != kActiveCapacityStrategy) {
+    findings.Add("spec.provisioningStrategy",
+                 fmt::format("unsupported strategy \"{}\": Karpenter provisions only \"{}\"",
+                             spec.provisioning_strategy, kActiveCapacityStrategy));
+  }
+  if (spec.pod_template_ref && spec.scalable_ref) {
+    findings.Add("spec", "set podTemplateRef or scalableRef, not both");
+  }
+  if (!spec.pod_template_ref && !spec.scalable_ref) {
+    findings.Add("spec", "set podTemplateRef or scalableRef: the pod the buffer keeps room for");
+  }
+  if (spec.pod_template_ref && !spec.replicas && spec.limited_resources.empty()) {
+    findings.Add("spec",
+                 "with podTemplateRef, set replicas or limits: how many copies to keep room for");
+  }
+  if (spec.percentage && !spec.scalable_ref) {
+    findings.Add("spec.percentage", "needs scalableRef: a share of that workload's replicas");
+  }
+  if (const std::optional<ScalableReference>& ref = spec.scalable_ref) {
+    if (ref->api_group != "" && ref->api_group != "apps") {
+      findings.Add(
+          "spec.scalableRef.apiGroup",
+          fmt::format("unsupported group \"{}\": only \"apps\" workloads", ref->api_group));
+    }
+    if (ref->kind != "Deployment" && ref->kind != "StatefulSet" && ref->kind != "ReplicaSet") {
+      findings.Add(
+          "spec.scalableRef.kind",
+          fmt::format("unsupported kind \"{}\": Deployment, StatefulSet or ReplicaSet", ref->kind));
+    }
+  }
+  return findings.Take();
+}
+
 // ---- EC2NodeClass -------------------------------------------------------------------------------
 
 namespace {

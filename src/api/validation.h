@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/capacity_buffer.h"
 #include "api/ec2nodeclass.h"
 #include "api/nodeclaim.h"
 #include "api/nodeoverlay.h"
@@ -22,6 +23,7 @@ std::vector<std::string> ValidateNodePool(const NodePool& pool);
 std::vector<std::string> ValidateNodeClaim(const NodeClaim& claim);
 std::vector<std::string> ValidateEC2NodeClass(const EC2NodeClass& node_class);
 std::vector<std::string> ValidateNodeOverlay(const NodeOverlay& overlay);
+std::vector<std::string> ValidateCapacityBuffer(const CapacityBuffer& buffer);
 
 enum class DurationSyntax {
   kGo,      // any Go duration: "1.5h", "300ms", "-1m"

@@ -19,6 +19,12 @@ struct PodTemplate {
   PodSpec spec;
 };
 
+// A core v1 PodTemplate object: a pod template kept on its own (what a CapacityBuffer copies).
+struct PodTemplateObject {
+  ObjectMeta metadata;
+  PodTemplate template_;
+};
+
 // Plans and simulations model every pod: a workload of more replicas (Kubernetes allows up to
 // 2^31-1) is refused with a message rather than exhausting memory.
 inline constexpr int32_t kMaxModelledReplicas = 100000;

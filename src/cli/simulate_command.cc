@@ -85,16 +85,12 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     err << fmt::format("simulate: --feature-gates: {}\n", gates.error().message);
     return kExitUsage;
   }
-  if (const std::string_view gate = op::UnimplementedGateOn(*gates); !gate.empty()) {
-    err << fmt::format(
-        "simulate: --feature-gates: the feature gate {}=true is not implemented yet\n", gate);
-    return kExitUsage;
-  }
   input.node_repair = gates->at("NodeRepair");
   input.spot_to_spot_consolidation = gates->at("SpotToSpotConsolidation");
   input.balanced_consolidation = gates->at("BalancedConsolidation");
   input.static_capacity = gates->at("StaticCapacity");
   input.node_overlays = gates->at("NodeOverlay");
+  input.capacity_buffers = gates->at("CapacityBuffer");
 
   std::vector<std::string> errors;
   std::string timeline_text;

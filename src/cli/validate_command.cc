@@ -49,7 +49,8 @@ std::vector<std::string> ExpandArguments(const std::vector<std::string>& argumen
 
 size_t ObjectCount(const api::Manifest& manifest) {
   return manifest.node_pools.size() + manifest.node_claims.size() + manifest.node_classes.size() +
-         manifest.node_overlays.size() + manifest.pods.size() + manifest.nodes.size() +
+         manifest.node_overlays.size() + manifest.capacity_buffers.size() +
+         manifest.pod_templates.size() + manifest.pods.size() + manifest.nodes.size() +
          manifest.workloads.size() + manifest.pdbs.size() + manifest.persistent_volumes.size() +
          manifest.persistent_volume_claims.size() + manifest.storage_classes.size();
 }

@@ -32,7 +32,7 @@ std::optional<T> DecodeAs(const kube::Object& object, Member member, std::string
 
 }  // namespace
 
-ClusterCache::ClusterCache(kube::Client& client, bool node_overlays)
+ClusterCache::ClusterCache(kube::Client& client, CacheOptions options)
     : pods_(client, kube::resources::kPods),
       nodes_(client, kube::resources::kNodes),
       node_claims_(client, kube::resources::kNodeClaims),
@@ -42,8 +42,9 @@ ClusterCache::ClusterCache(kube::Client& client, bool node_overlays)
       disruption_budgets_(client, kube::resources::kPodDisruptionBudgets),
       volume_attachments_(client, kube::resources::kVolumeAttachments),
       volume_claims_(client, kube::resources::kPersistentVolumeClaims),
-      watch_node_overlays_(node_overlays),
+      options_(options),
       node_overlays_(client, kube::resources::kNodeOverlays),
+      capacity_buffers_(client, kube::resources::kCapacityBuffers),
       decoded_pods_(pods_, [](const kube::Object& pod) { return DecodePod(pod); }),
       decoded_nodes_(nodes_, [](const kube::Object& node) { return DecodeNode(node); }),
       decoded_node_claims_(node_claims_,
@@ -76,7 +77,8 @@ std::vector<kube::Informer*> ClusterCache::all() {
       &pods_,         &nodes_,       &node_claims_,        &node_pools_,
       &node_classes_, &daemon_sets_, &disruption_budgets_, &volume_attachments_,
       &volume_claims_};
-  if (watch_node_overlays_) all.push_back(&node_overlays_);
+  if (options_.node_overlays) all.push_back(&node_overlays_);
+  if (options_.capacity_buffers) all.push_back(&capacity_buffers_);
   return all;
 }
 
@@ -84,7 +86,8 @@ bool ClusterCache::synced() const {
   return pods_.synced() && nodes_.synced() && node_claims_.synced() && node_pools_.synced() &&
          node_classes_.synced() && daemon_sets_.synced() && disruption_budgets_.synced() &&
          volume_attachments_.synced() && volume_claims_.synced() &&
-         (!watch_node_overlays_ || node_overlays_.synced());
+         (!options_.node_overlays || node_overlays_.synced()) &&
+         (!options_.capacity_buffers || capacity_buffers_.synced());
 }
 
 std::optional<kube::Object> ClusterCache::NodeByProviderId(std::string_view provider_id) const {
@@ -116,6 +119,11 @@ std::optional<api::EC2NodeClass> DecodeEC2NodeClass(const kube::Object& object,
 
 std::optional<api::NodeOverlay> DecodeNodeOverlay(const kube::Object& object, std::string* error) {
   return DecodeAs<api::NodeOverlay>(object, &api::Manifest::node_overlays, error);
+}
+
+std::optional<api::CapacityBuffer> DecodeCapacityBuffer(const kube::Object& object,
+                                                        std::string* error) {
+  return DecodeAs<api::CapacityBuffer>(object, &api::Manifest::capacity_buffers, error);
 }
 
 std::optional<api::Workload> DecodeDaemonSet(const kube::Object& object, std::string* error) {

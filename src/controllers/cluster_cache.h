@@ -1,7 +1,8 @@
 #pragma once
 // The informers every controller reads the cluster from (pods, nodes, NodeClaims, NodePools,
 // EC2NodeClasses, DaemonSets, PodDisruptionBudgets, VolumeAttachments, PersistentVolumeClaims, and
-// NodeOverlays under their gate), their indexes, and typed views of their objects.
+// NodeOverlays and CapacityBuffers under their gates), their indexes, and typed views of their
+// objects.
 
 #include <atomic>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/capacity_buffer.h"
 #include "api/ec2nodeclass.h"
 #include "api/node.h"
 #include "api/nodeclaim.h"
@@ -30,10 +32,15 @@ inline constexpr std::string_view kIndexNodesByProviderId = "nodes-by-provider-i
 inline constexpr std::string_view kIndexNodeClaimsByProviderId = "nodeclaims-by-provider-id";
 inline constexpr std::string_view kIndexVolumeAttachmentsByNode = "volumeattachments-by-node";
 
+// The kinds watched only under their feature gates.
+struct CacheOptions {
+  bool node_overlays = false;     // NodeOverlay
+  bool capacity_buffers = false;  // CapacityBuffer
+};
+
 class ClusterCache {
  public:
-  // `node_overlays`: the NodeOverlay gate is on, and NodeOverlays are watched too.
-  explicit ClusterCache(kube::Client& client, bool node_overlays = false);
+  explicit ClusterCache(kube::Client& client, CacheOptions options = {});
 
   kube::Informer& pods() { return pods_; }
   kube::Informer& nodes() { return nodes_; }
@@ -44,8 +51,9 @@ class ClusterCache {
   kube::Informer& disruption_budgets() { return disruption_budgets_; }
   kube::Informer& volume_attachments() { return volume_attachments_; }
   kube::Informer& volume_claims() { return volume_claims_; }
-  // Empty, never started, unless the NodeOverlay gate is on.
+  // Empty, never started, unless their gates are on.
   kube::Informer& node_overlays() { return node_overlays_; }
+  kube::Informer& capacity_buffers() { return capacity_buffers_; }
   const kube::Informer& pods() const { return pods_; }
   const kube::Informer& nodes() const { return nodes_; }
   const kube::Informer& node_claims() const { return node_claims_; }
@@ -56,6 +64,7 @@ class ClusterCache {
   const kube::Informer& volume_attachments() const { return volume_attachments_; }
   const kube::Informer& volume_claims() const { return volume_claims_; }
   const kube::Informer& node_overlays() const { return node_overlays_; }
+  const kube::Informer& capacity_buffers() const { return capacity_buffers_; }
   std::vector<kube::Informer*> all();
   bool synced() const;
 
@@ -82,8 +91,9 @@ class ClusterCache {
   // PersistentVolumeClaims that say which of them pods left on the Node still use.
   kube::Informer volume_attachments_;
   kube::Informer volume_claims_;  // PersistentVolumeClaims
-  const bool watch_node_overlays_;
+  const CacheOptions options_;
   kube::Informer node_overlays_;
+  kube::Informer capacity_buffers_;
   DecodedCache<api::Pod> decoded_pods_;
   DecodedCache<api::Node> decoded_nodes_;
   DecodedCache<api::NodeClaim> decoded_node_claims_;
@@ -102,6 +112,8 @@ std::optional<api::EC2NodeClass> DecodeEC2NodeClass(const kube::Object& object,
                                                     std::string* error = nullptr);
 std::optional<api::NodeOverlay> DecodeNodeOverlay(const kube::Object& object,
                                                   std::string* error = nullptr);
+std::optional<api::CapacityBuffer> DecodeCapacityBuffer(const kube::Object& object,
+                                                        std::string* error = nullptr);
 std::optional<api::Workload> DecodeDaemonSet(const kube::Object& object,
                                              std::string* error = nullptr);
 

@@ -74,7 +74,8 @@ std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object,
 Result<kube::Object> PatchedStatus(kube::Client& client, const kube::Resource& resource,
                                    const kube::Object& object, kube::Object status) {
   return client.Patch(
-      resource, "", kube::Name(object), kube::PatchType::kMerge,
+      resource, resource.namespaced ? kube::Namespace(object) : "", kube::Name(object),
+      kube::PatchType::kMerge,
       kube::Object{{"metadata", {{"resourceVersion", std::string(kube::ResourceVersion(object))}}},
                    {"status", std::move(status)}},
       kube::Subresource::kStatus);

@@ -31,7 +31,7 @@ kube::Object ConditionsOf(const kube::Object& object);
 // When condition `type` of `object` last changed status; nullopt when absent or unreadable.
 std::optional<TimePoint> ConditionTransitionTime(const kube::Object& object, std::string_view type);
 
-// Merges `status` into the status subresource of `object` (cluster-scoped `resource`), only if
+// Merges `status` into the status subresource of `object` (of `resource`), only if
 // the object is still at the resourceVersion it was read at: the patch replaces arrays such as
 // status.conditions whole, so it must not land on a newer object (a stale read is a 409).
 Status PatchStatus(kube::Client& client, const kube::Resource& resource, const kube::Object& object,

@@ -118,7 +118,8 @@ void DisruptionController::Decide(TimePoint now, MonoTime mono) {
     return;
   }
   last_pass_ = PassSummary{now, "", kube::Object::array(), kube::Object::object()};
-  const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
+  const std::unique_ptr<DisruptionView> view =
+      BuildDisruptionView(cluster_, cloud_, logger_, now, provisioner_.BufferCopies());
   view->cluster.capacity.policy = options_.scheduling;
   const disruption::Cluster& cluster = view->cluster;
   // The engine is a function of the cluster, the budgets now and the instance types: when none
@@ -312,7 +313,8 @@ void DisruptionController::ValidateAndExecute(TimePoint now, MonoTime mono) {
   const Decided decided = std::move(*decided_);
   decided_.reset();
   next_poll_ = mono + options_.poll_period;
-  const std::unique_ptr<DisruptionView> view = BuildDisruptionView(cluster_, cloud_, logger_, now);
+  const std::unique_ptr<DisruptionView> view =
+      BuildDisruptionView(cluster_, cloud_, logger_, now, provisioner_.BufferCopies());
   view->cluster.capacity.policy = options_.scheduling;
   const disruption::Cluster& cluster = view->cluster;
   std::vector<size_t> candidates;

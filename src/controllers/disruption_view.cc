@@ -96,11 +96,13 @@ double EvictionCost(const api::Pod& pod) {
   return std::clamp(cost, -10.0, 10.0);
 }
 
-std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
-                                                    cloud::CloudProvider& cloud,
-                                                    const Logger& logger, TimePoint now) {
+std::unique_ptr<DisruptionView> BuildDisruptionView(
+    const ClusterCache& cluster, cloud::CloudProvider& cloud, const Logger& logger, TimePoint now,
+    const std::vector<std::shared_ptr<const api::Pod>>& buffer_copies) {
   auto view = std::make_unique<DisruptionView>();
-  view->snapshot = TakeSnapshot(cluster, cloud, logger, cluster.decoded_pods().All());
+  std::vector<std::shared_ptr<const api::Pod>> pods = cluster.decoded_pods().All();
+  pods.insert(pods.end(), buffer_copies.begin(), buffer_copies.end());
+  view->snapshot = TakeSnapshot(cluster, cloud, logger, std::move(pods));
   SchedulingView scheduling = BuildSchedulingView(view->snapshot);
   view->sources = std::move(scheduling.sources);
   disruption::Cluster& out = view->cluster;

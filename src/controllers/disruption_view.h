@@ -41,9 +41,11 @@ struct DisruptionView {
 // upstream's scale, so Balanced consolidation weighs pods as upstream's does.
 double EvictionCost(const api::Pod& pod);
 
-// Heap-allocated so the pointers into the snapshot stay put.
-std::unique_ptr<DisruptionView> BuildDisruptionView(const ClusterCache& cluster,
-                                                    cloud::CloudProvider& cloud,
-                                                    const Logger& logger, TimePoint now);
+// Heap-allocated so the pointers into the snapshot stay put. `buffer_copies`: CapacityBuffers'
+// copies bound to the Nodes whose room they keep (controllers/capacity_buffers.h), counted as
+// those Nodes' pods.
+std::unique_ptr<DisruptionView> BuildDisruptionView(
+    const ClusterCache& cluster, cloud::CloudProvider& cloud, const Logger& logger, TimePoint now,
+    const std::vector<std::shared_ptr<const api::Pod>>& buffer_copies = {});
 
 }  // namespace karpenter::controllers

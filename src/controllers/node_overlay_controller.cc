@@ -22,37 +22,13 @@ NodeOverlayController::NodeOverlayController(ClusterCache& cluster, kube::Client
       cloud_(cloud),
       store_(store),
       clock_(clock),
-      logger_(std::move(logger)) {
-  for (kube::Informer* informer :
-       {&cluster_.node_overlays(), &cluster_.node_pools(), &cluster_.node_classes()}) {
-    const kube::Resource& resource = informer->resource();
-    informer->AddHandler([this, &resource](kube::WatchEventType type, const kube::Object& object) {
-      Notice(resource, type, object);
-    });
-  }
-}
+      logger_(std::move(logger)),
+      changes_({&cluster_.node_overlays(), &cluster_.node_pools(), &cluster_.node_classes()}) {}
 
-void NodeOverlayController::Notice(const kube::Resource& resource, kube::WatchEventType type,
-                                   const kube::Object& object) {
-  const std::string key = fmt::format("{}/{}", resource.plural, kube::Name(object));
-  MutexLock lock(generations_mutex_);
-  if (type == kube::WatchEventType::kDeleted) {
-    generations_.erase(key);
-  } else {
-    const int64_t generation = kube::Generation(object);
-    const auto [seen, added] = generations_.try_emplace(key, generation);
-    if (!added && seen->second == generation) return;
-    seen->second = generation;
-  }
-  changes_.fetch_add(1, std::memory_order_relaxed);
-}
-
-bool NodeOverlayController::InputsChanged() const {
-  return changes_.load(std::memory_order_relaxed) != evaluated_changes_;
-}
+bool NodeOverlayController::InputsChanged() const { return changes_.Changed(); }
 
 Status NodeOverlayController::Reconcile() {
-  evaluated_changes_ = changes_.load(std::memory_order_relaxed);
+  changes_.Seen();
 
   std::vector<kube::Object> objects;
   cluster_.node_overlays().ForEach([&](const kube::Object& object) { objects.push_back(object); });

@@ -6,20 +6,16 @@
 // decode, Conflict when another of its weight already changes the same price or resource
 // (docs/upstream-reference.md §18).
 
-#include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <map>
-#include <string>
 #include <string_view>
 
 #include "cloud/cloud_provider.h"
 #include "cloud/node_overlays.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "common/mutex.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/spec_changes.h"
 #include "kube/client.h"
 
 namespace karpenter::controllers {
@@ -60,17 +56,7 @@ class NodeOverlayController {
   cloud::OverlayStore& store_;
   const Clock& clock_;
   Logger logger_;
-  // Counts a change of what a watched object asks for (its generation; status writes are not
-  // changes) or its deletion. Informer threads.
-  void Notice(const kube::Resource& resource, kube::WatchEventType type, const kube::Object& object)
-      EXCLUDES(generations_mutex_);
-
-  // The changes noticed, and the count the last pass began at.
-  std::atomic<uint64_t> changes_{1};
-  uint64_t evaluated_changes_ = 0;
-  Mutex generations_mutex_;
-  // By "plural/name".
-  std::map<std::string, int64_t, std::less<>> generations_ GUARDED_BY(generations_mutex_);
+  SpecChanges changes_;
 };
 
 }  // namespace karpenter::controllers

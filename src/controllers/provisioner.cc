@@ -68,7 +68,8 @@ bool IsProvisionable(const api::Pod& pod) {
 
 Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
                          kube::EventRecorder& events, Metrics& metrics, Logger logger,
-                         uint64_t seed, provisioning::SchedulingPolicy policy)
+                         uint64_t seed, provisioning::SchedulingPolicy policy,
+                         CapacityBuffers* buffers)
     : cluster_(cluster),
       client_(client),
       cloud_(cloud),
@@ -76,7 +77,13 @@ Provisioner::Provisioner(ClusterCache& cluster, kube::Client& client, cloud::Clo
       metrics_(metrics),
       logger_(std::move(logger)),
       random_(seed),
-      policy_(policy) {}
+      policy_(policy),
+      buffers_(buffers) {}
+
+std::vector<std::shared_ptr<const api::Pod>> Provisioner::BufferCopies() const {
+  return buffers_ != nullptr ? buffers_->BoundCopies()
+                             : std::vector<std::shared_ptr<const api::Pod>>{};
+}
 
 Result<ProvisioningResult> Provisioner::Provision() {
   std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
@@ -86,9 +93,20 @@ Result<ProvisioningResult> Provisioner::Provision() {
   };
   const std::vector<std::shared_ptr<const api::NodeClaim>> claims =
       cluster_.decoded_node_claims().All();
+  // CapacityBuffers' copies of pods: planned for as pending pods (never bound, no Events).
+  const std::vector<std::shared_ptr<const api::Pod>> copies =
+      buffers_ != nullptr ? buffers_->PendingCopies()
+                          : std::vector<std::shared_ptr<const api::Pod>>{};
   if (std::none_of(pods.begin(), pods.end(),
                    [](const auto& pod) { return IsProvisionable(*pod); }) &&
-      std::none_of(claims.begin(), claims.end(), deleting)) {
+      std::none_of(claims.begin(), claims.end(), deleting) && copies.empty()) {
+    if (buffers_ != nullptr) {
+      // Buffers that ask for nothing still say so.
+      if (Status recorded = buffers_->RecordPass({}); !recorded.ok()) {
+        logger_.Error("writing capacity buffers' provisioning status failed",
+                      {logkey::Err(recorded.error())});
+      }
+    }
     return result;
   }
   const ClusterSnapshot snapshot = TakeSnapshot(cluster_, cloud_, logger_, std::move(pods));
@@ -98,6 +116,7 @@ Result<ProvisioningResult> Provisioner::Provision() {
   for (const auto& pod : snapshot.pods) {
     if (IsProvisionable(*pod)) input.pods.push_back(pod.get());
   }
+  for (const auto& copy : copies) input.pods.push_back(copy.get());
   // The pods of a Node whose NodeClaim is being deleted need a new home before they are evicted:
   // planned as if pending (unbound copies), so that their capacity launches while the Node drains.
   std::deque<api::Pod> displaced;
@@ -150,30 +169,39 @@ Result<ProvisioningResult> Provisioner::Provision() {
                                        {"instance-types", planned.instance_types.size()},
                                        {"pods", planned.pods.size()}});
     for (const api::Pod* pod : planned.pods) {
+      nominations_.emplace(api::NamespacedName(pod->metadata), name);
+      if (IsBufferPod(*pod)) continue;
       events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
                      fmt::format("Pod should schedule on: nodeclaim/{}", name));
-      nominations_.emplace(api::NamespacedName(pod->metadata), name);
       ++result.pods_nominated;
     }
   }
   for (const provisioning::ExistingPlacement& placement : scheduled.existing) {
     const bool claim = in_flight_nodes.contains(placement.node);
     for (const api::Pod* pod : placement.pods) {
+      if (claim) nominations_.emplace(api::NamespacedName(pod->metadata), placement.node);
+      if (IsBufferPod(*pod)) continue;
       events_.Record(PodReference(*pod), kube::EventType::kNormal, "Nominated",
                      fmt::format("Pod should schedule on: {}/{}", claim ? "nodeclaim" : "node",
                                  placement.node));
-      if (claim) nominations_.emplace(api::NamespacedName(pod->metadata), placement.node);
       ++result.pods_nominated;
     }
   }
   for (const provisioning::UnschedulablePod& unschedulable : scheduled.unschedulable) {
+    if (IsBufferPod(*unschedulable.pod)) continue;
     events_.Record(PodReference(*unschedulable.pod), kube::EventType::kWarning, "FailedScheduling",
                    fmt::format("Failed to schedule pod, {}", unschedulable.reason));
     ++result.pods_unschedulable;
   }
-  if (!scheduled.unschedulable.empty()) {
-    logger_.Warn("could not schedule pods", {{"pods", scheduled.unschedulable.size()},
+  if (result.pods_unschedulable > 0) {
+    logger_.Warn("could not schedule pods", {{"pods", result.pods_unschedulable},
                                              {"example", scheduled.unschedulable.front().reason}});
+  }
+  if (buffers_ != nullptr) {
+    if (Status recorded = buffers_->RecordPass(scheduled); !recorded.ok()) {
+      logger_.Error("writing capacity buffers' provisioning status failed",
+                    {logkey::Err(recorded.error())});
+    }
   }
   return result;
 }

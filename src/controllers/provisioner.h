@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/mutex.h"
 #include "common/result.h"
+#include "controllers/capacity_buffers.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/cluster_snapshot.h"
 #include "controllers/metrics.h"
@@ -65,9 +66,11 @@ struct ProvisioningResult {
 
 class Provisioner {
  public:
+  // `buffers` (the CapacityBuffer gate; may be null): their copies of pods are planned for as
+  // pending pods.
   Provisioner(ClusterCache& cluster, kube::Client& client, cloud::CloudProvider& cloud,
               kube::EventRecorder& events, Metrics& metrics, Logger logger, uint64_t seed,
-              provisioning::SchedulingPolicy policy = {});
+              provisioning::SchedulingPolicy policy = {}, CapacityBuffers* buffers = nullptr);
 
   // One pass now.
   Result<ProvisioningResult> Provision();
@@ -76,6 +79,10 @@ class Provisioner {
   // replacements disruption launches).
   Result<kube::Object> CreateNodeClaim(const provisioning::PlannedNodeClaim& planned,
                                        const kube::Object& node_pool);
+
+  // The CapacityBuffers' copies the last pass placed on existing capacity, bound to its Nodes
+  // (none without buffers): the room consolidation keeps.
+  std::vector<std::shared_ptr<const api::Pod>> BufferCopies() const;
 
  private:
   ClusterCache& cluster_;
@@ -86,6 +93,7 @@ class Provisioner {
   Logger logger_;
   std::mt19937_64 random_;
   const provisioning::SchedulingPolicy policy_;
+  CapacityBuffers* const buffers_;
   // The NodeClaim the last pass nominated each pending pod to ("namespace/name" → NodeClaim name):
   // the next pass tries it there first while that NodeClaim is in flight.
   std::map<std::string, std::string, std::less<>> nominations_;

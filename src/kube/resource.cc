@@ -12,7 +12,8 @@ std::string Resource::ApiVersion() const {
 
 bool HasStatusSubresource(const Resource& resource) {
   return !(resource == resources::kNamespaces || resource == resources::kEvents ||
-           resource == resources::kStorageClasses || resource == resources::kLeases);
+           resource == resources::kStorageClasses || resource == resources::kLeases ||
+           resource == resources::kPodTemplates);
 }
 
 }  // namespace karpenter::kube

@@ -45,6 +45,9 @@ inline constexpr Resource kNodePools{"karpenter.sh", "v1", "nodepools", "NodePoo
 inline constexpr Resource kNodeClaims{"karpenter.sh", "v1", "nodeclaims", "NodeClaim", false};
 inline constexpr Resource kEC2NodeClasses{"karpenter.k8s.aws", "v1", "ec2nodeclasses",
                                           "EC2NodeClass", false};
+inline constexpr Resource kPodTemplates{"", "v1", "podtemplates", "PodTemplate", true};
+inline constexpr Resource kCapacityBuffers{"autoscaling.x-k8s.io", "v1beta1", "capacitybuffers",
+                                           "CapacityBuffer", true};
 inline constexpr Resource kNodeOverlays{"karpenter.sh", "v1alpha1", "nodeoverlays", "NodeOverlay",
                                         false};
 }  // namespace resources

@@ -45,7 +45,8 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     : clock_(clock),
       logger_(std::move(logger)),
       options_(options),
-      cluster_(client, options.node_overlays),
+      cluster_(client, {.node_overlays = options.node_overlays,
+                        .capacity_buffers = options.capacity_buffers}),
       metrics_(registry_),
       pod_start_metrics_(registry_, clock),
       state_metrics_(cluster_, clock),
@@ -64,8 +65,11 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
       events_(client, clock, "karpenter", options.events),
       event_metrics_(events_),
       batcher_(options_.batch),
+      capacity_buffers_(cluster_, client, clock,
+                        logger_.Named(std::string(controllers::kControllerCapacityBuffer))),
       provisioner_(cluster_, client, provisioner_cloud_, events_, metrics_,
-                   logger_.Named("provisioner"), options_.seed, options_.scheduling),
+                   logger_.Named("provisioner"), options_.seed, options_.scheduling,
+                   options_.capacity_buffers ? &capacity_buffers_ : nullptr),
       lifecycle_(cluster_, client, lifecycle_cloud_, events_, metrics_, clock,
                  logger_.Named("nodeclaim.lifecycle"), options_.lifecycle, registration_health_),
       node_pool_status_(cluster_, client, events_, clock, logger_.Named("nodepool.status"),
@@ -155,8 +159,9 @@ Manager::Manager(kube::Client& client, cloud::CloudProvider& cloud, const Clock&
     }
     Wake();
   });
-  cluster_.node_overlays().AddHandler(
-      [this](kube::WatchEventType, const kube::Object&) { Wake(); });
+  for (kube::Informer* gated : {&cluster_.node_overlays(), &cluster_.capacity_buffers()}) {
+    gated->AddHandler([this](kube::WatchEventType, const kube::Object&) { Wake(); });
+  }
   cluster_.node_classes().AddHandler([this](kube::WatchEventType, const kube::Object&) {
     const MonoTime now = clock_.Monotonic();
     cluster_.node_pools().ForEach(
@@ -222,6 +227,20 @@ void Manager::Start() {
                    return status;
                  },
                  kErrorRetry, [this] { return node_overlay_controller_.InputsChanged(); }});
+  }
+  if (options_.capacity_buffers) {
+    // Every 30 s, as upstream (a workload's replicas, a PodTemplate may have changed), and at once
+    // when a buffer changes; each pass that leaves room wanted asks provisioning to look, so room
+    // real pods took is launched again.
+    AddPeriodic({std::string(controllers::kControllerCapacityBuffer),
+                 controllers::CapacityBuffers::kResync,
+                 [this] {
+                   Status status = Timed(controllers::kControllerCapacityBuffer,
+                                         [this] { return capacity_buffers_.Reconcile(); });
+                   if (capacity_buffers_.Wanted()) batcher_.Trigger(clock_.Monotonic());
+                   return status;
+                 },
+                 kErrorRetry, [this] { return capacity_buffers_.InputsChanged(); }});
   }
   // Last, after the cloud's own controllers that keep instance types and prices current; as often
   // as upstream's metrics controller; a failure is tried again in 5 s.

@@ -27,6 +27,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/mutex.h"
+#include "controllers/capacity_buffers.h"
 #include "controllers/cluster_cache.h"
 #include "controllers/disruption_controller.h"
 #include "controllers/event_metrics.h"
@@ -64,6 +65,9 @@ struct ManagerOptions {
   // The NodeOverlay gate: NodeOverlays are watched and every controller sees the instance types
   // with them applied (controllers/node_overlay_controller.h).
   bool node_overlays = false;
+  // The CapacityBuffer gate: CapacityBuffers are watched, provisioning plans for their copies of
+  // pods and consolidation keeps room for them (controllers/capacity_buffers.h).
+  bool capacity_buffers = false;
   // PREFERENCE_POLICY and MIN_VALUES_POLICY, for provisioning and disruption's simulations alike
   // (it replaces disruption.scheduling).
   provisioning::SchedulingPolicy scheduling;
@@ -198,6 +202,7 @@ class Manager {
   controllers::Batcher batcher_;
   // What the NodeClaim lifecycle saw of registrations, for the NodePool status.
   controllers::RegistrationHealth registration_health_;
+  controllers::CapacityBuffers capacity_buffers_;
   controllers::Provisioner provisioner_;
   controllers::NodeClaimLifecycle lifecycle_;
   controllers::NodePoolStatus node_pool_status_;

@@ -435,15 +435,6 @@ Result<std::map<std::string, bool, std::less<>>> ParseFeatureGates(std::string_v
   return gates;
 }
 
-std::string_view UnimplementedGateOn(const std::map<std::string, bool, std::less<>>& gates) {
-  // Gates whose features this controller does not have.
-  for (std::string_view gate : {"CapacityBuffer"}) {
-    const auto it = gates.find(gate);
-    if (it != gates.end() && it->second) return gate;
-  }
-  return {};
-}
-
 Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv& getenv) {
   const std::vector<Setting> settings = Settings();
 
@@ -536,9 +527,6 @@ Result<Options> ParseOptions(const std::vector<std::string>& args, const Getenv&
     return Error(fmt::format("{}: {} is not implemented yet; leave it at its default",
                              source_of(flag), what));
   };
-  if (const std::string_view gate = UnimplementedGateOn(options.feature_gates); !gate.empty()) {
-    return unimplemented("feature-gates", fmt::format("the feature gate {}=true", gate));
-  }
   if (options.eks_control_plane) {
     return unimplemented("eks-control-plane", "EKS_CONTROL_PLANE=true");
   }

@@ -31,8 +31,6 @@ std::map<std::string, bool, std::less<>> DefaultFeatureGates();
 // FEATURE_GATES text ("Name=true,Name=false"), gates not named at their defaults; an error names
 // the item that is not Name=bool or the gate that is unknown.
 Result<std::map<std::string, bool, std::less<>>> ParseFeatureGates(std::string_view text);
-// The first gate turned on whose feature this controller does not have; empty when none.
-std::string_view UnimplementedGateOn(const std::map<std::string, bool, std::less<>>& gates);
 
 struct Options {
   // Where the cluster and the cloud are.

@@ -64,7 +64,9 @@ const std::map<std::string_view, kube::Resource>& ResourcesByKind() {
       {"StorageClass", resources::kStorageClasses},
       {"NodePool", resources::kNodePools},
       {"EC2NodeClass", resources::kEC2NodeClasses},
-      {"NodeOverlay", resources::kNodeOverlays}};
+      {"NodeOverlay", resources::kNodeOverlays},
+      {"PodTemplate", resources::kPodTemplates},
+      {"CapacityBuffer", resources::kCapacityBuffers}};
   return kByKind;
 }
 
@@ -145,6 +147,7 @@ class World {
     options.node_repair = input.node_repair;
     options.static_capacity = input.static_capacity;
     options.node_overlays = input.node_overlays;
+    options.capacity_buffers = input.capacity_buffers;
     options.disruption.engine.spot_to_spot_consolidation = input.spot_to_spot_consolidation;
     options.disruption.engine.balanced_consolidation = input.balanced_consolidation;
     options.idle_wake = std::chrono::hours(1);

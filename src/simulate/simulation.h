@@ -43,6 +43,7 @@ struct SimulationInput {
   bool balanced_consolidation = false;
   bool static_capacity = false;
   bool node_overlays = false;
+  bool capacity_buffers = false;
   Logger logger;  // the controllers' log; discarded by default
 };
 

@@ -51,9 +51,9 @@ TEST_P(ValidCorpusTest, Validates) {
   const DecodeOutcome outcome = LoadManifestFile((CorpusDir("valid") / GetParam()).string());
   EXPECT_THAT(outcome.errors, IsEmpty());
   const Manifest& m = outcome.manifest;
-  EXPECT_GT(
-      m.node_pools.size() + m.node_claims.size() + m.node_classes.size() + m.node_overlays.size(),
-      0u);
+  EXPECT_GT(m.node_pools.size() + m.node_claims.size() + m.node_classes.size() +
+                m.node_overlays.size() + m.capacity_buffers.size(),
+            0u);
   EXPECT_THAT(m.ignored, IsEmpty());
 }
 

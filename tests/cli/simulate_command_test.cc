@@ -151,12 +151,6 @@ TEST(SimulateCommand, RejectsBadOptions) {
   unknown_gate.feature_gates = "NodeHealing=true";
   EXPECT_THAT(Simulate(unknown_gate).err,
               HasSubstr("simulate: --feature-gates: unknown feature gate \"NodeHealing\""));
-  SimulateOptions missing_feature;
-  missing_feature.feature_gates = "NodeRepair=true,NodeOverlay=true,CapacityBuffer=true";
-  const Outcome refused = Simulate(missing_feature);
-  EXPECT_EQ(refused.exit_code, 2);
-  EXPECT_THAT(refused.err,
-              HasSubstr("the feature gate CapacityBuffer=true is not implemented yet"));
 }
 
 // A static NodePool forecasts its replicas with the StaticCapacity gate (the chart's

@@ -102,7 +102,8 @@ std::string KubeconfigPath() {
 const kube::Resource* ResourceOfKind(std::string_view kind) {
   static constexpr const kube::Resource* kKinds[] = {
       &kube::resources::kNodePools, &kube::resources::kNodeClaims,
-      &kube::resources::kEC2NodeClasses, &kube::resources::kNodeOverlays};
+      &kube::resources::kEC2NodeClasses, &kube::resources::kNodeOverlays,
+      &kube::resources::kCapacityBuffers};
   for (const kube::Resource* resource : kKinds) {
     if (resource->kind == kind) return resource;
   }

@@ -217,8 +217,6 @@ TEST(OptionsTest, ReadsTheChartsVariables) {
 // each naming where the value came from and what is missing.
 TEST(OptionsTest, UnimplementedSettingsAreRefusedUnlessDefault) {
   const std::vector<std::pair<Env, std::string>> refused = {
-      {{{"FEATURE_GATES", "NodeOverlay=true,CapacityBuffer=true"}},
-       "FEATURE_GATES: the feature gate CapacityBuffer=true is not implemented yet"},
       {{{"EKS_CONTROL_PLANE", "true"}}, "EKS_CONTROL_PLANE: EKS_CONTROL_PLANE=true is not"},
       {{{"ENABLE_ZONAL_SHIFT", "true"}},
        "ENABLE_ZONAL_SHIFT: avoiding zones under a zonal shift is not implemented yet"},

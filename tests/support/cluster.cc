@@ -33,6 +33,8 @@ constexpr kube::Resource kKinds[] = {
     kube::resources::kNodeClaims,
     kube::resources::kEC2NodeClasses,
     kube::resources::kNodeOverlays,
+    kube::resources::kCapacityBuffers,
+    kube::resources::kPodTemplates,
     kube::resources::kPersistentVolumes,
     kube::resources::kPersistentVolumeClaims,
     kube::resources::kStorageClasses,
