@@ -79,6 +79,7 @@ Status RunOperator(const Options& options, const BuildInfo& build, const Logger&
   manager_options.node_repair = options.FeatureGate("NodeRepair");
   manager_options.static_capacity = options.FeatureGate("StaticCapacity");
   manager_options.node_overlays = options.FeatureGate("NodeOverlay");
+  manager_options.capacity_buffers = options.FeatureGate("CapacityBuffer");
   manager_options.disruption.engine.balanced_consolidation =
       options.FeatureGate("BalancedConsolidation");
   manager_options.scheduling = {
