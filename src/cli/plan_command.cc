@@ -103,12 +103,18 @@ void AddStaticClaims(Cluster& cluster, provisioning::SchedulerResult& result) {
 
 Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& err) {
   const api::Manifest& m = cluster.manifest;
+  // The plan has no feature gates to tell whether the controller would read these.
   if (!m.node_overlays.empty()) {
-    // The plan has no feature gates to tell whether the controller would read them.
     err << fmt::format(
         "warning: {} NodeOverlay{} not applied: karpenter plan plans at the catalog's prices and "
         "capacity; `karpenter simulate --feature-gates NodeOverlay=true` forecasts with them\n",
         m.node_overlays.size(), m.node_overlays.size() == 1 ? "" : "s");
+  }
+  if (!m.capacity_buffers.empty()) {
+    err << fmt::format(
+        "warning: {} CapacityBuffer{} not planned for: karpenter plan plans the pods only; "
+        "`karpenter simulate --feature-gates CapacityBuffer=true` forecasts their room and cost\n",
+        m.capacity_buffers.size(), m.capacity_buffers.size() == 1 ? "" : "s");
   }
   int64_t pods = static_cast<int64_t>(m.pods.size());
   for (const auto& workload : m.workloads) {

@@ -63,6 +63,14 @@ Accuracy AccuracyFor(const SimulationInput& input) {
             : "NodeOverlays change nothing: their feature gate is off, as in a controller without "
               "it (--feature-gates NodeOverlay=true)");
   }
+  if (has("CapacityBuffer")) {
+    out.emplace_back(
+        input.capacity_buffers
+            ? "CapacityBuffers keep their room as the controller would; the report compares the "
+              "run with one without them (what they cost, what waiting they save)"
+            : "CapacityBuffers change nothing: their feature gate is off, as in a controller "
+              "without it (--feature-gates CapacityBuffer=true)");
+  }
   if (!input.ignored.empty()) {
     std::map<std::string, int, std::less<>> ignored;
     for (const std::string& object : input.ignored) {

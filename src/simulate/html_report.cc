@@ -190,6 +190,14 @@ void AppendSummary(std::string& out, const SimulationResult& result) {
   AppendCard(out, "PDB violations", fmt::format("{}", result.pdb_violations),
              ToneIfPositive(result.pdb_violations));
   AppendCard(out, "Max pending", fmt::format("{:.0f} s", Finite(result.max_pending_seconds)));
+  if (const std::optional<WithoutBuffers>& without = result.without_buffers) {
+    AppendCard(
+        out, "CapacityBuffers",
+        fmt::format("{} more per hour; pending {:.0f} s instead of {:.0f} s",
+                    Money(after.price_per_hour - without->price_per_hour),
+                    Finite(result.max_pending_seconds), Finite(without->max_pending_seconds)),
+        "wide");
+  }
   AppendCard(out, "Unschedulable pods", fmt::format("{}", result.unschedulable_pods),
              ToneIfPositive(result.unschedulable_pods));
   out += "</section>\n";

@@ -96,6 +96,13 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
       "Longest pending: {:.0f} s   pods still pending: {}\n",
       result.decisions.size(), result.pods_disrupted, result.pdb_violations,
       result.max_pending_seconds, result.unschedulable_pods);
+  if (const std::optional<WithoutBuffers>& without = result.without_buffers) {
+    out << fmt::format(
+        "CapacityBuffers: {:+.2f} $/hour ({} nodes, {} without them); longest pending {:.0f} s, "
+        "{:.0f} s without them\n",
+        result.after.price_per_hour - without->price_per_hour, result.after.nodes, without->nodes,
+        result.max_pending_seconds, without->max_pending_seconds);
+  }
   if (!result.ignored.empty()) {
     out << fmt::format("Ignored {} object{} of kinds not simulated (first: {})\n",
                        result.ignored.size(), result.ignored.size() == 1 ? "" : "s",
@@ -133,6 +140,12 @@ std::string RenderJson(const SimulationResult& result) {
                     {"verdict", Verdict(result)},
                     {"before", FiguresJson(result.before)},
                     {"after", FiguresJson(result.after)}};
+  if (const std::optional<WithoutBuffers>& without = result.without_buffers) {
+    out["summary"]["withoutCapacityBuffers"] = {
+        {"nodesAfter", without->nodes},
+        {"pricePerHourAfter", Round(without->price_per_hour, 0.0001)},
+        {"maxPendingSeconds", Round(without->max_pending_seconds, 0.001)}};
+  }
   ordered_json& timeline = out["timeline"] = ordered_json::array();
   for (const TimelineEvent& event : result.timeline) {
     timeline.push_back({{"t", Round(event.t, 0.001)},

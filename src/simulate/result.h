@@ -4,6 +4,7 @@
 // seconds from the start. The renderers (report.h, html_report.h) only read this.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +73,14 @@ struct Accuracy {
   std::vector<std::string> not_modelled;
 };
 
+// With CapacityBuffers in the input and their gate on: the same scenario run without them, so the
+// report can say what the buffers cost and what waiting they save.
+struct WithoutBuffers {
+  int nodes = 0;
+  double price_per_hour = 0;
+  double max_pending_seconds = 0;
+};
+
 struct SimulationResult {
   std::string scenario;  // what ran: "built-in migration scenario", the file names
   double virtual_seconds = 0;
@@ -87,6 +96,7 @@ struct SimulationResult {
   std::vector<Decision> decisions;
   std::vector<std::string> ignored;  // "Kind/namespace/name" of input objects not modelled
   Accuracy accuracy;
+  std::optional<WithoutBuffers> without_buffers;
 };
 
 }  // namespace karpenter::simulate

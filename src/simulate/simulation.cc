@@ -724,10 +724,28 @@ Status CheckModelledPods(const SimulationInput& input) {
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   RETURN_IF_ERROR(CheckModelledPods(input));
   Accuracy accuracy = AccuracyFor(input);
+  // Buffers are bought with money to save waiting: the same run without them says how much of
+  // each (the objects are copied first, since a run releases them as it stores them).
+  std::optional<SimulationInput> without;
+  if (input.capacity_buffers &&
+      std::any_of(input.objects.begin(), input.objects.end(), [](const kube::Object& object) {
+        return object.is_object() && object.value("kind", "") == "CapacityBuffer";
+      })) {
+    without = input;
+    without->capacity_buffers = false;
+  }
   auto world = std::make_unique<World>(input);
   RETURN_IF_ERROR(world->Load(input.objects));
   ASSIGN_OR_RETURN(SimulationResult result, world->Run(progress));
+  world.reset();
   result.accuracy = std::move(accuracy);
+  if (without) {
+    auto baseline = std::make_unique<World>(*without);
+    RETURN_IF_ERROR(baseline->Load(without->objects));
+    ASSIGN_OR_RETURN(SimulationResult plain, baseline->Run({}));
+    result.without_buffers =
+        WithoutBuffers{plain.after.nodes, plain.after.price_per_hour, plain.max_pending_seconds};
+  }
   return result;
 }
 

@@ -207,6 +207,40 @@ TEST(SimulateCommand, NodeOverlaysSteerTheForecastWithTheirGate) {
   EXPECT_THAT(without.out, HasSubstr("NodeOverlays change nothing: their feature gate is off"));
 }
 
+// CapacityBuffers with their gate forecast what they cost and the waiting they save, against the
+// same run without them: the end-to-end test's manifests, the workload scaling up at 5 minutes.
+TEST(SimulateCommand, CapacityBuffersShowTheirCostAndTheWaitingTheySave) {
+  SimulateOptions options;
+  options.files = {std::string(KARPENTER_TESTDATA) + "/e2e/buffers.yaml"};
+  options.timeline = std::string(KARPENTER_TESTDATA) + "/e2e/buffers-timeline.yaml";
+  options.output = "json";
+  options.duration = "10m";
+  options.feature_gates = "CapacityBuffer=true";
+  const Outcome with_gate = Simulate(options);
+  ASSERT_EQ(with_gate.exit_code, 0) << with_gate.err;
+  const nlohmann::json summary = nlohmann::json::parse(with_gate.out)["summary"];
+  ASSERT_TRUE(summary.contains("withoutCapacityBuffers")) << summary.dump();
+  const nlohmann::json& without = summary["withoutCapacityBuffers"];
+  // Two pods and the buffer's room for two more: four nodes; without it, two.
+  EXPECT_EQ(summary["nodesAfter"], 4);
+  EXPECT_EQ(without["nodesAfter"], 2);
+  EXPECT_GT(summary["pricePerHourAfter"].get<double>(), without["pricePerHourAfter"].get<double>());
+  // Without the buffer the pods wait for a node to boot; with it they start on its room.
+  EXPECT_LT(summary["maxPendingSeconds"].get<double>(), 5);
+  EXPECT_GT(without["maxPendingSeconds"].get<double>(), 20);
+
+  options.output = "text";
+  const Outcome text = Simulate(options);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("CapacityBuffers: +"));
+
+  options.feature_gates = "";
+  const Outcome without_gate = Simulate(options);
+  ASSERT_EQ(without_gate.exit_code, 0) << without_gate.err;
+  EXPECT_THAT(without_gate.out,
+              HasSubstr("CapacityBuffers change nothing: their feature gate is off"));
+}
+
 // Four workloads of 100,000 replicas each, every one within the per-workload limit: together more
 // pods than a simulation or a plan models, refused at once with a message (not a hang or an
 // allocation failure).
@@ -247,9 +281,9 @@ TEST(PlanCommand, MorePodsThanItModelsAreRefusedAtOnce) {
   std::filesystem::remove(manifests);
 }
 
-// NodeOverlays in a plan's inputs are not silently dropped: the plan says it plans without them and
-// where to look instead.
-TEST(PlanCommand, SaysItPlansWithoutNodeOverlays) {
+// NodeOverlays and CapacityBuffers in a plan's inputs are not silently dropped: the plan says it
+// plans without them and where to look instead.
+TEST(PlanCommand, SaysItPlansWithoutNodeOverlaysOrCapacityBuffers) {
   PlanOptions options;
   options.files = {std::string(KARPENTER_TESTDATA) + "/e2e/overlays.yaml"};
   std::ostringstream out;
@@ -257,6 +291,12 @@ TEST(PlanCommand, SaysItPlansWithoutNodeOverlays) {
   EXPECT_EQ(RunPlan(options, out, err), 0) << err.str();
   EXPECT_THAT(err.str(), HasSubstr("warning: 3 NodeOverlays not applied"));
   EXPECT_THAT(err.str(), HasSubstr("simulate --feature-gates NodeOverlay=true"));
+
+  options.files = {std::string(KARPENTER_TESTDATA) + "/e2e/buffers.yaml"};
+  std::ostringstream buffers_out;
+  std::ostringstream buffers_err;
+  EXPECT_EQ(RunPlan(options, buffers_out, buffers_err), 0) << buffers_err.str();
+  EXPECT_THAT(buffers_err.str(), HasSubstr("warning: 1 CapacityBuffer not planned for"));
 }
 
 }  // namespace

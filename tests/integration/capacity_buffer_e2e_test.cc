@@ -1,7 +1,7 @@
 // CapacityBuffers on the test cluster: `karpenter controller --cloud-provider sim` with the
-// CapacityBuffer gate on, as the chart sets it (settings.featureGates.capacityBuffer: true), and the
-// chart's RBAC. A buffer of two copies of a PodTemplate's pod launches two nodes with no pod on
-// them; a Deployment's pod of that shape then runs at once on one of them (kube-scheduler binds
+// CapacityBuffer gate on, as the chart sets it (settings.featureGates.capacityBuffer: true), and
+// the chart's RBAC. A buffer of two copies of a PodTemplate's pod launches two nodes with no pod on
+// them; the Deployment's first pod then runs at once on one of them (kube-scheduler binds
 // it, no node boots for it), and the buffer's room is launched again. The buffer's status says
 // what happened.
 
@@ -56,27 +56,18 @@ TEST_F(CapacityBufferE2E, RoomIsReadyBeforeThePodAndLaunchedAgainAfter) {
                Reason(controllers::kConditionProvisioning) == "FitsExistingCapacity";
       },
       seconds(120)))
-      << SimNodes(*client_).size() << " nodes; Provisioning " << Reason(controllers::kConditionProvisioning);
+      << SimNodes(*client_).size() << " nodes; Provisioning "
+      << Reason(controllers::kConditionProvisioning);
   EXPECT_EQ(BufferStatus().value("replicas", -1), 2);
   EXPECT_EQ(Part(BufferStatus(), "podTemplateRef").value("name", ""), "web");
   EXPECT_EQ(CountRunning(*client_, "e2e-buffers"), 0U);
   const std::set<std::string> warm = NodeNames();
 
-  kube::Object deployment = {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", {{"name", "web"}, {"namespace", "e2e-buffers"}}},
-      {"spec",
-       {{"replicas", 1},
-        {"selector", {{"matchLabels", {{"app", "web"}}}}},
-        {"template",
-         {{"metadata", {{"labels", {{"app", "web"}}}}},
-          {"spec",
-           {{"containers",
-             {{{"name", "app"},
-               {"image", "registry.k8s.io/pause:3.10"},
-               {"resources", {{"requests", {{"cpu", "1500m"}, {"memory", "512Mi"}}}}}}}}}}}}}}};
-  ASSERT_OK(support::Apply(*client_, deployment));
+  // The buffer's workload scales up: its pod runs at once on buffer room.
+  ASSERT_THAT(
+      client_->Patch(kube::resources::kDeployments, "e2e-buffers", "web", kube::PatchType::kMerge,
+                     {{"spec", {{"replicas", 1}}}}, kube::Subresource::kNone),
+      IsOk());
   ASSERT_TRUE(
       support::WaitFor([&] { return CountRunning(*client_, "e2e-buffers") == 1; }, seconds(60)));
   for (const kube::Object& pod : List(*client_, kube::resources::kPods, "e2e-buffers")) {
