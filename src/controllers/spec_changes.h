@@ -19,7 +19,7 @@ class SpecChanges {
  public:
   // Registers a handler on each informer (before they start); they must outlive this, which must
   // not move.
-  explicit SpecChanges(std::initializer_list<kube::Informer*> informers);
+  SpecChanges(std::initializer_list<kube::Informer*> informers);
   SpecChanges(const SpecChanges&) = delete;
   SpecChanges& operator=(const SpecChanges&) = delete;
 
