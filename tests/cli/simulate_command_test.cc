@@ -296,7 +296,7 @@ TEST(PlanCommand, SaysItPlansWithoutNodeOverlaysOrCapacityBuffers) {
   std::ostringstream buffers_out;
   std::ostringstream buffers_err;
   EXPECT_EQ(RunPlan(options, buffers_out, buffers_err), 0) << buffers_err.str();
-  EXPECT_THAT(buffers_err.str(), HasSubstr("warning: 1 CapacityBuffer not planned for"));
+  EXPECT_THAT(buffers_err.str(), HasSubstr("warning: 4 CapacityBuffers not planned for"));
 }
 
 }  // namespace

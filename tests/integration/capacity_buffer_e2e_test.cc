@@ -24,14 +24,14 @@ class CapacityBufferE2E : public ControllerEndToEnd {
  protected:
   CapacityBufferE2E() : ControllerEndToEnd({"e2e-buffers"}) {}
 
-  kube::Object BufferStatus() {
+  kube::Object BufferStatus(const std::string& name = "warm-web") {
     Result<kube::Object> buffer =
-        client_->Get(kube::resources::kCapacityBuffers, "e2e-buffers", "warm-web");
+        client_->Get(kube::resources::kCapacityBuffers, "e2e-buffers", name);
     return buffer.ok() ? Part(*buffer, "status") : kube::Object::object();
   }
 
-  std::string Reason(std::string_view type) {
-    const kube::Object status = BufferStatus();
+  std::string Reason(std::string_view type, const std::string& name = "warm-web") {
+    const kube::Object status = BufferStatus(name);
     for (const kube::Object& condition : Part(status, "conditions")) {
       if (condition.value("type", "") == type) return condition.value("reason", "");
     }
@@ -62,6 +62,15 @@ TEST_F(CapacityBufferE2E, RoomIsReadyBeforeThePodAndLaunchedAgainAfter) {
   EXPECT_EQ(Part(BufferStatus(), "podTemplateRef").value("name", ""), "web");
   EXPECT_EQ(CountRunning(*client_, "e2e-buffers"), 0U);
   const std::set<std::string> warm = NodeNames();
+  // The buffers of no room on each workload kind resolved (the controller read each workload).
+  for (const std::string name : {"web-none", "cache-none", "batch-none"}) {
+    ASSERT_TRUE(support::WaitFor(
+        [&] { return Reason(controllers::kConditionProvisioning, name) == "BufferEmpty"; },
+        seconds(60)))
+        << name;
+    EXPECT_EQ(Reason(controllers::kConditionReadyForProvisioning, name), "Resolved") << name;
+    EXPECT_EQ(BufferStatus(name).value("replicas", -1), 0) << name;
+  }
 
   // The buffer's workload scales up: its pod runs at once on buffer room.
   ASSERT_THAT(
