@@ -65,7 +65,8 @@ OverlayEvaluation EvaluateOverlays(std::span<const api::NodeOverlay> overlays,
   for (const OverlayTarget& target : targets) {
     evaluation.node_pools.try_emplace(target.node_pool);
     Target& view = matched.emplace_back(Target{&target, {}});
-    if (!target.instance_types) continue;
+    // Matching copies every type's labels: only when there is something to match.
+    if (!target.instance_types || overlays.empty()) continue;
     scheduling::Requirements pool = scheduling::Requirements::FromLabels(target.template_labels);
     pool.Add(scheduling::Requirement::In(std::string(api::kLabelNodePool), {target.node_pool}));
     view.types.reserve(target.instance_types->size());

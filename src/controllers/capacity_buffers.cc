@@ -78,26 +78,38 @@ CapacityBuffers::CapacityBuffers(ClusterCache& cluster, kube::Client& client, co
       logger_(std::move(logger)),
       changes_({&cluster_.capacity_buffers()}) {}
 
+// `resource` `namespace_/name` read and decoded; `missing` is the reason when it does not exist.
+Result<api::Manifest> CapacityBuffers::Read(const kube::Resource& resource,
+                                            const std::string& namespace_, const std::string& name,
+                                            std::string_view missing) {
+  Result<kube::Object> object = client_.Get(resource, namespace_, name);
+  if (!object.ok()) {
+    return Error(
+        fmt::format("{} {}/{}: {}", resource.kind, namespace_, name, object.error().message),
+        object.error().status,
+        std::string(object.error().status == 404 ? missing : kReasonResolutionFailed));
+  }
+  api::DecodeOutcome decoded = api::DecodeObject(*object, "cluster");
+  if (!decoded.errors.empty()) {
+    return Error(decoded.errors.front(), 0, std::string(kReasonResolutionFailed));
+  }
+  return std::move(decoded.manifest);
+}
+
 Result<CapacityBuffers::ResolvedPod> CapacityBuffers::Resolve(const api::CapacityBuffer& buffer) {
   const std::string& namespace_ = buffer.metadata.namespace_;
   ResolvedPod resolved;
   if (buffer.spec.pod_template_ref) {
     const std::string& name = *buffer.spec.pod_template_ref;
-    Result<kube::Object> object = client_.Get(kube::resources::kPodTemplates, namespace_, name);
-    if (!object.ok()) {
-      const bool missing = object.error().status == 404;
-      return Error(fmt::format("PodTemplate {}/{}: {}", namespace_, name, object.error().message),
-                   object.error().status,
-                   std::string(missing ? kReasonPodTemplateNotFound : kReasonResolutionFailed));
+    ASSIGN_OR_RETURN(api::Manifest read, Read(kube::resources::kPodTemplates, namespace_, name,
+                                              kReasonPodTemplateNotFound));
+    if (read.pod_templates.empty()) {
+      return Error("not a PodTemplate", 0, std::string(kReasonResolutionFailed));
     }
-    api::DecodeOutcome decoded = api::DecodeObject(*object, "cluster");
-    if (decoded.manifest.pod_templates.empty()) {
-      return Error(decoded.errors.empty() ? "not a PodTemplate" : decoded.errors.front(), 0,
-                   std::string(kReasonResolutionFailed));
-    }
-    resolved.pod = std::move(decoded.manifest.pod_templates.front().template_);
+    api::PodTemplateObject& pod_template = read.pod_templates.front();
+    resolved.pod = std::move(pod_template.template_);
     resolved.template_name = name;
-    resolved.template_generation = kube::Generation(*object);
+    resolved.template_generation = pod_template.metadata.generation;
     return resolved;
   }
   const api::ScalableReference& ref = *buffer.spec.scalable_ref;
@@ -106,20 +118,12 @@ Result<CapacityBuffers::ResolvedPod> CapacityBuffers::Resolve(const api::Capacit
     return Error(fmt::format("unsupported scalableRef kind {}", ref.kind), 0,
                  std::string(kReasonResolutionFailed));
   }
-  Result<kube::Object> object = client_.Get(*resource, namespace_, ref.name);
-  if (!object.ok()) {
-    const bool missing = object.error().status == 404;
-    return Error(
-        fmt::format("{} {}/{}: {}", ref.kind, namespace_, ref.name, object.error().message),
-        object.error().status,
-        std::string(missing ? kReasonScalableRefNotFound : kReasonResolutionFailed));
+  ASSIGN_OR_RETURN(api::Manifest read,
+                   Read(*resource, namespace_, ref.name, kReasonScalableRefNotFound));
+  if (read.workloads.empty()) {
+    return Error("not a workload", 0, std::string(kReasonResolutionFailed));
   }
-  api::DecodeOutcome decoded = api::DecodeObject(*object, "cluster");
-  if (decoded.manifest.workloads.empty()) {
-    return Error(decoded.errors.empty() ? "not a workload" : decoded.errors.front(), 0,
-                 std::string(kReasonResolutionFailed));
-  }
-  api::Workload& workload = decoded.manifest.workloads.front();
+  api::Workload& workload = read.workloads.front();
   resolved.pod = std::move(workload.template_);
   resolved.workload_replicas = workload.replicas;
   return resolved;

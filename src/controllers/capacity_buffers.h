@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "api/capacity_buffer.h"
+#include "api/manifest.h"
 #include "api/pod.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -86,6 +87,8 @@ class CapacityBuffers {
     std::optional<int64_t> template_generation;
   };
   Result<ResolvedPod> Resolve(const api::CapacityBuffer& buffer);
+  Result<api::Manifest> Read(const kube::Resource& resource, const std::string& namespace_,
+                             const std::string& name, std::string_view missing);
   // Merges `status` into the buffer's when it differs.
   Status WriteStatus(const kube::Object& object, const kube::Object& status);
 
