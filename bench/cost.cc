@@ -13,7 +13,6 @@
 #include <functional>
 #include <iostream>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <set>
@@ -25,6 +24,7 @@
 #include "api/manifest.h"
 #include "aws/catalog/load_catalog.h"
 #include "cli/builtin_example.h"
+#include "common/json.h"
 #include "common/result.h"
 #include "provisioning/fractional_fleet.h"
 #include "provisioning/scheduler.h"
@@ -201,20 +201,20 @@ std::vector<Mix> Mixes(uint64_t seed) {
 
 // A mix as scripts/cost_optimum.py reads it: the pool's types (CPU in millicores, memory in MiB),
 // the existing nodes' free room as a type that costs nothing, and the pods grouped by shape.
-nlohmann::json OptimumModel(const std::string& name,
-                            const std::vector<provisioning::FleetType>& types,
-                            const std::vector<const api::Pod*>& pods,
-                            const provisioning::FleetType& existing, int existing_nodes,
-                            double seconds) {
-  nlohmann::json out = {{"name", name}, {"seconds", seconds}};
-  auto type = [](const provisioning::FleetType& c, nlohmann::json count) {
-    return nlohmann::json{{"cpu", std::floor(c.cpu * 1000)},
-                          {"memory", std::floor(c.memory * 1024)},
-                          {"pods", c.pods},
-                          {"price", c.price},
-                          {"count", std::move(count)}};
+karpenter::Json OptimumModel(const std::string& name,
+                             const std::vector<provisioning::FleetType>& types,
+                             const std::vector<const api::Pod*>& pods,
+                             const provisioning::FleetType& existing, int existing_nodes,
+                             double seconds) {
+  karpenter::Json out = {{"name", name}, {"seconds", seconds}};
+  auto type = [](const provisioning::FleetType& c, karpenter::Json count) {
+    return karpenter::Json{{"cpu", std::floor(c.cpu * 1000)},
+                           {"memory", std::floor(c.memory * 1024)},
+                           {"pods", c.pods},
+                           {"price", c.price},
+                           {"count", std::move(count)}};
   };
-  out["types"] = nlohmann::json::array();
+  out["types"] = karpenter::Json::array();
   for (const provisioning::FleetType& c : types) out["types"].push_back(type(c, nullptr));
   if (existing_nodes > 0) out["types"].push_back(type(existing, existing_nodes));
   std::map<std::pair<int64_t, int64_t>, int> shapes;
@@ -222,7 +222,7 @@ nlohmann::json OptimumModel(const std::string& name,
     const api::ResourceList requests = api::EffectiveRequests(pod->spec);
     ++shapes[{requests.cpu().milli(), requests.memory().units_ceil()}];
   }
-  out["shapes"] = nlohmann::json::array();
+  out["shapes"] = karpenter::Json::array();
   for (const auto& [shape, count] : shapes) {
     out["shapes"].push_back({{"cpu", shape.first},
                              {"memory", static_cast<double>(shape.second) / (1024 * 1024)},
@@ -282,12 +282,12 @@ std::vector<std::string> PoolZones(const api::NodePool& pool,
 }
 
 // Runs scripts/cost-optimum on the models; its results by mix name. An error names what failed.
-Result<std::map<std::string, nlohmann::json>> SolveOptimum(const nlohmann::json& models) {
+Result<std::map<std::string, karpenter::Json>> SolveOptimum(const karpenter::Json& models) {
   const std::filesystem::path scratch = std::filesystem::temp_directory_path();
   const std::filesystem::path input = scratch / fmt::format("karpenter-cost-{}.json", ::getpid());
   const std::filesystem::path output =
       scratch / fmt::format("karpenter-cost-{}-results.json", ::getpid());
-  std::ofstream(input) << nlohmann::json{{"models", models}}.dump();
+  std::ofstream(input) << karpenter::Json{{"models", models}}.dump();
   // The solver's banner goes to stderr with the rest of what it says; the results to a file.
   const std::string command = fmt::format(
       "'{}' '{}' '{}' 1>&2",
@@ -295,15 +295,15 @@ Result<std::map<std::string, nlohmann::json>> SolveOptimum(const nlohmann::json&
       input.string(), output.string());
   const int status = std::system(command.c_str());  // NOLINT(cert-env33-c): a benchmark's tool
   std::ifstream in(output);
-  const nlohmann::json parsed = nlohmann::json::parse(in, nullptr, false);
+  const karpenter::Json parsed = karpenter::Json::parse(in, nullptr, false);
   std::filesystem::remove(input);
   std::filesystem::remove(output);
   if (status != 0) return Error(fmt::format("{} failed (status {})", command, status));
   if (!parsed.is_object() || !parsed.contains("results")) {
     return Error(fmt::format("{} wrote no results to {}", command, output.string()));
   }
-  std::map<std::string, nlohmann::json> out;
-  for (const nlohmann::json& result : parsed["results"]) out[result.value("name", "")] = result;
+  std::map<std::string, karpenter::Json> out;
+  for (const karpenter::Json& result : parsed["results"]) out[result.value("name", "")] = result;
   return out;
 }
 
@@ -322,7 +322,7 @@ int RunCost(const CostArgs& args) {
   }
   const std::string seed_pool = cli::BuiltinPlanExample();  // the seed's NodePool and more
   nlohmann::ordered_json mixes = nlohmann::ordered_json::array();
-  nlohmann::json models = nlohmann::json::array();
+  karpenter::Json models = karpenter::Json::array();
   struct ZoneModels {
     std::vector<std::string> zones;
     bool even = false;  // every app divides evenly over the zones
@@ -494,7 +494,7 @@ int RunCost(const CostArgs& args) {
       }
       const auto found = solved->find(name);
       if (found == solved->end()) continue;
-      const nlohmann::json& answer = found->second;
+      const karpenter::Json& answer = found->second;
       if (answer["bound"].is_number()) mix["integerBoundPricePerHour"] = answer["bound"];
       if (answer["optimum"].is_number()) mix["optimumPricePerHour"] = answer["optimum"];
       mix["optimumSeconds"] = answer["seconds"];

@@ -9,11 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string>
 #include <vector>
+
+#include "common/json.h"
 
 namespace karpenter::bench {
 namespace {
@@ -132,7 +133,7 @@ int RunFuzz(const FuzzArgs& args) {
   }
   std::sort(binaries.begin(), binaries.end());
   const fs::path scratch = fs::temp_directory_path() / fmt::format("karpenter-fuzz-{}", ::getpid());
-  nlohmann::json targets = nlohmann::json::array();
+  karpenter::Json targets = karpenter::Json::array();
   int64_t executions = 0;
   int crashes = 0;
   for (const fs::path& binary : binaries) {
@@ -147,14 +148,14 @@ int RunFuzz(const FuzzArgs& args) {
                        {"features", outcome.features},
                        {"corpus", outcome.corpus},
                        {"seconds", outcome.seconds},
-                       {"crash", outcome.crash.empty() ? nlohmann::json(nullptr)
-                                                       : nlohmann::json(outcome.crash)}});
+                       {"crash", outcome.crash.empty() ? karpenter::Json(nullptr)
+                                                       : karpenter::Json(outcome.crash)}});
   }
-  std::cout << nlohmann::json{{"targets", targets},
-                              {"summary",
-                               {{"targets", targets.size()},
-                                {"executions", executions},
-                                {"crashes", crashes}}}}
+  std::cout << karpenter::Json{{"targets", targets},
+                               {"summary",
+                                {{"targets", targets.size()},
+                                 {"executions", executions},
+                                 {"crashes", crashes}}}}
                    .dump()
             << '\n';
   if (crashes == 0) fs::remove_all(scratch, error);

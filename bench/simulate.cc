@@ -6,7 +6,6 @@
 #include <array>
 #include <chrono>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +16,7 @@
 #include "cli/builtin_example.h"
 #include "common/document.h"
 #include "common/duration.h"
+#include "common/json.h"
 #include "peak_rss.h"
 #include "simulate/inputs.h"
 #include "simulate/simulation.h"
@@ -24,7 +24,7 @@
 namespace karpenter::bench {
 namespace {
 
-using nlohmann::json;
+using json = karpenter::Json;
 
 constexpr int kNodesPerGroup = 500;
 constexpr int kReplicas = 100;
@@ -239,12 +239,13 @@ void DressNode(json& node, size_t index) {
   labels["eks.amazonaws.com/sourceLaunchTemplateId"] = "lt-0123456789abcdef0";
   labels["eks.amazonaws.com/sourceLaunchTemplateVersion"] = "1";
   labels["failure-domain.beta.kubernetes.io/region"] = "us-east-1";
-  labels["failure-domain.beta.kubernetes.io/zone"] = labels["topology.kubernetes.io/zone"];
+  const json zone = labels["topology.kubernetes.io/zone"];  // a copy: inserting moves members
+  labels["failure-domain.beta.kubernetes.io/zone"] = zone;
   labels["k8s.io/cloud-provider-aws"] = "0123456789abcdef0123456789abcdef";
-  labels["topology.ebs.csi.aws.com/zone"] = labels["topology.kubernetes.io/zone"];
+  labels["topology.ebs.csi.aws.com/zone"] = zone;
   labels["topology.kubernetes.io/region"] = "us-east-1";
-  json& status = node["status"];
   const std::string name = metadata["name"];
+  json& status = node["status"];  // may move `metadata` (common/json.h): not used after
   status["addresses"] = {{{"address", "10.1.0.1"}, {"type", "InternalIP"}},
                          {{"address", name}, {"type", "InternalDNS"}},
                          {{"address", name}, {"type", "Hostname"}}};

@@ -5,48 +5,48 @@
 namespace karpenter::api {
 namespace {}  // namespace
 
-nlohmann::json Encode(const NodeSelectorRequirement& requirement) {
-  nlohmann::json out = {{"key", requirement.key},
-                        {"operator", std::string(ToString(requirement.op))}};
+karpenter::Json Encode(const NodeSelectorRequirement& requirement) {
+  karpenter::Json out = {{"key", requirement.key},
+                         {"operator", std::string(ToString(requirement.op))}};
   if (!requirement.values.empty()) out["values"] = requirement.values;
   if (requirement.min_values) out["minValues"] = *requirement.min_values;
   return out;
 }
 
-nlohmann::json Encode(const std::vector<NodeSelectorRequirement>& requirements) {
-  nlohmann::json out = nlohmann::json::array();
+karpenter::Json Encode(const std::vector<NodeSelectorRequirement>& requirements) {
+  karpenter::Json out = karpenter::Json::array();
   for (const NodeSelectorRequirement& requirement : requirements) {
     out.push_back(Encode(requirement));
   }
   return out;
 }
 
-nlohmann::json Encode(const Taint& taint) {
-  nlohmann::json out = {{"key", taint.key}, {"effect", std::string(ToString(taint.effect))}};
+karpenter::Json Encode(const Taint& taint) {
+  karpenter::Json out = {{"key", taint.key}, {"effect", std::string(ToString(taint.effect))}};
   if (!taint.value.empty()) out["value"] = taint.value;
   return out;
 }
 
-nlohmann::json Encode(const std::vector<Taint>& taints) {
-  nlohmann::json out = nlohmann::json::array();
+karpenter::Json Encode(const std::vector<Taint>& taints) {
+  karpenter::Json out = karpenter::Json::array();
   for (const Taint& taint : taints) out.push_back(Encode(taint));
   return out;
 }
 
-nlohmann::json Encode(const ResourceList& resources) {
-  nlohmann::json out = nlohmann::json::object();
+karpenter::Json Encode(const ResourceList& resources) {
+  karpenter::Json out = karpenter::Json::object();
   resources.ForEach(
       [&](std::string_view name, Quantity value) { out[std::string(name)] = value.ToString(); });
   return out;
 }
 
-nlohmann::json Encode(const Labels& labels) {
-  nlohmann::json out = nlohmann::json::object();
+karpenter::Json Encode(const Labels& labels) {
+  karpenter::Json out = karpenter::Json::object();
   for (const auto& [key, value] : labels) out[key] = value;
   return out;
 }
 
-nlohmann::json Encode(const Condition& condition) {
+karpenter::Json Encode(const Condition& condition) {
   return {{"type", condition.type},
           {"status", condition.status},
           {"reason", condition.reason},
@@ -55,41 +55,41 @@ nlohmann::json Encode(const Condition& condition) {
           {"observedGeneration", condition.observed_generation}};
 }
 
-nlohmann::json Encode(const EC2NodeClass::Status& status) {
-  nlohmann::json subnets = nlohmann::json::array();
+karpenter::Json Encode(const EC2NodeClass::Status& status) {
+  karpenter::Json subnets = karpenter::Json::array();
   for (const SubnetStatus& subnet : status.subnets) {
     subnets.push_back({{"id", subnet.id}, {"zone", subnet.zone}, {"zoneID", subnet.zone_id}});
   }
-  nlohmann::json groups = nlohmann::json::array();
+  karpenter::Json groups = karpenter::Json::array();
   for (const SecurityGroupStatus& group : status.security_groups) {
     groups.push_back({{"id", group.id}, {"name", group.name}});
   }
-  nlohmann::json amis = nlohmann::json::array();
+  karpenter::Json amis = karpenter::Json::array();
   for (const AmiStatus& ami : status.amis) {
-    nlohmann::json entry = {
+    karpenter::Json entry = {
         {"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}};
     if (ami.deprecated) entry["deprecated"] = true;
     amis.push_back(std::move(entry));
   }
-  nlohmann::json reservations = nlohmann::json::array();
+  karpenter::Json reservations = karpenter::Json::array();
   for (const CapacityReservationStatus& reservation : status.capacity_reservations) {
-    nlohmann::json entry = {{"id", reservation.id},
-                            {"instanceType", reservation.instance_type},
-                            {"ownerID", reservation.owner_id},
-                            {"availabilityZone", reservation.zone},
-                            {"instanceMatchCriteria", reservation.instance_match_criteria},
-                            {"reservationType", reservation.reservation_type},
-                            {"state", reservation.state}};
+    karpenter::Json entry = {{"id", reservation.id},
+                             {"instanceType", reservation.instance_type},
+                             {"ownerID", reservation.owner_id},
+                             {"availabilityZone", reservation.zone},
+                             {"instanceMatchCriteria", reservation.instance_match_criteria},
+                             {"reservationType", reservation.reservation_type},
+                             {"state", reservation.state}};
     if (!reservation.end_time.empty()) entry["endTime"] = reservation.end_time;
     reservations.push_back(std::move(entry));
   }
-  nlohmann::json conditions = nlohmann::json::array();
+  karpenter::Json conditions = karpenter::Json::array();
   for (const Condition& condition : status.conditions) conditions.push_back(Encode(condition));
-  nlohmann::json out = {{"subnets", std::move(subnets)},
-                        {"securityGroups", std::move(groups)},
-                        {"amis", std::move(amis)},
-                        {"capacityReservations", std::move(reservations)},
-                        {"conditions", std::move(conditions)}};
+  karpenter::Json out = {{"subnets", std::move(subnets)},
+                         {"securityGroups", std::move(groups)},
+                         {"amis", std::move(amis)},
+                         {"capacityReservations", std::move(reservations)},
+                         {"conditions", std::move(conditions)}};
   if (!status.instance_profile.empty()) out["instanceProfile"] = status.instance_profile;
   return out;
 }

@@ -3,7 +3,6 @@
 // taints, resource lists, labels, conditions, EC2NodeClass status. The inverse of decoding for
 // these fields.
 
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "api/condition.h"
@@ -12,18 +11,19 @@
 #include "api/object_meta.h"
 #include "api/resource_list.h"
 #include "api/taint.h"
+#include "common/json.h"
 
 namespace karpenter::api {
 
-nlohmann::json Encode(const NodeSelectorRequirement& requirement);
-nlohmann::json Encode(const std::vector<NodeSelectorRequirement>& requirements);
-nlohmann::json Encode(const Taint& taint);
-nlohmann::json Encode(const std::vector<Taint>& taints);
+karpenter::Json Encode(const NodeSelectorRequirement& requirement);
+karpenter::Json Encode(const std::vector<NodeSelectorRequirement>& requirements);
+karpenter::Json Encode(const Taint& taint);
+karpenter::Json Encode(const std::vector<Taint>& taints);
 // {"cpu": "2", "memory": "4Gi", …}: quantities in canonical Kubernetes form.
-nlohmann::json Encode(const ResourceList& resources);
-nlohmann::json Encode(const Labels& labels);
-nlohmann::json Encode(const Condition& condition);
+karpenter::Json Encode(const ResourceList& resources);
+karpenter::Json Encode(const Labels& labels);
+karpenter::Json Encode(const Condition& condition);
 // {"subnets": [...], "securityGroups": [...], "amis": [...], "instanceProfile", "conditions"}.
-nlohmann::json Encode(const EC2NodeClass::Status& status);
+karpenter::Json Encode(const EC2NodeClass::Status& status);
 
 }  // namespace karpenter::api

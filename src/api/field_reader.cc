@@ -12,22 +12,22 @@
 namespace karpenter::api {
 namespace {
 
-std::string_view TypeName(const nlohmann::json& value) {
+std::string_view TypeName(const karpenter::Json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null:
+    case karpenter::Json::value_t::null:
       return "null";
-    case nlohmann::json::value_t::object:
+    case karpenter::Json::value_t::object:
       return "an object";
-    case nlohmann::json::value_t::array:
+    case karpenter::Json::value_t::array:
       return "a list";
-    case nlohmann::json::value_t::string:
+    case karpenter::Json::value_t::string:
       return "a string";
-    case nlohmann::json::value_t::boolean:
+    case karpenter::Json::value_t::boolean:
       return "a boolean";
-    case nlohmann::json::value_t::number_integer:
-    case nlohmann::json::value_t::number_unsigned:
+    case karpenter::Json::value_t::number_integer:
+    case karpenter::Json::value_t::number_unsigned:
       return "an integer";
-    case nlohmann::json::value_t::number_float:
+    case karpenter::Json::value_t::number_float:
       return "a number";
     default:
       return "an unsupported value";
@@ -44,7 +44,7 @@ void Problems::Add(std::string_view path, std::string_view message) {
   }
 }
 
-const nlohmann::json* Reader::Member(std::string_view name) const {
+const karpenter::Json* Reader::Member(std::string_view name) const {
   if (value_ == nullptr || !value_->is_object()) return nullptr;
   const auto it = value_->find(name);
   return it == value_->end() ? nullptr : &*it;

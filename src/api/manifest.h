@@ -2,7 +2,6 @@
 // A set of decoded objects, as read from manifest files or a cluster snapshot, and the loader.
 // Every problem names the file, the object (Kind/namespace/name) and the field path.
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "api/pod.h"
 #include "api/storage.h"
 #include "api/workloads.h"
+#include "common/json.h"
 #include "common/result.h"
 
 namespace karpenter::api {
@@ -49,7 +49,7 @@ struct DecodeOutcome {
 DecodeOutcome DecodeManifest(std::string_view text, std::string_view source);
 
 // Decodes one object already parsed as JSON (a list item or watch event from the API server).
-DecodeOutcome DecodeObject(const nlohmann::json& object, std::string_view source);
+DecodeOutcome DecodeObject(const karpenter::Json& object, std::string_view source);
 
 // Reads and decodes a file; a read failure is one error naming the file.
 DecodeOutcome LoadManifestFile(const std::string& path);

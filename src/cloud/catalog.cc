@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -16,11 +15,12 @@
 #include "api/labels.h"
 #include "cloud/fake_catalog.h"
 #include "common/document.h"
+#include "common/json.h"
 
 namespace karpenter::cloud {
 namespace {
 
-using nlohmann::json;
+using json = karpenter::Json;
 
 constexpr int kMaxFakeCatalogSize = 100000;
 constexpr int64_t kDefaultPods = 110;

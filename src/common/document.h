@@ -8,17 +8,17 @@
 // scalars always stay strings, as do plain scalars of any other shape.
 
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/json.h"
 #include "common/result.h"
 
 namespace karpenter {
 
 struct Document {
-  nlohmann::json value;
+  karpenter::Json value;
   int line = 0;  // 1-based line where the document starts in the source text; 0 when unknown
 };
 
@@ -37,6 +37,6 @@ Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_
 // The text of a JSON number, for numbers given where a string is expected (`values: [2]`,
 // `cpu: 1000`): integers in decimal, other numbers as the shortest text that reads back as the same
 // value ("0.5", "1.1"; 1e21 and beyond in exponent form).
-std::string NumberText(const nlohmann::json& number);
+std::string NumberText(const karpenter::Json& number);
 
 }  // namespace karpenter

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/json.h"
 #include "common/mutex.h"
 #include "common/result.h"
 
@@ -33,7 +33,7 @@ std::string_view LogLevelName(LogLevel level);
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
 // A key and a JSON value (string, number, bool, object, …).
-using LogField = std::pair<std::string, nlohmann::json>;
+using LogField = std::pair<std::string, karpenter::Json>;
 using LogFields = std::vector<LogField>;
 
 // Where log lines go. Each line is written whole, under a mutex, and flushed at once: the

@@ -5,13 +5,14 @@
 
 #include <initializer_list>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "common/json.h"
+
 namespace karpenter::kube {
 
-using Object = nlohmann::json;
+using Object = Json;
 // A state of an object as a list or watch delivers it: immutable, so the in-memory API server,
 // its watches and every informer hold one copy of it (a 50,000-pod snapshot is not kept three
 // times over).

@@ -38,12 +38,12 @@
 
 #include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
 
+#include "common/json.h"
 #include "common/result.h"
 
 namespace karpenter::simulate {
@@ -69,7 +69,7 @@ struct ScaleWorkload {
   int replicas = 0;
 };
 struct ApplyObject {
-  nlohmann::json object;
+  karpenter::Json object;
 };
 struct DeleteObject {
   std::string kind;

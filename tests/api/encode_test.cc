@@ -2,19 +2,19 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "api/labels.h"
 #include "api/manifest.h"
 #include "api/nodeclaim.h"
+#include "common/json.h"
 #include "support/matchers.h"
 
 namespace karpenter::api {
 namespace {
 
-using nlohmann::json;
+using json = karpenter::Json;
 using Op = NodeSelectorOperator;
 
 constexpr int64_t kGi = int64_t{1} << 30;

@@ -9,18 +9,18 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "cli/plan_command.h"
+#include "common/json.h"
 
 namespace karpenter {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
+using json = karpenter::Json;
 
 std::string PlanJson(const std::string& file, const std::string& catalog) {
   cli::PlanOptions options;

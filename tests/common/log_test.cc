@@ -6,16 +6,17 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/json.h"
+
 namespace karpenter {
 namespace {
 
-using nlohmann::json;
+using json = karpenter::Json;
 using testing::ElementsAre;
 
 // 2024-09-10T15:21:13.098Z

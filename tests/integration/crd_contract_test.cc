@@ -33,7 +33,7 @@
 namespace karpenter::integration {
 namespace {
 
-using ::nlohmann::json;
+using json = ::karpenter::Json;
 using ::testing::HasSubstr;
 
 // ---- where the API server and `karpenter validate` knowingly disagree ---------------------------

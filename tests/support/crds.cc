@@ -32,7 +32,7 @@ bool ConditionIsTrue(const kube::Object& crd, std::string_view type) {
   if (status == crd.end() || !status->is_object()) return false;
   const auto conditions = status->find("conditions");
   if (conditions == status->end() || !conditions->is_array()) return false;
-  return std::any_of(conditions->begin(), conditions->end(), [&](const nlohmann::json& c) {
+  return std::any_of(conditions->begin(), conditions->end(), [&](const karpenter::Json& c) {
     return c.is_object() && c.value("type", "") == type && c.value("status", "") == "True";
   });
 }
@@ -46,7 +46,7 @@ Status WaitEstablished(kube::Client& client, std::string_view name) {
     if (std::chrono::steady_clock::now() > deadline) {
       return Error{fmt::format("CRD {} is not Established after {}s: status {}", name,
                                kEstablishTimeout.count(),
-                               crd->value("status", nlohmann::json()).dump())};
+                               crd->value("status", karpenter::Json()).dump())};
     }
     std::this_thread::sleep_for(kPollInterval);
   }

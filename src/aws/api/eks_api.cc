@@ -1,17 +1,17 @@
 #include "aws/api/eks_api.h"
 
-#include <nlohmann/json.hpp>
+#include "common/json.h"
 
 namespace karpenter::aws {
 namespace {
 
-std::string StringAt(const nlohmann::json& object, const char* key) {
+std::string StringAt(const karpenter::Json& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-const nlohmann::json& ObjectAt(const nlohmann::json& object, const char* key) {
-  static const nlohmann::json kEmpty = nlohmann::json::object();
+const karpenter::Json& ObjectAt(const karpenter::Json& object, const char* key) {
+  static const karpenter::Json kEmpty = karpenter::Json::object();
   const auto it = object.find(key);
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
@@ -28,9 +28,9 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   request.method = "GET";
   request.path = "/clusters/" + name;
   ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeCluster", request));
-  const nlohmann::json body =
-      nlohmann::json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
+  const karpenter::Json body =
+      karpenter::Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  const karpenter::Json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
   if (!cluster.is_object() || cluster.empty()) {
     return Error("eks DescribeCluster " + name + ": the response has no cluster object");
   }
@@ -41,7 +41,7 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   out.version = StringAt(cluster, "version");
   out.endpoint = StringAt(cluster, "endpoint");
   out.certificate_authority = StringAt(ObjectAt(cluster, "certificateAuthority"), "data");
-  const nlohmann::json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
+  const karpenter::Json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
   out.service_ipv4_cidr = StringAt(network, "serviceIpv4Cidr");
   out.service_ipv6_cidr = StringAt(network, "serviceIpv6Cidr");
   return out;

@@ -1,18 +1,18 @@
 #include "aws/api/sqs_api.h"
 
-#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "aws/sdk/json_protocol.h"
+#include "common/json.h"
 
 namespace karpenter::aws {
 namespace {
 
 // The string member `field` of `object`, or an Error naming the operation and the field.
-Result<std::string> RequiredString(const nlohmann::json& object, const std::string& field,
+Result<std::string> RequiredString(const karpenter::Json& object, const std::string& field,
                                    const std::string& operation) {
-  const nlohmann::json value =
-      object.is_object() ? object.value(field, nlohmann::json()) : nlohmann::json();
+  const karpenter::Json value =
+      object.is_object() ? object.value(field, karpenter::Json()) : karpenter::Json();
   if (!value.is_string()) return Error{"sqs " + operation + ": the answer has no string " + field};
   return value.get<std::string>();
 }
@@ -20,24 +20,24 @@ Result<std::string> RequiredString(const nlohmann::json& object, const std::stri
 }  // namespace
 
 Result<std::string> SqsApi::GetQueueUrl(const std::string& queue_name) {
-  ASSIGN_OR_RETURN(nlohmann::json output,
+  ASSIGN_OR_RETURN(karpenter::Json output,
                    CallJson(client_, kSqsJson, "GetQueueUrl", {{"QueueName", queue_name}}));
   return RequiredString(output, "QueueUrl", "GetQueueUrl " + queue_name);
 }
 
 Result<std::vector<SqsMessage>> SqsApi::ReceiveMessage(const std::string& queue_url,
                                                        const ReceiveOptions& options) {
-  const nlohmann::json input = {{"QueueUrl", queue_url},
-                                {"MaxNumberOfMessages", options.max_messages},
-                                {"WaitTimeSeconds", options.wait_seconds},
-                                {"VisibilityTimeout", options.visibility_seconds}};
-  ASSIGN_OR_RETURN(nlohmann::json output, CallJson(client_, kSqsJson, "ReceiveMessage", input));
-  const nlohmann::json listed = output.value("Messages", nlohmann::json::array());
+  const karpenter::Json input = {{"QueueUrl", queue_url},
+                                 {"MaxNumberOfMessages", options.max_messages},
+                                 {"WaitTimeSeconds", options.wait_seconds},
+                                 {"VisibilityTimeout", options.visibility_seconds}};
+  ASSIGN_OR_RETURN(karpenter::Json output, CallJson(client_, kSqsJson, "ReceiveMessage", input));
+  const karpenter::Json listed = output.value("Messages", karpenter::Json::array());
   if (!listed.is_array()) {
     return Error{"sqs ReceiveMessage " + queue_url + ": Messages is not a list"};
   }
   std::vector<SqsMessage> messages;
-  for (const nlohmann::json& message : listed) {
+  for (const karpenter::Json& message : listed) {
     const std::string operation =
         "ReceiveMessage " + queue_url + " Messages[" + std::to_string(messages.size()) + "]";
     ASSIGN_OR_RETURN(std::string id, RequiredString(message, "MessageId", operation));
@@ -49,7 +49,7 @@ Result<std::vector<SqsMessage>> SqsApi::ReceiveMessage(const std::string& queue_
 }
 
 Status SqsApi::DeleteMessage(const std::string& queue_url, const std::string& receipt_handle) {
-  ASSIGN_OR_RETURN(nlohmann::json output,
+  ASSIGN_OR_RETURN(karpenter::Json output,
                    CallJson(client_, kSqsJson, "DeleteMessage",
                             {{"QueueUrl", queue_url}, {"ReceiptHandle", receipt_handle}}));
   return {};
@@ -57,7 +57,7 @@ Status SqsApi::DeleteMessage(const std::string& queue_url, const std::string& re
 
 Result<std::string> SqsApi::SendMessage(const std::string& queue_url, const std::string& body) {
   ASSIGN_OR_RETURN(
-      nlohmann::json output,
+      karpenter::Json output,
       CallJson(client_, kSqsJson, "SendMessage", {{"QueueUrl", queue_url}, {"MessageBody", body}}));
   return RequiredString(output, "MessageId", "SendMessage " + queue_url);
 }

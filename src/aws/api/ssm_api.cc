@@ -1,15 +1,14 @@
 #include "aws/api/ssm_api.h"
 
-#include <nlohmann/json.hpp>
-
 #include "aws/sdk/json_protocol.h"
+#include "common/json.h"
 
 namespace karpenter::aws {
 
 Result<std::string> SsmApi::GetParameter(const std::string& name) {
-  ASSIGN_OR_RETURN(nlohmann::json output,
+  ASSIGN_OR_RETURN(karpenter::Json output,
                    CallJson(client_, kSsmJson, "GetParameter", {{"Name", name}}));
-  const nlohmann::json value = output.value("/Parameter/Value"_json_pointer, nlohmann::json());
+  const karpenter::Json value = output.value("/Parameter/Value"_json_pointer, karpenter::Json());
   if (!value.is_string()) {
     return Error{"ssm GetParameter " + name + ": the answer has no string Parameter.Value"};
   }

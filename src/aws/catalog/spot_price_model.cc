@@ -8,12 +8,12 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "aws/catalog/aws_catalog.h"
 #include "common/document.h"
 #include "common/hash.h"
+#include "common/json.h"
 
 namespace karpenter::aws {
 namespace {
@@ -99,12 +99,12 @@ Status SpotPriceModel::LoadSpotPricesJson(std::string_view text, std::string_vie
     return Error{
         fmt::format("{}: expected one object, got {} documents", where, documents->size())};
   }
-  const nlohmann::json& root = (*documents)[0].value;
+  const karpenter::Json& root = (*documents)[0].value;
   if (!root.is_object()) {
     return Error{fmt::format(
         "{}: expected an object keyed by instance type (price or {{zone: price}})", where)};
   }
-  auto check_price = [&](const nlohmann::json& value, const std::string& field) -> Result<double> {
+  auto check_price = [&](const karpenter::Json& value, const std::string& field) -> Result<double> {
     if (!value.is_number()) {
       return Error{fmt::format("{}: {}: expected a number (USD per hour), got {}", where, field,
                                value.type_name())};

@@ -1,11 +1,11 @@
 #include "aws/provider/interruption_message.h"
 
-#include <nlohmann/json.hpp>
+#include "common/json.h"
 
 namespace karpenter::aws {
 namespace {
 
-using nlohmann::json;
+using json = karpenter::Json;
 
 std::string StringAt(const json& object, std::string_view key) {
   if (!object.is_object()) return "";

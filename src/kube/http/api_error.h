@@ -4,9 +4,9 @@
 // keeps its HTTP code and reason so callers can act on them, and its message says which request
 // failed: "GET /api/v1/namespaces/a/pods/x: pods \"x\" not found".
 
-#include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "common/json.h"
 #include "common/result.h"
 
 namespace karpenter::kube::http {
@@ -21,7 +21,7 @@ Error ResponseError(std::string_view method, std::string_view path, int status,
 
 // For a Status object outside a response, such as a watch's ERROR event. `context` prefixes the
 // message.
-Error StatusError(std::string_view context, const nlohmann::json& status);
+Error StatusError(std::string_view context, const karpenter::Json& status);
 
 // A request that got no HTTP answer (connection refused, TLS failure, timeout): status 0, reason
 // "Unavailable".

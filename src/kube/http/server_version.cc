@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <utility>
 
+#include "common/json.h"
 #include "kube/http/transport.h"
 
 namespace karpenter::kube::http {
@@ -47,7 +47,7 @@ std::string RefreshingServerVersion::Get() {
 }
 
 Result<std::string> ParseServerVersion(std::string_view body) {
-  const nlohmann::json version = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const karpenter::Json version = karpenter::Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!version.is_object()) return Error("GET /version: the answer is not a JSON object");
   const auto text = [&](const char* key) {
     const auto it = version.find(key);

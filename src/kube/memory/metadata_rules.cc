@@ -61,9 +61,10 @@ Result<Object> DecodeBody(const Resource& resource, Object body) {
       return BadRequest("metadata.finalizers must be a list of strings");
     }
   }
+  if (!resource.namespaced) metadata.erase("namespace");
+  // After the last use of `metadata`: adding members may move it (common/json.h).
   object["apiVersion"] = resource.ApiVersion();
   object["kind"] = resource.kind;
-  if (!resource.namespaced) metadata.erase("namespace");
   return object;
 }
 

@@ -40,7 +40,8 @@ void PrepareForCreate(const Resource& resource, Object& object, TimePoint now) {
     metadata.erase("generation");
   }
   if (resource == resources::kNamespaces) {
-    metadata["labels"]["kubernetes.io/metadata.name"] = metadata["name"];
+    Object name = metadata["name"];  // a copy: adding "labels" may move metadata's members
+    metadata["labels"]["kubernetes.io/metadata.name"] = std::move(name);
     Object& finalizers = object["spec"]["finalizers"];
     if (!finalizers.is_array()) finalizers = Object::array();
     if (std::find(finalizers.begin(), finalizers.end(), "kubernetes") == finalizers.end()) {

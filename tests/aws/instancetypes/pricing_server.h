@@ -7,7 +7,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "aws/sdk/environment.h"
 #include "aws/sdk/loopback_server.h"
 #include "common/clock.h"
+#include "common/json.h"
 #include "common/read_file.h"
 #include "support/matchers.h"
 
@@ -29,7 +29,7 @@ class PricingServer {
     page2_ = ReadTestData("get_products_page2.json");
     server_->Post("/", [this](const httplib::Request& request, httplib::Response& response) {
       const std::string target = request.get_header_value("X-Amz-Target");
-      nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
+      karpenter::Json body = karpenter::Json::parse(request.body, nullptr, false);
       {
         std::lock_guard<std::mutex> lock(mutex_);
         requests_.push_back(body);
@@ -60,7 +60,7 @@ class PricingServer {
   }
 
   void set_fail(bool fail) { fail_ = fail; }
-  std::vector<nlohmann::json> requests() const {
+  std::vector<karpenter::Json> requests() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return requests_;
   }
@@ -79,7 +79,7 @@ class PricingServer {
   std::string page2_;
   std::atomic<bool> fail_{false};
   mutable std::mutex mutex_;
-  std::vector<nlohmann::json> requests_;
+  std::vector<karpenter::Json> requests_;
 };
 
 }  // namespace karpenter::aws::testing

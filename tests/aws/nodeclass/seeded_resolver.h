@@ -2,15 +2,15 @@
 // The NodeClassResolver options for moto's seeded account (moto_fixture.h), shared by the tests
 // that resolve node classes there.
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "aws/nodeclass/node_class_resolver.h"
+#include "common/json.h"
 
 namespace karpenter::aws::testing {
 
 // For `cluster`, in the seed's region, aliases resolving for the seed's Kubernetes version.
-inline NodeClassResolver::Options SeededResolverOptions(const nlohmann::json& seed,
+inline NodeClassResolver::Options SeededResolverOptions(const karpenter::Json& seed,
                                                         const std::string& cluster) {
   return NodeClassResolver::Options{
       .cluster_name = cluster,

@@ -89,25 +89,25 @@ TEST(CallJsonTest, ParsesTheAnswerAndReportsErrors) {
                            1, [] { return 0.0; }, [](std::chrono::milliseconds) {}),
                        &ParseJsonError);
 
-  Result<nlohmann::json> parameter = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<karpenter::Json> parameter = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_THAT(parameter, IsOk());
   EXPECT_EQ((*parameter)["Parameter"]["Value"], "ami-1");
   EXPECT_EQ(HeaderValue(transport.sent()[0].headers, "X-Amz-Target"), "AmazonSSM.GetParameter");
   EXPECT_FALSE(HeaderValue(transport.sent()[0].headers, "Authorization").empty());
 
-  Result<nlohmann::json> empty = CallJson(client, kSsmJson, "DeleteParameter", {{"Name", "/a"}});
+  Result<karpenter::Json> empty = CallJson(client, kSsmJson, "DeleteParameter", {{"Name", "/a"}});
   ASSERT_THAT(empty, IsOk());
-  EXPECT_EQ(*empty, nlohmann::json::object());
+  EXPECT_EQ(*empty, karpenter::Json::object());
 
-  Result<nlohmann::json> garbled = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<karpenter::Json> garbled = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(garbled.ok());
   EXPECT_EQ(garbled.error().message, "ssm GetParameter: the response is not valid JSON");
 
-  Result<nlohmann::json> bare = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<karpenter::Json> bare = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(bare.ok());
   EXPECT_EQ(bare.error().message, "ssm GetParameter: the response is not a JSON object");
 
-  Result<nlohmann::json> failed = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<karpenter::Json> failed = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().reason, "InvalidKeyId");
 }
