@@ -22,9 +22,9 @@ std::vector<PodRemoval> ReadPodRemovals(std::istream& log, std::string_view name
   std::vector<PodRemoval> out;
   std::string line;
   while (std::getline(log, line)) {
-    const karpenter::Json event = karpenter::Json::parse(line, nullptr, false);
+    const Json event = Json::parse(line, nullptr, false);
     if (!event.is_object() || event.value("stage", "") != "ResponseComplete") continue;
-    const karpenter::Json reference = event.value("objectRef", karpenter::Json::object());
+    const Json reference = event.value("objectRef", Json::object());
     if (reference.value("resource", "") != "pods" ||
         reference.value("namespace", "") != namespace_) {
       continue;
@@ -40,10 +40,10 @@ std::vector<PodRemoval> ReadPodRemovals(std::istream& log, std::string_view name
     const std::optional<TimePoint> at = ParseTime(event.value("requestReceivedTimestamp", ""));
     if (!at || *at < since) continue;
     removal.pod = reference.value("name", "");
-    removal.user = event.value("user", karpenter::Json::object()).value("username", "");
+    removal.user = event.value("user", Json::object()).value("username", "");
     removal.user_agent = event.value("userAgent", "");
     removal.at = *at;
-    removal.code = event.value("responseStatus", karpenter::Json::object()).value("code", 0);
+    removal.code = event.value("responseStatus", Json::object()).value("code", 0);
     out.push_back(std::move(removal));
   }
   std::stable_sort(out.begin(), out.end(),

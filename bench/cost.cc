@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -201,20 +202,18 @@ std::vector<Mix> Mixes(uint64_t seed) {
 
 // A mix as scripts/cost_optimum.py reads it: the pool's types (CPU in millicores, memory in MiB),
 // the existing nodes' free room as a type that costs nothing, and the pods grouped by shape.
-karpenter::Json OptimumModel(const std::string& name,
-                             const std::vector<provisioning::FleetType>& types,
-                             const std::vector<const api::Pod*>& pods,
-                             const provisioning::FleetType& existing, int existing_nodes,
-                             double seconds) {
-  karpenter::Json out = {{"name", name}, {"seconds", seconds}};
-  auto type = [](const provisioning::FleetType& c, karpenter::Json count) {
-    return karpenter::Json{{"cpu", std::floor(c.cpu * 1000)},
-                           {"memory", std::floor(c.memory * 1024)},
-                           {"pods", c.pods},
-                           {"price", c.price},
-                           {"count", std::move(count)}};
+Json OptimumModel(const std::string& name, const std::vector<provisioning::FleetType>& types,
+                  const std::vector<const api::Pod*>& pods, const provisioning::FleetType& existing,
+                  int existing_nodes, double seconds) {
+  Json out = {{"name", name}, {"seconds", seconds}};
+  auto type = [](const provisioning::FleetType& c, Json count) {
+    return Json{{"cpu", std::floor(c.cpu * 1000)},
+                {"memory", std::floor(c.memory * 1024)},
+                {"pods", c.pods},
+                {"price", c.price},
+                {"count", std::move(count)}};
   };
-  out["types"] = karpenter::Json::array();
+  out["types"] = Json::array();
   for (const provisioning::FleetType& c : types) out["types"].push_back(type(c, nullptr));
   if (existing_nodes > 0) out["types"].push_back(type(existing, existing_nodes));
   std::map<std::pair<int64_t, int64_t>, int> shapes;
@@ -222,7 +221,7 @@ karpenter::Json OptimumModel(const std::string& name,
     const api::ResourceList requests = api::EffectiveRequests(pod->spec);
     ++shapes[{requests.cpu().milli(), requests.memory().units_ceil()}];
   }
-  out["shapes"] = karpenter::Json::array();
+  out["shapes"] = Json::array();
   for (const auto& [shape, count] : shapes) {
     out["shapes"].push_back({{"cpu", shape.first},
                              {"memory", static_cast<double>(shape.second) / (1024 * 1024)},
@@ -282,12 +281,12 @@ std::vector<std::string> PoolZones(const api::NodePool& pool,
 }
 
 // Runs scripts/cost-optimum on the models; its results by mix name. An error names what failed.
-Result<std::map<std::string, karpenter::Json>> SolveOptimum(const karpenter::Json& models) {
+Result<std::map<std::string, Json>> SolveOptimum(const Json& models) {
   const std::filesystem::path scratch = std::filesystem::temp_directory_path();
   const std::filesystem::path input = scratch / fmt::format("karpenter-cost-{}.json", ::getpid());
   const std::filesystem::path output =
       scratch / fmt::format("karpenter-cost-{}-results.json", ::getpid());
-  std::ofstream(input) << karpenter::Json{{"models", models}}.dump();
+  std::ofstream(input) << Json{{"models", models}}.dump();
   // The solver's banner goes to stderr with the rest of what it says; the results to a file.
   const std::string command = fmt::format(
       "'{}' '{}' '{}' 1>&2",
@@ -295,15 +294,15 @@ Result<std::map<std::string, karpenter::Json>> SolveOptimum(const karpenter::Jso
       input.string(), output.string());
   const int status = std::system(command.c_str());  // NOLINT(cert-env33-c): a benchmark's tool
   std::ifstream in(output);
-  const karpenter::Json parsed = karpenter::Json::parse(in, nullptr, false);
+  const Json parsed = Json::parse(in, nullptr, false);
   std::filesystem::remove(input);
   std::filesystem::remove(output);
   if (status != 0) return Error(fmt::format("{} failed (status {})", command, status));
   if (!parsed.is_object() || !parsed.contains("results")) {
     return Error(fmt::format("{} wrote no results to {}", command, output.string()));
   }
-  std::map<std::string, karpenter::Json> out;
-  for (const karpenter::Json& result : parsed["results"]) out[result.value("name", "")] = result;
+  std::map<std::string, Json> out;
+  for (const Json& result : parsed["results"]) out[result.value("name", "")] = result;
   return out;
 }
 
@@ -322,7 +321,7 @@ int RunCost(const CostArgs& args) {
   }
   const std::string seed_pool = cli::BuiltinPlanExample();  // the seed's NodePool and more
   nlohmann::ordered_json mixes = nlohmann::ordered_json::array();
-  karpenter::Json models = karpenter::Json::array();
+  Json models = Json::array();
   struct ZoneModels {
     std::vector<std::string> zones;
     bool even = false;  // every app divides evenly over the zones
@@ -412,12 +411,14 @@ int RunCost(const CostArgs& args) {
           if (!copy.offerings.empty()) zone_types.push_back(std::move(copy));
         }
         std::vector<const cloud::InstanceType*> pointers;
+        pointers.reserve(zone_types.size());
         for (const cloud::InstanceType& type : zone_types) pointers.push_back(&type);
         std::vector<const api::Pod*> share;
         for (const auto& [app, app_pods] : *spread_apps) {
           const size_t each = app_pods.size() / zones.size();
           even = even && each * zones.size() == app_pods.size();
-          share.insert(share.end(), app_pods.begin(), app_pods.begin() + static_cast<long>(each));
+          share.insert(share.end(), app_pods.begin(),
+                       app_pods.begin() + static_cast<std::ptrdiff_t>(each));
         }
         models.push_back(OptimumModel(mix.name + "@" + zone,
                                       provisioning::NodePoolFleetTypes(pool, pointers), share, room,
@@ -474,7 +475,7 @@ int RunCost(const CostArgs& args) {
         bool optimal = zoned->second.even;
         double seconds = 0;
         for (const std::string& zone : zoned->second.zones) {
-          const auto answer = solved->find(name + "@" + zone);
+          const auto answer = solved->find(fmt::format("{}@{}", name, zone));
           if (answer == solved->end() || !answer->second["bound"].is_number()) {
             bounded = false;
             break;
@@ -494,7 +495,7 @@ int RunCost(const CostArgs& args) {
       }
       const auto found = solved->find(name);
       if (found == solved->end()) continue;
-      const karpenter::Json& answer = found->second;
+      const Json& answer = found->second;
       if (answer["bound"].is_number()) mix["integerBoundPricePerHour"] = answer["bound"];
       if (answer["optimum"].is_number()) mix["optimumPricePerHour"] = answer["optimum"];
       mix["optimumSeconds"] = answer["seconds"];

@@ -133,7 +133,7 @@ int RunFuzz(const FuzzArgs& args) {
   }
   std::sort(binaries.begin(), binaries.end());
   const fs::path scratch = fs::temp_directory_path() / fmt::format("karpenter-fuzz-{}", ::getpid());
-  karpenter::Json targets = karpenter::Json::array();
+  Json targets = Json::array();
   int64_t executions = 0;
   int crashes = 0;
   for (const fs::path& binary : binaries) {
@@ -148,16 +148,14 @@ int RunFuzz(const FuzzArgs& args) {
                        {"features", outcome.features},
                        {"corpus", outcome.corpus},
                        {"seconds", outcome.seconds},
-                       {"crash", outcome.crash.empty() ? karpenter::Json(nullptr)
-                                                       : karpenter::Json(outcome.crash)}});
+                       {"crash", outcome.crash.empty() ? Json(nullptr) : Json(outcome.crash)}});
   }
-  std::cout << karpenter::Json{{"targets", targets},
-                               {"summary",
-                                {{"targets", targets.size()},
-                                 {"executions", executions},
-                                 {"crashes", crashes}}}}
-                   .dump()
-            << '\n';
+  std::cout
+      << Json{{"targets", targets},
+              {"summary",
+               {{"targets", targets.size()}, {"executions", executions}, {"crashes", crashes}}}}
+             .dump()
+      << '\n';
   if (crashes == 0) fs::remove_all(scratch, error);
   return crashes == 0 ? 0 : 1;
 }

@@ -24,7 +24,7 @@
 namespace karpenter::bench {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 
 constexpr int kNodesPerGroup = 500;
 constexpr int kReplicas = 100;

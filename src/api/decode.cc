@@ -180,7 +180,7 @@ std::string_view GroupOf(std::string_view api_version) {
   return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
 }
 
-std::string_view StringMember(const karpenter::Json& object, std::string_view name) {
+std::string_view StringMember(const Json& object, std::string_view name) {
   const auto it = object.find(name);
   if (it == object.end() || !it->is_string()) return {};
   return it->get_ref<const std::string&>();
@@ -189,8 +189,7 @@ std::string_view StringMember(const karpenter::Json& object, std::string_view na
 enum class Scope { kCluster, kNamespaced, kAsWritten };
 
 // "Kind/name", "Kind/namespace/name", or "Kind at line N" when the object has no name.
-std::string ObjectLabel(std::string_view kind, Scope scope, const karpenter::Json& object,
-                        int line) {
+std::string ObjectLabel(std::string_view kind, Scope scope, const Json& object, int line) {
   std::string_view name;
   std::string_view namespace_name;
   if (const auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
@@ -203,8 +202,7 @@ std::string ObjectLabel(std::string_view kind, Scope scope, const karpenter::Jso
   return fmt::format("{}/{}/{}", kind, namespace_name, name);
 }
 
-void DecodeObjectAt(const karpenter::Json& object, int line, std::string_view source,
-                    DecodeOutcome& outcome) {
+void DecodeObjectAt(const Json& object, int line, std::string_view source, DecodeOutcome& outcome) {
   if (!object.is_object()) {
     outcome.errors.push_back(
         fmt::format("{}:{}: expected an object (a Kubernetes resource)", source, line));
@@ -288,7 +286,7 @@ DecodeOutcome DecodeManifest(std::string_view text, std::string_view source) {
   return outcome;
 }
 
-DecodeOutcome DecodeObject(const karpenter::Json& object, std::string_view source) {
+DecodeOutcome DecodeObject(const Json& object, std::string_view source) {
   DecodeOutcome outcome;
   DecodeObjectAt(object, 0, source, outcome);
   return outcome;

@@ -5,48 +5,47 @@
 namespace karpenter::api {
 namespace {}  // namespace
 
-karpenter::Json Encode(const NodeSelectorRequirement& requirement) {
-  karpenter::Json out = {{"key", requirement.key},
-                         {"operator", std::string(ToString(requirement.op))}};
+Json Encode(const NodeSelectorRequirement& requirement) {
+  Json out = {{"key", requirement.key}, {"operator", std::string(ToString(requirement.op))}};
   if (!requirement.values.empty()) out["values"] = requirement.values;
   if (requirement.min_values) out["minValues"] = *requirement.min_values;
   return out;
 }
 
-karpenter::Json Encode(const std::vector<NodeSelectorRequirement>& requirements) {
-  karpenter::Json out = karpenter::Json::array();
+Json Encode(const std::vector<NodeSelectorRequirement>& requirements) {
+  Json out = Json::array();
   for (const NodeSelectorRequirement& requirement : requirements) {
     out.push_back(Encode(requirement));
   }
   return out;
 }
 
-karpenter::Json Encode(const Taint& taint) {
-  karpenter::Json out = {{"key", taint.key}, {"effect", std::string(ToString(taint.effect))}};
+Json Encode(const Taint& taint) {
+  Json out = {{"key", taint.key}, {"effect", std::string(ToString(taint.effect))}};
   if (!taint.value.empty()) out["value"] = taint.value;
   return out;
 }
 
-karpenter::Json Encode(const std::vector<Taint>& taints) {
-  karpenter::Json out = karpenter::Json::array();
+Json Encode(const std::vector<Taint>& taints) {
+  Json out = Json::array();
   for (const Taint& taint : taints) out.push_back(Encode(taint));
   return out;
 }
 
-karpenter::Json Encode(const ResourceList& resources) {
-  karpenter::Json out = karpenter::Json::object();
+Json Encode(const ResourceList& resources) {
+  Json out = Json::object();
   resources.ForEach(
       [&](std::string_view name, Quantity value) { out[std::string(name)] = value.ToString(); });
   return out;
 }
 
-karpenter::Json Encode(const Labels& labels) {
-  karpenter::Json out = karpenter::Json::object();
+Json Encode(const Labels& labels) {
+  Json out = Json::object();
   for (const auto& [key, value] : labels) out[key] = value;
   return out;
 }
 
-karpenter::Json Encode(const Condition& condition) {
+Json Encode(const Condition& condition) {
   return {{"type", condition.type},
           {"status", condition.status},
           {"reason", condition.reason},
@@ -55,41 +54,40 @@ karpenter::Json Encode(const Condition& condition) {
           {"observedGeneration", condition.observed_generation}};
 }
 
-karpenter::Json Encode(const EC2NodeClass::Status& status) {
-  karpenter::Json subnets = karpenter::Json::array();
+Json Encode(const EC2NodeClass::Status& status) {
+  Json subnets = Json::array();
   for (const SubnetStatus& subnet : status.subnets) {
     subnets.push_back({{"id", subnet.id}, {"zone", subnet.zone}, {"zoneID", subnet.zone_id}});
   }
-  karpenter::Json groups = karpenter::Json::array();
+  Json groups = Json::array();
   for (const SecurityGroupStatus& group : status.security_groups) {
     groups.push_back({{"id", group.id}, {"name", group.name}});
   }
-  karpenter::Json amis = karpenter::Json::array();
+  Json amis = Json::array();
   for (const AmiStatus& ami : status.amis) {
-    karpenter::Json entry = {
-        {"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}};
+    Json entry = {{"id", ami.id}, {"name", ami.name}, {"requirements", Encode(ami.requirements)}};
     if (ami.deprecated) entry["deprecated"] = true;
     amis.push_back(std::move(entry));
   }
-  karpenter::Json reservations = karpenter::Json::array();
+  Json reservations = Json::array();
   for (const CapacityReservationStatus& reservation : status.capacity_reservations) {
-    karpenter::Json entry = {{"id", reservation.id},
-                             {"instanceType", reservation.instance_type},
-                             {"ownerID", reservation.owner_id},
-                             {"availabilityZone", reservation.zone},
-                             {"instanceMatchCriteria", reservation.instance_match_criteria},
-                             {"reservationType", reservation.reservation_type},
-                             {"state", reservation.state}};
+    Json entry = {{"id", reservation.id},
+                  {"instanceType", reservation.instance_type},
+                  {"ownerID", reservation.owner_id},
+                  {"availabilityZone", reservation.zone},
+                  {"instanceMatchCriteria", reservation.instance_match_criteria},
+                  {"reservationType", reservation.reservation_type},
+                  {"state", reservation.state}};
     if (!reservation.end_time.empty()) entry["endTime"] = reservation.end_time;
     reservations.push_back(std::move(entry));
   }
-  karpenter::Json conditions = karpenter::Json::array();
+  Json conditions = Json::array();
   for (const Condition& condition : status.conditions) conditions.push_back(Encode(condition));
-  karpenter::Json out = {{"subnets", std::move(subnets)},
-                         {"securityGroups", std::move(groups)},
-                         {"amis", std::move(amis)},
-                         {"capacityReservations", std::move(reservations)},
-                         {"conditions", std::move(conditions)}};
+  Json out = {{"subnets", std::move(subnets)},
+              {"securityGroups", std::move(groups)},
+              {"amis", std::move(amis)},
+              {"capacityReservations", std::move(reservations)},
+              {"conditions", std::move(conditions)}};
   if (!status.instance_profile.empty()) out["instanceProfile"] = status.instance_profile;
   return out;
 }

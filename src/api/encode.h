@@ -15,15 +15,15 @@
 
 namespace karpenter::api {
 
-karpenter::Json Encode(const NodeSelectorRequirement& requirement);
-karpenter::Json Encode(const std::vector<NodeSelectorRequirement>& requirements);
-karpenter::Json Encode(const Taint& taint);
-karpenter::Json Encode(const std::vector<Taint>& taints);
+Json Encode(const NodeSelectorRequirement& requirement);
+Json Encode(const std::vector<NodeSelectorRequirement>& requirements);
+Json Encode(const Taint& taint);
+Json Encode(const std::vector<Taint>& taints);
 // {"cpu": "2", "memory": "4Gi", …}: quantities in canonical Kubernetes form.
-karpenter::Json Encode(const ResourceList& resources);
-karpenter::Json Encode(const Labels& labels);
-karpenter::Json Encode(const Condition& condition);
+Json Encode(const ResourceList& resources);
+Json Encode(const Labels& labels);
+Json Encode(const Condition& condition);
 // {"subnets": [...], "securityGroups": [...], "amis": [...], "instanceProfile", "conditions"}.
-karpenter::Json Encode(const EC2NodeClass::Status& status);
+Json Encode(const EC2NodeClass::Status& status);
 
 }  // namespace karpenter::api

@@ -12,22 +12,22 @@
 namespace karpenter::api {
 namespace {
 
-std::string_view TypeName(const karpenter::Json& value) {
+std::string_view TypeName(const Json& value) {
   switch (value.type()) {
-    case karpenter::Json::value_t::null:
+    case Json::value_t::null:
       return "null";
-    case karpenter::Json::value_t::object:
+    case Json::value_t::object:
       return "an object";
-    case karpenter::Json::value_t::array:
+    case Json::value_t::array:
       return "a list";
-    case karpenter::Json::value_t::string:
+    case Json::value_t::string:
       return "a string";
-    case karpenter::Json::value_t::boolean:
+    case Json::value_t::boolean:
       return "a boolean";
-    case karpenter::Json::value_t::number_integer:
-    case karpenter::Json::value_t::number_unsigned:
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
       return "an integer";
-    case karpenter::Json::value_t::number_float:
+    case Json::value_t::number_float:
       return "a number";
     default:
       return "an unsupported value";
@@ -44,7 +44,7 @@ void Problems::Add(std::string_view path, std::string_view message) {
   }
 }
 
-const karpenter::Json* Reader::Member(std::string_view name) const {
+const Json* Reader::Member(std::string_view name) const {
   if (value_ == nullptr || !value_->is_object()) return nullptr;
   const auto it = value_->find(name);
   return it == value_->end() ? nullptr : &*it;

@@ -43,7 +43,7 @@ class Problems {
 class Reader {
  public:
   // The root of an object: an empty path.
-  Reader(const karpenter::Json& value, Problems& problems) : value_(&value), problems_(&problems) {}
+  Reader(const Json& value, Problems& problems) : value_(&value), problems_(&problems) {}
 
   Reader(const Reader&) = delete;
   Reader& operator=(const Reader&) = delete;
@@ -57,7 +57,7 @@ class Reader {
 
   // False when the field is missing or null (Kubernetes treats both as unset).
   bool present() const { return value_ != nullptr && !value_->is_null(); }
-  const karpenter::Json* json() const { return value_; }
+  const Json* json() const { return value_; }
 
   // True when present and an object; reports a type problem when present and not an object.
   bool Object() const;
@@ -117,7 +117,7 @@ class Reader {
   template <class Fn>
   void Entries(Fn&& fn) const {
     if (!Object()) return;
-    for (const auto& [key, member] : value_->get_ref<const karpenter::Json::object_t&>()) {
+    for (const auto& [key, member] : value_->get_ref<const Json::object_t&>()) {
       const std::string_view name = key;
       const Reader entry(&member, this, name, kKey);
       fn(name, entry);
@@ -134,14 +134,13 @@ class Reader {
   static constexpr size_t kKey = static_cast<size_t>(-1);
 
   // A child: a field (index == kNoIndex), a map entry (index == kKey) or an array item.
-  Reader(const karpenter::Json* value, const Reader* parent, std::string_view name, size_t index)
+  Reader(const Json* value, const Reader* parent, std::string_view name, size_t index)
       : value_(value), parent_(parent), name_(name), index_(index), problems_(parent->problems_) {}
   // A field of a temporary parent: keeps a copy of the parent's path.
-  Reader(const karpenter::Json* value, std::string parent_path, std::string_view name,
-         Problems* problems)
+  Reader(const Json* value, std::string parent_path, std::string_view name, Problems* problems)
       : value_(value), name_(name), parent_path_(std::move(parent_path)), problems_(problems) {}
 
-  const karpenter::Json* Member(std::string_view name) const;
+  const Json* Member(std::string_view name) const;
 
   bool ExpectArray() const;
   void TypeError(std::string_view expected) const;
@@ -149,7 +148,7 @@ class Reader {
 
   static constexpr size_t kNoIndex = static_cast<size_t>(-2);
 
-  const karpenter::Json* value_ = nullptr;
+  const Json* value_ = nullptr;
   const Reader* parent_ = nullptr;
   std::string_view name_;
   size_t index_ = kNoIndex;

@@ -49,7 +49,7 @@ struct DecodeOutcome {
 DecodeOutcome DecodeManifest(std::string_view text, std::string_view source);
 
 // Decodes one object already parsed as JSON (a list item or watch event from the API server).
-DecodeOutcome DecodeObject(const karpenter::Json& object, std::string_view source);
+DecodeOutcome DecodeObject(const Json& object, std::string_view source);
 
 // Reads and decodes a file; a read failure is one error naming the file.
 DecodeOutcome LoadManifestFile(const std::string& path);

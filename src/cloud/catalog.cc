@@ -20,7 +20,7 @@
 namespace karpenter::cloud {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 
 constexpr int kMaxFakeCatalogSize = 100000;
 constexpr int64_t kDefaultPods = 110;

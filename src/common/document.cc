@@ -25,7 +25,7 @@
 namespace karpenter {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 
 // Guards against pathological input: deeply nested collections overflow the stack, and a few
 // YAML aliases can expand into billions of nodes ("billion laughs"). Plain text needs a few bytes
@@ -385,7 +385,7 @@ std::pair<int, int> LineColumn(std::string_view text, size_t offset) {
   return {line, column};
 }
 
-std::string JsonErrorReason(const karpenter::Json::parse_error& e) {
+std::string JsonErrorReason(const Json::parse_error& e) {
   // what() reads "[json.exception.parse_error.101] parse error at line 1, column 2: <reason>".
   std::string_view what = e.what();
   const size_t column = what.find("column ");
@@ -410,7 +410,7 @@ bool LooksLikeJson(std::string_view text) {
 
 }  // namespace
 
-std::string NumberText(const karpenter::Json& number) {
+std::string NumberText(const Json& number) {
   if (number.is_number_unsigned()) return std::to_string(number.get<uint64_t>());
   if (number.is_number_integer()) return std::to_string(number.get<int64_t>());
   const double value = number.get<double>();
@@ -431,8 +431,8 @@ namespace {
 
 // Builds the value RapidJSON's reader reports, as it reports it, leaving out the fields `drop`
 // names (their values are read past, never built). RapidJSON reads several times faster than
-// karpenter::Json::parse, which dominated loading a large snapshot. For valid text the value is the
-// one karpenter::Json::parse gives: non-negative integers unsigned, negative ones signed, the rest
+// Json::parse, which dominated loading a large snapshot. For valid text the value is the
+// one Json::parse gives: non-negative integers unsigned, negative ones signed, the rest
 // doubles (exact: full-precision parsing); the last of duplicate keys wins.
 class JsonSaxBuilder : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, JsonSaxBuilder> {
  public:
@@ -574,7 +574,7 @@ Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_
         AppendExpanded(std::move(value), line, documents);
       }
       return documents;
-    } catch (const karpenter::Json::parse_error& e) {
+    } catch (const Json::parse_error& e) {
       const auto [line, column] = LineColumn(text, start + (e.byte > 0 ? e.byte - 1 : 0));
       return Error{
           fmt::format("{}:{}:{}: JSON syntax error: {}", source, line, column, JsonErrorReason(e))};

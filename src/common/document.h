@@ -18,7 +18,7 @@
 namespace karpenter {
 
 struct Document {
-  karpenter::Json value;
+  Json value;
   int line = 0;  // 1-based line where the document starts in the source text; 0 when unknown
 };
 
@@ -37,6 +37,6 @@ Result<std::vector<Document>> ParseDocuments(std::string_view text, std::string_
 // The text of a JSON number, for numbers given where a string is expected (`values: [2]`,
 // `cpu: 1000`): integers in decimal, other numbers as the shortest text that reads back as the same
 // value ("0.5", "1.1"; 1e21 and beyond in exponent form).
-std::string NumberText(const karpenter::Json& number);
+std::string NumberText(const Json& number);
 
 }  // namespace karpenter

@@ -3,7 +3,7 @@
 // instead of a std::map. Kubernetes objects live in memory as JSON (the in-memory API server and
 // every informer hold them), and a tree node per member costs 80 bytes where a vector slot costs
 // 48: a pod of a `simulate` snapshot shrinks by about a fifth. Sorted by key like std::map, so
-// equality, dumps and iteration order are those of karpenter::Json.
+// equality, dumps and iteration order are those of nlohmann::json.
 //
 // One difference to keep in mind: like nlohmann::ordered_json, adding a member may move the
 // object's other members, so a reference to a member does not survive adding another member to

@@ -26,8 +26,8 @@ std::string FormatLogTime(TimePoint time) {
 
 // Replaces invalid UTF-8 instead of throwing: a log line must never take the controller down,
 // whatever bytes an object name or an API error carried.
-void AppendJson(std::string& line, const karpenter::Json& value) {
-  line += value.dump(-1, ' ', false, karpenter::Json::error_handler_t::replace);
+void AppendJson(std::string& line, const Json& value) {
+  line += value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 // Adds `fields` to `into`; a key already there has its value replaced in place. A key of the line
@@ -48,7 +48,7 @@ void Merge(LogFields& into, const LogFields& fields) {
 }
 
 LogField NamedObject(std::string_view kind, std::string_view name) {
-  return {std::string(kind), karpenter::Json{{"name", name}}};
+  return {std::string(kind), Json{{"name", name}}};
 }
 
 }  // namespace
@@ -149,7 +149,7 @@ LogField NodeClaim(std::string_view name) { return NamedObject("NodeClaim", name
 LogField Node(std::string_view name) { return NamedObject("Node", name); }
 
 LogField Pod(std::string_view namespace_, std::string_view name) {
-  return {"Pod", karpenter::Json{{"name", name}, {"namespace", namespace_}}};
+  return {"Pod", Json{{"name", name}, {"namespace", namespace_}}};
 }
 
 LogField ProviderId(std::string_view provider_id) { return {"provider-id", provider_id}; }

@@ -33,7 +33,7 @@ std::string_view LogLevelName(LogLevel level);
 std::optional<LogLevel> ParseLogLevel(std::string_view text);
 
 // A key and a JSON value (string, number, bool, object, …).
-using LogField = std::pair<std::string, karpenter::Json>;
+using LogField = std::pair<std::string, Json>;
 using LogFields = std::vector<LogField>;
 
 // Where log lines go. Each line is written whole, under a mutex, and flushed at once: the

@@ -24,7 +24,7 @@ std::string NodePoolHash(const kube::Object& node_pool) {
       }
     }
   }
-  // karpenter::Json keeps object keys sorted, so dump() is canonical.
+  // Json keeps object keys sorted, so dump() is canonical.
   return std::to_string(Fnv1a64(hashed.dump()));
 }
 

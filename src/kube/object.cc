@@ -12,9 +12,8 @@ const Object* Member(const Object& object, std::string_view name) {
 }
 
 std::string_view StringOf(const Object* value) {
-  return value != nullptr && value->is_string()
-             ? std::string_view(value->get_ref<const std::string&>())
-             : std::string_view();
+  if (value == nullptr || !value->is_string()) return {};
+  return value->get_ref<const std::string&>();
 }
 
 const Object* Metadata(const Object& object) { return Member(object, "metadata"); }

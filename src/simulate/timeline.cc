@@ -206,7 +206,7 @@ std::string Describe(const ActionKind& action) {
       return fmt::format("scale {} {}/{} to {}", a.kind, a.namespace_, a.name, a.replicas);
     }
     std::string operator()(const ApplyObject& a) const {
-      const karpenter::Json& meta = a.object.value("metadata", karpenter::Json::object());
+      const Json& meta = a.object.value("metadata", Json::object());
       const std::string ns = meta.value("namespace", "");
       return fmt::format("apply {} {}{}", a.object.value("kind", ""), ns.empty() ? "" : ns + "/",
                          meta.value("name", ""));

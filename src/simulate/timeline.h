@@ -69,7 +69,7 @@ struct ScaleWorkload {
   int replicas = 0;
 };
 struct ApplyObject {
-  karpenter::Json object;
+  Json object;
 };
 struct DeleteObject {
   std::string kind;

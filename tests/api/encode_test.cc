@@ -14,7 +14,7 @@
 namespace karpenter::api {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 using Op = NodeSelectorOperator;
 
 constexpr int64_t kGi = int64_t{1} << 30;

@@ -20,7 +20,7 @@ namespace karpenter {
 namespace {
 
 namespace fs = std::filesystem;
-using json = karpenter::Json;
+using json = Json;
 
 std::string PlanJson(const std::string& file, const std::string& catalog) {
   cli::PlanOptions options;

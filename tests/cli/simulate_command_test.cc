@@ -50,8 +50,8 @@ TEST(SimulateCommand, BuiltInMigrationEndsOnSpotWithoutPdbViolations) {
   options.output = "json";
   const Outcome outcome = Simulate(options);
   ASSERT_EQ(outcome.exit_code, 0) << outcome.err;
-  const karpenter::Json result = karpenter::Json::parse(outcome.out);
-  const karpenter::Json& summary = result["summary"];
+  const Json result = Json::parse(outcome.out);
+  const Json& summary = result["summary"];
   EXPECT_EQ(summary["nodesBefore"], 15);
   EXPECT_EQ(summary["pdbViolations"], 0);
   EXPECT_EQ(summary["unschedulablePods"], 0);
@@ -61,7 +61,7 @@ TEST(SimulateCommand, BuiltInMigrationEndsOnSpotWithoutPdbViolations) {
   EXPECT_GT(summary["maxPendingSeconds"].get<double>(), 0);
   EXPECT_EQ(summary["virtualSeconds"], 3600);
   int node_group_nodes = 0;
-  for (const karpenter::Json& node : result["nodes"]) {
+  for (const Json& node : result["nodes"]) {
     if (!node["nodegroup"].get<std::string>().empty()) {
       ++node_group_nodes;
       EXPECT_EQ(node["nodegroup"], "system");
@@ -75,7 +75,7 @@ TEST(SimulateCommand, BuiltInMigrationEndsOnSpotWithoutPdbViolations) {
   ASSERT_FALSE(result["timeline"].empty());
   EXPECT_EQ(result["timeline"][0]["event"], "KarpenterStarted");
   EXPECT_FALSE(result["decisions"].empty());
-  for (const karpenter::Json& decision : result["decisions"]) {
+  for (const Json& decision : result["decisions"]) {
     EXPECT_GT(decision["t"].get<double>(), 60);  // after the drains began
   }
 }
@@ -164,15 +164,15 @@ TEST(SimulateCommand, AStaticNodePoolKeepsItsReplicasWithItsGate) {
   options.feature_gates = "StaticCapacity=true";
   const Outcome with_gate = Simulate(options);
   ASSERT_EQ(with_gate.exit_code, 0) << with_gate.err;
-  const karpenter::Json result = karpenter::Json::parse(with_gate.out);
+  const Json result = Json::parse(with_gate.out);
   EXPECT_EQ(result["summary"]["nodesAfter"], 3);
   EXPECT_EQ(result["summary"]["unschedulablePods"], 0);
-  for (const karpenter::Json& node : result["nodes"]) EXPECT_EQ(node["nodepool"], "static");
+  for (const Json& node : result["nodes"]) EXPECT_EQ(node["nodepool"], "static");
 
   options.feature_gates = "";
   const Outcome without = Simulate(options);
   ASSERT_EQ(without.exit_code, 0) << without.err;
-  const karpenter::Json inert = karpenter::Json::parse(without.out);
+  const Json inert = Json::parse(without.out);
   EXPECT_EQ(inert["summary"]["nodesAfter"], 0);
   EXPECT_EQ(inert["summary"]["unschedulablePods"], 1);
 }
@@ -189,19 +189,19 @@ TEST(SimulateCommand, NodeOverlaysSteerTheForecastWithTheirGate) {
   options.feature_gates = "NodeOverlay=true";
   const Outcome with_gate = Simulate(options);
   ASSERT_EQ(with_gate.exit_code, 0) << with_gate.err;
-  const karpenter::Json result = karpenter::Json::parse(with_gate.out);
+  const Json result = Json::parse(with_gate.out);
   EXPECT_EQ(result["summary"]["unschedulablePods"], 0);
   ASSERT_FALSE(result["nodes"].empty());
-  for (const karpenter::Json& node : result["nodes"]) {
+  for (const Json& node : result["nodes"]) {
     EXPECT_TRUE(node["instanceType"].get<std::string>().starts_with("m")) << node.dump();
   }
 
   options.feature_gates = "";
   const Outcome without = Simulate(options);
   ASSERT_EQ(without.exit_code, 0) << without.err;
-  const karpenter::Json inert = karpenter::Json::parse(without.out);
+  const Json inert = Json::parse(without.out);
   EXPECT_EQ(inert["summary"]["unschedulablePods"], 1);  // nothing reports the fuse devices
-  for (const karpenter::Json& node : inert["nodes"]) {
+  for (const Json& node : inert["nodes"]) {
     EXPECT_TRUE(node["instanceType"].get<std::string>().starts_with("c")) << node.dump();
   }
   EXPECT_THAT(without.out, HasSubstr("NodeOverlays change nothing: their feature gate is off"));
@@ -218,9 +218,9 @@ TEST(SimulateCommand, CapacityBuffersShowTheirCostAndTheWaitingTheySave) {
   options.feature_gates = "CapacityBuffer=true";
   const Outcome with_gate = Simulate(options);
   ASSERT_EQ(with_gate.exit_code, 0) << with_gate.err;
-  const karpenter::Json summary = karpenter::Json::parse(with_gate.out)["summary"];
+  const Json summary = Json::parse(with_gate.out)["summary"];
   ASSERT_TRUE(summary.contains("withoutCapacityBuffers")) << summary.dump();
-  const karpenter::Json& without = summary["withoutCapacityBuffers"];
+  const Json& without = summary["withoutCapacityBuffers"];
   // Two pods and the buffer's room for two more: four nodes; without it, two.
   EXPECT_EQ(summary["nodesAfter"], 4);
   EXPECT_EQ(without["nodesAfter"], 2);

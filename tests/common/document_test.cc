@@ -13,7 +13,7 @@
 namespace karpenter {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -29,7 +29,7 @@ json ParseOne(std::string_view text) {
   return documents.empty() ? json() : documents[0].value;
 }
 
-// JSON is read by RapidJSON; what it builds is what karpenter::Json::parse builds, down to the
+// JSON is read by RapidJSON; what it builds is what Json::parse builds, down to the
 // kind of each number, and what it refuses nlohmann explains.
 TEST(ParseDocumentsTest, JsonReadsAsNlohmannWould) {
   const std::vector<std::string_view> texts = {

@@ -16,7 +16,7 @@
 namespace karpenter {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 using testing::ElementsAre;
 
 // 2024-09-10T15:21:13.098Z

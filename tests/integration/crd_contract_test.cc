@@ -33,7 +33,7 @@
 namespace karpenter::integration {
 namespace {
 
-using json = ::karpenter::Json;
+using json = Json;
 using ::testing::HasSubstr;
 
 // ---- where the API server and `karpenter validate` knowingly disagree ---------------------------

@@ -539,10 +539,10 @@ TEST(ApiErrorTest, ABodyThatIsNotAStatusGetsTheReasonOfItsCode) {
 }
 
 TEST(ApiErrorTest, AWatchErrorEventKeepsItsCode) {
-  const Error error = StatusError(
-      "watch /api/v1/pods",
-      karpenter::Json::parse(R"json({"kind":"Status","code":410,"reason":"Expired",)json"
-                             R"json("message":"too old resource version: 1 (52)"})json"));
+  const Error error =
+      StatusError("watch /api/v1/pods",
+                  Json::parse(R"json({"kind":"Status","code":410,"reason":"Expired",)json"
+                              R"json("message":"too old resource version: 1 (52)"})json"));
   EXPECT_EQ(error.status, 410);
   EXPECT_EQ(error.reason, "Expired");
   EXPECT_EQ(error.message, "watch /api/v1/pods: too old resource version: 1 (52)");
@@ -660,8 +660,8 @@ struct Seen {
 };
 
 std::string StatusBody(int code, std::string_view reason, std::string_view message) {
-  return karpenter::Json{{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
-                         {"code", code},     {"reason", reason},   {"message", message}}
+  return Json{{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
+              {"code", code},     {"reason", reason},   {"message", message}}
       .dump();
 }
 
@@ -702,10 +702,10 @@ TEST(FakeServerTest, ListFollowsPagesAndFillsInTheItemsTypes) {
     continues.push_back(token);
     selectors.push_back(req.get_param_value("labelSelector") + "|" + req.get_param_value("limit"));
     const int page = token.empty() ? 0 : std::stoi(token);
-    karpenter::Json list = {{"kind", "PodList"},
-                            {"apiVersion", "v1"},
-                            {"metadata", {{"resourceVersion", "77"}}},
-                            {"items", karpenter::Json::array()}};
+    Json list = {{"kind", "PodList"},
+                 {"apiVersion", "v1"},
+                 {"metadata", {{"resourceVersion", "77"}}},
+                 {"items", Json::array()}};
     for (int i = 0; i < 2 && page * 2 + i < 5; ++i) {
       list["items"].push_back({{"metadata", {{"name", "p" + std::to_string(page * 2 + i)}}}});
     }
@@ -740,8 +740,8 @@ TEST(FakeServerTest, ListStartsOverOnceWhenItsContinueTokenExpires) {
       res.set_content(StatusBody(410, "Expired", "continue token expired"), "application/json");
       return;
     }
-    karpenter::Json list = {{"metadata", {{"resourceVersion", std::to_string(call)}}},
-                            {"items", {{{"metadata", {{"name", "n" + std::to_string(call)}}}}}}};
+    Json list = {{"metadata", {{"resourceVersion", std::to_string(call)}}},
+                 {"items", {{{"metadata", {{"name", "n" + std::to_string(call)}}}}}}};
     if (req.get_param_value("continue").empty()) list["metadata"]["continue"] = "next";
     res.set_content(list.dump(), "application/json");
   });
@@ -815,10 +815,10 @@ TEST(FakeServerTest, WritesUseTheVerbsPathsAndBodiesOfTheApi) {
   ASSERT_THAT(client->Patch(resources::kPods, "a", "p", PatchType::kMerge,
                             {{"metadata", {{"labels", {{"x", "y"}}}}}}, Subresource::kNone),
               IsOk());
-  ASSERT_THAT(client->Patch(resources::kPods, "a", "p", PatchType::kJson,
-                            karpenter::Json::parse(R"([{"op":"test","path":"/x","value":1}])"),
-                            Subresource::kNone),
-              IsOk());
+  ASSERT_THAT(
+      client->Patch(resources::kPods, "a", "p", PatchType::kJson,
+                    Json::parse(R"([{"op":"test","path":"/x","value":1}])"), Subresource::kNone),
+      IsOk());
   DeleteOptions options;
   options.precondition_uid = "u-1";
   options.precondition_resource_version = "9";
@@ -833,8 +833,8 @@ TEST(FakeServerTest, WritesUseTheVerbsPathsAndBodiesOfTheApi) {
   EXPECT_EQ(seen[0].method, "POST");
   EXPECT_EQ(seen[0].path, "/api/v1/namespaces/a/pods");
   EXPECT_EQ(seen[0].dry_run, "All");  // dryRun
-  EXPECT_EQ(karpenter::Json::parse(seen[0].body)["kind"], "Pod");
-  EXPECT_EQ(karpenter::Json::parse(seen[0].body)["apiVersion"], "v1");
+  EXPECT_EQ(Json::parse(seen[0].body)["kind"], "Pod");
+  EXPECT_EQ(Json::parse(seen[0].body)["apiVersion"], "v1");
   EXPECT_EQ(seen[1].method, "PUT");
   EXPECT_EQ(seen[1].path, "/api/v1/namespaces/a/pods/p/status");
   EXPECT_EQ(seen[1].dry_run, "");
@@ -844,15 +844,15 @@ TEST(FakeServerTest, WritesUseTheVerbsPathsAndBodiesOfTheApi) {
   EXPECT_EQ(seen[3].body, R"([{"op":"test","path":"/x","value":1}])");
   EXPECT_EQ(seen[4].method, "DELETE");
   EXPECT_EQ(seen[4].path, "/api/v1/namespaces/a/pods/p");
-  EXPECT_EQ(karpenter::Json::parse(seen[4].body),
-            karpenter::Json::parse(R"({"preconditions":{"uid":"u-1","resourceVersion":"9"},)"
-                                   R"("gracePeriodSeconds":0})"));
+  EXPECT_EQ(Json::parse(seen[4].body),
+            Json::parse(R"({"preconditions":{"uid":"u-1","resourceVersion":"9"},)"
+                        R"("gracePeriodSeconds":0})"));
   EXPECT_EQ(seen[5].method, "POST");
   EXPECT_EQ(seen[5].path, "/api/v1/namespaces/a/pods/p/eviction");
-  EXPECT_EQ(karpenter::Json::parse(seen[5].body),
-            karpenter::Json::parse(R"({"apiVersion":"policy/v1","kind":"Eviction",)"
-                                   R"("metadata":{"name":"p","namespace":"a"},)"
-                                   R"("deleteOptions":{"gracePeriodSeconds":30}})"));
+  EXPECT_EQ(Json::parse(seen[5].body),
+            Json::parse(R"({"apiVersion":"policy/v1","kind":"Eviction",)"
+                        R"("metadata":{"name":"p","namespace":"a"},)"
+                        R"("deleteOptions":{"gracePeriodSeconds":30}})"));
 }
 
 TEST(FakeServerTest, ACreateOfANamespacedObjectNeedsANamespace) {

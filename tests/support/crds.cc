@@ -32,7 +32,7 @@ bool ConditionIsTrue(const kube::Object& crd, std::string_view type) {
   if (status == crd.end() || !status->is_object()) return false;
   const auto conditions = status->find("conditions");
   if (conditions == status->end() || !conditions->is_array()) return false;
-  return std::any_of(conditions->begin(), conditions->end(), [&](const karpenter::Json& c) {
+  return std::any_of(conditions->begin(), conditions->end(), [&](const Json& c) {
     return c.is_object() && c.value("type", "") == type && c.value("status", "") == "True";
   });
 }
@@ -45,8 +45,7 @@ Status WaitEstablished(kube::Client& client, std::string_view name) {
     if (ConditionIsTrue(*crd, "Established") && ConditionIsTrue(*crd, "NamesAccepted")) return {};
     if (std::chrono::steady_clock::now() > deadline) {
       return Error{fmt::format("CRD {} is not Established after {}s: status {}", name,
-                               kEstablishTimeout.count(),
-                               crd->value("status", karpenter::Json()).dump())};
+                               kEstablishTimeout.count(), crd->value("status", Json()).dump())};
     }
     std::this_thread::sleep_for(kPollInterval);
   }

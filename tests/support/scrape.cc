@@ -16,9 +16,9 @@
 namespace karpenter::support {
 namespace {
 
-const karpenter::Json* Named(const karpenter::Json& list, const std::string& name) {
+const Json* Named(const Json& list, const std::string& name) {
   if (!list.is_array()) return nullptr;
-  for (const karpenter::Json& item : list) {
+  for (const Json& item : list) {
     if (item.value("name", "") == name) return &item;
   }
   return nullptr;
@@ -34,25 +34,25 @@ Result<int> ChartMetricsPort(const std::string& testenv_dir) {
   std::string env_port;
   std::string service_target;
   for (const Document& document : documents) {
-    const karpenter::Json& object = document.value;
+    const Json& object = document.value;
     const std::string kind = object.value("kind", "");
     if (kind == "Deployment") {
-      const karpenter::Json& containers = object["spec"]["template"]["spec"]["containers"];
-      const karpenter::Json* controller = Named(containers, "controller");
+      const Json& containers = object["spec"]["template"]["spec"]["containers"];
+      const Json* controller = Named(containers, "controller");
       if (controller == nullptr) {
         return Error(path + ": the Deployment has no container controller");
       }
-      const karpenter::Json ports = controller->value("ports", karpenter::Json());
-      if (const karpenter::Json* port = Named(ports, "http-metrics")) {
+      const Json ports = controller->value("ports", Json());
+      if (const Json* port = Named(ports, "http-metrics")) {
         container_port = port->value("containerPort", 0);
       }
-      const karpenter::Json env = controller->value("env", karpenter::Json());
-      if (const karpenter::Json* variable = Named(env, "METRICS_PORT")) {
+      const Json env = controller->value("env", Json());
+      if (const Json* variable = Named(env, "METRICS_PORT")) {
         env_port = variable->value("value", "");
       }
     } else if (kind == "Service") {
-      const karpenter::Json ports = object["spec"].value("ports", karpenter::Json());
-      if (const karpenter::Json* port = Named(ports, "http-metrics")) {
+      const Json ports = object["spec"].value("ports", Json());
+      if (const Json* port = Named(ports, "http-metrics")) {
         service_target = port->value("targetPort", "");
       }
     }

@@ -5,13 +5,13 @@
 namespace karpenter::aws {
 namespace {
 
-std::string StringAt(const karpenter::Json& object, const char* key) {
+std::string StringAt(const Json& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-const karpenter::Json& ObjectAt(const karpenter::Json& object, const char* key) {
-  static const karpenter::Json kEmpty = karpenter::Json::object();
+const Json& ObjectAt(const Json& object, const char* key) {
+  static const Json kEmpty = Json::object();
   const auto it = object.find(key);
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
@@ -28,9 +28,8 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   request.method = "GET";
   request.path = "/clusters/" + name;
   ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeCluster", request));
-  const karpenter::Json body =
-      karpenter::Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
-  const karpenter::Json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
+  const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  const Json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
   if (!cluster.is_object() || cluster.empty()) {
     return Error("eks DescribeCluster " + name + ": the response has no cluster object");
   }
@@ -41,7 +40,7 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   out.version = StringAt(cluster, "version");
   out.endpoint = StringAt(cluster, "endpoint");
   out.certificate_authority = StringAt(ObjectAt(cluster, "certificateAuthority"), "data");
-  const karpenter::Json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
+  const Json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
   out.service_ipv4_cidr = StringAt(network, "serviceIpv4Cidr");
   out.service_ipv6_cidr = StringAt(network, "serviceIpv6Cidr");
   return out;

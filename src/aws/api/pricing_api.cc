@@ -15,12 +15,12 @@ namespace {
 
 constexpr int kMaxResults = 100;  // GetProducts' largest page
 
-karpenter::Json TermMatch(std::string_view field, std::string_view value) {
+Json TermMatch(std::string_view field, std::string_view value) {
   return {{"Type", "TERM_MATCH"}, {"Field", field}, {"Value", value}};
 }
 
 // The text of a string member, or nullptr when it is missing or not a string.
-const std::string* StringAt(const karpenter::Json& object, std::string_view key) {
+const std::string* StringAt(const Json& object, std::string_view key) {
   if (!object.is_object()) return nullptr;
   auto it = object.find(key);
   if (it == object.end() || !it->is_string()) return nullptr;
@@ -30,28 +30,25 @@ const std::string* StringAt(const karpenter::Json& object, std::string_view key)
 }  // namespace
 
 Result<OnDemandPriceEntry> ParseOnDemandPriceEntry(const std::string& document) {
-  karpenter::Json entry = karpenter::Json::parse(document, nullptr, /*allow_exceptions=*/false);
+  Json entry = Json::parse(document, nullptr, /*allow_exceptions=*/false);
   if (entry.is_discarded()) return Error{"not JSON"};
   if (!entry.is_object()) return Error{"not a JSON object"};
-  const karpenter::Json attributes =
-      entry.value("/product/attributes"_json_pointer, karpenter::Json());
+  const Json attributes = entry.value("/product/attributes"_json_pointer, Json());
   const std::string* instance_type = StringAt(attributes, "instanceType");
   if (instance_type == nullptr || instance_type->empty()) {
     return Error{"no string product.attributes.instanceType"};
   }
-  const karpenter::Json on_demand = entry.value("/terms/OnDemand"_json_pointer, karpenter::Json());
+  const Json on_demand = entry.value("/terms/OnDemand"_json_pointer, Json());
   if (!on_demand.is_object() || on_demand.empty()) {
     return Error{fmt::format("{}: no terms.OnDemand", *instance_type)};
   }
   // One offer term holding price dimensions; take the first USD price per hour.
   for (const auto& [sku, term] : on_demand.items()) {
-    const karpenter::Json dimensions =
-        term.is_object() ? term.value("priceDimensions", karpenter::Json()) : karpenter::Json();
+    const Json dimensions = term.is_object() ? term.value("priceDimensions", Json()) : Json();
     if (!dimensions.is_object()) continue;
     for (const auto& [rate_code, dimension] : dimensions.items()) {
-      const karpenter::Json price_per_unit =
-          dimension.is_object() ? dimension.value("pricePerUnit", karpenter::Json())
-                                : karpenter::Json();
+      const Json price_per_unit =
+          dimension.is_object() ? dimension.value("pricePerUnit", Json()) : Json();
       const std::string* usd = StringAt(price_per_unit, "USD");
       if (usd == nullptr) continue;
       double price = 0;
@@ -69,7 +66,7 @@ Result<OnDemandPriceEntry> ParseOnDemandPriceEntry(const std::string& document) 
 }
 
 Result<OnDemandPriceList> PricingApi::GetOnDemandPrices(const std::string& region) {
-  const karpenter::Json filters = karpenter::Json::array({
+  const Json filters = Json::array({
       TermMatch("regionCode", region),
       TermMatch("operatingSystem", "Linux"),
       TermMatch("tenancy", "Shared"),
@@ -80,15 +77,15 @@ Result<OnDemandPriceList> PricingApi::GetOnDemandPrices(const std::string& regio
   OnDemandPriceList list;
   const std::string operation = "pricing GetProducts (AmazonEC2, " + region + ")";
   Status status = Paginate(operation, [&](const std::string& token) -> Result<std::string> {
-    karpenter::Json input = {{"ServiceCode", "AmazonEC2"},
-                             {"Filters", filters},
-                             {"FormatVersion", "aws_v1"},
-                             {"MaxResults", kMaxResults}};
+    Json input = {{"ServiceCode", "AmazonEC2"},
+                  {"Filters", filters},
+                  {"FormatVersion", "aws_v1"},
+                  {"MaxResults", kMaxResults}};
     if (!token.empty()) input["NextToken"] = token;
-    ASSIGN_OR_RETURN(karpenter::Json output, CallJson(client_, kPricingJson, "GetProducts", input));
-    const karpenter::Json entries = output.value("PriceList", karpenter::Json::array());
+    ASSIGN_OR_RETURN(Json output, CallJson(client_, kPricingJson, "GetProducts", input));
+    const Json entries = output.value("PriceList", Json::array());
     if (!entries.is_array()) return Error{operation + ": PriceList is not a list"};
-    for (const karpenter::Json& item : entries) {
+    for (const Json& item : entries) {
       ++list.entries;
       Result<OnDemandPriceEntry> entry =
           item.is_string() ? ParseOnDemandPriceEntry(item.get<std::string>())

@@ -6,9 +6,8 @@
 namespace karpenter::aws {
 
 Result<std::string> SsmApi::GetParameter(const std::string& name) {
-  ASSIGN_OR_RETURN(karpenter::Json output,
-                   CallJson(client_, kSsmJson, "GetParameter", {{"Name", name}}));
-  const karpenter::Json value = output.value("/Parameter/Value"_json_pointer, karpenter::Json());
+  ASSIGN_OR_RETURN(Json output, CallJson(client_, kSsmJson, "GetParameter", {{"Name", name}}));
+  const Json value = output.value("/Parameter/Value"_json_pointer, Json());
   if (!value.is_string()) {
     return Error{"ssm GetParameter " + name + ": the answer has no string Parameter.Value"};
   }

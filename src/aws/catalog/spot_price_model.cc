@@ -99,12 +99,12 @@ Status SpotPriceModel::LoadSpotPricesJson(std::string_view text, std::string_vie
     return Error{
         fmt::format("{}: expected one object, got {} documents", where, documents->size())};
   }
-  const karpenter::Json& root = (*documents)[0].value;
+  const Json& root = (*documents)[0].value;
   if (!root.is_object()) {
     return Error{fmt::format(
         "{}: expected an object keyed by instance type (price or {{zone: price}})", where)};
   }
-  auto check_price = [&](const karpenter::Json& value, const std::string& field) -> Result<double> {
+  auto check_price = [&](const Json& value, const std::string& field) -> Result<double> {
     if (!value.is_number()) {
       return Error{fmt::format("{}: {}: expected a number (USD per hour), got {}", where, field,
                                value.type_name())};
@@ -134,8 +134,9 @@ Status SpotPriceModel::LoadSpotPricesJson(std::string_view text, std::string_vie
   }
   for (auto& [type, entry] : loaded) {
     std::vector<ZonePrice>& prices = overrides_[type];
+    const std::string& zone = entry.zone;
     auto same = std::find_if(prices.begin(), prices.end(),
-                             [&](const ZonePrice& p) { return p.zone == entry.zone; });
+                             [&](const ZonePrice& p) { return p.zone == zone; });
     if (same != prices.end()) {
       same->price = entry.price;
     } else {

@@ -5,7 +5,7 @@
 namespace karpenter::aws {
 namespace {
 
-using json = karpenter::Json;
+using json = Json;
 
 std::string StringAt(const json& object, std::string_view key) {
   if (!object.is_object()) return "";

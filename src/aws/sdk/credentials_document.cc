@@ -8,7 +8,7 @@ namespace karpenter::aws {
 namespace {
 
 // The string member `name`, or empty when missing or not a string.
-std::string StringMember(const karpenter::Json& object, const char* name) {
+std::string StringMember(const Json& object, const char* name) {
   const auto found = object.find(name);
   return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
@@ -18,7 +18,7 @@ std::string StringMember(const karpenter::Json& object, const char* name) {
 Result<Credentials> ParseCredentialsDocument(std::string_view body, std::string_view source) {
   const std::string prefix(source);
   // No exceptions: a parse error's text would quote the input around the failure.
-  const karpenter::Json document = karpenter::Json::parse(body, nullptr, false);
+  const Json document = Json::parse(body, nullptr, false);
   if (document.is_discarded() || !document.is_object()) {
     return Error{prefix + ": the response is not a JSON object"};
   }
@@ -44,7 +44,7 @@ Result<Credentials> ParseCredentialsDocument(std::string_view body, std::string_
 
 Error ParseCredentialsErrorDocument(int status, std::string_view body, std::string_view source) {
   std::string message = std::string(source) + ": HTTP " + std::to_string(status);
-  const karpenter::Json document = karpenter::Json::parse(body, nullptr, false);
+  const Json document = Json::parse(body, nullptr, false);
   if (!document.is_object()) return Error{std::move(message), status, ""};
   std::string code = StringMember(document, "code");
   if (!code.empty()) message += ": " + code;

@@ -14,7 +14,7 @@ std::string_view BareCode(std::string_view type) {
   return type.substr(0, type.find(':'));
 }
 
-std::string StringField(const karpenter::Json& body, const char* name) {
+std::string StringField(const Json& body, const char* name) {
   const auto found = body.find(name);
   return found != body.end() && found->is_string() ? found->get<std::string>() : "";
 }
@@ -22,7 +22,7 @@ std::string StringField(const karpenter::Json& body, const char* name) {
 }  // namespace
 
 HttpRequest JsonRequest(const JsonProtocol& protocol, std::string_view operation,
-                        const karpenter::Json& input) {
+                        const Json& input) {
   HttpRequest request;
   request.method = "POST";
   request.headers.emplace_back("X-Amz-Target",
@@ -37,8 +37,7 @@ HttpRequest JsonRequest(const JsonProtocol& protocol, std::string_view operation
 Error ParseJsonError(const HttpResponse& response, std::string_view service,
                      std::string_view operation) {
   const std::string context = std::string(service) + " " + std::string(operation);
-  const karpenter::Json body =
-      karpenter::Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
   const bool object = body.is_object();
   std::string_view code = HeaderValue(response.headers, "x-amzn-query-error");
   code = code.substr(0, code.find(';'));  // "AWS.SimpleQueueService.NonExistentQueue;Sender"
@@ -53,13 +52,12 @@ Error ParseJsonError(const HttpResponse& response, std::string_view service,
                response.status, std::string(code)};
 }
 
-Result<karpenter::Json> CallJson(ServiceClient& client, const JsonProtocol& protocol,
-                                 std::string_view operation, const karpenter::Json& input) {
+Result<Json> CallJson(ServiceClient& client, const JsonProtocol& protocol,
+                      std::string_view operation, const Json& input) {
   ASSIGN_OR_RETURN(HttpResponse response,
                    client.Call(operation, JsonRequest(protocol, operation, input)));
-  if (response.body.empty()) return karpenter::Json::object();
-  karpenter::Json output =
-      karpenter::Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (response.body.empty()) return Json::object();
+  Json output = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
   if (output.is_discarded()) {
     return Error{client.service() + " " + std::string(operation) +
                  ": the response is not valid JSON"};

@@ -23,7 +23,7 @@ inline constexpr JsonProtocol kSqsJson{"AmazonSQS", "1.0"};
 // POST / with X-Amz-Target, Content-Type application/x-amz-json-<version> and `input` as the
 // body; the ServiceClient addresses and signs it.
 HttpRequest JsonRequest(const JsonProtocol& protocol, std::string_view operation,
-                        const karpenter::Json& input);
+                        const Json& input);
 
 // The ErrorParser of JSON services: the code from SQS's x-amzn-query-error header when present
 // (the legacy code callers know), else from "__type" without its "namespace#" prefix or ":…"
@@ -32,7 +32,7 @@ Error ParseJsonError(const HttpResponse& response, std::string_view service,
                      std::string_view operation);
 
 // Calls `operation` through `client` and parses the JSON answer (an empty body is {}).
-Result<karpenter::Json> CallJson(ServiceClient& client, const JsonProtocol& protocol,
-                                 std::string_view operation, const karpenter::Json& input);
+Result<Json> CallJson(ServiceClient& client, const JsonProtocol& protocol,
+                      std::string_view operation, const Json& input);
 
 }  // namespace karpenter::aws

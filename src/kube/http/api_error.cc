@@ -5,7 +5,7 @@
 namespace karpenter::kube::http {
 namespace {
 
-std::string StringField(const karpenter::Json& object, const char* field) {
+std::string StringField(const Json& object, const char* field) {
   const auto it = object.find(field);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -56,7 +56,7 @@ std::string_view ReasonForStatus(int status) {
   }
 }
 
-Error StatusError(std::string_view context, const karpenter::Json& status) {
+Error StatusError(std::string_view context, const Json& status) {
   int code = 500;  // an ERROR event without a code is still a failure
   std::string reason;
   std::string message;
@@ -74,7 +74,7 @@ Error StatusError(std::string_view context, const karpenter::Json& status) {
 
 Error ResponseError(std::string_view method, std::string_view path, int status,
                     std::string_view body) {
-  const karpenter::Json parsed = karpenter::Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_object() && StringField(parsed, "kind") == "Status") {
     Error error = StatusError(Prefix(method, path), parsed);
     // The HTTP status is authoritative; the Status's code normally equals it.

@@ -21,7 +21,7 @@ Error ResponseError(std::string_view method, std::string_view path, int status,
 
 // For a Status object outside a response, such as a watch's ERROR event. `context` prefixes the
 // message.
-Error StatusError(std::string_view context, const karpenter::Json& status);
+Error StatusError(std::string_view context, const Json& status);
 
 // A request that got no HTTP answer (connection refused, TLS failure, timeout): status 0, reason
 // "Unavailable".

@@ -47,7 +47,7 @@ std::string RefreshingServerVersion::Get() {
 }
 
 Result<std::string> ParseServerVersion(std::string_view body) {
-  const karpenter::Json version = karpenter::Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const Json version = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!version.is_object()) return Error("GET /version: the answer is not a JSON object");
   const auto text = [&](const char* key) {
     const auto it = version.find(key);

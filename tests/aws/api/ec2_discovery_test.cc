@@ -33,7 +33,7 @@ TEST_F(Ec2DiscoveryTest, FindsTheTaggedSubnetsByDiscoveryTagAndNotTheUntaggedOne
   std::sort(subnets->begin(), subnets->end(),
             [](const Subnet& a, const Subnet& b) { return a.zone < b.zone; });
   for (size_t i = 0; i < 3; ++i) {
-    const karpenter::Json& seeded = seed_["subnets"][i];
+    const Json& seeded = seed_["subnets"][i];
     SCOPED_TRACE(seeded.dump());
     const Subnet& subnet = (*subnets)[i];
     EXPECT_EQ(subnet.subnet_id, seeded["id"].get<std::string>());
@@ -59,7 +59,7 @@ TEST_F(Ec2DiscoveryTest, FindsTheSecurityGroupByTag) {
 }
 
 TEST_F(Ec2DiscoveryTest, DescribesImagesById) {
-  const karpenter::Json& seeded = seed_["images"]["al2023_arm64"];
+  const Json& seeded = seed_["images"]["al2023_arm64"];
   ImageQuery query;
   query.image_ids = {seeded["id"].get<std::string>()};
   Result<std::vector<Image>> images = ec2_->DescribeImages(query);
@@ -156,7 +156,7 @@ TEST_F(Ec2DiscoveryTest, ListsOfferingsPerZone) {
     EXPECT_EQ(offering.instance_type, "m5.large");
     zones.push_back(offering.zone);
   }
-  for (const karpenter::Json& subnet : seed_["subnets"]) {
+  for (const Json& subnet : seed_["subnets"]) {
     EXPECT_THAT(zones, Contains(subnet["zone"].get<std::string>()));
   }
 

@@ -97,7 +97,7 @@ TEST_F(Ec2LaunchTest, FleetLaunchesATaggedInstanceThatDescribeSeesAndTerminateEn
   ASSERT_THAT(created, IsOk());
   Cleanup remove([&] { (void)ec2_->DeleteLaunchTemplate(name); });
 
-  const karpenter::Json& subnet = seed_["subnets"][1];
+  const Json& subnet = seed_["subnets"][1];
   FleetInput fleet;
   fleet.launch_templates = {
       {name,

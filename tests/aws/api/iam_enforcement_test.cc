@@ -29,7 +29,7 @@ class IamEnforcementTest : public testing::MotoTest,
   void SetUp() override {
     MotoTest::SetUp();
     if (HasFatalFailure()) return;
-    const karpenter::Json& key = seed_["controller_credentials"];
+    const Json& key = seed_["controller_credentials"];
     controller_environment_ = Environment({
         {"AWS_ENDPOINT_URL", testing::ReadMotoEndpoint("fault_endpoint")},
         {"AWS_ACCESS_KEY_ID", key["access_key_id"].get<std::string>()},
@@ -41,7 +41,7 @@ class IamEnforcementTest : public testing::MotoTest,
         controller_environment_, seed_["region"].get<std::string>(), transport_, clock_);
     ASSERT_THAT(clients, IsOk());
     controller_.emplace(std::move(*clients));
-    const karpenter::Json policy = testing::ControllerPolicyFor(GetParam());
+    const Json policy = testing::ControllerPolicyFor(GetParam());
     ASSERT_TRUE(policy.is_object());
     testing::SetControllerPolicy(policy);
   }
@@ -96,7 +96,7 @@ class IamEnforcementTest : public testing::MotoTest,
   }
 
   FleetInput Fleet(const std::string& launch_template, const Ec2Tags& tags) const {
-    const karpenter::Json& subnet = seed_["subnets"][1];
+    const Json& subnet = seed_["subnets"][1];
     FleetInput fleet;
     fleet.launch_templates = {
         {launch_template,
@@ -170,7 +170,7 @@ TEST_P(IamEnforcementTest, TheControllersLaunchTagAndTerminateAreAllowed) {
   EXPECT_THAT(ec2.TerminateInstances({id}), IsOk());
   EXPECT_THAT(ec2.DeleteLaunchTemplate(templates_.back()), IsOk());
   EXPECT_EQ(Denials(), 0) << testing::IamDecisions().dump(2);
-  const karpenter::Json allowed = testing::IamDecisions()["allowed"];
+  const Json allowed = testing::IamDecisions()["allowed"];
   for (const char* action :
        {"ec2:CreateLaunchTemplate", "ec2:CreateFleet", "ec2:RunInstances", "ec2:CreateTags",
         "iam:PassRole", "ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"}) {
@@ -238,7 +238,7 @@ TEST_P(IamEnforcementTest, PassingAnotherRoleIsRefusedForEachLaunch) {
 // interface, where the controller puts them: a policy that keeps launches out of a group refuses
 // a launch into it (and so the proxy checks them there, as EC2 does).
 TEST_P(IamEnforcementTest, TheNetworkInterfacesSecurityGroupsAreAuthorized) {
-  karpenter::Json policy = testing::ControllerPolicyFor(GetParam());
+  Json policy = testing::ControllerPolicyFor(GetParam());
   const std::string region = seed_["region"].get<std::string>();
   const std::string group = seed_["security_group"].get<std::string>();
   policy["Statement"].push_back(

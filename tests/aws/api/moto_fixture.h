@@ -61,31 +61,30 @@ inline support::MotoAccount Account() {
 
 // Sets the faults the proxy in front of moto injects (scripts/testenv/fault_proxy.py says which)
 // and zeroes its counts of injected faults; an empty object clears them.
-inline void SetFaults(const karpenter::Json& faults) {
+inline void SetFaults(const Json& faults) {
   Status set = Account().SetFaults(faults);
   EXPECT_THAT(set, IsOk());
 }
 
 // What the proxy reports of its faults and counts (GET /_faults); discarded JSON when unreadable.
-inline karpenter::Json FaultProxyState() {
-  Result<karpenter::Json> state = Account().FaultState();
+inline Json FaultProxyState() {
+  Result<Json> state = Account().FaultState();
   EXPECT_THAT(state, IsOk());
-  return state.ok() ? std::move(*state) : karpenter::Json(karpenter::Json::value_t::discarded);
+  return state.ok() ? std::move(*state) : Json(Json::value_t::discarded);
 }
 
 // How many faults of a kind ("insufficient_capacity", "throttled", "delayed") the proxy injected
 // since they were set.
 inline int InjectedFaults(const std::string& kind) {
-  const karpenter::Json state = FaultProxyState();
+  const Json state = FaultProxyState();
   return state.is_object() ? state["injected"].value(kind, -1) : -1;
 }
 
 // How many requests of an action ("CreateFleet", "CreateTags", …) the proxy passed on to moto
 // since the faults were set.
 inline int ForwardedRequests(const std::string& action) {
-  const karpenter::Json state = FaultProxyState();
-  return state.is_object() ? state.value("forwarded", karpenter::Json::object()).value(action, 0)
-                           : -1;
+  const Json state = FaultProxyState();
+  return state.is_object() ? state.value("forwarded", Json::object()).value(action, 0) : -1;
 }
 
 // `text` with each ${NAME} of `values` replaced.
@@ -103,13 +102,13 @@ inline std::string FillIn(std::string text, const std::map<std::string, std::str
 // A controller policy for the seeded account, cluster, queue and node role: "generated" is what
 // `karpenter iam policy` prints; "upstream" and "seed" are tests/testdata/iam/NAME-policy.json
 // (that folder's README says what each is). Null, with a test failure, when there is none.
-inline karpenter::Json ControllerPolicyFor(const std::string& name) {
+inline Json ControllerPolicyFor(const std::string& name) {
   if (name == "generated") {
-    Result<karpenter::Json> generated = Account().GeneratedPolicy(KARPENTER_BINARY);
+    Result<Json> generated = Account().GeneratedPolicy(KARPENTER_BINARY);
     EXPECT_THAT(generated, IsOk());
     return generated.ok() ? std::move(*generated) : nullptr;
   }
-  const karpenter::Json seed = karpenter::Json::parse(ReadMotoFile("seed.json"));
+  const Json seed = Json::parse(ReadMotoFile("seed.json"));
   const std::map<std::string, std::string> values = {
       {"PARTITION", "aws"},
       {"REGION", seed["region"].get<std::string>()},
@@ -121,7 +120,7 @@ inline karpenter::Json ControllerPolicyFor(const std::string& name) {
   std::ostringstream read;
   read << in.rdbuf();
   const std::string text = FillIn(read.str(), values);
-  karpenter::Json policy = karpenter::Json::parse(text, nullptr, false);
+  Json policy = Json::parse(text, nullptr, false);
   if (!policy.is_object()) {
     ADD_FAILURE() << "no policy " << name << ":\n" << text;
     return nullptr;
@@ -132,7 +131,7 @@ inline karpenter::Json ControllerPolicyFor(const std::string& name) {
 // Enforces `policy` (an IAM policy document) on the requests the controller's access key signs
 // (seed.json's controller_credentials), through the fault proxy (scripts/testenv/iam_authz.py);
 // null enforces nothing. Zeroes the proxy's counts of allowed checks and denials.
-inline void SetControllerPolicy(const karpenter::Json& policy) {
+inline void SetControllerPolicy(const Json& policy) {
   Status set = Account().SetControllerPolicy(policy);
   EXPECT_THAT(set, IsOk());
 }
@@ -140,28 +139,27 @@ inline void SetControllerPolicy(const karpenter::Json& policy) {
 // What the proxy decided under the policy since it was set (GET /_iam): "allowed" (checks per IAM
 // action), "denials" (how many requests were refused) and "denied" (the last refusals, each with
 // its request, action, resource and decision); discarded JSON when unreadable.
-inline karpenter::Json IamDecisions() {
+inline Json IamDecisions() {
   httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
   httplib::Result answer = proxy.Get("/_iam");
   EXPECT_TRUE(answer && answer->status == 200) << "reading the IAM decisions";
-  if (!answer || answer->status != 200) return karpenter::Json::value_t::discarded;
-  return karpenter::Json::parse(answer->body, nullptr, false);
+  if (!answer || answer->status != 200) return Json::value_t::discarded;
+  return Json::parse(answer->body, nullptr, false);
 }
 
 // What `policy` decides on every authorization the controller's key asked for since its policy
 // was set (POST /_iam/replay): the same summary as IamDecisions, and "replayed" (how many distinct
 // authorizations). A policy that allows them all would have seen the very same run; discarded
 // JSON when unreadable.
-inline karpenter::Json IamReplay(const karpenter::Json& policy) {
-  const karpenter::Json spec = {
-      {"policies", karpenter::Json::array({{{"name", "controller"}, {"policy", policy}}})}};
+inline Json IamReplay(const Json& policy) {
+  const Json spec = {{"policies", Json::array({{{"name", "controller"}, {"policy", policy}}})}};
   httplib::Client proxy(ReadMotoEndpoint("fault_endpoint"));
   proxy.set_read_timeout(120, 0);
   httplib::Result answer = proxy.Post("/_iam/replay", spec.dump(), "application/json");
   EXPECT_TRUE(answer && answer->status == 200)
       << "replaying under another policy: " << (answer ? answer->body : "no answer");
-  if (!answer || answer->status != 200) return karpenter::Json::value_t::discarded;
-  return karpenter::Json::parse(answer->body, nullptr, false);
+  if (!answer || answer->status != 200) return Json::value_t::discarded;
+  return Json::parse(answer->body, nullptr, false);
 }
 
 // A name no other test, run or process uses, so tests can run against a long-lived moto.
@@ -286,16 +284,15 @@ inline void CancelCapacityReservation(ServiceClient& ec2, const std::string& id)
 // What moto keeps of the launch template `name` (its latest version's LaunchTemplateData, read
 // with boto3 by tests/aws/provider/describe_launch_template.py); null (and a test failure) when
 // it cannot be read.
-inline karpenter::Json LaunchTemplateDataInMoto(const std::string& region,
-                                                const std::string& name) {
-  const karpenter::Json seed = karpenter::Json::parse(ReadMotoFile("seed.json"));
+inline Json LaunchTemplateDataInMoto(const std::string& region, const std::string& name) {
+  const Json seed = Json::parse(ReadMotoFile("seed.json"));
   const std::string command =
       AwsTestToolsDir() + "/venv/bin/python " + KARPENTER_SOURCE_DIR +
       "/tests/aws/provider/describe_launch_template.py " + ReadMotoEndpoint("endpoint") + " " +
       region + " " + seed["credentials"]["access_key_id"].get<std::string>() + " " +
       seed["credentials"]["secret_access_key"].get<std::string>() + " " + name;
   try {
-    return karpenter::Json::parse(support::RunCommand(command));
+    return Json::parse(support::RunCommand(command));
   } catch (const std::exception& error) {
     ADD_FAILURE() << error.what();
     return nullptr;
@@ -309,7 +306,7 @@ class MotoTest : public ::testing::Test {
         ReadMotoEndpoint(through_fault_proxy_ ? "fault_endpoint" : "endpoint");
     ASSERT_FALSE(endpoint.empty())
         << "no moto endpoint in " << KARPENTER_MOTO_DIR << "; run through ctest, which starts moto";
-    seed_ = karpenter::Json::parse(ReadMotoFile("seed.json"));
+    seed_ = Json::parse(ReadMotoFile("seed.json"));
     cluster_ = seed_["cluster"].get<std::string>();
     environment_ = Environment({
         {"AWS_ENDPOINT_URL", endpoint},
@@ -326,7 +323,7 @@ class MotoTest : public ::testing::Test {
 
   // Set in a derived constructor to talk to moto through the fault proxy.
   bool through_fault_proxy_ = false;
-  karpenter::Json seed_;
+  Json seed_;
   std::string cluster_;
   Environment environment_;
   RecordingTransport transport_;

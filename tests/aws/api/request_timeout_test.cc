@@ -34,7 +34,7 @@ class RequestTimeoutTest : public testing::MotoTest {
     impatient_clients_.emplace(std::move(*clients));
   }
 
-  void TearDown() override { testing::SetFaults(karpenter::Json::object()); }
+  void TearDown() override { testing::SetFaults(Json::object()); }
 
   // Holds the next `count` requests for 3 s each.
   static void HoldRequests(int count) {

@@ -89,7 +89,7 @@ class InstanceTypeProviderTest : public testing::MotoTest {
     node_class.metadata.name = "default";
     node_class.spec.ami_family = "AL2023";
     for (size_t i = 0; i < subnets; ++i) {
-      const karpenter::Json& subnet = seed_["subnets"][i];
+      const Json& subnet = seed_["subnets"][i];
       node_class.status.subnets.push_back(api::SubnetStatus{subnet["id"].get<std::string>(),
                                                             subnet["zone"].get<std::string>(),
                                                             "usw2-az" + std::to_string(i + 1)});

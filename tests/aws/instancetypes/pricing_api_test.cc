@@ -17,7 +17,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
 
-karpenter::Json Filter(const std::string& field, const std::string& value) {
+Json Filter(const std::string& field, const std::string& value) {
   return {{"Type", "TERM_MATCH"}, {"Field", field}, {"Value", value}};
 }
 
@@ -34,14 +34,14 @@ TEST(PricingApiTest, ReadsEveryPageSkippingAndCountingBrokenEntries) {
   EXPECT_EQ(list->skipped, 3U);  // not JSON, no instanceType, a price that is not a number
   EXPECT_THAT(list->first_problem, HasSubstr("not JSON"));
 
-  const std::vector<karpenter::Json> requests = server.requests();
+  const std::vector<Json> requests = server.requests();
   ASSERT_EQ(requests.size(), 2U);
   EXPECT_FALSE(requests[0].contains("NextToken"));
   EXPECT_EQ(requests[1]["NextToken"], "page-2");
-  for (const karpenter::Json& request : requests) {
+  for (const Json& request : requests) {
     EXPECT_EQ(request["ServiceCode"], "AmazonEC2");
     EXPECT_EQ(request["FormatVersion"], "aws_v1");
-    const karpenter::Json& filters = request["Filters"];
+    const Json& filters = request["Filters"];
     EXPECT_THAT(filters, Contains(Filter("regionCode", "us-west-2")));
     EXPECT_THAT(filters, Contains(Filter("operatingSystem", "Linux")));
     EXPECT_THAT(filters, Contains(Filter("tenancy", "Shared")));

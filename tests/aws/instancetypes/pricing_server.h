@@ -29,7 +29,7 @@ class PricingServer {
     page2_ = ReadTestData("get_products_page2.json");
     server_->Post("/", [this](const httplib::Request& request, httplib::Response& response) {
       const std::string target = request.get_header_value("X-Amz-Target");
-      karpenter::Json body = karpenter::Json::parse(request.body, nullptr, false);
+      Json body = Json::parse(request.body, nullptr, false);
       {
         std::lock_guard<std::mutex> lock(mutex_);
         requests_.push_back(body);
@@ -60,7 +60,7 @@ class PricingServer {
   }
 
   void set_fail(bool fail) { fail_ = fail; }
-  std::vector<karpenter::Json> requests() const {
+  std::vector<Json> requests() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return requests_;
   }
@@ -79,7 +79,7 @@ class PricingServer {
   std::string page2_;
   std::atomic<bool> fail_{false};
   mutable std::mutex mutex_;
-  std::vector<karpenter::Json> requests_;
+  std::vector<Json> requests_;
 };
 
 }  // namespace karpenter::aws::testing

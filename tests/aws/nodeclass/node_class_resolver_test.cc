@@ -322,7 +322,7 @@ TEST_F(NodeClassResolverTest, DeprecatedImagesAreChosenOnlyWhenNothingElseMatche
   EXPECT_EQ(Describe((*amis)[1].requirements), "kubernetes.io/arch In arm64");
   // The status says so.
   node_class.status = resolver_->Resolve(node_class);
-  const karpenter::Json encoded = api::Encode(node_class.status);
+  const Json encoded = api::Encode(node_class.status);
   ASSERT_EQ(encoded["amis"].size(), 2U);
   EXPECT_FALSE(encoded["amis"][0].contains("deprecated"));
   EXPECT_EQ(encoded["amis"][1]["deprecated"], true);

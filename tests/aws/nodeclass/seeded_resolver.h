@@ -10,7 +10,7 @@
 namespace karpenter::aws::testing {
 
 // For `cluster`, in the seed's region, aliases resolving for the seed's Kubernetes version.
-inline NodeClassResolver::Options SeededResolverOptions(const karpenter::Json& seed,
+inline NodeClassResolver::Options SeededResolverOptions(const Json& seed,
                                                         const std::string& cluster) {
   return NodeClassResolver::Options{
       .cluster_name = cluster,

@@ -123,7 +123,7 @@ class AwsCloudProviderTest : public testing::MotoTest {
   }
 
   void TearDown() override {
-    if (clients_) testing::SetFaults(karpenter::Json::object());
+    if (clients_) testing::SetFaults(Json::object());
     if (provider_) {
       Result<std::vector<cloud::Instance>> left = provider_->List();
       if (left.ok()) {
@@ -265,7 +265,7 @@ TEST_F(AwsCloudProviderTest, EqualLaunchesShareOneCreateFleetAndEachInstanceIsTa
   const api::NodeClaim third = Claim(testing::UniqueName("claim"), {"m5.large"});
   const api::NodeClaim other = Claim(testing::UniqueName("claim"), {"c5.large"});
   const std::vector<const api::NodeClaim*> batch = {&first, &other, &second, &third};
-  testing::SetFaults(karpenter::Json::object());  // counts from here
+  testing::SetFaults(Json::object());  // counts from here
 
   const std::vector<Result<cloud::Instance>> created = provider_->CreateAll(batch);
   ASSERT_THAT(created, SizeIs(4));
@@ -460,7 +460,7 @@ TEST_F(AwsCloudProviderTest, ANodeClassThatIsNotReadyCannotLaunch) {
 // The ValidationSucceeded check asks EC2 with DryRun, as upstream: CreateFleet,
 // CreateLaunchTemplate and RunInstances each reach EC2 once, and nothing is created or launched.
 TEST_F(AwsCloudProviderTest, ThePermissionCheckAsksWithDryRunAndCreatesNothing) {
-  testing::SetFaults(karpenter::Json::object());  // the forwarded counts start again
+  testing::SetFaults(Json::object());  // the forwarded counts start again
   Result<LaunchAuthorization> verdict = provider_->CheckLaunchAuthorization(node_class_);
   ASSERT_THAT(verdict, IsOk());
   EXPECT_EQ(verdict->failed_reason, "") << verdict->message;
@@ -849,7 +849,7 @@ class LaunchRequestTest : public AwsCloudProviderTest,
 
   void ExpectValidForBotocore(const std::string& operation,
                               const testing::FormParameters& parameters) {
-    karpenter::Json pairs = karpenter::Json::array();
+    Json pairs = Json::array();
     for (const auto& [name, value] : parameters) pairs.push_back({name, value});
     const std::string file = ::testing::TempDir() + "/" + testing::UniqueName(operation) + ".json";
     std::ofstream(file) << pairs.dump();
@@ -893,7 +893,7 @@ TEST_P(LaunchRequestTest, EveryLaunchFieldReachesEc2AsUpstreamSendsIt) {
       {{"tag:karpenter.k8s.aws/ec2nodeclass", {node_class_.metadata.name}}});
   ASSERT_THAT(templates, IsOk());
   ASSERT_EQ(templates->size(), 1U);
-  const karpenter::Json kept = testing::LaunchTemplateDataInMoto(region_, templates->front().name);
+  const Json kept = testing::LaunchTemplateDataInMoto(region_, templates->front().name);
   ASSERT_TRUE(kept.is_object()) << kept;
   EXPECT_EQ(kept["Monitoring"]["Enabled"], true) << kept;
   EXPECT_EQ(kept["MetadataOptions"]["HttpTokens"], "optional") << kept;

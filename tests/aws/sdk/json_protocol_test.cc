@@ -89,25 +89,25 @@ TEST(CallJsonTest, ParsesTheAnswerAndReportsErrors) {
                            1, [] { return 0.0; }, [](std::chrono::milliseconds) {}),
                        &ParseJsonError);
 
-  Result<karpenter::Json> parameter = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<Json> parameter = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_THAT(parameter, IsOk());
   EXPECT_EQ((*parameter)["Parameter"]["Value"], "ami-1");
   EXPECT_EQ(HeaderValue(transport.sent()[0].headers, "X-Amz-Target"), "AmazonSSM.GetParameter");
   EXPECT_FALSE(HeaderValue(transport.sent()[0].headers, "Authorization").empty());
 
-  Result<karpenter::Json> empty = CallJson(client, kSsmJson, "DeleteParameter", {{"Name", "/a"}});
+  Result<Json> empty = CallJson(client, kSsmJson, "DeleteParameter", {{"Name", "/a"}});
   ASSERT_THAT(empty, IsOk());
-  EXPECT_EQ(*empty, karpenter::Json::object());
+  EXPECT_EQ(*empty, Json::object());
 
-  Result<karpenter::Json> garbled = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<Json> garbled = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(garbled.ok());
   EXPECT_EQ(garbled.error().message, "ssm GetParameter: the response is not valid JSON");
 
-  Result<karpenter::Json> bare = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<Json> bare = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(bare.ok());
   EXPECT_EQ(bare.error().message, "ssm GetParameter: the response is not a JSON object");
 
-  Result<karpenter::Json> failed = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
+  Result<Json> failed = CallJson(client, kSsmJson, "GetParameter", {{"Name", "/a"}});
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().reason, "InvalidKeyId");
 }

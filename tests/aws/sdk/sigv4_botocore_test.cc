@@ -261,10 +261,10 @@ const Credentials kKeys{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYE
                         std::nullopt};
 
 // The request before signing as botocore_sign.py reads it.
-karpenter::Json ToJson(const Case& c, const std::string& amz_date) {
-  karpenter::Json query = karpenter::Json::array();
+Json ToJson(const Case& c, const std::string& amz_date) {
+  Json query = Json::array();
   for (const auto& [name, value] : c.request.query) query.push_back({name, value});
-  karpenter::Json headers = karpenter::Json::array();
+  Json headers = Json::array();
   for (const auto& [name, value] : c.request.headers) headers.push_back({name, value});
   return {{"method", c.request.method},
           {"scheme", c.request.scheme},
@@ -281,7 +281,7 @@ karpenter::Json ToJson(const Case& c, const std::string& amz_date) {
           {"session_token", c.session_token}};
 }
 
-karpenter::Json SignWithBotocore(const karpenter::Json& request) {
+Json SignWithBotocore(const Json& request) {
   std::string path = ::testing::TempDir() + "/botocore_request_XXXXXX";
   const int fd = mkstemp(path.data());
   if (fd < 0) throw std::runtime_error("mkstemp failed");
@@ -297,7 +297,7 @@ karpenter::Json SignWithBotocore(const karpenter::Json& request) {
     throw;
   }
   std::remove(path.c_str());
-  return karpenter::Json::parse(out);
+  return Json::parse(out);
 }
 
 class SigV4BotocoreTest : public ::testing::TestWithParam<Case> {};
@@ -311,7 +311,7 @@ TEST_P(SigV4BotocoreTest, SameHeadersAsBotocore) {
   const std::string amz_date(HeaderValue(ours.headers, "X-Amz-Date"));
   ASSERT_EQ(amz_date.size(), 16u);
 
-  const karpenter::Json theirs = SignWithBotocore(ToJson(c, amz_date));
+  const Json theirs = SignWithBotocore(ToJson(c, amz_date));
   ASSERT_EQ(theirs.at("X-Amz-Date"), amz_date);
   if (c.session_token.empty()) {
     EXPECT_TRUE(theirs.at("X-Amz-Security-Token").is_null());

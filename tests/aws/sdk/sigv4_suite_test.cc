@@ -152,15 +152,15 @@ class SigV4SuiteTest : public ::testing::Test {
   static void SetUpTestSuite() {
     try {
       const std::string path = testing::AwsTestToolsDir() + "/sigv4-suite/index.json";
-      suite_ = karpenter::Json::parse(testing::ReadWholeFile(path));
+      suite_ = Json::parse(testing::ReadWholeFile(path));
     } catch (const std::exception& e) {
       load_error_ = e.what();
     }
   }
   void SetUp() override { ASSERT_TRUE(load_error_.empty()) << load_error_; }
 
-  static const karpenter::Json& Suite() { return suite_; }
-  static const karpenter::Json& Cases() { return suite_.at("tests").at("all"); }
+  static const Json& Suite() { return suite_; }
+  static const Json& Cases() { return suite_.at("tests").at("all"); }
 
   static Credentials SuiteCredentials(std::string session_token) {
     const auto& config = Suite().at("config");
@@ -175,7 +175,7 @@ class SigV4SuiteTest : public ::testing::Test {
   }
 
  private:
-  static inline karpenter::Json suite_;
+  static inline Json suite_;
   static inline std::string load_error_;
 };
 
