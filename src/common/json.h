@@ -14,9 +14,9 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
-#include <new>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,19 +50,19 @@ class SortedObjectMap : public std::vector<std::pair<const Key, T>, Allocator> {
 
   template <class K, class... Args>
   std::pair<iterator, bool> emplace(K&& key, Args&&... args) {
-    const iterator at = LowerBound(key);
-    if (at != this->end() && !key_compare{}(key, at->first)) return {at, false};
-    return {InsertAt(at, value_type(std::piecewise_construct,
-                                    std::forward_as_tuple(std::forward<K>(key)),
-                                    std::forward_as_tuple(std::forward<Args>(args)...))),
+    const const_iterator at = LowerBound(key);
+    if (at != this->end() && !key_compare{}(key, at->first)) return {Mutable(at), false};
+    return {InsertAt(Mutable(at), value_type(std::piecewise_construct,
+                                             std::forward_as_tuple(std::forward<K>(key)),
+                                             std::forward_as_tuple(std::forward<Args>(args)...))),
             true};
   }
   std::pair<iterator, bool> insert(value_type&& value) {
-    const iterator at = LowerBound(value.first);
-    if (at != this->end() && !key_compare{}(value.first, at->first)) return {at, false};
-    return {InsertAt(at, std::move(value)), true};
+    return emplace(value.first, std::move(value.second));
   }
-  std::pair<iterator, bool> insert(const value_type& value) { return insert(value_type(value)); }
+  std::pair<iterator, bool> insert(const value_type& value) {
+    return emplace(value.first, value.second);
+  }
   template <class It>
   void insert(It first, It last) {
     for (; first != last; ++first) emplace(first->first, first->second);
@@ -91,8 +91,7 @@ class SortedObjectMap : public std::vector<std::pair<const Key, T>, Allocator> {
 
   template <class K>
   iterator find(const K& key) {
-    const iterator it = LowerBound(key);
-    return it != this->end() && !key_compare{}(key, it->first) ? it : this->end();
+    return Mutable(std::as_const(*this).find(key));
   }
   template <class K>
   const_iterator find(const K& key) const {
@@ -103,10 +102,6 @@ class SortedObjectMap : public std::vector<std::pair<const Key, T>, Allocator> {
   size_type count(const K& key) const {
     return find(key) != this->end() ? 1 : 0;
   }
-  template <class K>
-  bool contains(const K& key) const {
-    return find(key) != this->end();
-  }
 
   template <class K>
   requires(!std::is_convertible_v<K, const_iterator>) size_type erase(const K& key) {
@@ -116,7 +111,6 @@ class SortedObjectMap : public std::vector<std::pair<const Key, T>, Allocator> {
     return 1;
   }
   iterator erase(iterator pos) { return erase(pos, std::next(pos)); }
-  iterator erase(const_iterator pos) { return erase(Mutable(pos), std::next(Mutable(pos))); }
   // Members cannot be move-assigned (their keys are const), so the ones after the range are
   // rebuilt in place, as nlohmann::ordered_map does.
   iterator erase(iterator first, iterator last) {
@@ -132,12 +126,6 @@ class SortedObjectMap : public std::vector<std::pair<const Key, T>, Allocator> {
   }
 
  private:
-  template <class K>
-  iterator LowerBound(const K& key) {
-    return std::lower_bound(
-        this->begin(), this->end(), key,
-        [](const value_type& member, const K& k) { return key_compare{}(member.first, k); });
-  }
   template <class K>
   const_iterator LowerBound(const K& key) const {
     return std::lower_bound(
