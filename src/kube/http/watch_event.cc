@@ -13,8 +13,8 @@ Result<std::optional<WatchEvent>> ParseWatchEvent(std::string_view line, std::st
                                                   std::string_view kind) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   if (line.empty()) return std::optional<WatchEvent>();
-  // nlohmann's parser is fast enough for the event rates of one cluster; simdjson's on-demand parser
-  // could replace it here if profiling ever shows parsing as the cost of a watch.
+  // nlohmann's parser is fast enough for the event rates of one cluster; simdjson's on-demand
+  // parser could replace it here if profiling ever shows parsing as the cost of a watch.
   Json event = Json::parse(line, nullptr, /*allow_exceptions=*/false);
   const auto type = event.is_object() ? event.find("type") : event.end();
   const auto object = event.is_object() ? event.find("object") : event.end();
