@@ -253,12 +253,14 @@ double PriceOf(const std::vector<cloud::InstanceType>& catalog, std::string_view
   return 0;
 }
 
-json SeriesPoint(int t, int launched, int nodes, int pending_pods, double price_per_hour) {
+json SeriesPoint(int t, int launched, int nodes, int pending_pods, double price_per_hour,
+                 int pods_disrupted) {
   return {{"t", t},
           {"launched", launched},
           {"nodes", nodes},
           {"pendingPods", pending_pods},
-          {"pricePerHour", std::round(price_per_hour * 1e4) / 1e4}};
+          {"pricePerHour", std::round(price_per_hour * 1e4) / 1e4},
+          {"podsDisrupted", pods_disrupted}};
 }
 
 Result<Figures> Simulated(const Scenario& scenario, const FidelityArgs& args,
@@ -303,17 +305,37 @@ Result<Figures> Simulated(const Scenario& scenario, const FidelityArgs& args,
       if (sample.t <= t) last = sample;
     }
     figures.series.push_back(SeriesPoint(t, launched, last.on_demand_nodes + last.spot_nodes,
-                                         last.pending_pods, last.price_per_hour));
+                                         last.pending_pods, last.price_per_hour,
+                                         last.pods_disrupted));
   }
   figures.pending_pods = result.after.pending_pods;
   return figures;
 }
 
-// The cluster as the run left it: its NodeClaims (registered, not being deleted), how long its
-// pods waited for a node, and how many the controller evicted (its Events on the nodes it
-// drained).
+// How many of the scenario's pods the controller has evicted since `since`: its Events on the
+// nodes it drained (Events outlive a run's namespace: they are on Nodes, in "default").
+Result<int> ControllerEvictions(kube::Client& cluster, TimePoint since) {
+  kube::ListOptions evicted;
+  evicted.field_selector = "reason=Evicted";
+  ASSIGN_OR_RETURN(kube::ObjectList events, cluster.List(kube::resources::kEvents, evicted));
+  const std::string ours = fmt::format("pod {}/", kNamespace);
+  int count = 0;
+  for (const kube::SharedObject& event : events.items) {
+    const std::optional<TimePoint> created =
+        ParseTime(kube::StringAt(*event, {"metadata", "creationTimestamp"}));
+    if (created && *created >= since &&
+        event->value("message", "").find(ours) != std::string::npos) {
+      count += event->value("count", 1);
+    }
+  }
+  return count;
+}
+
+// The cluster as the run that began at `started` left it: its NodeClaims (registered, not being
+// deleted), how long its pods waited for a node, and how many the controller evicted (its Events
+// on the nodes it drained).
 Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::InstanceType>& catalog,
-                        TimePoint now) {
+                        TimePoint started, TimePoint now) {
   Figures figures;
   ASSIGN_OR_RETURN(kube::ObjectList claims, cluster.List(kube::resources::kNodeClaims, {}));
   for (const kube::SharedObject& shared : claims.items) {
@@ -358,22 +380,15 @@ Result<Figures> Measure(kube::Client& cluster, const std::vector<cloud::Instance
         std::max(figures.longest_pending_seconds,
                  std::chrono::duration<double>(scheduled.value_or(now) - *created).count());
   }
-  kube::ListOptions evicted;
-  evicted.field_selector = "reason=Evicted";
-  ASSIGN_OR_RETURN(kube::ObjectList events, cluster.List(kube::resources::kEvents, evicted));
-  const std::string ours = fmt::format("pod {}/", kNamespace);
-  for (const kube::SharedObject& event : events.items) {
-    if (event->value("message", "").find(ours) != std::string::npos) {
-      figures.pods_disrupted += event->value("count", 1);
-    }
-  }
+  ASSIGN_OR_RETURN(figures.pods_disrupted, ControllerEvictions(cluster, started));
   return figures;
 }
 
-// What the test cluster has `t` seconds into a run: every Node (not being deleted), its pending
-// pods, and how many NodeClaims were seen so far (`seen`, which this adds to).
+// What the test cluster has `t` seconds into a run that began at `started`: every Node (not being
+// deleted), its pending pods, how many NodeClaims were seen so far (`seen`, which this adds to)
+// and how many pods were disrupted (the controller's evictions and the timeline's, `drained`).
 Result<json> RealSeriesPoint(kube::Client& cluster, const std::vector<cloud::InstanceType>& catalog,
-                             int t, std::set<std::string>& seen) {
+                             TimePoint started, int t, std::set<std::string>& seen, int drained) {
   ASSIGN_OR_RETURN(kube::ObjectList claims, cluster.List(kube::resources::kNodeClaims, {}));
   for (const kube::SharedObject& claim : claims.items) seen.emplace(kube::Name(*claim));
   ASSIGN_OR_RETURN(kube::ObjectList nodes, cluster.List(kube::resources::kNodes, {}));
@@ -392,8 +407,9 @@ Result<json> RealSeriesPoint(kube::Client& cluster, const std::vector<cloud::Ins
   pending.namespace_ = std::string(kNamespace);
   pending.field_selector = "spec.nodeName=";
   ASSIGN_OR_RETURN(kube::ObjectList pods, cluster.List(kube::resources::kPods, pending));
+  ASSIGN_OR_RETURN(const int evicted, ControllerEvictions(cluster, started));
   return SeriesPoint(t, static_cast<int>(seen.size()), live, static_cast<int>(pods.items.size()),
-                     price);
+                     price, evicted + drained);
 }
 
 // Plays a scenario's timeline on the test cluster as `karpenter simulate` plays it in memory, with
@@ -547,6 +563,9 @@ Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::C
     ASSIGN_OR_RETURN(parsed, simulate::ParseTimeline(scenario.timeline, scenario.name));
   }
   RETURN_IF_ERROR(support::CleanUp(cluster, {std::string(kNamespace)}));
+  // Events carry whole seconds; the previous run's are older than its clean-up.
+  const TimePoint started =
+      std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   const std::filesystem::path manifests =
       std::filesystem::temp_directory_path() / fmt::format("karpenter-fidelity-{}.yaml", getpid());
   std::ofstream(manifests) << scenario.manifests;
@@ -580,14 +599,15 @@ Result<Figures> Real(const Scenario& scenario, const FidelityArgs& args, kube::C
           std::chrono::steady_clock::now() - start);
       RETURN_IF_ERROR(timeline.Advance(elapsed));
       if (args.series_seconds > 0 && elapsed >= seconds(next_point)) {
-        ASSIGN_OR_RETURN(json point, RealSeriesPoint(cluster, catalog, next_point, claims_seen));
+        ASSIGN_OR_RETURN(json point, RealSeriesPoint(cluster, catalog, started, next_point,
+                                                     claims_seen, timeline.pods_disrupted()));
         series.push_back(std::move(point));
         next_point += args.series_seconds;
       }
       std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
           seconds(1), end - std::chrono::steady_clock::now()));
     }
-    Result<Figures> measured = Measure(cluster, catalog, std::chrono::system_clock::now());
+    Result<Figures> measured = Measure(cluster, catalog, started, std::chrono::system_clock::now());
     if (!controller.Running()) return Error("the controller exited; its log: " + log);
     if (measured.ok()) {
       measured->pods_disrupted += timeline.pods_disrupted();

@@ -20,6 +20,10 @@ namespace {
 
 using kube::Object;
 
+// kube-scheduler's defaults (podInitialBackoffSeconds, podMaxBackoffSeconds).
+constexpr std::chrono::milliseconds kInitialBackoff(1000);
+constexpr std::chrono::milliseconds kMaxBackoff(10000);
+
 bool Schedulable(const api::Node& node) {
   return node.Ready() && node.metadata.deletion_timestamp.empty();
 }
@@ -40,7 +44,10 @@ KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cl
     std::string key = kube::Key(pod);
     // Room on a node: a pod went away. A bound pod may be what a parked one's affinity wants.
     if (bound && (gone || parked_want_affinity_)) Unpark();
-    if (!waits || bound) parked_.erase(key);
+    if (!waits || bound) {
+      parked_.erase(key);
+      if (const auto it = failures_.find(key); it != failures_.end()) failures_.erase(it);
+    }
     if (waits) {
       waiting_.insert(std::move(key));
     } else {
@@ -58,16 +65,31 @@ void KubeScheduler::Unpark() {
   parked_want_affinity_ = false;
 }
 
+std::optional<TimePoint> KubeScheduler::NextWake() const { return backoff_ends_; }
+
 Result<size_t> KubeScheduler::Run() {
-  if (!dirty_ || waiting_.empty()) return size_t{0};
+  const TimePoint now_time = clock_.Now();
+  const bool backoff_over = backoff_ends_ && now_time >= *backoff_ends_;
+  if ((!dirty_ && !backoff_over) || waiting_.empty()) return size_t{0};
   dirty_ = false;
+  backoff_ends_.reset();
   const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
   std::vector<const api::Pod*> pending;
   std::vector<const api::Pod*> starting;  // bound, not yet started by their kubelet
   for (const auto& pod : pods) {
     if (!pod->metadata.deletion_timestamp.empty() || api::IsTerminal(*pod)) continue;
     if (pod->spec.node_name.empty()) {
-      if (!parked_.contains(api::NamespacedName(pod->metadata))) pending.push_back(pod.get());
+      std::string key = api::NamespacedName(pod->metadata);
+      if (parked_.contains(key)) continue;
+      if (const auto failed = failures_.find(key);
+          failed != failures_.end() && failed->second.backoff_until > now_time) {
+        // In kube-scheduler's backoff queue until then.
+        if (!backoff_ends_ || failed->second.backoff_until < *backoff_ends_) {
+          backoff_ends_ = failed->second.backoff_until;
+        }
+        continue;
+      }
+      pending.push_back(pod.get());
     } else if (pod->status.phase == "Pending") {
       starting.push_back(pod.get());
     }
@@ -135,6 +157,8 @@ Result<size_t> KubeScheduler::Run() {
     std::string_view created;
     size_t rank;  // among its owner's pods created in the same second
     const api::Pod* pod;
+    bool tried;
+    TimePoint queued_at;  // its creation (whole seconds), or its last failure
   };
   std::vector<Queued> queue;
   queue.reserve(pending.size());
@@ -145,12 +169,17 @@ Result<size_t> KubeScheduler::Run() {
     }
     const api::OwnerReference* owner = api::ControllerOf(pod->metadata);
     const std::string_view owner_name = owner != nullptr ? owner->name : pod->metadata.name;
+    const auto failed = failures_.find(api::NamespacedName(pod->metadata));
+    const bool tried = failed != failures_.end();
     queue.push_back({pod->spec.priority.value_or(0), pod->metadata.creation_timestamp,
-                     created_before[{pod->metadata.namespace_, owner_name}]++, pod});
+                     created_before[{pod->metadata.namespace_, owner_name}]++, pod, tried,
+                     tried ? failed->second.last
+                           : ParseTime(pod->metadata.creation_timestamp).value_or(TimePoint())});
   }
   std::stable_sort(queue.begin(), queue.end(), [](const Queued& a, const Queued& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
-    return std::tie(a.created, a.rank) < std::tie(b.created, b.rank);
+    return std::tie(a.queued_at, a.tried, a.created, a.rank) <
+           std::tie(b.queued_at, b.tried, b.created, b.rank);
   });
   for (size_t i = 0; i < queue.size(); ++i) pending[i] = queue[i].pod;
   input.pods = pending;
@@ -167,7 +196,14 @@ Result<size_t> KubeScheduler::Run() {
   // Pods placed on planned NodeClaims cannot happen (no NodePools given); the rest wait.
   for (const provisioning::UnschedulablePod& unschedulable : result.unschedulable) {
     const api::Pod& pod = *unschedulable.pod;
-    parked_.insert(api::NamespacedName(pod.metadata));
+    std::string key = api::NamespacedName(pod.metadata);
+    Failures& failed = failures_[key];
+    ++failed.count;
+    failed.last = now_time;
+    failed.backoff_until =
+        now_time + std::min<std::chrono::milliseconds>(
+                       kInitialBackoff * (1 << std::min(failed.count - 1, 8)), kMaxBackoff);
+    parked_.insert(std::move(key));
     if (pod.spec.affinity && pod.spec.affinity->pod_affinity) parked_want_affinity_ = true;
     if (api::MarkedUnschedulable(pod)) continue;
     const Object status = {

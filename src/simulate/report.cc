@@ -178,7 +178,8 @@ std::string RenderJson(const SimulationResult& result) {
                        {"onDemandNodes", sample.on_demand_nodes},
                        {"spotNodes", sample.spot_nodes},
                        {"pricePerHour", Round(sample.price_per_hour, 0.0001)},
-                       {"pendingPods", sample.pending_pods}});
+                       {"pendingPods", sample.pending_pods},
+                       {"podsDisrupted", sample.pods_disrupted}});
   }
   out["ignored"] = result.ignored;
   out["accuracy"] = {{"nodesError", Round(result.accuracy.nodes_error, 0.001)},

@@ -41,6 +41,7 @@ struct Sample {
   int spot_nodes = 0;
   double price_per_hour = 0;
   int pending_pods = 0;
+  int pods_disrupted = 0;  // so far: evicted, or lost with their node
 };
 
 struct FinalNode {

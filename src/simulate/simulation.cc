@@ -610,10 +610,12 @@ void World::Sample() {
     sample.price_per_hour += PriceOf(*node);
   }
   sample.pending_pods = static_cast<int>(pending_since_.size());
+  sample.pods_disrupted = static_cast<int>(audit_.pods_disrupted());
   std::vector<struct Sample>& samples = result_.samples;
   if (!samples.empty() && samples.back().on_demand_nodes == sample.on_demand_nodes &&
       samples.back().spot_nodes == sample.spot_nodes &&
       samples.back().pending_pods == sample.pending_pods &&
+      samples.back().pods_disrupted == sample.pods_disrupted &&
       samples.back().price_per_hour == sample.price_per_hour) {
     return;
   }
@@ -670,6 +672,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
     TimePoint next = std::min(now + (manager_.NextWake() - clock_.Monotonic()), end);
     if (next_action < actions.size()) next = std::min(next, kStart + actions[next_action].at);
     if (std::optional<TimePoint> wake = node_groups_.NextWake()) next = std::min(next, *wake);
+    if (std::optional<TimePoint> wake = scheduler_.NextWake()) next = std::min(next, *wake);
     for (const Interrupted& interrupted : interrupted_) {
       next = std::min(next, interrupted.terminate_at);
     }

@@ -87,15 +87,54 @@ TEST_F(KubeSchedulerTest, APodThatFitsNowhereWaitsUntilRoomIsMadeForIt) {
   EXPECT_EQ(NodeOf("small"), "node-1");
   EXPECT_EQ(NodeOf("waits"), "");
 
+  clock_.Advance(std::chrono::seconds(1));  // its first failure's backoff is over
   ASSERT_THAT(store_.Delete(resources::kPods, "default", "big", {}), IsOk());
   EXPECT_EQ(RunOnce(), 1U);
   EXPECT_EQ(NodeOf("waits"), "node-1");
 
   AddPod("later", "1500m");
   EXPECT_EQ(RunOnce(), 0U);
+  clock_.Advance(std::chrono::seconds(1));
   AddNode("node-2", "2");
   EXPECT_EQ(RunOnce(), 1U);
   EXPECT_EQ(NodeOf("later"), "node-2");
+}
+
+// kube-scheduler's queue: a pod that failed again and again backs off (1 s, doubling, at most
+// 10 s), and while it does, a pod that has just come takes the new node it was waiting for; once
+// its backoff is over, it is tried again, first in line (it entered the queue before the
+// newcomer), and the scheduler says when that is.
+TEST_F(KubeSchedulerTest, APodBackingOffLosesANewNodeToANewerPodAndWinsTheNextOneAfter) {
+  AddNode("full", "1");
+  AddPod("filler", "1");
+  EXPECT_EQ(RunOnce(), 1U);
+  AddPod("old", "1");
+  EXPECT_EQ(RunOnce(), 0U);                        // failed at 0 s: backs off until 1 s
+  EXPECT_EQ(scheduler_.NextWake(), std::nullopt);  // parked: only an event brings it back
+  // Each second a Node event brings it back; it fails at 1, 3 (2 s) and 7 s (4 s): until 15 s.
+  for (int second = 1; second <= 7; ++second) {
+    clock_.Set(TimePoint{} + std::chrono::seconds(second));
+    AddNode("tiny-" + std::to_string(second), "100m");
+    EXPECT_EQ(RunOnce(), 0U);
+  }
+  clock_.Set(TimePoint{} + std::chrono::seconds(9));
+  AddPod("new", "1");
+  AddNode("room-1", "1");
+  EXPECT_EQ(RunOnce(), 1U);
+  EXPECT_EQ(NodeOf("new"), "room-1");
+  EXPECT_EQ(NodeOf("old"), "");
+  EXPECT_EQ(scheduler_.NextWake(), TimePoint{} + std::chrono::seconds(15));
+
+  clock_.Set(TimePoint{} + std::chrono::seconds(14));
+  AddPod("newer", "1");
+  AddNode("room-2", "1");
+  EXPECT_EQ(RunOnce(), 1U);  // the newer one; the old one still backs off
+  EXPECT_EQ(NodeOf("newer"), "room-2");
+  AddNode("room-3", "1");
+  clock_.Set(TimePoint{} + std::chrono::seconds(15));
+  EXPECT_EQ(RunOnce(), 1U);
+  EXPECT_EQ(NodeOf("old"), "room-3");
+  EXPECT_EQ(scheduler_.NextWake(), std::nullopt);
 }
 
 }  // namespace
