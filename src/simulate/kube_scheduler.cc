@@ -46,7 +46,7 @@ KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cl
     if (bound && (gone || parked_want_affinity_)) Unpark();
     if (!waits || bound) {
       parked_.erase(key);
-      if (const auto it = failures_.find(key); it != failures_.end()) failures_.erase(it);
+      failures_.erase(key);
     }
     if (waits) {
       waiting_.insert(std::move(key));
@@ -74,27 +74,30 @@ Result<size_t> KubeScheduler::Run() {
   dirty_ = false;
   backoff_ends_.reset();
   const std::vector<std::shared_ptr<const api::Pod>> pods = cluster_.decoded_pods().All();
-  std::vector<const api::Pod*> pending;
+  struct Waiting {
+    const api::Pod* pod;
+    const Failures* failed;  // null: never tried
+  };
+  std::vector<Waiting> pending;
   std::vector<const api::Pod*> starting;  // bound, not yet started by their kubelet
   for (const auto& pod : pods) {
     if (!pod->metadata.deletion_timestamp.empty() || api::IsTerminal(*pod)) continue;
     if (pod->spec.node_name.empty()) {
-      std::string key = api::NamespacedName(pod->metadata);
+      const std::string key = api::NamespacedName(pod->metadata);
       if (parked_.contains(key)) continue;
-      if (const auto failed = failures_.find(key);
-          failed != failures_.end() && failed->second.backoff_until > now_time) {
-        // In kube-scheduler's backoff queue until then.
-        if (!backoff_ends_ || failed->second.backoff_until < *backoff_ends_) {
-          backoff_ends_ = failed->second.backoff_until;
-        }
-        continue;
+      const auto failed = failures_.find(key);
+      if (failed == failures_.end()) {
+        pending.push_back({pod.get(), nullptr});
+      } else if (failed->second.backoff_until <= now_time) {
+        pending.push_back({pod.get(), &failed->second});
+      } else if (!backoff_ends_ || failed->second.backoff_until < *backoff_ends_) {
+        backoff_ends_ = failed->second.backoff_until;  // in kube-scheduler's backoff queue
       }
-      pending.push_back(pod.get());
     } else if (pod->status.phase == "Pending") {
       starting.push_back(pod.get());
     }
   }
-  const std::string now = FormatTime(clock_.Now());
+  const std::string now = FormatTime(now_time);
   auto start = [&](const api::Pod& pod, const std::string& node) -> Status {
     if (!node.empty()) {
       ASSIGN_OR_RETURN(Object bound,
@@ -148,9 +151,11 @@ Result<size_t> KubeScheduler::Run() {
   // format order as text). Pods created in the same second came from workload controllers working
   // side by side, each creating its pods in growing batches: they reach the queue interleaved, a
   // workload's k-th pod beside the others' k-th, not one workload's pods after another's.
-  std::sort(pending.begin(), pending.end(), [](const api::Pod* a, const api::Pod* b) {
-    return std::tie(a->metadata.creation_timestamp, a->metadata.namespace_, a->metadata.name) <
-           std::tie(b->metadata.creation_timestamp, b->metadata.namespace_, b->metadata.name);
+  std::sort(pending.begin(), pending.end(), [](const Waiting& a, const Waiting& b) {
+    const api::ObjectMeta& x = a.pod->metadata;
+    const api::ObjectMeta& y = b.pod->metadata;
+    return std::tie(x.creation_timestamp, x.namespace_, x.name) <
+           std::tie(y.creation_timestamp, y.namespace_, y.name);
   });
   struct Queued {
     int32_t priority;
@@ -163,17 +168,16 @@ Result<size_t> KubeScheduler::Run() {
   std::vector<Queued> queue;
   queue.reserve(pending.size());
   std::map<std::pair<std::string_view, std::string_view>, size_t> created_before;  // per owner
-  for (const api::Pod* pod : pending) {
+  for (const auto& [pod, failed] : pending) {
     if (!queue.empty() && pod->metadata.creation_timestamp != queue.back().created) {
       created_before.clear();
     }
     const api::OwnerReference* owner = api::ControllerOf(pod->metadata);
     const std::string_view owner_name = owner != nullptr ? owner->name : pod->metadata.name;
-    const auto failed = failures_.find(api::NamespacedName(pod->metadata));
-    const bool tried = failed != failures_.end();
-    queue.push_back({pod->spec.priority.value_or(0), pod->metadata.creation_timestamp,
-                     created_before[{pod->metadata.namespace_, owner_name}]++, pod, tried,
-                     tried ? failed->second.last
+    queue.push_back(
+        {pod->spec.priority.value_or(0), pod->metadata.creation_timestamp,
+         created_before[{pod->metadata.namespace_, owner_name}]++, pod, failed != nullptr,
+         failed != nullptr ? failed->last
                            : ParseTime(pod->metadata.creation_timestamp).value_or(TimePoint())});
   }
   std::stable_sort(queue.begin(), queue.end(), [](const Queued& a, const Queued& b) {
@@ -181,8 +185,8 @@ Result<size_t> KubeScheduler::Run() {
     return std::tie(a.queued_at, a.tried, a.created, a.rank) <
            std::tie(b.queued_at, b.tried, b.created, b.rank);
   });
-  for (size_t i = 0; i < queue.size(); ++i) pending[i] = queue[i].pod;
-  input.pods = pending;
+  input.pods.reserve(queue.size());
+  for (const Queued& queued : queue) input.pods.push_back(queued.pod);
   input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);
 
