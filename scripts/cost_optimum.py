@@ -17,11 +17,14 @@ The program buys y_t nodes of each type t and puts n_ts pods of shape s on the n
          sum_t n_ts = count_s                 every shape s
          y, n integer >= 0
 
-It pools the capacity of the nodes of one type, so its optimum is a lower bound on every packing
-of the pods on these types ("bound"; HiGHS's proven dual bound when the time runs out). When the
-pods it puts on each type do go onto that many nodes one by one (first fit, largest first), the
-bound is met by a real packing and is the optimum ("optimum"; null otherwise). Zones, spreads,
-affinities and host ports are not modelled: the caller leaves out mixes that use them.
+It pools the capacity of the nodes of one type bought, so its optimum is a lower bound on every
+packing of the pods on these types ("bound"; HiGHS's proven dual bound when the time runs out).
+Nodes that exist already (a type with price 0 and a count) are not pooled: each is a bin of its
+own, n_es pods of shape s on existing node e within its room, because pooling their fragments of
+free room makes the bound unreachable when pods are about as large as one node's room. When the
+pods it puts on each bought type do go onto that many nodes one by one (first fit, largest
+first), the bound is met by a real packing and is the optimum ("optimum"; null otherwise). Zones,
+spreads, affinities and host ports are not modelled: the caller leaves out mixes that use them.
 """
 
 import json
@@ -96,13 +99,19 @@ def solve(model):
         columns += 1
         return columns - 1
 
-    y = [add_column(t["price"], inf if t["count"] is None else float(t["count"])) for t in types]
+    # Bought types (pooled) first, then one single-node "type" per existing node.
+    existing = [t for t in types if t["count"] is not None and t["price"] == 0]
+    bought = [t for t in types if not (t["count"] is not None and t["price"] == 0)]
+    bins = bought + [dict(t, count=1) for t in existing for _ in range(int(t["count"]))]
+    y = [add_column(t["price"], inf if t["count"] is None else float(t["count"])) for t in bins]
+    for t in range(len(bought), len(bins)):
+        h.changeColBounds(y[t], 1.0, 1.0)
     n = {}
-    for t, node in enumerate(types):
+    for t, node in enumerate(bins):
         for s, shape in enumerate(shapes):
             if fit(shape, node) > 0:
                 n[t, s] = add_column(0.0, float(shape["count"]))
-    for t, node in enumerate(types):
+    for t, node in enumerate(bins):
         for r in RESOURCES:
             index = [n[t, s] for s in range(len(shapes)) if (t, s) in n and shapes[s][r] > 0]
             if not index:
@@ -114,7 +123,7 @@ def solve(model):
             if (t, s) in n:
                 h.addRow(-inf, 0.0, 2, [n[t, s], y[t]], [1.0, -float(fit(shape, node))])
     for s, shape in enumerate(shapes):
-        index = [n[t, s] for t in range(len(types)) if (t, s) in n]
+        index = [n[t, s] for t in range(len(bins)) if (t, s) in n]
         if not index:
             return {"name": model["name"], "bound": None, "optimum": None, "status": "infeasible",
                     "seconds": time.monotonic() - started}
@@ -128,7 +137,7 @@ def solve(model):
     if status == highspy.HighsModelStatus.kOptimal:
         values = h.getSolution().col_value
         realized = True
-        for t, node in enumerate(types):
+        for t, node in enumerate(bins):
             nodes = round(values[y[t]])
             counts = [round(values[n[t, s]]) if (t, s) in n else 0 for s in range(len(shapes))]
             if sum(counts) > 0 and not packs(counts, shapes, node, nodes):

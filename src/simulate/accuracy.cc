@@ -2,18 +2,24 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <string_view>
+#include <variant>
+
+#include "simulate/timeline.h"
 
 namespace karpenter::simulate {
 namespace {
 
 // The fidelity benchmark's worst errors (README, "Fidelity": the median of five simulations
-// against the median of three controller runs on the test cluster, 2026-12-06). Measure again and
-// update both together when the simulation changes.
+// against the median of three or more controller runs on the test cluster, 2026-12-06). The
+// scale-down's $/h (+35 % at its 5-minute instant, a pass of consolidation behind) is left to its
+// own caveat below, which inputs that scale a workload get. Measure again and update both together
+// when the simulation changes.
 constexpr double kNodesError = 0.098;
-constexpr double kPriceError = 0.093;
+constexpr double kPriceError = 0.043;
 constexpr std::string_view kBasis =
     "karpenter-bench fidelity: four scale-ups of 1,000 pods from zero (mixed shapes, zone and "
     "host spread), a scale-down behind PDBs, a node-group retirement and a spot interruption, "
@@ -44,6 +50,15 @@ Accuracy AccuracyFor(const SimulationInput& input) {
       "catalog's");
   if (has("Job")) {
     out.emplace_back("Jobs never complete: their pods run to the end of the simulation");
+  }
+  const bool scales_workloads = std::any_of(
+      input.timeline.actions.begin(), input.timeline.actions.end(),
+      [](const Action& action) { return std::holds_alternative<ScaleWorkload>(action.kind); });
+  if (scales_workloads) {
+    out.emplace_back(
+        "After a workload scales down, consolidation here runs about one pass (25 s) behind the "
+        "controller's: for some minutes $/h can read one consolidation step high (the fidelity "
+        "benchmark's scale-down: +35 % five minutes in, just after the real runs took a step)");
   }
   if (has("PersistentVolumeClaim") || has("StatefulSet")) {
     out.emplace_back(

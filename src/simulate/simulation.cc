@@ -116,7 +116,7 @@ class World {
                                            .seed = input.seed,
                                            .mark_ready = true}),
         scheduler_(store_, manager_.cluster(), clock_),
-        workloads_(store_, manager_.cluster()),
+        workloads_(store_, manager_.cluster(), clock_),
         budgets_(store_, manager_.cluster()),
         node_groups_(audit_, manager_.cluster(), clock_, input.catalog, input.region,
                      [this](std::string event, std::string node) {

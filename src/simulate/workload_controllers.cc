@@ -1,6 +1,9 @@
 #include "simulate/workload_controllers.h"
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,6 +12,7 @@
 
 #include "api/labels.h"
 #include "api/workload_pods.h"
+#include "common/hash.h"
 #include "scheduling/pod_constraints.h"
 
 namespace karpenter::simulate {
@@ -88,17 +92,81 @@ Object NewPod(const Object& workload, std::string_view owner_api_version,
           {"spec", pod_template.value("spec", Object::object())}};
 }
 
-// Pending pods first, then the newest (by creation time, then name).
-void SortForScaleDown(std::vector<const api::Pod*>& pods) {
-  std::sort(pods.begin(), pods.end(), [](const api::Pod* a, const api::Pod* b) {
-    const bool a_pending = a->spec.node_name.empty();
-    const bool b_pending = b->spec.node_name.empty();
-    if (a_pending != b_pending) return a_pending;
-    if (a->metadata.creation_timestamp != b->metadata.creation_timestamp) {
-      return a->metadata.creation_timestamp > b->metadata.creation_timestamp;
+// floor(log2(nanoseconds from `time` to `now`)): the ReplicaSet controller compares ages on this
+// scale, so pods of about the same age are equals. -1 for a time not before `now`, -2 for none
+// (the controller's zero time, which goes first).
+int64_t LogAge(const std::optional<TimePoint>& time, TimePoint now) {
+  if (!time) return -2;
+  const int64_t nanoseconds =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now - *time).count();
+  return nanoseconds > 0 ? static_cast<int64_t>(std::floor(std::log2(nanoseconds))) : -1;
+}
+
+// The pods a ReplicaSet (and so a Deployment) deletes first when it has too many, in the order
+// kube-controller-manager's ReplicaSet controller ranks them (ActivePodsWithRanks, with
+// LogarithmicScaleDown on by default): unbound first; Pending before Running; not Ready before
+// Ready; lower controller.kubernetes.io/pod-deletion-cost first; then pods sharing their Node
+// with more pods of the same workload ("doubled up"), so a scale-down thins crowded nodes rather
+// than emptying the newest ones; then the more recently Ready, and the newer, each on a log2
+// scale of age; then by UID — random in a real cluster, a hash of it here, as the simulated
+// store's UIDs count up. Two simplifications keep this a strict order for std::sort: within one
+// log-age of readiness the newer comes first before the UID decides (the controller goes by UID
+// unless the times are equal), and container restarts are not modelled.
+void SortForScaleDown(std::vector<const api::Pod*>& pods, TimePoint now) {
+  struct Key {
+    const api::Pod* pod;
+    bool bound;
+    int phase;  // Pending 0, Unknown 1, Running 2
+    bool ready;
+    int32_t deletion_cost;
+    size_t doubled_up;  // the workload's pods on the same Node
+    int64_t ready_age, created_age;
+    uint64_t shuffle;
+  };
+  std::map<std::string_view, size_t> on_node;
+  for (const api::Pod* pod : pods) ++on_node[pod->spec.node_name];
+  std::vector<Key> keys;
+  keys.reserve(pods.size());
+  for (const api::Pod* pod : pods) {
+    std::optional<TimePoint> ready_since;
+    bool ready = false;
+    for (const api::PodCondition& condition : pod->status.conditions) {
+      if (condition.type == "Ready" && condition.status == "True") {
+        ready = true;
+        ready_since = ParseTime(condition.last_transition_time);
+      }
     }
-    return a->metadata.name > b->metadata.name;
+    const std::string_view cost =
+        api::LabelValue(pod->metadata.annotations, api::kAnnotationPodDeletionCost);
+    int32_t deletion_cost = 0;
+    if (std::from_chars(cost.data(), cost.data() + cost.size(), deletion_cost).ec != std::errc{}) {
+      deletion_cost = 0;
+    }
+    const std::string_view phase = pod->status.phase;
+    keys.push_back({.pod = pod,
+                    .bound = !pod->spec.node_name.empty(),
+                    .phase = phase == "Running"   ? 2
+                             : phase == "Unknown" ? 1
+                                                  : 0,
+                    .ready = ready,
+                    .deletion_cost = deletion_cost,
+                    .doubled_up = on_node[pod->spec.node_name],
+                    .ready_age = LogAge(ready_since, now),
+                    .created_age = LogAge(ParseTime(pod->metadata.creation_timestamp), now),
+                    .shuffle = SplitMix64(Fnv1a64(pod->metadata.uid))});
+  }
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    if (a.bound != b.bound) return !a.bound;
+    if (a.phase != b.phase) return a.phase < b.phase;
+    if (a.ready != b.ready) return !a.ready;
+    if (a.deletion_cost != b.deletion_cost) return a.deletion_cost < b.deletion_cost;
+    if (a.doubled_up != b.doubled_up) return a.doubled_up > b.doubled_up;
+    if (a.ready && a.ready_age != b.ready_age) return a.ready_age < b.ready_age;
+    if (a.created_age != b.created_age) return a.created_age < b.created_age;
+    if (a.shuffle != b.shuffle) return a.shuffle < b.shuffle;
+    return a.pod->metadata.name > b.pod->metadata.name;
   });
+  for (size_t i = 0; i < keys.size(); ++i) pods[i] = keys[i].pod;
 }
 
 // The pod-template-hash of a Deployment's pods (a snapshot's), or a new one.
@@ -132,9 +200,11 @@ std::vector<api::Toleration> DaemonSetTolerations() {
 
 }  // namespace
 
-WorkloadControllers::WorkloadControllers(kube::Client& client, controllers::ClusterCache& cluster)
+WorkloadControllers::WorkloadControllers(kube::Client& client, controllers::ClusterCache& cluster,
+                                         const Clock& clock)
     : client_(client),
       cluster_(cluster),
+      clock_(clock),
       deployments_(client, resources::kDeployments),
       replica_sets_(client, resources::kReplicaSets),
       stateful_sets_(client, resources::kStatefulSets),
@@ -329,7 +399,7 @@ Status WorkloadControllers::Reconcile(const WorkloadKey& key) {
     return {};
   }
   if (static_cast<int64_t>(have.size()) > want) {
-    SortForScaleDown(have);
+    SortForScaleDown(have, clock_.Now());
     for (size_t i = 0; i < have.size() - static_cast<size_t>(want); ++i) {
       if (Status removed = DeletePod(*have[i]); !removed.ok()) return removed;
     }

@@ -2,7 +2,9 @@
 // The workload controllers of a simulated cluster, on the same store Karpenter uses:
 // - Deployments, ReplicaSets, StatefulSets and Jobs (parallelism) keep their replica count of
 //   pods: an evicted or deleted pod is replaced by a new, pending one; scaling down deletes
-//   pending pods first, then the newest (StatefulSets: the highest ordinals).
+//   pods in the ReplicaSet controller's order — unbound and not Ready first, then those whose
+//   Node holds most of the workload's pods, then the newest on a log scale (StatefulSets: the
+//   highest ordinals).
 // - DaemonSets keep one pod, bound directly, on every Node their template's node selector and
 //   affinity match and whose taints it tolerates (with the tolerations the DaemonSet controller
 //   adds), and none elsewhere.
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
 #include "kube/client.h"
@@ -31,8 +34,9 @@ namespace karpenter::simulate {
 
 class WorkloadControllers {
  public:
-  // Registers handlers on `cluster`'s informers: construct before they sync.
-  WorkloadControllers(kube::Client& client, controllers::ClusterCache& cluster);
+  // Registers handlers on `cluster`'s informers: construct before they sync. `clock` dates the
+  // pods' ages when choosing which to delete.
+  WorkloadControllers(kube::Client& client, controllers::ClusterCache& cluster, const Clock& clock);
 
   // The informers of the workload kinds this owns (DaemonSets come from `cluster`).
   std::vector<kube::Informer*> informers();
@@ -62,6 +66,7 @@ class WorkloadControllers {
 
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
+  const Clock& clock_;
   kube::Informer deployments_;
   kube::Informer replica_sets_;
   kube::Informer stateful_sets_;

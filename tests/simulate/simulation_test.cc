@@ -218,8 +218,9 @@ spec:
   EXPECT_TRUE(mentions("1 HorizontalPodAutoscaler"));
   EXPECT_TRUE(mentions("replica counts stay as given"));
   EXPECT_TRUE(mentions("40 s after launch, give or take 10 s"));
-  EXPECT_FALSE(mentions("No PodDisruptionBudget"));  // the Deployment has one
-  EXPECT_FALSE(mentions("Volumes detach"));          // no volumes in the input
+  EXPECT_FALSE(mentions("No PodDisruptionBudget"));   // the Deployment has one
+  EXPECT_FALSE(mentions("Volumes detach"));           // no volumes in the input
+  EXPECT_FALSE(mentions("consolidation here runs"));  // no workload scales down
 
   // Volumes in the input: their detach is not modelled.
   SimulationInput with_volumes;
@@ -228,6 +229,11 @@ spec:
                                   {"metadata", {{"name", "data"}, {"namespace", "shop"}}}});
   const std::vector<std::string> caveats = AccuracyFor(with_volumes).not_modelled;
   EXPECT_THAT(caveats, Contains(HasSubstr("Volumes detach as soon as their pods leave")));
+  // A timeline that scales a workload: consolidation's lag behind the controller is said.
+  SimulationInput scaling;
+  scaling.timeline.actions.push_back({minutes(1), ScaleWorkload{"Deployment", "shop", "web", 1}});
+  EXPECT_THAT(AccuracyFor(scaling).not_modelled,
+              Contains(HasSubstr("consolidation here runs about one pass")));
 
   std::ostringstream text;
   RenderText(result, text);
@@ -396,6 +402,54 @@ actions:
   const auto emptied = std::find_if(result.decisions.begin(), result.decisions.end(),
                                     [](const Decision& d) { return d.method == "emptiness"; });
   EXPECT_NE(emptied, result.decisions.end());
+}
+
+// A scale-down deletes pods as the ReplicaSet controller ranks them: from the node that holds
+// most of the Deployment's pods first, before the newest pod, so no node is emptied here.
+TEST(Simulation, ScalingDownThinsTheCrowdedNodeBeforeDeletingTheNewestPod) {
+  std::string items;
+  for (int i = 1; i <= 2; ++i) {
+    items += fmt::format(R"({{"apiVersion": "v1", "kind": "Node",
+      "metadata": {{"name": "ng-{0}", "labels": {{"eks.amazonaws.com/nodegroup": "ng",
+        "node.kubernetes.io/instance-type": "m5.xlarge", "topology.kubernetes.io/zone": "zone-a",
+        "kubernetes.io/hostname": "ng-{0}"}}}},
+      "spec": {{"providerID": "aws:///zone-a/i-{0}"}},
+      "status": {{"allocatable": {{"cpu": "3920m", "memory": "15Gi", "pods": "58"}},
+                  "capacity": {{"cpu": "4", "memory": "16Gi", "pods": "58"}},
+                  "conditions": [{{"type": "Ready", "status": "True"}}]}}}},)",
+                         i);
+  }
+  // Three older pods on ng-1, the newest on ng-2.
+  const std::pair<const char*, const char*> pods[] = {{"ng-1", "2025-12-31T20:00:00Z"},
+                                                      {"ng-1", "2025-12-31T20:00:00Z"},
+                                                      {"ng-1", "2025-12-31T20:00:00Z"},
+                                                      {"ng-2", "2025-12-31T23:50:00Z"}};
+  int n = 0;
+  for (const auto& [node, created] : pods) {
+    items += fmt::format(R"({{"apiVersion": "v1", "kind": "Pod",
+      "metadata": {{"name": "web-5d4f8c6b7-x{0}", "namespace": "shop", "creationTimestamp": "{2}",
+        "labels": {{"app": "web", "pod-template-hash": "5d4f8c6b7"}},
+        "ownerReferences": [{{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+          "name": "web-5d4f8c6b7", "uid": "rs", "controller": true}}]}},
+      "spec": {{"nodeName": "{1}", "containers": [{{"name": "main", "image": "app",
+        "resources": {{"requests": {{"cpu": "500m", "memory": "1Gi"}}}}}}]}},
+      "status": {{"phase": "Running", "conditions": [{{"type": "Ready", "status": "True",
+        "lastTransitionTime": "{2}"}}]}}}},)",
+                         ++n, node, created);
+  }
+  const std::string snapshot = R"({"apiVersion": "v1", "kind": "List", "items": [)" + items + R"(
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "shop"},
+     "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}},
+       "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+         {"name": "main", "image": "app", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}}}}
+  ]})";
+  const SimulationResult result = SimulateOk(Input(snapshot, R"(
+actions:
+  - {at: 1m, scale: {kind: Deployment, namespace: shop, name: web, replicas: 2}}
+)",
+                                                   minutes(2)));
+  EXPECT_EQ(result.after.pods, 2);
+  for (const FinalNode& node : result.nodes) EXPECT_EQ(node.pods, 1) << node.name;
 }
 
 // A `kubectl get … -o json` snapshot: node-group Nodes, ReplicaSet-owned pods bound to them (the
