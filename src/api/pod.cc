@@ -1,5 +1,10 @@
 #include "api/pod.h"
 
+#include <charconv>
+#include <system_error>
+
+#include "api/labels.h"
+
 namespace karpenter::api {
 
 // Regular containers and sidecars (init containers with restartPolicy Always) run together for the
@@ -46,6 +51,13 @@ bool MarkedUnschedulable(const Pod& pod) {
     }
   }
   return false;
+}
+
+int32_t PodDeletionCost(const Pod& pod) {
+  const std::string_view text = LabelValue(pod.metadata.annotations, kAnnotationPodDeletionCost);
+  int32_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size() ? value : 0;
 }
 
 bool IsDaemonSetPod(const Pod& pod) {

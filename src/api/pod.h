@@ -138,6 +138,10 @@ bool MarkedUnschedulable(const Pod& pod);
 // Whether a DaemonSet controls the pod (its controller places it; nothing provisions for it).
 bool IsDaemonSetPod(const Pod& pod);
 
+// The pod's controller.kubernetes.io/pod-deletion-cost: 0 when absent or not a whole int32, as
+// the ReplicaSet controller reads it.
+int32_t PodDeletionCost(const Pod& pod);
+
 // The annotation that marks the kubelet's copy of a static pod: the API can neither evict nor move
 // what the kubelet runs from its manifests.
 inline constexpr std::string_view kAnnotationMirrorPod = "kubernetes.io/config.mirror";

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -82,16 +81,7 @@ std::vector<double> EvictionCosts(const std::vector<const api::Pod*>& pods) {
 double EvictionCost(const api::Pod& pod) {
   constexpr double kDeletionCostScale = 1 << 27;
   constexpr double kPriorityScale = 1 << 25;
-  double cost = 1.0;
-  const std::string_view deletion_cost =
-      api::LabelValue(pod.metadata.annotations, api::kAnnotationPodDeletionCost);
-  int32_t value = 0;
-  if (const auto [end, error] =
-          std::from_chars(deletion_cost.data(), deletion_cost.data() + deletion_cost.size(), value);
-      !deletion_cost.empty() && error == std::errc() &&
-      end == deletion_cost.data() + deletion_cost.size()) {
-    cost += value / kDeletionCostScale;
-  }
+  double cost = 1.0 + api::PodDeletionCost(pod) / kDeletionCostScale;
   cost += static_cast<double>(pod.spec.priority.value_or(0)) / kPriorityScale;
   return std::clamp(cost, -10.0, 10.0);
 }

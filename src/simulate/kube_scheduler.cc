@@ -88,10 +88,17 @@ Result<size_t> KubeScheduler::Run() {
       const auto failed = failures_.find(key);
       if (failed == failures_.end()) {
         pending.push_back({pod.get(), nullptr});
-      } else if (failed->second.backoff_until <= now_time) {
+        continue;
+      }
+      // After its k-th failure a pod backs off for 1 s * 2^(k-1), at most 10 s.
+      const TimePoint backoff_until =
+          failed->second.last +
+          std::min<std::chrono::milliseconds>(
+              kInitialBackoff * (1 << std::min(failed->second.count - 1, 8)), kMaxBackoff);
+      if (backoff_until <= now_time) {
         pending.push_back({pod.get(), &failed->second});
-      } else if (!backoff_ends_ || failed->second.backoff_until < *backoff_ends_) {
-        backoff_ends_ = failed->second.backoff_until;  // in kube-scheduler's backoff queue
+      } else if (!backoff_ends_ || backoff_until < *backoff_ends_) {
+        backoff_ends_ = backoff_until;  // in kube-scheduler's backoff queue
       }
     } else if (pod->status.phase == "Pending") {
       starting.push_back(pod.get());
@@ -204,9 +211,6 @@ Result<size_t> KubeScheduler::Run() {
     Failures& failed = failures_[key];
     ++failed.count;
     failed.last = now_time;
-    failed.backoff_until =
-        now_time + std::min<std::chrono::milliseconds>(
-                       kInitialBackoff * (1 << std::min(failed.count - 1, 8)), kMaxBackoff);
     parked_.insert(std::move(key));
     if (pod.spec.affinity && pod.spec.affinity->pod_affinity) parked_want_affinity_ = true;
     if (api::MarkedUnschedulable(pod)) continue;

@@ -56,11 +56,10 @@ class KubeScheduler {
   // Pending pods found unschedulable since the last event that could make room for them.
   std::set<std::string, std::less<>> parked_;
   bool parked_want_affinity_ = false;  // some parked pod requires pod affinity
-  // Pending pods that failed: how often, and until when they back off.
+  // Pending pods that failed: how often, and when last.
   struct Failures {
     int count = 0;
     TimePoint last;
-    TimePoint backoff_until;
   };
   std::map<std::string, Failures, std::less<>> failures_;
   std::optional<TimePoint> backoff_ends_;  // the soonest a skipped pod's backoff ends

@@ -1,7 +1,6 @@
 #include "simulate/workload_controllers.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -136,12 +135,6 @@ void SortForScaleDown(std::vector<const api::Pod*>& pods, TimePoint now) {
         ready_since = ParseTime(condition.last_transition_time);
       }
     }
-    const std::string_view cost =
-        api::LabelValue(pod->metadata.annotations, api::kAnnotationPodDeletionCost);
-    int32_t deletion_cost = 0;
-    if (std::from_chars(cost.data(), cost.data() + cost.size(), deletion_cost).ec != std::errc{}) {
-      deletion_cost = 0;
-    }
     const std::string_view phase = pod->status.phase;
     keys.push_back({.pod = pod,
                     .bound = !pod->spec.node_name.empty(),
@@ -149,7 +142,7 @@ void SortForScaleDown(std::vector<const api::Pod*>& pods, TimePoint now) {
                              : phase == "Unknown" ? 1
                                                   : 0,
                     .ready = ready,
-                    .deletion_cost = deletion_cost,
+                    .deletion_cost = api::PodDeletionCost(*pod),
                     .doubled_up = on_node[pod->spec.node_name],
                     .ready_age = LogAge(ready_since, now),
                     .created_age = LogAge(ParseTime(pod->metadata.creation_timestamp), now),

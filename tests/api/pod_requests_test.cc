@@ -145,6 +145,16 @@ TEST(ControllerOfTest, FindsTheControllingOwner) {
   EXPECT_EQ(controller, &meta.owner_references[1]);
 }
 
+TEST(PodDeletionCostTest, AWholeInt32OrNothing) {
+  Pod pod;
+  EXPECT_EQ(PodDeletionCost(pod), 0);
+  for (const auto& [text, cost] : std::initializer_list<std::pair<std::string, int32_t>>{
+           {"-25", -25}, {"2147483647", 2147483647}, {"12abc", 0}, {"2147483648", 0}, {"", 0}}) {
+    pod.metadata.annotations["controller.kubernetes.io/pod-deletion-cost"] = text;
+    EXPECT_EQ(PodDeletionCost(pod), cost) << text;
+  }
+}
+
 TEST(NamespacedNameTest, NamespacedAndClusterScoped) {
   ObjectMeta meta;
   meta.name = "web-0";
