@@ -300,6 +300,25 @@ def seed(endpoint, args, specs, extra_specs):
         kubernetesNetworkConfig={"serviceIpv4Cidr": SERVICE_CIDR})["cluster"]
     out["cluster_arn"] = cluster["arn"]
     out["service_cidr"] = SERVICE_CIDR
+    # Managed node groups as a cluster migrating off Cluster Autoscaler has them: a general
+    # on-demand group over every zone, and a tainted arm64 spot group for batch work.
+    out["node_groups"] = {}
+    group_role = iam.create_role(RoleName=f"eks-nodegroup-{args.cluster}",
+                                 AssumeRolePolicyDocument=json.dumps(trust))["Role"]["Arn"]
+    for name, config in {
+            "general": dict(instanceTypes=["m5.xlarge", "m5.2xlarge"], capacityType="ON_DEMAND",
+                            amiType="AL2023_x86_64_STANDARD", labels={"role": "general"},
+                            scalingConfig={"minSize": 2, "maxSize": 6, "desiredSize": 3},
+                            subnets=[s["id"] for s in out["subnets"]]),
+            "batch-spot": dict(instanceTypes=["c6g.xlarge", "c7g.xlarge"], capacityType="SPOT",
+                               amiType="AL2023_ARM_64_STANDARD", labels={"workload": "batch"},
+                               taints=[{"key": "dedicated", "value": "batch",
+                                        "effect": "NO_SCHEDULE"}],
+                               scalingConfig={"minSize": 0, "maxSize": 10, "desiredSize": 2},
+                               subnets=[out["subnets"][0]["id"]])}.items():
+        eks.create_nodegroup(clusterName=args.cluster, nodegroupName=name,
+                             nodeRole=group_role, **config)
+        out["node_groups"][name] = config
 
     # An instance Karpenter must never touch: no karpenter.sh/* tags, in the untagged subnet.
     instance = ec2.run_instances(
@@ -574,6 +593,25 @@ def deprecate_images():
     EC2Response.enable_image_deprecation = enable_image_deprecation
 
 
+def list_nodegroups_of_unknown_cluster():
+    """moto 5.2's ListNodegroups fails with a KeyError (HTTP 500) for a cluster that does not
+    exist, where EKS answers ResourceNotFoundException as DescribeNodegroup does."""
+    # pylint: disable=import-outside-toplevel
+    from moto.eks import models
+
+    original = models.EKSBackend.list_nodegroups
+
+    def list_nodegroups(self, cluster_name, max_results, next_token):
+        if cluster_name not in self.clusters:
+            raise models.ResourceNotFoundException(
+                clusterName=cluster_name, nodegroupName=None, fargateProfileName=None,
+                addonName=None,
+                message=models.CLUSTER_NOT_FOUND_MSG.format(clusterName=cluster_name))
+        return original(self, cluster_name, max_results, next_token)
+
+    models.EKSBackend.list_nodegroups = list_nodegroups
+
+
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
@@ -588,6 +626,7 @@ def main():
     launch_fleets_with_template_security_groups()
     serve_capacity_reservations()
     deprecate_images()
+    list_nodegroups_of_unknown_cluster()
     publish_releases()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)

@@ -1,5 +1,8 @@
 #include "aws/api/eks_api.h"
 
+#include <fmt/format.h>
+
+#include "aws/sdk/pagination.h"
 #include "common/json.h"
 
 namespace karpenter::aws {
@@ -16,23 +19,51 @@ const Json& ObjectAt(const Json& object, const char* key) {
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
 
+std::vector<std::string> StringsAt(const Json& object, const char* key) {
+  std::vector<std::string> out;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_array()) return out;
+  for (const Json& item : *it) {
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+int64_t IntAt(const Json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+// Cluster and node group names are letters, digits, '-' and '_': nothing to escape in a path.
+Status CheckName(std::string_view operation, std::string_view what, const std::string& name) {
+  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                             "0123456789-_") != std::string::npos) {
+    return Error(fmt::format("eks {}: \"{}\" is not an EKS {} name", operation, name, what));
+  }
+  return {};
+}
+
+// The object under `key` of a response body, or an Error naming the operation.
+Result<Json> ObjectOfResponse(std::string_view operation, std::string_view subject,
+                              const HttpResponse& response, const char* key) {
+  Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  Json object = body.is_object() ? ObjectAt(body, key) : Json();
+  if (!object.is_object() || object.empty()) {
+    return Error(fmt::format("eks {} {}: the response has no {} object", operation, subject, key));
+  }
+  return object;
+}
+
 }  // namespace
 
 Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
-  // Cluster names are letters, digits, '-' and '_': nothing to escape in the path.
-  if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                             "0123456789-_") != std::string::npos) {
-    return Error("eks DescribeCluster: \"" + name + "\" is not an EKS cluster name");
-  }
+  RETURN_IF_ERROR(CheckName("DescribeCluster", "cluster", name));
   HttpRequest request;
   request.method = "GET";
   request.path = "/clusters/" + name;
   ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeCluster", request));
-  const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
-  const Json& cluster = body.is_object() ? ObjectAt(body, "cluster") : body;
-  if (!cluster.is_object() || cluster.empty()) {
-    return Error("eks DescribeCluster " + name + ": the response has no cluster object");
-  }
+  ASSIGN_OR_RETURN(const Json cluster,
+                   ObjectOfResponse("DescribeCluster", name, response, "cluster"));
   EksCluster out;
   out.name = StringAt(cluster, "name");
   out.arn = StringAt(cluster, "arn");
@@ -43,6 +74,65 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   const Json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
   out.service_ipv4_cidr = StringAt(network, "serviceIpv4Cidr");
   out.service_ipv6_cidr = StringAt(network, "serviceIpv6Cidr");
+  out.oidc_issuer = StringAt(ObjectAt(ObjectAt(cluster, "identity"), "oidc"), "issuer");
+  out.authentication_mode = StringAt(ObjectAt(cluster, "accessConfig"), "authenticationMode");
+  if (out.authentication_mode.empty()) out.authentication_mode = "CONFIG_MAP";
+  return out;
+}
+
+Result<std::vector<std::string>> EksApi::ListNodegroups(const std::string& cluster) {
+  RETURN_IF_ERROR(CheckName("ListNodegroups", "cluster", cluster));
+  std::vector<std::string> names;
+  RETURN_IF_ERROR(Paginate("eks ListNodegroups", [&](const std::string& token) -> Result<std::string> {
+    HttpRequest request;
+    request.method = "GET";
+    request.path = "/clusters/" + cluster + "/node-groups";
+    if (!token.empty()) request.query.emplace_back("nextToken", token);
+    ASSIGN_OR_RETURN(HttpResponse response, client_.Call("ListNodegroups", request));
+    const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+    if (!body.is_object()) {
+      return Error("eks ListNodegroups " + cluster + ": the response is not a JSON object");
+    }
+    for (std::string& name : StringsAt(body, "nodegroups")) names.push_back(std::move(name));
+    return StringAt(body, "nextToken");
+  }));
+  return names;
+}
+
+Result<EksNodegroup> EksApi::DescribeNodegroup(const std::string& cluster,
+                                               const std::string& name) {
+  RETURN_IF_ERROR(CheckName("DescribeNodegroup", "cluster", cluster));
+  RETURN_IF_ERROR(CheckName("DescribeNodegroup", "node group", name));
+  HttpRequest request;
+  request.method = "GET";
+  request.path = "/clusters/" + cluster + "/node-groups/" + name;
+  ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeNodegroup", request));
+  ASSIGN_OR_RETURN(const Json group, ObjectOfResponse("DescribeNodegroup", cluster + "/" + name,
+                                                      response, "nodegroup"));
+  EksNodegroup out;
+  out.name = StringAt(group, "nodegroupName");
+  out.status = StringAt(group, "status");
+  out.node_role = StringAt(group, "nodeRole");
+  out.instance_types = StringsAt(group, "instanceTypes");
+  out.capacity_type = StringAt(group, "capacityType");
+  out.ami_type = StringAt(group, "amiType");
+  if (const auto labels = group.find("labels"); labels != group.end() && labels->is_object()) {
+    for (const auto& [key, value] : labels->items()) {
+      if (value.is_string()) out.labels.emplace(key, value.get<std::string>());
+    }
+  }
+  if (const auto taints = group.find("taints"); taints != group.end() && taints->is_array()) {
+    for (const Json& taint : *taints) {
+      if (!taint.is_object()) continue;
+      out.taints.push_back(
+          {StringAt(taint, "key"), StringAt(taint, "value"), StringAt(taint, "effect")});
+    }
+  }
+  const Json& scaling = ObjectAt(group, "scalingConfig");
+  out.min_size = IntAt(scaling, "minSize");
+  out.max_size = IntAt(scaling, "maxSize");
+  out.desired_size = IntAt(scaling, "desiredSize");
+  out.subnets = StringsAt(group, "subnets");
   return out;
 }
 

@@ -1,9 +1,13 @@
 #pragma once
-// The EKS read the AWS provider makes (REST-JSON, GET /clusters/<name>): what a new node needs to
-// join the cluster when the settings do not say — the API server endpoint, its CA bundle and the
-// service CIDR the kubelet's cluster DNS address comes from.
+// The EKS reads (REST-JSON): the cluster (GET /clusters/<name>) — what a new node needs to join
+// it when the settings do not say: the API server endpoint, its CA bundle and the service CIDR the
+// kubelet's cluster DNS address comes from; and for `karpenter migrate`, its OIDC issuer and
+// authentication mode — and its managed node groups.
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "aws/sdk/service_client.h"
 #include "common/result.h"
@@ -19,6 +23,32 @@ struct EksCluster {
   std::string certificate_authority;  // base64 of the PEM, as EKS returns it
   std::string service_ipv4_cidr;      // "" for an IPv6 cluster or when EKS does not say
   std::string service_ipv6_cidr;
+  std::string oidc_issuer;  // https://oidc.eks.<region>.amazonaws.com/id/…; "" when none
+  // API, API_AND_CONFIG_MAP or CONFIG_MAP. A cluster that does not say predates access entries:
+  // CONFIG_MAP, as EKS itself treats it.
+  std::string authentication_mode;
+};
+
+struct EksTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // as EKS spells it: NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE
+};
+
+// A managed node group, as DescribeNodegroup gives it.
+struct EksNodegroup {
+  std::string name;
+  std::string status;  // ACTIVE, CREATING, UPDATING, DELETING, …
+  std::string node_role;  // the role's ARN
+  std::vector<std::string> instance_types;
+  std::string capacity_type;  // ON_DEMAND, SPOT or CAPACITY_BLOCK
+  std::string ami_type;       // AL2023_x86_64_STANDARD, AL2_ARM_64, BOTTLEROCKET_x86_64, CUSTOM, …
+  std::map<std::string, std::string> labels;
+  std::vector<EksTaint> taints;
+  int64_t min_size = 0;
+  int64_t max_size = 0;
+  int64_t desired_size = 0;
+  std::vector<std::string> subnets;
 };
 
 // Not thread-safe, as its ServiceClient is not.
@@ -29,6 +59,10 @@ class EksApi {
 
   // An unknown cluster is an Error with reason "ResourceNotFoundException".
   Result<EksCluster> DescribeCluster(const std::string& name);
+  // The names of `cluster`'s managed node groups, every page.
+  Result<std::vector<std::string>> ListNodegroups(const std::string& cluster);
+  // An unknown node group is an Error with reason "ResourceNotFoundException".
+  Result<EksNodegroup> DescribeNodegroup(const std::string& cluster, const std::string& name);
 
  private:
   ServiceClient& client_;

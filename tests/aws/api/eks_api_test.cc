@@ -1,11 +1,15 @@
-// DescribeCluster against the cluster moto's seed creates, and the errors of a cluster that does
-// not exist or a name EKS could never have given.
+// DescribeCluster, ListNodegroups and DescribeNodegroup against the cluster and node groups moto's
+// seed creates, and the errors of a cluster or node group that does not exist or a name EKS could
+// never have given.
 
 #include "aws/api/eks_api.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "common/base64.h"
 #include "moto_fixture.h"
@@ -35,6 +39,52 @@ TEST_F(EksApiTest, DescribesTheSeededCluster) {
   EXPECT_FALSE(cluster->certificate_authority.empty());
   EXPECT_THAT(DecodeBase64(cluster->certificate_authority), IsOk());
   EXPECT_EQ(cluster->service_ipv4_cidr, seed_["service_cidr"].get<std::string>());
+  EXPECT_TRUE(cluster->oidc_issuer.starts_with("https://oidc.eks.")) << cluster->oidc_issuer;
+  // moto's clusters do not say, as clusters from before access entries do not.
+  EXPECT_EQ(cluster->authentication_mode, "CONFIG_MAP");
+}
+
+TEST_F(EksApiTest, ListsAndDescribesTheSeededNodeGroups) {
+  Result<std::vector<std::string>> names = eks_->ListNodegroups(cluster_);
+  ASSERT_THAT(names, IsOk());
+  std::vector<std::string> seeded;
+  for (const auto& [name, config] : seed_["node_groups"].items()) seeded.push_back(name);
+  std::vector<std::string> listed = *names;
+  std::sort(listed.begin(), listed.end());
+  std::sort(seeded.begin(), seeded.end());
+  EXPECT_EQ(listed, seeded);
+  for (const std::string& name : seeded) {
+    const Json& config = seed_["node_groups"][name];
+    Result<EksNodegroup> group = eks_->DescribeNodegroup(cluster_, name);
+    ASSERT_THAT(group, IsOk()) << name;
+    EXPECT_EQ(group->name, name);
+    EXPECT_EQ(group->status, "ACTIVE");
+    EXPECT_TRUE(group->node_role.starts_with("arn:aws:iam::")) << group->node_role;
+    EXPECT_EQ(group->instance_types, config["instanceTypes"].get<std::vector<std::string>>());
+    EXPECT_EQ(group->capacity_type, config["capacityType"].get<std::string>());
+    EXPECT_EQ(group->ami_type, config["amiType"].get<std::string>());
+    EXPECT_EQ(group->labels, (config["labels"].get<std::map<std::string, std::string>>()));
+    const Json taints = config.value("taints", Json::array());
+    ASSERT_EQ(group->taints.size(), taints.size()) << name;
+    for (size_t i = 0; i < taints.size(); ++i) {
+      EXPECT_EQ(group->taints[i].key, taints[i]["key"].get<std::string>());
+      EXPECT_EQ(group->taints[i].value, taints[i]["value"].get<std::string>());
+      EXPECT_EQ(group->taints[i].effect, taints[i]["effect"].get<std::string>());
+    }
+    EXPECT_EQ(group->min_size, config["scalingConfig"]["minSize"].get<int64_t>());
+    EXPECT_EQ(group->max_size, config["scalingConfig"]["maxSize"].get<int64_t>());
+    EXPECT_EQ(group->desired_size, config["scalingConfig"]["desiredSize"].get<int64_t>());
+    EXPECT_EQ(group->subnets, config["subnets"].get<std::vector<std::string>>());
+  }
+}
+
+TEST_F(EksApiTest, UnknownNodeGroupIsResourceNotFound) {
+  Result<EksNodegroup> group = eks_->DescribeNodegroup(cluster_, "no-such-group");
+  ASSERT_FALSE(group.ok());
+  EXPECT_EQ(group.error().reason, "ResourceNotFoundException") << group.error().message;
+  Result<std::vector<std::string>> names = eks_->ListNodegroups("no-such-cluster");
+  ASSERT_FALSE(names.ok());
+  EXPECT_EQ(names.error().reason, "ResourceNotFoundException") << names.error().message;
 }
 
 TEST_F(EksApiTest, UnknownClusterIsResourceNotFound) {
@@ -50,6 +100,10 @@ TEST_F(EksApiTest, NameEksCouldNotHaveGivenIsRefusedUnsent) {
     ASSERT_FALSE(cluster.ok()) << name;
     EXPECT_NE(cluster.error().message.find("not an EKS cluster name"), std::string::npos)
         << cluster.error().message;
+    Result<EksNodegroup> group = eks_->DescribeNodegroup(cluster_, name);
+    ASSERT_FALSE(group.ok()) << name;
+    EXPECT_NE(group.error().message.find("not an EKS node group name"), std::string::npos)
+        << group.error().message;
   }
 }
 
