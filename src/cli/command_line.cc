@@ -10,6 +10,7 @@
 
 #include "cli/controller_command.h"
 #include "cli/iam_command.h"
+#include "cli/migrate_command.h"
 #include "cli/plan_command.h"
 #include "cli/simulate_command.h"
 #include "cli/validate_command.h"
@@ -19,8 +20,8 @@
 namespace karpenter::cli {
 namespace {
 
-constexpr std::array<std::string_view, 5> kCommands = {"controller", "iam", "plan", "simulate",
-                                                       "validate"};
+constexpr std::array<std::string_view, 6> kCommands = {"controller", "iam",      "migrate",
+                                                       "plan",       "simulate", "validate"};
 
 std::vector<std::string> SplitCommas(const std::string& text) {
   std::vector<std::string> out;
@@ -177,6 +178,26 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
                    "With --irsa: the controller's ServiceAccount")
       ->capture_default_str();
 
+  MigratePlanOptions migrate_plan;
+  auto* migrate_cmd = app.add_subcommand(
+      "migrate", "Move an EKS cluster from Cluster Autoscaler to Karpenter (the seed's steps)");
+  migrate_cmd->require_subcommand(1);
+  auto* migrate_plan_cmd = migrate_cmd->add_subcommand(
+      "plan",
+      "Read the cluster and its managed node groups (never writes) and print the NodePools and "
+      "EC2NodeClasses that would take over");
+  migrate_plan_cmd->add_option("--cluster-name", migrate_plan.cluster_name, "The EKS cluster")
+      ->required();
+  migrate_plan_cmd->add_option("--region", migrate_plan.region,
+                               "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)");
+  migrate_plan_cmd
+      ->add_option("--alias-version", migrate_plan.alias_version,
+                   "The version the EC2NodeClass pins its al2023 alias to (v20240807, …)")
+      ->capture_default_str();
+  migrate_plan_cmd->add_option("--output,-o", migrate_plan.output, "text | json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+
   // CLI11 takes the arguments last first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -206,6 +227,9 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
     return RunIamCloudFormation(stack, out, err);
   }
   if (validate_cmd->parsed()) return RunValidate(validate_files, out, err);
+  if (migrate_plan_cmd->parsed()) {
+    return RunMigratePlan(migrate_plan, aws::Environment::OfProcess(), out, err);
+  }
   return kExitFailure;
 }
 

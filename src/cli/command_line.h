@@ -1,6 +1,6 @@
 #pragma once
-// The `karpenter` command line: its subcommands (controller, simulate, plan, validate), `--help`
-// for the program and for each subcommand, and `--version`.
+// The `karpenter` command line: its subcommands (controller, iam, migrate, plan, simulate,
+// validate), `--help` for the program and for each subcommand, and `--version`.
 //
 // Exit codes follow the usual conventions: 0 success (and --help, --version); 1 a run that failed
 // (a manifest that does not validate, a controller that lost its cluster); 2 a usage error (an

@@ -36,13 +36,19 @@ TEST(CommandLineTest, UnknownCommandNamesItselfAndIsAUsageError) {
   const Outcome outcome = RunArgs({"foo"});
   EXPECT_EQ(outcome.exit_code, kExitUsage);
   EXPECT_THAT(outcome.err, HasSubstr("unknown command \"foo\""));
-  EXPECT_THAT(outcome.err, HasSubstr("controller, iam, plan, simulate, validate"));
+  EXPECT_THAT(outcome.err, HasSubstr("controller, iam, migrate, plan, simulate, validate"));
   EXPECT_EQ(outcome.out, "");
-  // Not another command's help: `migrate` is not a command (yet), so `plan` after it is not run.
+  // A subcommand's help is its own: `migrate plan --help` prints migrate plan's options.
   const Outcome nested = RunArgs({"migrate", "plan", "--help"});
-  EXPECT_EQ(nested.exit_code, kExitUsage);
-  EXPECT_THAT(nested.err, HasSubstr("unknown command \"migrate\""));
-  EXPECT_EQ(nested.out, "");
+  EXPECT_EQ(nested.exit_code, 0);
+  EXPECT_THAT(nested.out, HasSubstr("--cluster-name"));
+  // migrate wants one of its subcommands, and plan its cluster.
+  EXPECT_EQ(RunArgs({"migrate"}).exit_code, kExitUsage);
+  const Outcome no_cluster = RunArgs({"migrate", "plan"});
+  EXPECT_EQ(no_cluster.exit_code, kExitUsage);
+  EXPECT_THAT(no_cluster.err, HasSubstr("--cluster-name"));
+  const Outcome bad_output = RunArgs({"migrate", "plan", "--cluster-name", "c", "-o", "yaml"});
+  EXPECT_EQ(bad_output.exit_code, kExitUsage);
 }
 
 TEST(CommandLineTest, NoCommandIsAUsageError) {

@@ -43,9 +43,14 @@ Status CheckName(std::string_view operation, std::string_view what, const std::s
   return {};
 }
 
-// The object under `key` of a response body, or an Error naming the operation.
-Result<Json> ObjectOfResponse(std::string_view operation, std::string_view subject,
-                              const HttpResponse& response, const char* key) {
+// GETs `path` and returns the object under `key` of the response, or an Error naming the
+// operation and `subject`.
+Result<Json> GetObject(ServiceClient& client, std::string_view operation, std::string path,
+                       std::string_view subject, const char* key) {
+  HttpRequest request;
+  request.method = "GET";
+  request.path = std::move(path);
+  ASSIGN_OR_RETURN(HttpResponse response, client.Call(operation, request));
   Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
   Json object = body.is_object() ? ObjectAt(body, key) : Json();
   if (!object.is_object() || object.empty()) {
@@ -58,12 +63,8 @@ Result<Json> ObjectOfResponse(std::string_view operation, std::string_view subje
 
 Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   RETURN_IF_ERROR(CheckName("DescribeCluster", "cluster", name));
-  HttpRequest request;
-  request.method = "GET";
-  request.path = "/clusters/" + name;
-  ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeCluster", request));
   ASSIGN_OR_RETURN(const Json cluster,
-                   ObjectOfResponse("DescribeCluster", name, response, "cluster"));
+                   GetObject(client_, "DescribeCluster", "/clusters/" + name, name, "cluster"));
   EksCluster out;
   out.name = StringAt(cluster, "name");
   out.arn = StringAt(cluster, "arn");
@@ -83,19 +84,20 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
 Result<std::vector<std::string>> EksApi::ListNodegroups(const std::string& cluster) {
   RETURN_IF_ERROR(CheckName("ListNodegroups", "cluster", cluster));
   std::vector<std::string> names;
-  RETURN_IF_ERROR(Paginate("eks ListNodegroups", [&](const std::string& token) -> Result<std::string> {
-    HttpRequest request;
-    request.method = "GET";
-    request.path = "/clusters/" + cluster + "/node-groups";
-    if (!token.empty()) request.query.emplace_back("nextToken", token);
-    ASSIGN_OR_RETURN(HttpResponse response, client_.Call("ListNodegroups", request));
-    const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
-    if (!body.is_object()) {
-      return Error("eks ListNodegroups " + cluster + ": the response is not a JSON object");
-    }
-    for (std::string& name : StringsAt(body, "nodegroups")) names.push_back(std::move(name));
-    return StringAt(body, "nextToken");
-  }));
+  RETURN_IF_ERROR(
+      Paginate("eks ListNodegroups", [&](const std::string& token) -> Result<std::string> {
+        HttpRequest request;
+        request.method = "GET";
+        request.path = "/clusters/" + cluster + "/node-groups";
+        if (!token.empty()) request.query.emplace_back("nextToken", token);
+        ASSIGN_OR_RETURN(HttpResponse response, client_.Call("ListNodegroups", request));
+        const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+        if (!body.is_object()) {
+          return Error("eks ListNodegroups " + cluster + ": the response is not a JSON object");
+        }
+        for (std::string& name : StringsAt(body, "nodegroups")) names.push_back(std::move(name));
+        return StringAt(body, "nextToken");
+      }));
   return names;
 }
 
@@ -103,12 +105,9 @@ Result<EksNodegroup> EksApi::DescribeNodegroup(const std::string& cluster,
                                                const std::string& name) {
   RETURN_IF_ERROR(CheckName("DescribeNodegroup", "cluster", cluster));
   RETURN_IF_ERROR(CheckName("DescribeNodegroup", "node group", name));
-  HttpRequest request;
-  request.method = "GET";
-  request.path = "/clusters/" + cluster + "/node-groups/" + name;
-  ASSIGN_OR_RETURN(HttpResponse response, client_.Call("DescribeNodegroup", request));
-  ASSIGN_OR_RETURN(const Json group, ObjectOfResponse("DescribeNodegroup", cluster + "/" + name,
-                                                      response, "nodegroup"));
+  ASSIGN_OR_RETURN(const Json group, GetObject(client_, "DescribeNodegroup",
+                                               "/clusters/" + cluster + "/node-groups/" + name,
+                                               cluster + "/" + name, "nodegroup"));
   EksNodegroup out;
   out.name = StringAt(group, "nodegroupName");
   out.status = StringAt(group, "status");

@@ -38,11 +38,11 @@ struct EksTaint {
 // A managed node group, as DescribeNodegroup gives it.
 struct EksNodegroup {
   std::string name;
-  std::string status;  // ACTIVE, CREATING, UPDATING, DELETING, …
+  std::string status;     // ACTIVE, CREATING, UPDATING, DELETING, …
   std::string node_role;  // the role's ARN
   std::vector<std::string> instance_types;
   std::string capacity_type;  // ON_DEMAND, SPOT or CAPACITY_BLOCK
-  std::string ami_type;       // AL2023_x86_64_STANDARD, AL2_ARM_64, BOTTLEROCKET_x86_64, CUSTOM, …
+  std::string ami_type;  // AL2023_x86_64_STANDARD, AL2_ARM_64, BOTTLEROCKET_x86_64, CUSTOM, …
   std::map<std::string, std::string> labels;
   std::vector<EksTaint> taints;
   int64_t min_size = 0;
