@@ -184,16 +184,20 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   migrate_cmd->require_subcommand(1);
   auto* migrate_plan_cmd = migrate_cmd->add_subcommand(
       "plan",
-      "Read the cluster and its managed node groups (never writes) and print the NodePools and "
-      "EC2NodeClasses that would take over");
+      "Read the account and the cluster (never writes): the seed's nine steps, each done, to do "
+      "or blocked, and the NodePools and EC2NodeClasses that would take over from the node "
+      "groups");
   migrate_plan_cmd->add_option("--cluster-name", migrate_plan.cluster_name, "The EKS cluster")
       ->required();
   migrate_plan_cmd->add_option("--region", migrate_plan.region,
                                "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)");
-  migrate_plan_cmd
-      ->add_option("--alias-version", migrate_plan.alias_version,
-                   "The version the EC2NodeClass pins its al2023 alias to (v20240807, …)")
-      ->capture_default_str();
+  migrate_plan_cmd->add_option(
+      "--kubeconfig", migrate_plan.kubeconfig,
+      "The cluster's kubeconfig (default: KUBECONFIG, then ~/.kube/config)");
+  migrate_plan_cmd->add_option(
+      "--alias-version", migrate_plan.alias_version,
+      "The version the EC2NodeClass pins its al2023 alias to (default: the release SSM recommends "
+      "for the cluster's version)");
   migrate_plan_cmd->add_option("--output,-o", migrate_plan.output, "text | json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
@@ -228,7 +232,7 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   }
   if (validate_cmd->parsed()) return RunValidate(validate_files, out, err);
   if (migrate_plan_cmd->parsed()) {
-    return RunMigratePlan(migrate_plan, aws::Environment::OfProcess(), out, err);
+    return RunMigratePlanCommand(migrate_plan, out, err);
   }
   return kExitFailure;
 }

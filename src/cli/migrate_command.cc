@@ -2,40 +2,30 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "aws/api/aws_clients.h"
-#include "aws/api/eks_api.h"
 #include "aws/sdk/curl_transport.h"
 #include "cli/command_line.h"
 #include "common/clock.h"
+#include "kube/http/config.h"
+#include "kube/http/http_client.h"
+#include "migrate/inventory.h"
 #include "migrate/node_pools.h"
+#include "migrate/steps.h"
 
 namespace karpenter::cli {
 namespace {
 
-struct Inventory {
-  aws::EksCluster cluster;
-  std::vector<aws::EksNodegroup> node_groups;
-};
-
-Result<Inventory> ReadInventory(aws::AwsClients& clients, const std::string& cluster_name) {
-  aws::EksApi eks(clients.eks());
-  Inventory inventory;
-  ASSIGN_OR_RETURN(inventory.cluster, eks.DescribeCluster(cluster_name));
-  ASSIGN_OR_RETURN(std::vector<std::string> names, eks.ListNodegroups(cluster_name));
-  for (const std::string& name : names) {
-    ASSIGN_OR_RETURN(aws::EksNodegroup group, eks.DescribeNodegroup(cluster_name, name));
-    inventory.node_groups.push_back(std::move(group));
-  }
-  return inventory;
-}
-
 std::string Join(const std::vector<std::string>& items, std::string_view separator = ",") {
   std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
   return out;
 }
 
@@ -59,21 +49,52 @@ Json NodeGroupJson(const aws::EksNodegroup& group) {
           {"subnets", group.subnets}};
 }
 
-void PrintText(const Inventory& inventory, const std::string& region,
+Json ReportJson(const migrate::AwsInventory& aws, const migrate::MigrationPlan& plan,
+                const migrate::DerivedNodePools& derived) {
+  Json node_groups = Json::array();
+  for (const aws::EksNodegroup& group : aws.node_groups) {
+    node_groups.push_back(NodeGroupJson(group));
+  }
+  Json steps = Json::array();
+  for (const migrate::Step& step : plan.steps) {
+    steps.push_back({{"number", step.number},
+                     {"title", step.title},
+                     {"state", migrate::StateName(step.state)},
+                     {"details", step.details}});
+  }
+  Json targets = Json::array();
+  for (const migrate::NodeGroupTarget& target : plan.targets) {
+    targets.push_back(
+        {{"name", target.name}, {"desiredSize", target.desired}, {"targetSize", target.target}});
+  }
+  return {{"cluster",
+           {{"name", aws.cluster.name},
+            {"region", aws.region},
+            {"version", aws.cluster.version},
+            {"status", aws.cluster.status},
+            {"oidcIssuer", aws.cluster.oidc_issuer},
+            {"authenticationMode", aws.cluster.authentication_mode},
+            {"aliasVersion", aws.alias_version}}},
+          {"nodeGroups", std::move(node_groups)},
+          {"steps", std::move(steps)},
+          {"warnings", plan.warnings},
+          {"controllerNodeGroup", plan.controller_node_group},
+          {"nodeGroupTargets", std::move(targets)},
+          {"nodeClasses", derived.node_classes},
+          {"nodePools", derived.node_pools},
+          {"nodePoolNodeGroups", derived.node_groups},
+          {"notes", derived.notes}};
+}
+
+void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& plan,
                const migrate::DerivedNodePools& derived, std::ostream& out) {
-  const aws::EksCluster& cluster = inventory.cluster;
-  out << fmt::format("Cluster {} ({}): Kubernetes {}, {}\n", cluster.name, region, cluster.version,
-                     cluster.status);
-  out << fmt::format("  OIDC issuer: {}\n",
-                     cluster.oidc_issuer.empty() ? "(none)" : cluster.oidc_issuer);
-  out << fmt::format("  authentication mode: {} ({})\n", cluster.authentication_mode,
-                     cluster.authentication_mode == "API"
-                         ? "the node role joins through an EKS access entry"
-                         : "the node role joins through the aws-auth ConfigMap");
-  out << fmt::format("\nManaged node groups ({}):\n", inventory.node_groups.size());
+  const aws::EksCluster& cluster = aws.cluster;
+  out << fmt::format("Cluster {} ({}): Kubernetes {}, {}, authentication mode {}\n", cluster.name,
+                     aws.region, cluster.version, cluster.status, cluster.authentication_mode);
+  out << fmt::format("\nManaged node groups ({}):\n", aws.node_groups.size());
   out << fmt::format("  {:<20} {:<10} {:<26} {:<28} {:>15}  {}\n", "NAME", "CAPACITY", "AMI TYPE",
                      "INSTANCE TYPES", "MIN/DESIRED/MAX", "LABELS, TAINTS");
-  for (const aws::EksNodegroup& group : inventory.node_groups) {
+  for (const aws::EksNodegroup& group : aws.node_groups) {
     std::vector<std::string> marks;
     for (const auto& [key, value] : group.labels) marks.push_back(fmt::format("{}={}", key, value));
     for (const aws::EksTaint& taint : group.taints) {
@@ -83,6 +104,16 @@ void PrintText(const Inventory& inventory, const std::string& region,
                        group.capacity_type, group.ami_type, Join(group.instance_types),
                        fmt::format("{}/{}/{}", group.min_size, group.desired_size, group.max_size),
                        marks.empty() ? "-" : Join(marks, " "));
+  }
+  out << "\nSteps:\n";
+  for (const migrate::Step& step : plan.steps) {
+    out << fmt::format("  {}. {:<28} {}\n", step.number, step.title,
+                       migrate::StateName(step.state));
+    for (const std::string& detail : step.details) out << "       " << detail << "\n";
+  }
+  if (!plan.warnings.empty()) {
+    out << "\nWarnings:\n";
+    for (const std::string& warning : plan.warnings) out << "  - " << warning << "\n";
   }
   out << "\nNodePools that take over:\n";
   for (size_t i = 0; i < derived.node_pools.size(); ++i) {
@@ -102,7 +133,7 @@ void PrintText(const Inventory& inventory, const std::string& region,
 }  // namespace
 
 int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& environment,
-                   std::ostream& out, std::ostream& err) {
+                   kube::Client& cluster, std::ostream& out, std::ostream& err) {
   std::string region = options.region;
   for (const char* variable : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
     if (region.empty()) region = std::string(environment.Get(variable));
@@ -118,37 +149,49 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     err << "karpenter migrate plan: " << clients.error().message << "\n";
     return kExitFailure;
   }
-  Result<Inventory> inventory = ReadInventory(*clients, options.cluster_name);
-  if (!inventory.ok()) {
+  Result<migrate::AwsInventory> aws = migrate::ReadAws(*clients, options.cluster_name);
+  if (!aws.ok()) {
     err << fmt::format("karpenter migrate plan: cluster {} in {}: {}\n", options.cluster_name,
-                       region, inventory.error().message);
+                       region, aws.error().message);
     return kExitFailure;
   }
-  const migrate::DerivedNodePools derived = migrate::DeriveNodePools(
-      {options.cluster_name, options.alias_version, inventory->node_groups});
-  if (options.output == "json") {
-    Json node_groups = Json::array();
-    for (const aws::EksNodegroup& group : inventory->node_groups) {
-      node_groups.push_back(NodeGroupJson(group));
-    }
-    const aws::EksCluster& cluster = inventory->cluster;
-    const Json report = {{"cluster",
-                          {{"name", cluster.name},
-                           {"region", region},
-                           {"version", cluster.version},
-                           {"status", cluster.status},
-                           {"oidcIssuer", cluster.oidc_issuer},
-                           {"authenticationMode", cluster.authentication_mode}}},
-                         {"nodeGroups", std::move(node_groups)},
-                         {"nodeClasses", derived.node_classes},
-                         {"nodePools", derived.node_pools},
-                         {"nodePoolNodeGroups", derived.node_groups},
-                         {"notes", derived.notes}};
-    out << report.dump(2) << "\n";
-    return 0;
+  Result<migrate::ClusterInventory> objects = migrate::ReadCluster(cluster, *aws);
+  if (!objects.ok()) {
+    err << fmt::format("karpenter migrate plan: cluster {}: {}\n", options.cluster_name,
+                       objects.error().message);
+    return kExitFailure;
   }
-  PrintText(*inventory, region, derived, out);
+  const migrate::MigrationPlan plan = migrate::PlanMigration(*aws, *objects);
+  // An explicit --alias-version wins; else the release the cluster's version recommends.
+  std::string alias = options.alias_version;
+  if (alias.empty()) alias = aws->alias_version.empty() ? "latest" : aws->alias_version;
+  const migrate::DerivedNodePools derived =
+      migrate::DeriveNodePools({options.cluster_name, alias, aws->node_groups});
+  if (options.output == "json") {
+    out << ReportJson(*aws, plan, derived).dump(2) << "\n";
+  } else {
+    PrintText(*aws, plan, derived, out);
+  }
   return 0;
+}
+
+int RunMigratePlanCommand(const MigratePlanOptions& options, std::ostream& out, std::ostream& err) {
+  const aws::Environment environment = aws::Environment::OfProcess();
+  std::string kubeconfig = options.kubeconfig;
+  if (kubeconfig.empty()) kubeconfig = std::string(environment.Get("KUBECONFIG"));
+  if (kubeconfig.empty() && !environment.Get("HOME").empty()) {
+    kubeconfig = std::string(environment.Get("HOME")) + "/.kube/config";
+  }
+  Result<std::unique_ptr<kube::Client>> client = [&]() -> Result<std::unique_ptr<kube::Client>> {
+    if (kubeconfig.empty()) return Error("no kubeconfig: give --kubeconfig or set KUBECONFIG");
+    ASSIGN_OR_RETURN(kube::http::Config config, kube::http::LoadKubeconfig(kubeconfig));
+    return kube::http::NewClient(config);
+  }();
+  if (!client.ok()) {
+    err << "karpenter migrate plan: " << client.error().message << "\n";
+    return kExitFailure;
+  }
+  return RunMigratePlan(options, environment, **client, out, err);
 }
 
 }  // namespace karpenter::cli

@@ -22,6 +22,7 @@ namespace resources {
 inline constexpr Resource kNamespaces{"", "v1", "namespaces", "Namespace", false};
 inline constexpr Resource kPods{"", "v1", "pods", "Pod", true};
 inline constexpr Resource kNodes{"", "v1", "nodes", "Node", false};
+inline constexpr Resource kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 inline constexpr Resource kEvents{"", "v1", "events", "Event", true};
 inline constexpr Resource kPersistentVolumes{"", "v1", "persistentvolumes", "PersistentVolume",
                                              false};

@@ -1,5 +1,6 @@
-// `karpenter migrate plan` against moto's seeded cluster and its two managed node groups: what it
-// reads and what it derives, and the clear failure of a cluster that does not exist.
+// `karpenter migrate plan` against moto's seeded account (a cluster, two managed node groups, the
+// node role, discovery tags, the AMI parameters) and an in-memory cluster: what it reads, the steps
+// it judges, what it derives, and the clear failure of a cluster that does not exist.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include "aws/api/moto_fixture.h"
 #include "cli/command_line.h"
 #include "cli/migrate_command.h"
+#include "kube/memory/memory_client.h"
 
 namespace karpenter::cli {
 namespace {
@@ -17,12 +19,18 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-class MigratePlanTest : public aws::testing::MotoTest {};
+class MigratePlanTest : public aws::testing::MotoTest {
+ protected:
+  int Run(const MigratePlanOptions& options, std::ostringstream& out, std::ostringstream& err) {
+    return RunMigratePlan(options, environment_, cluster_objects_, out, err);
+  }
+
+  kube::memory::MemoryClient cluster_objects_{clock_};
+};
 
 TEST_F(MigratePlanTest, ReadsTheClusterAndItsNodeGroupsAndDerivesTheirNodePools) {
   std::ostringstream out, err;
-  ASSERT_EQ(RunMigratePlan({cluster_, "", "v20240807", "json"}, environment_, out, err), 0)
-      << err.str();
+  ASSERT_EQ(Run({cluster_, "", "", "v20240807", "json"}, out, err), 0) << err.str();
   EXPECT_THAT(err.str(), IsEmpty());
   const Json report = Json::parse(out.str());
   EXPECT_EQ(report["cluster"]["name"], cluster_);
@@ -36,6 +44,19 @@ TEST_F(MigratePlanTest, ReadsTheClusterAndItsNodeGroupsAndDerivesTheirNodePools)
   ASSERT_EQ(report["nodeClasses"].size(), 1);
   EXPECT_EQ(report["nodeClasses"][0]["spec"]["amiSelectorTerms"][0]["alias"], "al2023@v20240807");
   EXPECT_EQ(report["nodeClasses"][0]["spec"]["role"], "KarpenterNodeRole-" + cluster_);
+  // What the seed's account has: the node role (not the controller's), tagged subnets and
+  // security group, the AMI parameters of its Kubernetes version; the alias version given wins.
+  const Json& steps = report["steps"];
+  ASSERT_EQ(steps.size(), 9);
+  EXPECT_EQ(steps[0]["state"], "done");
+  EXPECT_EQ(steps[1]["state"], "to do");
+  EXPECT_THAT(steps[1]["details"].dump(), HasSubstr("create KarpenterControllerRole-" + cluster_));
+  EXPECT_THAT(steps[1]["details"].dump(), ::testing::Not(HasSubstr("create KarpenterNodeRole")));
+  EXPECT_EQ(steps[2]["state"], "done") << steps[2].dump();
+  EXPECT_EQ(steps[3]["state"], "to do");  // the in-memory cluster has no aws-auth
+  EXPECT_EQ(report["controllerNodeGroup"], "general");
+  const std::string image_name = seed_["images"]["al2023_x86_64"]["name"];
+  EXPECT_EQ(report["cluster"]["aliasVersion"], image_name.substr(image_name.rfind('-') + 1));
   for (size_t i = 0; i < report["nodePools"].size(); ++i) {
     const Json& pool = report["nodePools"][i];
     const std::string group = report["nodePoolNodeGroups"][i][0];
@@ -46,20 +67,28 @@ TEST_F(MigratePlanTest, ReadsTheClusterAndItsNodeGroupsAndDerivesTheirNodePools)
 
 TEST_F(MigratePlanTest, TextNamesTheNodeGroupsAndPrintsTheManifests) {
   std::ostringstream out, err;
-  ASSERT_EQ(RunMigratePlan({cluster_, "", "latest", "text"}, environment_, out, err), 0)
-      << err.str();
+  ASSERT_EQ(Run({cluster_, "", "", "", "text"}, out, err), 0) << err.str();
   for (const auto& [name, config] : seed_["node_groups"].items()) {
     EXPECT_THAT(out.str(), HasSubstr(name));
   }
-  EXPECT_THAT(out.str(), HasSubstr("authentication mode: CONFIG_MAP"));
+  EXPECT_THAT(out.str(), HasSubstr("authentication mode CONFIG_MAP"));
+  EXPECT_THAT(out.str(), HasSubstr("9. verify"));
   EXPECT_THAT(out.str(), HasSubstr("\"kind\": \"EC2NodeClass\""));
   EXPECT_THAT(out.str(), HasSubstr("\"kind\": \"NodePool\""));
 }
 
+TEST_F(MigratePlanTest, WithoutAnAliasVersionTheClusterVersionsReleaseIsPinned) {
+  std::ostringstream out, err;
+  ASSERT_EQ(Run({cluster_, "", "", "", "json"}, out, err), 0) << err.str();
+  const Json report = Json::parse(out.str());
+  EXPECT_EQ(report["nodeClasses"][0]["spec"]["amiSelectorTerms"][0]["alias"],
+            "al2023@" + report["cluster"]["aliasVersion"].get<std::string>());
+  EXPECT_NE(report["cluster"]["aliasVersion"], "");
+}
+
 TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
   std::ostringstream out, err;
-  EXPECT_EQ(RunMigratePlan({"no-such-cluster", "", "latest", "text"}, environment_, out, err),
-            kExitFailure);
+  EXPECT_EQ(Run({"no-such-cluster", "", "", "", "text"}, out, err), kExitFailure);
   EXPECT_THAT(out.str(), IsEmpty());
   EXPECT_THAT(err.str(), HasSubstr("cluster no-such-cluster"));
   EXPECT_THAT(err.str(), HasSubstr("ResourceNotFoundException"));
@@ -67,7 +96,8 @@ TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
 
 TEST_F(MigratePlanTest, NoRegionIsAUsageError) {
   std::ostringstream out, err;
-  EXPECT_EQ(RunMigratePlan({cluster_, "", "latest", "text"}, aws::Environment(), out, err),
+  EXPECT_EQ(RunMigratePlan({cluster_, "", "", "", "text"}, aws::Environment(), cluster_objects_,
+                           out, err),
             kExitUsage);
   EXPECT_THAT(err.str(), HasSubstr("no region"));
 }

@@ -75,6 +75,9 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   const Json& network = ObjectAt(cluster, "kubernetesNetworkConfig");
   out.service_ipv4_cidr = StringAt(network, "serviceIpv4Cidr");
   out.service_ipv6_cidr = StringAt(network, "serviceIpv6Cidr");
+  const Json& vpc = ObjectAt(cluster, "resourcesVpcConfig");
+  out.security_group_ids = StringsAt(vpc, "securityGroupIds");
+  out.cluster_security_group_id = StringAt(vpc, "clusterSecurityGroupId");
   out.oidc_issuer = StringAt(ObjectAt(ObjectAt(cluster, "identity"), "oidc"), "issuer");
   out.authentication_mode = StringAt(ObjectAt(cluster, "accessConfig"), "authenticationMode");
   if (out.authentication_mode.empty()) out.authentication_mode = "CONFIG_MAP";

@@ -23,6 +23,10 @@ struct EksCluster {
   std::string certificate_authority;  // base64 of the PEM, as EKS returns it
   std::string service_ipv4_cidr;      // "" for an IPv6 cluster or when EKS does not say
   std::string service_ipv6_cidr;
+  // The security groups of the cluster's network interfaces: those it was given, and the one EKS
+  // made (empty when EKS does not say).
+  std::vector<std::string> security_group_ids;
+  std::string cluster_security_group_id;
   std::string oidc_issuer;  // https://oidc.eks.<region>.amazonaws.com/id/…; "" when none
   // API, API_AND_CONFIG_MAP or CONFIG_MAP. A cluster that does not say predates access entries:
   // CONFIG_MAP, as EKS itself treats it.

@@ -62,6 +62,22 @@ Status CallForStatus(ServiceClient& client, const QueryRequest& request) {
 
 }  // namespace
 
+Result<std::optional<IamRole>> IamApi::GetRole(const std::string& name) {
+  QueryRequest request = IamRequest("GetRole");
+  request.Add("RoleName", name);
+  Result<XmlDocument> document = CallQuery(client_, request);
+  if (!document.ok()) {
+    if (document.error().reason == kNoSuchEntity) return std::optional<IamRole>();
+    return document.error();
+  }
+  const XmlElement role = document->root().Child("GetRoleResult").Child("Role");
+  if (!role.exists()) return Error{"iam GetRole " + name + ": the answer has no Role"};
+  return std::optional<IamRole>(IamRole{.name = role.Text("RoleName"),
+                                        .arn = role.Text("Arn"),
+                                        .path = role.Text("Path"),
+                                        .role_id = role.Text("RoleId")});
+}
+
 Result<std::optional<InstanceProfile>> IamApi::GetInstanceProfile(const std::string& name) {
   QueryRequest request = IamRequest("GetInstanceProfile");
   request.Add("InstanceProfileName", name);

@@ -1,6 +1,7 @@
 #pragma once
 // The IAM calls the AWS provider makes: the instance profiles it creates for EC2NodeClasses that
-// name a role (get, create with tags, attach and detach the role, tag, delete). IAM speaks the
+// name a role (get, create with tags, attach and detach the role, tag, delete); and the role reads
+// of `karpenter migrate`. IAM speaks the
 // Query protocol; its errors carry IAM's code as the reason ("NoSuchEntity", "EntityAlreadyExists",
 // "DeleteConflict", "LimitExceeded", …).
 
@@ -38,6 +39,8 @@ class IamApi {
   // `client` is the iam ServiceClient (AwsClients::iam()) and must outlive this.
   explicit IamApi(ServiceClient& client) : client_(client) {}
 
+  // The role called `name`; nullopt when IAM has none (NoSuchEntity).
+  Result<std::optional<IamRole>> GetRole(const std::string& name);
   // The profile called `name` with its roles and tags; nullopt when IAM has none (NoSuchEntity).
   Result<std::optional<InstanceProfile>> GetInstanceProfile(const std::string& name);
   // `path` empty means "/". An existing profile of that name is an Error with reason

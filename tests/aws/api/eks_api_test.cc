@@ -39,6 +39,8 @@ TEST_F(EksApiTest, DescribesTheSeededCluster) {
   EXPECT_FALSE(cluster->certificate_authority.empty());
   EXPECT_THAT(DecodeBase64(cluster->certificate_authority), IsOk());
   EXPECT_EQ(cluster->service_ipv4_cidr, seed_["service_cidr"].get<std::string>());
+  EXPECT_EQ(cluster->security_group_ids,
+            std::vector<std::string>{seed_["security_group"].get<std::string>()});
   EXPECT_TRUE(cluster->oidc_issuer.starts_with("https://oidc.eks.")) << cluster->oidc_issuer;
   // moto's clusters do not say, as clusters from before access entries do not.
   EXPECT_EQ(cluster->authentication_mode, "CONFIG_MAP");

@@ -24,6 +24,18 @@ class IamApiTest : public testing::MotoTest {
   std::optional<IamApi> iam_;
 };
 
+TEST_F(IamApiTest, GetsTheSeededNodeRoleAndNulloptForAMissingOne) {
+  Result<std::optional<IamRole>> role = iam_->GetRole(seed_["node_role"].get<std::string>());
+  ASSERT_THAT(role, IsOk());
+  ASSERT_TRUE(role->has_value());
+  EXPECT_EQ((*role)->name, seed_["node_role"].get<std::string>());
+  EXPECT_EQ((*role)->arn, seed_["node_role_arn"].get<std::string>());
+  EXPECT_FALSE((*role)->role_id.empty());
+  Result<std::optional<IamRole>> missing = iam_->GetRole(testing::UniqueName("missing"));
+  ASSERT_THAT(missing, IsOk());
+  EXPECT_FALSE(missing->has_value());
+}
+
 TEST_F(IamApiTest, AMissingProfileIsNulloptNotAnError) {
   Result<std::optional<InstanceProfile>> profile =
       iam_->GetInstanceProfile(testing::UniqueName("missing"));

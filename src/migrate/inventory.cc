@@ -1,0 +1,288 @@
+#include "migrate/inventory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "api/labels.h"
+#include "aws/api/ec2_api.h"
+#include "aws/api/iam_api.h"
+#include "aws/api/ssm_api.h"
+#include "common/document.h"
+#include "kube/disruption_budget.h"
+#include "kube/object.h"
+
+namespace karpenter::migrate {
+namespace {
+
+using kube::Object;
+
+// The seed's step 1: the AMI release the cluster version's recommended AL2023 image belongs to,
+// from its name (amazon-eks-node-al2023-x86_64-standard-1.31-v20240807 → v20240807).
+Result<std::string> AliasVersion(aws::AwsClients& clients, const std::string& kubernetes_version) {
+  aws::SsmApi ssm(clients.ssm());
+  const std::string parameter = fmt::format(
+      "/aws/service/eks/optimized-ami/{}/amazon-linux-2023/x86_64/standard/recommended/image_id",
+      kubernetes_version);
+  ASSIGN_OR_RETURN(const std::string image_id, ssm.GetParameter(parameter));
+  aws::Ec2Api ec2(clients.ec2());
+  ASSIGN_OR_RETURN(const std::vector<aws::Image> images, ec2.DescribeImages({{}, {image_id}, {}}));
+  if (images.empty()) {
+    return Error(fmt::format("{} names {}, which EC2 does not describe", parameter, image_id));
+  }
+  const std::string& name = images.front().name;
+  const size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash + 1 >= name.size() || name[dash + 1] != 'v') {
+    return Error(
+        fmt::format("image {} ({}): its name ends in no release (v<date>)", image_id, name));
+  }
+  return name.substr(dash + 1);
+}
+
+Result<bool> RoleExists(aws::IamApi& iam, const std::string& name) {
+  ASSIGN_OR_RETURN(const std::optional<aws::IamRole> role, iam.GetRole(name));
+  return role.has_value();
+}
+
+int64_t ReplicasOf(const Object& workload) {
+  const Object* replicas = kube::Find(workload, {"spec", "replicas"});
+  return replicas != nullptr && replicas->is_number_integer() ? replicas->get<int64_t>() : 1;
+}
+
+WorkloadRef RefOf(std::string_view kind, const Object& object) {
+  return {std::string(kind), std::string(kube::Namespace(object)), std::string(kube::Name(object)),
+          ReplicasOf(object)};
+}
+
+// Whether a pod template can only land on node-group nodes: a nodeSelector on the node-group label,
+// or a required node affinity whose every term requires it.
+bool PinnedToNodeGroup(const Object& deployment) {
+  const Object* pod = kube::Find(deployment, {"spec", "template", "spec"});
+  if (pod == nullptr) return false;
+  if (!kube::StringAt(*pod, {"nodeSelector", kLabelNodeGroup}).empty()) return true;
+  const Object* terms = kube::Find(
+      *pod, {"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"});
+  if (terms == nullptr) return false;
+  const auto list = terms->find("nodeSelectorTerms");
+  if (list == terms->end() || !list->is_array() || list->empty()) return false;
+  return std::all_of(list->begin(), list->end(), [](const Object& term) {
+    const auto expressions = term.find("matchExpressions");
+    if (expressions == term.end() || !expressions->is_array()) return false;
+    return std::any_of(expressions->begin(), expressions->end(), [](const Object& expression) {
+      return kube::StringAt(expression, {"key"}) == kLabelNodeGroup &&
+             kube::StringAt(expression, {"operator"}) == "In";
+    });
+  });
+}
+
+// Whether aws-auth's mapRoles (YAML text) maps `role_arn`.
+Result<bool> MapsRole(std::string_view map_roles, const std::string& role_arn) {
+  ASSIGN_OR_RETURN(const std::vector<Document> documents,
+                   ParseDocuments(map_roles, "configmap kube-system/aws-auth data.mapRoles"));
+  for (const Document& document : documents) {
+    if (!document.value.is_array()) continue;
+    for (const Json& entry : document.value) {
+      if (kube::StringAt(entry, {"rolearn"}) == role_arn) return true;
+    }
+  }
+  return false;
+}
+
+// metadata.ownerReferences; an empty array when there are none.
+Object OwnersOf(const Object& object) {
+  const Object* owners = kube::Find(object, {"metadata", "ownerReferences"});
+  return owners != nullptr && owners->is_array() ? *owners : Object::array();
+}
+
+Result<std::vector<kube::SharedObject>> ListAll(kube::Client& client,
+                                                const kube::Resource& resource) {
+  Result<kube::ObjectList> list = client.List(resource, {});
+  if (!list.ok()) {
+    return Error(fmt::format("listing {}: {}", resource.plural, list.error().message));
+  }
+  return std::move(list->items);
+}
+
+}  // namespace
+
+std::string NodeRoleArn(const aws::EksCluster& cluster) {
+  // arn:<partition>:eks:<region>:<account>:cluster/<name>
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (int i = 0; i < 5; ++i) {
+    const size_t colon = cluster.arn.find(':', start);
+    if (colon == std::string::npos) break;
+    parts.push_back(cluster.arn.substr(start, colon - start));
+    start = colon + 1;
+  }
+  const std::string partition = parts.size() > 1 ? parts[1] : "aws";
+  const std::string account = parts.size() > 4 ? parts[4] : "";
+  return fmt::format("arn:{}:iam::{}:role/KarpenterNodeRole-{}", partition, account, cluster.name);
+}
+
+Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluster_name) {
+  AwsInventory out;
+  out.region = clients.region();
+  aws::EksApi eks(clients.eks());
+  ASSIGN_OR_RETURN(out.cluster, eks.DescribeCluster(cluster_name));
+  ASSIGN_OR_RETURN(const std::vector<std::string> names, eks.ListNodegroups(cluster_name));
+  for (const std::string& name : names) {
+    ASSIGN_OR_RETURN(aws::EksNodegroup group, eks.DescribeNodegroup(cluster_name, name));
+    out.node_groups.push_back(std::move(group));
+  }
+  std::sort(out.node_groups.begin(), out.node_groups.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+
+  // An AMI release that cannot be read leaves the alias at "latest"; the plan says why.
+  Result<std::string> alias = AliasVersion(clients, out.cluster.version);
+  if (alias.ok()) {
+    out.alias_version = *alias;
+  } else {
+    out.alias_problem = alias.error().message;
+  }
+
+  aws::IamApi iam(clients.iam());
+  ASSIGN_OR_RETURN(out.node_role_exists, RoleExists(iam, "KarpenterNodeRole-" + cluster_name));
+  ASSIGN_OR_RETURN(out.controller_role_exists,
+                   RoleExists(iam, "KarpenterControllerRole-" + cluster_name));
+
+  aws::Ec2Api ec2(clients.ec2());
+  std::set<std::string> subnet_ids;
+  for (const aws::EksNodegroup& group : out.node_groups) {
+    subnet_ids.insert(group.subnets.begin(), group.subnets.end());
+  }
+  if (!subnet_ids.empty()) {
+    ASSIGN_OR_RETURN(const std::vector<aws::Subnet> subnets,
+                     ec2.DescribeSubnets({{"subnet-id", {subnet_ids.begin(), subnet_ids.end()}}}));
+    for (const aws::Subnet& subnet : subnets) {
+      const auto tag = subnet.tags.find(std::string(kDiscoveryTag));
+      out.subnets.push_back(
+          {subnet.subnet_id, subnet.zone, tag != subnet.tags.end() && tag->second == cluster_name});
+    }
+  }
+  std::set<std::string> group_ids(out.cluster.security_group_ids.begin(),
+                                  out.cluster.security_group_ids.end());
+  if (!out.cluster.cluster_security_group_id.empty()) {
+    group_ids.insert(out.cluster.cluster_security_group_id);
+  }
+  if (!group_ids.empty()) {
+    ASSIGN_OR_RETURN(
+        const std::vector<aws::SecurityGroup> groups,
+        ec2.DescribeSecurityGroups({{"group-id", {group_ids.begin(), group_ids.end()}}}));
+    for (const aws::SecurityGroup& group : groups) {
+      const auto tag = group.tags.find(std::string(kDiscoveryTag));
+      out.security_groups.push_back(
+          {group.group_id, "", tag != group.tags.end() && tag->second == cluster_name});
+    }
+  }
+  return out;
+}
+
+Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& aws) {
+  ClusterInventory out;
+  Result<Object> aws_auth = client.Get(kube::resources::kConfigMaps, "kube-system", "aws-auth");
+  if (aws_auth.ok()) {
+    out.aws_auth_exists = true;
+    ASSIGN_OR_RETURN(
+        out.aws_auth_maps_node_role,
+        MapsRole(kube::StringAt(*aws_auth, {"data", "mapRoles"}), NodeRoleArn(aws.cluster)));
+  } else if (aws_auth.error().status != 404) {
+    return Error("reading configmap kube-system/aws-auth: " + aws_auth.error().message);
+  }
+
+  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> deployments,
+                   ListAll(client, kube::resources::kDeployments));
+  std::map<std::string, std::string> deployment_of_replica_set;  // ns/rs → deployment name
+  for (const kube::SharedObject& deployment : deployments) {
+    const std::string_view name = kube::Name(*deployment);
+    if (kube::Label(*deployment, "app.kubernetes.io/name") == "karpenter") {
+      out.karpenter.push_back(RefOf("Deployment", *deployment));
+    } else if (name.find("cluster-autoscaler") != std::string_view::npos) {
+      out.cluster_autoscalers.push_back(RefOf("Deployment", *deployment));
+    } else if (kube::Namespace(*deployment) == "kube-system" && !PinnedToNodeGroup(*deployment)) {
+      out.unpinned_add_ons.push_back(RefOf("Deployment", *deployment));
+    }
+  }
+
+  Result<kube::ObjectList> node_pools = client.List(kube::resources::kNodePools, {});
+  if (node_pools.ok()) {
+    out.node_pools = static_cast<int64_t>(node_pools->items.size());
+  } else if (node_pools.error().status != 404) {  // 404: Karpenter's CRDs are not installed
+    return Error("listing nodepools: " + node_pools.error().message);
+  }
+
+  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> nodes,
+                   ListAll(client, kube::resources::kNodes));
+  std::set<std::string, std::less<>> node_group_nodes;
+  for (const kube::SharedObject& node : nodes) {
+    if (!kube::Label(*node, kLabelNodeGroup).empty()) {
+      node_group_nodes.insert(std::string(kube::Name(*node)));
+    }
+    if (!kube::Label(*node, api::kLabelNodePool).empty()) ++out.karpenter_nodes;
+  }
+
+  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> budgets,
+                   ListAll(client, kube::resources::kPodDisruptionBudgets));
+  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> replica_sets,
+                   ListAll(client, kube::resources::kReplicaSets));
+  for (const kube::SharedObject& replica_set : replica_sets) {
+    for (const Object& owner : OwnersOf(*replica_set)) {
+      if (kube::StringAt(owner, {"kind"}) == "Deployment") {
+        deployment_of_replica_set[kube::Key(*replica_set)] = kube::StringAt(owner, {"name"});
+      }
+    }
+  }
+  std::map<std::string, int64_t> replicas;  // "Kind ns/name" → replicas, for the report
+  for (const kube::SharedObject& deployment : deployments) {
+    replicas[RefOf("Deployment", *deployment).Describe()] = ReplicasOf(*deployment);
+  }
+
+  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> pods,
+                   ListAll(client, kube::resources::kPods));
+  std::set<std::string> unprotected;
+  for (const kube::SharedObject& pod : pods) {
+    const std::string_view phase = kube::StringAt(*pod, {"status", "phase"});
+    if (phase == "Succeeded" || phase == "Failed") continue;
+    const std::string_view node = kube::StringAt(*pod, {"spec", "nodeName"});
+    if (node.empty()) {
+      ++out.pending_pods;
+      continue;
+    }
+    // Pods that stay with their node (DaemonSets', static pods) do not move when it goes.
+    if (!node_group_nodes.contains(node) || kube::ControllerKind(*pod) == "DaemonSet" ||
+        !kube::Annotation(*pod, "kubernetes.io/config.mirror").empty()) {
+      continue;
+    }
+    if (std::any_of(budgets.begin(), budgets.end(), [&](const kube::SharedObject& budget) {
+          return kube::SelectsPod(*budget, *pod);
+        })) {
+      continue;
+    }
+    WorkloadRef ref{"Pod", std::string(kube::Namespace(*pod)), std::string(kube::Name(*pod)), 1};
+    for (const Object& owner : OwnersOf(*pod)) {
+      const Object* controller = kube::Find(owner, {"controller"});
+      if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
+      ref.kind = kube::StringAt(owner, {"kind"});
+      ref.name = kube::StringAt(owner, {"name"});
+      if (const auto deployment =
+              deployment_of_replica_set.find(kube::Key(ref.namespace_, ref.name));
+          ref.kind == "ReplicaSet" && deployment != deployment_of_replica_set.end()) {
+        ref.kind = "Deployment";
+        ref.name = deployment->second;
+      }
+    }
+    const std::string described = ref.Describe();
+    if (!unprotected.insert(described).second) continue;
+    if (const auto known = replicas.find(described); known != replicas.end()) {
+      ref.replicas = known->second;
+    }
+    out.unprotected.push_back(std::move(ref));
+  }
+  return out;
+}
+
+}  // namespace karpenter::migrate

@@ -1,0 +1,75 @@
+#pragma once
+// What `karpenter migrate plan` reads before it decides anything, and never writes: the AWS side —
+// the EKS cluster and its managed node groups, the AMI release the cluster's version recommends
+// (the seed's ALIAS_VERSION), the IAM roles the seed creates, the karpenter.sh/discovery tags of
+// the node groups' subnets and the cluster's security groups — and the cluster side: aws-auth,
+// Karpenter's Deployment and NodePools, Cluster Autoscaler, the add-ons in kube-system, the pods on
+// node-group nodes that no PodDisruptionBudget covers, pending pods.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aws/api/aws_clients.h"
+#include "aws/api/eks_api.h"
+#include "common/result.h"
+#include "kube/client.h"
+
+namespace karpenter::migrate {
+
+// The label EKS puts on the nodes of a managed node group.
+inline constexpr std::string_view kLabelNodeGroup = "eks.amazonaws.com/nodegroup";
+// The tag the seed's EC2NodeClass selects subnets and security groups by.
+inline constexpr std::string_view kDiscoveryTag = "karpenter.sh/discovery";
+
+struct TaggedResource {
+  std::string id;
+  std::string zone;     // subnets only
+  bool tagged = false;  // carries karpenter.sh/discovery=<cluster>
+};
+
+struct AwsInventory {
+  std::string region;
+  aws::EksCluster cluster;
+  std::vector<aws::EksNodegroup> node_groups;  // by name
+  std::string alias_version;  // "v20240807"; "" when it could not be read (alias_problem says why)
+  std::string alias_problem;
+  bool node_role_exists = false;                // KarpenterNodeRole-<cluster>
+  bool controller_role_exists = false;          // KarpenterControllerRole-<cluster>
+  std::vector<TaggedResource> subnets;          // the node groups'
+  std::vector<TaggedResource> security_groups;  // the cluster's
+};
+
+// A Deployment, StatefulSet or other owner of pods, "Kind namespace/name".
+struct WorkloadRef {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  int64_t replicas = 0;
+  std::string Describe() const { return kind + " " + namespace_ + "/" + name; }
+};
+
+struct ClusterInventory {
+  bool aws_auth_exists = false;
+  bool aws_auth_maps_node_role = false;  // mapRoles has KarpenterNodeRole-<cluster>'s ARN
+  std::vector<WorkloadRef> karpenter;    // Deployments labelled app.kubernetes.io/name=karpenter
+  int64_t node_pools = 0;
+  std::vector<WorkloadRef> cluster_autoscalers;  // Deployments named *cluster-autoscaler*
+  // Deployments of kube-system (coredns, metrics-server, …) not required onto a node group.
+  std::vector<WorkloadRef> unpinned_add_ons;
+  // Owners of pods on node-group nodes that no PodDisruptionBudget selects: shrinking the node
+  // groups may take all their pods down at once.
+  std::vector<WorkloadRef> unprotected;
+  int64_t pending_pods = 0;
+  int64_t karpenter_nodes = 0;  // Nodes labelled karpenter.sh/nodepool
+};
+
+// The ARN of the seed's node role in the cluster's account and partition (from the cluster's ARN).
+std::string NodeRoleArn(const aws::EksCluster& cluster);
+
+// Errors name the call and AWS's reason (an unknown cluster, a refused call).
+Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluster_name);
+// Errors name what could not be listed.
+Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& aws);
+
+}  // namespace karpenter::migrate
