@@ -198,6 +198,10 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       "--alias-version", migrate_plan.alias_version,
       "The version the EC2NodeClass pins its al2023 alias to (default: the release SSM recommends "
       "for the cluster's version)");
+  migrate_plan_cmd
+      ->add_option("--forecast", migrate_plan.forecast,
+                   "How long to simulate the migration for the forecast (0: no forecast)")
+      ->capture_default_str();
   migrate_plan_cmd->add_option("--output,-o", migrate_plan.output, "text | json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

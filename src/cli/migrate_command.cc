@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -10,7 +11,9 @@
 #include "aws/api/aws_clients.h"
 #include "aws/sdk/curl_transport.h"
 #include "cli/command_line.h"
+#include "cli/migrate_forecast.h"
 #include "common/clock.h"
+#include "common/duration.h"
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "migrate/inventory.h"
@@ -142,6 +145,12 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     err << "karpenter migrate plan: no region: give --region or set AWS_REGION\n";
     return kExitUsage;
   }
+  Result<Duration> forecast_duration = Duration::Parse(options.forecast, /*allow_never=*/false);
+  if (!forecast_duration.ok() || forecast_duration->value().count() < 0) {
+    err << fmt::format("karpenter migrate plan: --forecast: \"{}\" is not a duration\n",
+                       options.forecast);
+    return kExitUsage;
+  }
   RealClock clock;
   aws::CurlTransport transport;
   Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
@@ -167,10 +176,23 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   if (alias.empty()) alias = aws->alias_version.empty() ? "latest" : aws->alias_version;
   const migrate::DerivedNodePools derived =
       migrate::DeriveNodePools({options.cluster_name, alias, aws->node_groups});
+  std::optional<Result<simulate::SimulationResult>> forecast;
+  std::vector<std::string> forecast_notes;
+  if (forecast_duration->value().count() > 0) {
+    forecast = ForecastMigration(cluster, *aws, *objects, plan, derived, forecast_duration->value(),
+                                 forecast_notes);
+  }
   if (options.output == "json") {
-    out << ReportJson(*aws, plan, derived).dump(2) << "\n";
+    Json report = ReportJson(*aws, plan, derived);
+    if (forecast && forecast->ok()) {
+      report["forecast"] = ForecastJson(**forecast, forecast_notes);
+    } else if (forecast) {
+      report["forecast"] = {{"error", forecast->error().message}};
+    }
+    out << report.dump(2) << "\n";
   } else {
     PrintText(*aws, plan, derived, out);
+    if (forecast) PrintForecast(*forecast, forecast_notes, out);
   }
   return 0;
 }

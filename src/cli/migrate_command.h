@@ -3,7 +3,8 @@
 // cluster and its managed node groups, IAM roles, discovery tags, the AMI release) and the cluster
 // (aws-auth, Karpenter, Cluster Autoscaler, add-ons, PodDisruptionBudgets) — and prints the seed's
 // nine steps, each done, to do or blocked, with the NodePools and EC2NodeClasses that would take
-// over from the node groups. Reads, never writes.
+// over from the node groups and a forecast: the cluster as it runs now, migrated in `karpenter
+// simulate`. Reads, never writes.
 
 #include <ostream>
 #include <string>
@@ -20,6 +21,8 @@ struct MigratePlanOptions {
   // al2023@<this> in the EC2NodeClass; "": the release the cluster's version recommends (SSM).
   std::string alias_version;
   std::string output = "text";  // text | json
+  // How long the forecast simulates the migration (a duration); "0": no forecast.
+  std::string forecast = "1h";
 };
 
 // Reads AWS with the credentials, region and endpoints `environment` gives, and the cluster through

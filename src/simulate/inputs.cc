@@ -9,6 +9,7 @@
 
 #include "api/manifest.h"
 #include "common/document.h"
+#include "kube/object.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -62,6 +63,24 @@ bool Unread(std::string_view parent, std::string_view key) {
   return false;
 }
 
+// Decodes `object` with `karpenter validate`'s rules and files it (`where` names it in errors).
+void AddObject(Json object, const std::string& where, SimulationInput& input,
+               std::vector<std::string>& errors) {
+  api::DecodeOutcome outcome = api::DecodeObject(object, where);
+  if (!outcome.errors.empty()) {
+    errors.insert(errors.end(), outcome.errors.begin(), outcome.errors.end());
+    return;
+  }
+  const std::string kind = object.is_object() ? object.value("kind", "") : "";
+  // Namespaces are not part of a plan, but a simulation stores them.
+  if (!outcome.manifest.ignored.empty() && kind != "Namespace") {
+    input.ignored.insert(input.ignored.end(), outcome.manifest.ignored.begin(),
+                         outcome.manifest.ignored.end());
+    return;
+  }
+  input.objects.push_back(std::move(object));
+}
+
 }  // namespace
 
 void AddManifests(std::string_view text, std::string_view source, SimulationInput& input,
@@ -72,20 +91,17 @@ void AddManifests(std::string_view text, std::string_view source, SimulationInpu
     return;
   }
   for (Document& document : *documents) {
-    const std::string where = fmt::format("{}:{}", source, document.line);
-    api::DecodeOutcome outcome = api::DecodeObject(document.value, where);
-    if (!outcome.errors.empty()) {
-      errors.insert(errors.end(), outcome.errors.begin(), outcome.errors.end());
-      continue;
-    }
-    const std::string kind = document.value.is_object() ? document.value.value("kind", "") : "";
-    // Namespaces are not part of a plan, but a simulation stores them.
-    if (!outcome.manifest.ignored.empty() && kind != "Namespace") {
-      input.ignored.insert(input.ignored.end(), outcome.manifest.ignored.begin(),
-                           outcome.manifest.ignored.end());
-      continue;
-    }
-    input.objects.push_back(std::move(document.value));
+    AddObject(std::move(document.value), fmt::format("{}:{}", source, document.line), input,
+              errors);
+  }
+}
+
+void AddObjects(std::vector<Json> objects, std::string_view source, SimulationInput& input,
+                std::vector<std::string>& errors) {
+  for (Json& object : objects) {
+    const std::string where =
+        fmt::format("{} {} {}", source, kube::StringAt(object, {"kind"}), kube::Key(object));
+    AddObject(std::move(object), where, input, errors);
   }
 }
 

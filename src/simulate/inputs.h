@@ -15,5 +15,8 @@ namespace karpenter::simulate {
 // problem (naming `source`, the line, the object and the field) to `errors`.
 void AddManifests(std::string_view text, std::string_view source, SimulationInput& input,
                   std::vector<std::string>& errors);
+// The same for objects read from an API server; errors name `source`, the kind and the object.
+void AddObjects(std::vector<Json> objects, std::string_view source, SimulationInput& input,
+                std::vector<std::string>& errors);
 
 }  // namespace karpenter::simulate

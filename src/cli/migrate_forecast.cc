@@ -1,0 +1,121 @@
+#include "cli/migrate_forecast.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <utility>
+
+#include "aws/catalog/load_catalog.h"
+#include "kube/object.h"
+#include "simulate/inputs.h"
+
+namespace karpenter::cli {
+
+Result<simulate::SimulationResult> ForecastMigration(kube::Client& cluster,
+                                                     const migrate::AwsInventory& aws,
+                                                     const migrate::ClusterInventory& objects,
+                                                     const migrate::MigrationPlan& plan,
+                                                     const migrate::DerivedNodePools& derived,
+                                                     std::chrono::milliseconds duration,
+                                                     std::vector<std::string>& notes) {
+  std::vector<Json> snapshot;
+  std::map<std::string, int, std::less<>> group_nodes;
+  for (const kube::Resource& resource :
+       {kube::resources::kNodes, kube::resources::kPods, kube::resources::kPodDisruptionBudgets,
+        kube::resources::kDeployments, kube::resources::kReplicaSets,
+        kube::resources::kStatefulSets, kube::resources::kDaemonSets, kube::resources::kJobs,
+        kube::resources::kNodePools, kube::resources::kEC2NodeClasses}) {
+    Result<kube::ObjectList> list = cluster.List(resource, {});
+    if (!list.ok()) {
+      // Karpenter's kinds are absent until its CRDs are installed.
+      if (list.error().status == 404 && resource.group.starts_with("karpenter")) continue;
+      return Error(fmt::format("listing {}: {}", resource.plural, list.error().message));
+    }
+    for (const kube::SharedObject& object : list->items) {
+      if (resource == kube::resources::kNodes) {
+        const std::string_view group = kube::Label(*object, migrate::kLabelNodeGroup);
+        if (!group.empty()) ++group_nodes[std::string(group)];
+      }
+      snapshot.push_back(*object);
+    }
+  }
+  if (objects.node_pools == 0) {
+    snapshot.insert(snapshot.end(), derived.node_classes.begin(), derived.node_classes.end());
+    snapshot.insert(snapshot.end(), derived.node_pools.begin(), derived.node_pools.end());
+  }
+  simulate::SimulationInput input;
+  input.scenario = "the migration of cluster " + aws.cluster.name;
+  input.region = aws.region;
+  input.duration = duration;
+  std::vector<std::string> errors;
+  simulate::AddObjects(std::move(snapshot), "cluster " + aws.cluster.name, input, errors);
+  if (!errors.empty()) {
+    return Error(fmt::format("{} object(s) the simulation cannot take, the first: {}",
+                             errors.size(), errors.front()));
+  }
+  for (const migrate::WorkloadRef& autoscaler : objects.cluster_autoscalers) {
+    if (autoscaler.replicas == 0) continue;
+    input.timeline.actions.push_back(
+        {std::chrono::milliseconds(0),
+         simulate::ScaleWorkload{"Deployment", autoscaler.namespace_, autoscaler.name, 0}});
+  }
+  for (const migrate::NodeGroupTarget& target : plan.targets) {
+    if (target.desired <= target.target) continue;
+    if (!group_nodes.contains(target.name)) {
+      notes.push_back(fmt::format(
+          "node group {} has no Node in the cluster: its shrinking is not simulated", target.name));
+      continue;
+    }
+    input.timeline.actions.push_back(
+        {std::chrono::minutes(1),
+         simulate::ScaleNodeGroup{target.name, static_cast<int>(target.target), 1}});
+  }
+  aws::AwsCatalogOptions catalog;
+  catalog.region = aws.region;
+  ASSIGN_OR_RETURN(input.catalog, aws::LoadCatalog("aws", catalog));
+  return simulate::Simulate(std::move(input));
+}
+
+Json ForecastJson(const simulate::SimulationResult& result, const std::vector<std::string>& notes) {
+  auto figures = [](const simulate::ClusterFigures& figures) {
+    return Json{{"nodes", figures.nodes},
+                {"pricePerHour", figures.price_per_hour},
+                {"pods", figures.pods},
+                {"pendingPods", figures.pending_pods}};
+  };
+  return {{"virtualSeconds", result.virtual_seconds},
+          {"before", figures(result.before)},
+          {"after", figures(result.after)},
+          {"podsDisrupted", result.pods_disrupted},
+          {"pdbViolations", result.pdb_violations},
+          {"unschedulablePods", result.unschedulable_pods},
+          {"maxPendingSeconds", result.max_pending_seconds},
+          {"nodesError", result.accuracy.nodes_error},
+          {"priceError", result.accuracy.price_error},
+          {"notModelled", result.accuracy.not_modelled},
+          {"notes", notes}};
+}
+
+void PrintForecast(const Result<simulate::SimulationResult>& result,
+                   const std::vector<std::string>& notes, std::ostream& out) {
+  out << "\nForecast (simulated: Cluster Autoscaler at 0, the node groups shrunk a minute later, "
+         "the NodePools below):\n";
+  if (!result.ok()) {
+    out << "  not run: " << result.error().message << "\n";
+    return;
+  }
+  out << fmt::format(
+      "  nodes {} → {}, ${:.2f}/h → ${:.2f}/h after {:.0f} minutes (measured error: ±{:.0f} % "
+      "nodes, ±{:.0f} % $/h)\n",
+      result->before.nodes, result->after.nodes, result->before.price_per_hour,
+      result->after.price_per_hour, result->virtual_seconds / 60,
+      result->accuracy.nodes_error * 100, result->accuracy.price_error * 100);
+  out << fmt::format(
+      "  {} PDB violations, {} pods disrupted, {} pods left pending, longest pending {:.0f} s\n",
+      result->pdb_violations, result->pods_disrupted, result->unschedulable_pods,
+      result->max_pending_seconds);
+  for (const std::string& note : notes) out << "  - " << note << "\n";
+  for (const std::string& note : result->accuracy.not_modelled) out << "  - " << note << "\n";
+}
+
+}  // namespace karpenter::cli
