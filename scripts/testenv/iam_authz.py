@@ -150,6 +150,20 @@ class Moto:
         except urllib.error.HTTPError:
             return None
 
+    def nodegroup_arn(self, region, cluster, name):
+        """A managed node group's ARN (it ends in an id EKS gives it); None when there is none."""
+        path = "/clusters/" + urllib.parse.quote(cluster) + "/node-groups/" + \
+            urllib.parse.quote(name)
+        request = urllib.request.Request(self.upstream + path, method="GET")
+        request.add_header("Authorization",
+                           "AWS4-HMAC-SHA256 Credential=AKIAKARPENTERTEST/20200101/"
+                           f"{region}/eks/aws4_request, SignedHeaders=host, Signature=0")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read()).get("nodegroup", {}).get("nodegroupArn")
+        except (urllib.error.HTTPError, ValueError):
+            return None
+
     def ec2_tags(self, region, resource_id):
         root = self.query("ec2", region, [("Action", "DescribeTags"), ("Version", "2016-11-15"),
                                           ("Filter.1.Name", "resource-id"),
@@ -267,7 +281,13 @@ class Request:
         elif self.form.get("Action"):
             self.iam_service, self.operation = self.service, self.form["Action"]
         elif self.service == "eks" and method == "GET" and path.startswith("/clusters/"):
-            self.iam_service, self.operation = "eks", "DescribeCluster"
+            # /clusters/{name}, /clusters/{name}/node-groups, /clusters/{name}/node-groups/{ng}
+            parts = path.split("?", 1)[0][len("/clusters/"):].split("/")
+            self.eks_path = [urllib.parse.unquote(part) for part in parts]
+            operations = {1: "DescribeCluster", 2: "ListNodegroups", 3: "DescribeNodegroup"}
+            known = len(parts) in operations and (len(parts) == 1 or parts[1] == "node-groups")
+            self.iam_service = "eks"
+            self.operation = operations[len(parts)] if known else f"{method} {path}"
         else:
             self.iam_service, self.operation = self.service, f"{method} {path}"
 
@@ -739,9 +759,22 @@ class Authorizer:
     checks_sqs_SendMessage = checks_sqs_GetQueueUrl
 
     def checks_eks_DescribeCluster(self, request):
-        name = urllib.parse.unquote(request.path.split("?", 1)[0][len("/clusters/"):])
         return [self.check(request, request.action, {
-            "resource": f"arn:aws:eks:{request.region}:{self.account}:cluster/{name}"})]
+            "resource": f"arn:aws:eks:{request.region}:{self.account}:cluster/"
+                        f"{request.eks_path[0]}"})]
+
+    checks_eks_ListNodegroups = checks_eks_DescribeCluster
+
+    def checks_eks_DescribeNodegroup(self, request):
+        cluster, _, name = request.eks_path
+        # A node group's ARN ends in the id EKS gave it; one that does not exist has none yet.
+        arn = self.moto.nodegroup_arn(request.region, cluster, name) or \
+            f"arn:aws:eks:{request.region}:{self.account}:nodegroup/{cluster}/{name}"
+        return [self.check(request, request.action, {"resource": arn})]
+
+    def checks_iam_GetRole(self, request):
+        return [self.check(request, request.action, {
+            "resource": f"arn:aws:iam::{self.account}:role/{request.form.get('RoleName', '')}"})]
 
 
 def denial(principal, action, denied):

@@ -134,10 +134,12 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   auto* iam_cmd = app.add_subcommand(
       "iam",
       "The IAM the controller needs: its policy, its node role's aws-auth entry, a CloudFormation "
-      "template");
+      "template; and the policy of `karpenter migrate`");
   iam_cmd->require_subcommand(1);
   auto* iam_policy_cmd = iam_cmd->add_subcommand(
       "policy", "Print the controller policy (JSON), scoped to the cluster like upstream's");
+  auto* iam_migrate_policy_cmd = iam_cmd->add_subcommand(
+      "migrate-policy", "Print the policy `karpenter migrate plan` needs (JSON): reads only");
   auto* iam_aws_auth_cmd = iam_cmd->add_subcommand(
       "aws-auth", "Print the aws-auth mapRoles entry that lets the node role's nodes join");
   aws::iam::StackInputs stack;
@@ -147,7 +149,8 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       "cloudformation",
       "Print a CloudFormation template: node role, controller policy, interruption queue and its "
       "EventBridge rules, and with --irsa or --pod-identity the controller role");
-  for (CLI::App* cmd : {iam_policy_cmd, iam_aws_auth_cmd, iam_cloudformation_cmd}) {
+  for (CLI::App* cmd :
+       {iam_policy_cmd, iam_migrate_policy_cmd, iam_aws_auth_cmd, iam_cloudformation_cmd}) {
     aws::iam::PolicyInputs& inputs = cmd == iam_cloudformation_cmd ? stack.policy : iam;
     cmd->add_option("--cluster-name", inputs.cluster_name, "The EKS cluster")->required();
     cmd->add_option("--account", inputs.account, "The AWS account ID (twelve digits)")->required();
@@ -157,6 +160,7 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
                     "The node role's name (default: KarpenterNodeRole-<cluster>)");
     if (cmd == iam_aws_auth_cmd) continue;
     cmd->add_option("--region", inputs.region, "The cluster's region")->required();
+    if (cmd == iam_migrate_policy_cmd) continue;
     cmd->add_option("--interruption-queue", inputs.interruption_queue,
                     cmd == iam_policy_cmd
                         ? "The SQS queue of interruption events (settings.interruptionQueue)"
@@ -228,6 +232,7 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   }
   if (simulate_cmd->parsed()) return RunSimulate(simulate, out, err);
   if (iam_policy_cmd->parsed()) return RunIamPolicy(iam, out, err);
+  if (iam_migrate_policy_cmd->parsed()) return RunIamMigratePolicy(iam, out, err);
   if (iam_aws_auth_cmd->parsed()) return RunIamAwsAuth(iam, out, err);
   if (iam_cloudformation_cmd->parsed()) {
     if (irsa) stack.trust = aws::iam::ControllerTrust::kIrsa;

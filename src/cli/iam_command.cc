@@ -20,6 +20,16 @@ int RunIamPolicy(const aws::iam::PolicyInputs& inputs, std::ostream& out, std::o
   return 0;
 }
 
+int RunIamMigratePolicy(const aws::iam::PolicyInputs& inputs, std::ostream& out,
+                        std::ostream& err) {
+  if (Status valid = aws::iam::Validate(inputs); !valid.ok()) {
+    err << "karpenter iam migrate-policy: " << valid.error().message << "\n";
+    return kExitUsage;
+  }
+  out << aws::iam::MigratePolicy(inputs).dump(2) << "\n";
+  return 0;
+}
+
 int RunIamAwsAuth(const aws::iam::PolicyInputs& inputs, std::ostream& out, std::ostream& err) {
   if (Status valid = aws::iam::Validate(inputs, /*with_region=*/false); !valid.ok()) {
     err << "karpenter iam aws-auth: " << valid.error().message << "\n";

@@ -6,11 +6,14 @@
 
 #include "aws/iam/cloudformation.h"
 #include "aws/iam/controller_policy.h"
+#include "aws/iam/migrate_policy.h"
 
 namespace karpenter::cli {
 
 // The controller policy as JSON on `out`; bad inputs: a message on `err`, exit 2.
 int RunIamPolicy(const aws::iam::PolicyInputs& inputs, std::ostream& out, std::ostream& err);
+// The policy `karpenter migrate plan` needs, as JSON on `out`; bad inputs as above.
+int RunIamMigratePolicy(const aws::iam::PolicyInputs& inputs, std::ostream& out, std::ostream& err);
 // The aws-auth mapRoles entry of the node role on `out`; bad inputs as above.
 int RunIamAwsAuth(const aws::iam::PolicyInputs& inputs, std::ostream& out, std::ostream& err);
 // The CloudFormation template (JSON) on `out`; bad inputs as above.

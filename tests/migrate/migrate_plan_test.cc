@@ -5,8 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "aws/api/moto_fixture.h"
 #include "cli/command_line.h"
@@ -100,6 +102,83 @@ TEST_F(MigratePlanTest, NoRegionIsAUsageError) {
                            out, err),
             kExitUsage);
   EXPECT_THAT(err.str(), HasSubstr("no region"));
+}
+
+}  // namespace
+}  // namespace karpenter::cli
+
+namespace karpenter::cli {
+namespace {
+
+// `karpenter migrate plan` holding the controller's key, under the policy `karpenter iam
+// migrate-policy` prints, enforced by the fault proxy's IAM evaluator.
+class MigratePlanIamTest : public aws::testing::MotoTest {
+ protected:
+  MigratePlanIamTest() { through_fault_proxy_ = true; }
+
+  void SetUp() override {
+    MotoTest::SetUp();
+    if (HasFatalFailure()) return;
+    const Json& key = seed_["controller_credentials"];
+    enforced_ = aws::Environment({
+        {"AWS_ENDPOINT_URL", aws::testing::ReadMotoEndpoint("fault_endpoint")},
+        {"AWS_ACCESS_KEY_ID", key["access_key_id"].get<std::string>()},
+        {"AWS_SECRET_ACCESS_KEY", key["secret_access_key"].get<std::string>()},
+        {"AWS_REGION", seed_["region"].get<std::string>()},
+        {"AWS_EC2_METADATA_DISABLED", "true"},
+    });
+    std::ostringstream out, err;
+    ASSERT_EQ(
+        RunCommandLine(std::vector<std::string>{"iam", "migrate-policy", "--cluster-name", cluster_,
+                                                "--region", seed_["region"].get<std::string>(),
+                                                "--account", seed_["account"].get<std::string>()},
+                       out, err),
+        0)
+        << err.str();
+    policy_ = Json::parse(out.str());
+  }
+
+  void TearDown() override { aws::testing::SetControllerPolicy(nullptr); }
+
+  aws::Environment enforced_;
+  Json policy_;
+  kube::memory::MemoryClient cluster_objects_{clock_};
+};
+
+TEST_F(MigratePlanIamTest, ThePrintedPolicyAllowsEveryRead) {
+  aws::testing::SetControllerPolicy(policy_);
+  std::ostringstream out, err;
+  ASSERT_EQ(
+      RunMigratePlan({cluster_, "", "", "", "json", "0"}, enforced_, cluster_objects_, out, err), 0)
+      << err.str();
+  const Json decisions = aws::testing::IamDecisions();
+  EXPECT_EQ(decisions["denials"], 0) << decisions.dump(2);
+  for (const char* action : {"eks:DescribeCluster", "eks:ListNodegroups", "eks:DescribeNodegroup",
+                             "iam:GetRole", "ssm:GetParameter", "ec2:DescribeImages",
+                             "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups"}) {
+    EXPECT_TRUE(decisions["allowed"].contains(action)) << action << ": " << decisions.dump(2);
+  }
+}
+
+TEST_F(MigratePlanIamTest, WithoutTheRoleReadsThePlanFailsNamingTheAction) {
+  Json policy = policy_;
+  Json& statements = policy["Statement"];
+  const size_t before = statements.size();
+  statements.erase(
+      std::remove_if(statements.begin(), statements.end(),
+                     [](const Json& statement) { return statement["Sid"] == "MigrateReadRoles"; }),
+      statements.end());
+  ASSERT_EQ(statements.size(), before - 1);
+  aws::testing::SetControllerPolicy(policy);
+  std::ostringstream out, err;
+  EXPECT_EQ(
+      RunMigratePlan({cluster_, "", "", "", "text", "0"}, enforced_, cluster_objects_, out, err),
+      kExitFailure);
+  EXPECT_THAT(err.str(), HasSubstr("iam:GetRole"));
+  EXPECT_THAT(err.str(), HasSubstr("cluster " + cluster_));
+  EXPECT_THAT(out.str(), IsEmpty());
+  const Json decisions = aws::testing::IamDecisions();
+  EXPECT_EQ(decisions["denials"], 1) << decisions.dump(2);
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ class FakeMoto:
         self.lookups += 1
         return self.profiles.get(name)
 
+    def nodegroup_arn(self, region, cluster, name):
+        self.lookups += 1
+        if name != "general":
+            return None
+        return f"arn:aws:eks:{region}:{ACCOUNT}:nodegroup/{cluster}/{name}/0a1b"
+
 
 class FakeEvaluator:
     """Allows every check but those whose action is in `refuse`; records what it was asked."""
@@ -247,6 +253,24 @@ class MappingTest(unittest.TestCase):
                                               "Tags.member.1.Value": "b"}))
         self.assertEqual(created[0]["resource"], f"arn:aws:iam::{ACCOUNT}:instance-profile/k/p")
         self.assertEqual(created[0]["context"]["aws:RequestTag/a"], "b")
+
+    def test_node_groups_and_roles_by_their_arns(self):
+        auth = authorizer()
+        listed = auth.checks(request("eks", method="GET", path="/clusters/c/node-groups"))
+        self.assertEqual([c["action"] for c in listed], ["eks:ListNodegroups"])
+        self.assertEqual(listed[0]["resource"], f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/c")
+        described = auth.checks(request("eks", method="GET",
+                                        path="/clusters/c/node-groups/general"))
+        self.assertEqual(described[0]["action"], "eks:DescribeNodegroup")
+        self.assertEqual(described[0]["resource"],
+                         f"arn:aws:eks:{REGION}:{ACCOUNT}:nodegroup/c/general/0a1b")
+        missing = auth.checks(request("eks", method="GET", path="/clusters/c/node-groups/gone"))
+        self.assertEqual(missing[0]["resource"],
+                         f"arn:aws:eks:{REGION}:{ACCOUNT}:nodegroup/c/gone")
+        role = auth.checks(request("iam", {"Action": "GetRole", "RoleName": "KarpenterNodeRole-c"}))
+        self.assertEqual(role[0]["resource"], f"arn:aws:iam::{ACCOUNT}:role/KarpenterNodeRole-c")
+        with self.assertRaises(iam_authz.Denied):
+            auth.checks(request("eks", method="GET", path="/clusters/c/addons"))
 
     def test_adding_a_role_to_a_profile_passes_the_role(self):
         checks = authorizer().checks(request("iam", {"Action": "AddRoleToInstanceProfile",

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "aws/iam/policy_statement.h"
+
 namespace karpenter::aws::iam {
 namespace {
 
@@ -23,19 +25,6 @@ constexpr std::string_view kUpper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 bool LooksLikeRegion(std::string_view region) {
   return OnlyOf(region, fmt::format("{}{}-", kLower, kDigits)) && region.front() != '-' &&
          region.back() != '-';
-}
-
-Json Statement(std::string_view sid, std::vector<std::string> actions,
-               std::vector<std::string> resources, Json condition = Json()) {
-  Json statement = {{"Sid", sid}, {"Effect", "Allow"}};
-  statement["Action"] = std::move(actions);
-  if (resources.size() == 1) {
-    statement["Resource"] = resources.front();
-  } else {
-    statement["Resource"] = std::move(resources);
-  }
-  if (!condition.is_null()) statement["Condition"] = std::move(condition);
-  return statement;
 }
 
 }  // namespace
@@ -113,42 +102,43 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
 
   Json statements = Json::array();
   statements.push_back(
-      Statement("AllowScopedEC2InstanceAccessActions", {"ec2:RunInstances", "ec2:CreateFleet"},
-                {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*",
-                 ec2 + ":*:subnet/*", ec2 + ":*:capacity-reservation/*"}));
-  statements.push_back(Statement("AllowScopedEC2LaunchTemplateAccessActions",
-                                 {"ec2:RunInstances", "ec2:CreateFleet"},
-                                 {ec2 + ":*:launch-template/*"}, ours()));
+      AllowStatement("AllowScopedEC2InstanceAccessActions", {"ec2:RunInstances", "ec2:CreateFleet"},
+                     {ec2 + "::image/*", ec2 + "::snapshot/*", ec2 + ":*:security-group/*",
+                      ec2 + ":*:subnet/*", ec2 + ":*:capacity-reservation/*"}));
+  statements.push_back(AllowStatement("AllowScopedEC2LaunchTemplateAccessActions",
+                                      {"ec2:RunInstances", "ec2:CreateFleet"},
+                                      {ec2 + ":*:launch-template/*"}, ours()));
   statements.push_back(
-      Statement("AllowScopedEC2InstanceActionsWithTags",
-                {"ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"}, launched,
-                Json{{"StringEquals", request_tags()},
-                     {"StringLike", {{"aws:RequestTag/karpenter.sh/nodepool", "*"}}}}));
+      AllowStatement("AllowScopedEC2InstanceActionsWithTags",
+                     {"ec2:RunInstances", "ec2:CreateFleet", "ec2:CreateLaunchTemplate"}, launched,
+                     Json{{"StringEquals", request_tags()},
+                          {"StringLike", {{"aws:RequestTag/karpenter.sh/nodepool", "*"}}}}));
   Json creation = request_tags();
   creation["ec2:CreateAction"] = {"RunInstances", "CreateFleet", "CreateLaunchTemplate"};
   statements.push_back(
-      Statement("AllowScopedResourceCreationTagging", {"ec2:CreateTags"}, launched,
-                Json{{"StringEquals", std::move(creation)},
-                     {"StringLike", {{"aws:RequestTag/karpenter.sh/nodepool", "*"}}}}));
+      AllowStatement("AllowScopedResourceCreationTagging", {"ec2:CreateTags"}, launched,
+                     Json{{"StringEquals", std::move(creation)},
+                          {"StringLike", {{"aws:RequestTag/karpenter.sh/nodepool", "*"}}}}));
   Json after_launch = ours();
   after_launch["ForAllValues:StringEquals"] = {{"aws:TagKeys", {"karpenter.sh/nodeclaim", "Name"}}};
-  statements.push_back(Statement("AllowScopedResourceTagging", {"ec2:CreateTags"},
-                                 {ec2 + ":*:instance/*"}, std::move(after_launch)));
-  statements.push_back(Statement("AllowScopedDeletion",
-                                 {"ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"},
-                                 {ec2 + ":*:instance/*", ec2 + ":*:launch-template/*"}, ours()));
+  statements.push_back(AllowStatement("AllowScopedResourceTagging", {"ec2:CreateTags"},
+                                      {ec2 + ":*:instance/*"}, std::move(after_launch)));
   statements.push_back(
-      Statement("AllowRegionalReadActions",
-                {"ec2:DescribeCapacityReservations", "ec2:DescribeImages", "ec2:DescribeInstances",
-                 "ec2:DescribeInstanceTypeOfferings", "ec2:DescribeInstanceTypes",
-                 "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups",
-                 "ec2:DescribeSpotPriceHistory", "ec2:DescribeSubnets"},
-                {"*"}, Json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
-  statements.push_back(Statement("AllowSSMReadActions", {"ssm:GetParameter"},
-                                 {fmt::format("arn:{}:ssm:{}::parameter/aws/service/*", p, r)}));
-  statements.push_back(Statement("AllowPricingReadActions", {"pricing:GetProducts"}, {"*"}));
+      AllowStatement("AllowScopedDeletion", {"ec2:TerminateInstances", "ec2:DeleteLaunchTemplate"},
+                     {ec2 + ":*:instance/*", ec2 + ":*:launch-template/*"}, ours()));
+  statements.push_back(AllowStatement(
+      "AllowRegionalReadActions",
+      {"ec2:DescribeCapacityReservations", "ec2:DescribeImages", "ec2:DescribeInstances",
+       "ec2:DescribeInstanceTypeOfferings", "ec2:DescribeInstanceTypes",
+       "ec2:DescribeLaunchTemplates", "ec2:DescribeSecurityGroups", "ec2:DescribeSpotPriceHistory",
+       "ec2:DescribeSubnets"},
+      {"*"}, Json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
+  statements.push_back(
+      AllowStatement("AllowSSMReadActions", {"ssm:GetParameter"},
+                     {fmt::format("arn:{}:ssm:{}::parameter/aws/service/*", p, r)}));
+  statements.push_back(AllowStatement("AllowPricingReadActions", {"pricing:GetProducts"}, {"*"}));
   if (!inputs.interruption_queue.empty()) {
-    statements.push_back(Statement(
+    statements.push_back(AllowStatement(
         "AllowInterruptionQueueActions",
         {"sqs:DeleteMessage", "sqs:GetQueueUrl", "sqs:ReceiveMessage"},
         {fmt::format("arn:{}:sqs:{}:{}:{}", p, r, inputs.account, inputs.interruption_queue)}));
@@ -157,14 +147,14 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
   // when an instance launches with it (to ec2.amazonaws.com.cn in China).
   Json passed_to = "ec2.amazonaws.com";
   if (UrlSuffix(p) != "amazonaws.com") passed_to = {"ec2.amazonaws.com", "ec2." + UrlSuffix(p)};
-  statements.push_back(
-      Statement("AllowPassingInstanceRole", {"iam:PassRole"},
-                {fmt::format("arn:{}:iam::{}:role/{}", p, inputs.account, NodeRoleName(inputs))},
-                Json{{"StringEquals", {{"iam:PassedToService", std::move(passed_to)}}}}));
+  statements.push_back(AllowStatement(
+      "AllowPassingInstanceRole", {"iam:PassRole"},
+      {fmt::format("arn:{}:iam::{}:role/{}", p, inputs.account, NodeRoleName(inputs))},
+      Json{{"StringEquals", {{"iam:PassedToService", std::move(passed_to)}}}}));
   const std::string profiles = fmt::format("arn:{}:iam::{}:instance-profile/*", p, inputs.account);
   Json profile_request = request_tags();
   profile_request["aws:RequestTag/topology.kubernetes.io/region"] = r;
-  statements.push_back(Statement(
+  statements.push_back(AllowStatement(
       "AllowScopedInstanceProfileCreationActions", {"iam:CreateInstanceProfile"}, {profiles},
       Json{{"StringEquals", profile_request},
            {"StringLike", {{"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
@@ -172,24 +162,24 @@ Json ControllerPolicy(const PolicyInputs& inputs) {
                        {"aws:ResourceTag/topology.kubernetes.io/region", r}};
   Json tagging = profile_ours;
   tagging.update(profile_request);
-  statements.push_back(Statement("AllowScopedInstanceProfileTagActions", {"iam:TagInstanceProfile"},
-                                 {profiles},
-                                 Json{{"StringEquals", std::move(tagging)},
-                                      {"StringLike",
-                                       {{"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass", "*"},
-                                        {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
   statements.push_back(
-      Statement("AllowScopedInstanceProfileActions",
-                {"iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile",
-                 "iam:DeleteInstanceProfile"},
-                {profiles},
-                Json{{"StringEquals", std::move(profile_ours)},
-                     {"StringLike", {{"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
+      AllowStatement("AllowScopedInstanceProfileTagActions", {"iam:TagInstanceProfile"}, {profiles},
+                     Json{{"StringEquals", std::move(tagging)},
+                          {"StringLike",
+                           {{"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass", "*"},
+                            {"aws:RequestTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
+  statements.push_back(AllowStatement(
+      "AllowScopedInstanceProfileActions",
+      {"iam:AddRoleToInstanceProfile", "iam:RemoveRoleFromInstanceProfile",
+       "iam:DeleteInstanceProfile"},
+      {profiles},
+      Json{{"StringEquals", std::move(profile_ours)},
+           {"StringLike", {{"aws:ResourceTag/karpenter.k8s.aws/ec2nodeclass", "*"}}}}));
   statements.push_back(
-      Statement("AllowInstanceProfileReadActions", {"iam:GetInstanceProfile"}, {profiles}));
+      AllowStatement("AllowInstanceProfileReadActions", {"iam:GetInstanceProfile"}, {profiles}));
   statements.push_back(
-      Statement("AllowAPIServerEndpointDiscovery", {"eks:DescribeCluster"},
-                {fmt::format("arn:{}:eks:{}:{}:cluster/{}", p, r, inputs.account, c)}));
+      AllowStatement("AllowAPIServerEndpointDiscovery", {"eks:DescribeCluster"},
+                     {fmt::format("arn:{}:eks:{}:{}:cluster/{}", p, r, inputs.account, c)}));
   return Json{{"Version", "2012-10-17"}, {"Statement", std::move(statements)}};
 }
 

@@ -1,0 +1,66 @@
+// The policy of `karpenter migrate plan`: exactly the reads it makes, scoped to the cluster and its
+// roles where IAM can scope them, and no action that changes anything. (That it suffices is shown
+// under enforcement by MigratePlanIamTest.)
+
+#include "aws/iam/migrate_policy.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace karpenter::aws::iam {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+PolicyInputs Inputs() {
+  PolicyInputs inputs;
+  inputs.partition = "aws-cn";
+  inputs.region = "cn-north-1";
+  inputs.account = "111122223333";
+  inputs.cluster_name = "prod";
+  return inputs;
+}
+
+std::map<std::string, Json> BySid(const Json& policy) {
+  std::map<std::string, Json> out;
+  for (const Json& statement : policy["Statement"]) out[statement["Sid"]] = statement;
+  return out;
+}
+
+TEST(MigratePolicyTest, GrantsTheReadsOfThePlanAndNothingElse) {
+  const Json policy = MigratePolicy(Inputs());
+  std::set<std::string> actions;
+  for (const Json& statement : policy["Statement"]) {
+    EXPECT_EQ(statement["Effect"], "Allow");
+    for (const Json& action : statement["Action"]) actions.insert(action.get<std::string>());
+  }
+  EXPECT_EQ(actions, (std::set<std::string>{"eks:DescribeCluster", "eks:ListNodegroups",
+                                            "eks:DescribeNodegroup", "iam:GetRole",
+                                            "ssm:GetParameter", "ec2:DescribeImages",
+                                            "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets"}));
+}
+
+TEST(MigratePolicyTest, ScopesToTheClusterItsRolesAndThePartition) {
+  const std::map<std::string, Json> statements = BySid(MigratePolicy(Inputs()));
+  EXPECT_EQ(statements.at("MigrateReadCluster")["Resource"],
+            "arn:aws-cn:eks:cn-north-1:111122223333:cluster/prod");
+  EXPECT_EQ(statements.at("MigrateReadNodeGroups")["Resource"],
+            "arn:aws-cn:eks:cn-north-1:111122223333:nodegroup/prod/*");
+  EXPECT_EQ(statements.at("MigrateReadRoles")["Resource"],
+            Json({"arn:aws-cn:iam::111122223333:role/KarpenterNodeRole-prod",
+                  "arn:aws-cn:iam::111122223333:role/KarpenterControllerRole-prod"}));
+  EXPECT_EQ(statements.at("MigrateReadAmiRelease")["Resource"],
+            "arn:aws-cn:ssm:cn-north-1::parameter/aws/service/eks/optimized-ami/*");
+  EXPECT_EQ(statements.at("MigrateReadNetwork")["Condition"]["StringEquals"]["aws:RequestedRegion"],
+            "cn-north-1");
+  PolicyInputs named = Inputs();
+  named.node_role = "my-nodes";
+  EXPECT_EQ(BySid(MigratePolicy(named)).at("MigrateReadRoles")["Resource"][0],
+            "arn:aws-cn:iam::111122223333:role/my-nodes");
+}
+
+}  // namespace
+}  // namespace karpenter::aws::iam
