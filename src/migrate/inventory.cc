@@ -58,10 +58,10 @@ WorkloadRef RefOf(std::string_view kind, const Object& object) {
           ReplicasOf(object)};
 }
 
-// Whether a pod template can only land on node-group nodes: a nodeSelector on the node-group label,
-// or a required node affinity whose every term requires it.
-bool PinnedToNodeGroup(const Object& deployment) {
-  const Object* pod = kube::Find(deployment, {"spec", "template", "spec"});
+// Whether a workload's pod template can only land on node-group nodes: a nodeSelector on the
+// node-group label, or a required node affinity whose every term requires it.
+bool PinnedToNodeGroup(const Object& workload) {
+  const Object* pod = kube::Find(workload, {"spec", "template", "spec"});
   if (pod == nullptr) return false;
   if (!kube::StringAt(*pod, {"nodeSelector", kLabelNodeGroup}).empty()) return true;
   const Object* terms = kube::Find(
@@ -77,6 +77,29 @@ bool PinnedToNodeGroup(const Object& deployment) {
              kube::StringAt(expression, {"operator"}) == "In";
     });
   });
+}
+
+// The flags of Cluster Autoscaler's containers that name the node groups it manages.
+std::vector<std::string> NodeGroupFlags(const Object& deployment) {
+  std::vector<std::string> out;
+  const Object* containers = kube::Find(deployment, {"spec", "template", "spec"});
+  if (containers == nullptr) return out;
+  const auto list = containers->find("containers");
+  if (list == containers->end() || !list->is_array()) return out;
+  for (const Object& container : *list) {
+    for (const char* field : {"command", "args"}) {
+      const auto args = container.find(field);
+      if (args == container.end() || !args->is_array()) continue;
+      for (const Object& arg : *args) {
+        if (!arg.is_string()) continue;
+        const std::string& text = arg.get_ref<const std::string&>();
+        if (text.starts_with("--nodes=") || text.starts_with("--node-group-auto-discovery=")) {
+          out.push_back(text);
+        }
+      }
+    }
+  }
+  return out;
 }
 
 // Whether aws-auth's mapRoles (YAML text) maps `role_arn`.
@@ -203,8 +226,22 @@ Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& a
       out.karpenter.push_back(RefOf("Deployment", *deployment));
     } else if (name.find("cluster-autoscaler") != std::string_view::npos) {
       out.cluster_autoscalers.push_back(RefOf("Deployment", *deployment));
-    } else if (kube::Namespace(*deployment) == "kube-system" && !PinnedToNodeGroup(*deployment)) {
-      out.unpinned_add_ons.push_back(RefOf("Deployment", *deployment));
+      for (std::string& flag : NodeGroupFlags(*deployment)) {
+        out.cluster_autoscaler_flags.push_back(std::move(flag));
+      }
+    } else if (kube::Namespace(*deployment) == "kube-system") {
+      if (!PinnedToNodeGroup(*deployment)) {
+        out.unpinned_add_ons.push_back(RefOf("Deployment", *deployment));
+      }
+    } else if (PinnedToNodeGroup(*deployment)) {
+      out.pinned_workloads.push_back(RefOf("Deployment", *deployment));
+    }
+  }
+  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> stateful_sets,
+                   ListAll(client, kube::resources::kStatefulSets));
+  for (const kube::SharedObject& stateful_set : stateful_sets) {
+    if (kube::Namespace(*stateful_set) != "kube-system" && PinnedToNodeGroup(*stateful_set)) {
+      out.pinned_workloads.push_back(RefOf("StatefulSet", *stateful_set));
     }
   }
 

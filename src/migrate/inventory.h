@@ -55,8 +55,14 @@ struct ClusterInventory {
   std::vector<WorkloadRef> karpenter;    // Deployments labelled app.kubernetes.io/name=karpenter
   int64_t node_pools = 0;
   std::vector<WorkloadRef> cluster_autoscalers;  // Deployments named *cluster-autoscaler*
+  // Their flags that say which node groups they manage (--nodes=…, --node-group-auto-discovery=…).
+  std::vector<std::string> cluster_autoscaler_flags;
   // Deployments of kube-system (coredns, metrics-server, …) not required onto a node group.
   std::vector<WorkloadRef> unpinned_add_ons;
+  // Deployments and StatefulSets outside kube-system whose pods may only run on node groups (a
+  // nodeSelector or required node affinity on eks.amazonaws.com/nodegroup): Karpenter's nodes
+  // cannot take them, so they stay as the node groups shrink.
+  std::vector<WorkloadRef> pinned_workloads;
   // Owners of pods on node-group nodes that no PodDisruptionBudget selects: shrinking the node
   // groups may take all their pods down at once.
   std::vector<WorkloadRef> unprotected;

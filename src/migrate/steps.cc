@@ -174,6 +174,13 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
   for (const WorkloadRef& ref : cluster.cluster_autoscalers) {
     if (ref.replicas > 0) retire.details.push_back("scale " + ref.Describe() + " to 0 replicas");
   }
+  if (!retire.details.empty() && !cluster.cluster_autoscaler_flags.empty()) {
+    std::string flags;
+    for (const std::string& flag : cluster.cluster_autoscaler_flags) {
+      flags += (flags.empty() ? "" : " ") + flag;
+    }
+    retire.details.push_back("(it manages: " + flags + ")");
+  }
   for (const NodeGroupTarget& target : plan.targets) {
     if (target.desired > target.target) {
       retire.details.push_back(fmt::format("shrink node group {} from {} to {} nodes", target.name,
@@ -185,6 +192,12 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
         "Cluster Autoscaler runs no replica; node groups at their targets");
   } else {
     retire.state = StepState::kToDo;
+  }
+  for (const WorkloadRef& ref : cluster.pinned_workloads) {
+    plan.warnings.push_back(fmt::format(
+        "{} may only run on node groups: Karpenter's nodes cannot take its pods, which stay on "
+        "the node groups as they shrink to their targets",
+        ref.Describe()));
   }
   for (const WorkloadRef& ref : cluster.unprotected) {
     plan.warnings.push_back(fmt::format(

@@ -176,6 +176,31 @@ TEST_F(ReadClusterTest, ReadsWhatTheStepsDependOn) {
   EXPECT_EQ(read->karpenter_nodes, 1);
 }
 
+TEST_F(ReadClusterTest, ReadsWhatClusterAutoscalerManagesAndWhatOnlyNodeGroupsMayRun) {
+  AwsInventory aws;
+  aws.cluster = Cluster();
+  Object autoscaler = Deployment("kube-system", "cluster-autoscaler", 1);
+  autoscaler["spec"]["template"]["spec"]["containers"][0]["command"] = {
+      "./cluster-autoscaler", "--cloud-provider=aws", "--nodes=1:10:eks-general-0a1b",
+      "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled"};
+  Create(kube::resources::kDeployments, autoscaler);
+  const Object on_group = {{"nodeSelector", {{std::string(kLabelNodeGroup), "general"}}}};
+  Create(kube::resources::kDeployments, Deployment("default", "ledger", 2, on_group));
+  Create(kube::resources::kDeployments, Deployment("default", "web", 2));
+  Object database = Deployment("default", "db", 1, on_group);
+  database["kind"] = "StatefulSet";
+  database["spec"]["serviceName"] = "db";
+  Create(kube::resources::kStatefulSets, database);
+  Result<ClusterInventory> read = ReadCluster(client_, aws);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_THAT(read->cluster_autoscaler_flags,
+              ElementsAre("--nodes=1:10:eks-general-0a1b",
+                          "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled"));
+  std::vector<std::string> pinned;
+  for (const WorkloadRef& ref : read->pinned_workloads) pinned.push_back(ref.Describe());
+  EXPECT_THAT(pinned, ElementsAre("Deployment default/ledger", "StatefulSet default/db"));
+}
+
 TEST_F(ReadClusterTest, AnotherRoleInAwsAuthIsNotTheNodeRole) {
   AwsInventory aws;
   aws.cluster = Cluster();

@@ -54,6 +54,8 @@ ClusterInventory BeforeCluster() {
   cluster.aws_auth_exists = true;
   cluster.cluster_autoscalers = {{"Deployment", "kube-system", "cluster-autoscaler", 1}};
   cluster.unpinned_add_ons = {{"Deployment", "kube-system", "coredns", 2}};
+  cluster.cluster_autoscaler_flags = {"--nodes=1:10:eks-general-0a1b"};
+  cluster.pinned_workloads = {{"StatefulSet", "default", "db", 1}};
   cluster.unprotected = {{"Deployment", "default", "web", 3}};
   return cluster;
 }
@@ -85,10 +87,12 @@ TEST(PlanMigration, BeforeTheMigrationEveryStepButTheFirstIsToDo) {
   // Step 8: Cluster Autoscaler to 0; general spans three zones (2 nodes), batch one (1 node).
   EXPECT_THAT(plan.steps[7].details,
               ElementsAre("scale Deployment kube-system/cluster-autoscaler to 0 replicas",
+                          "(it manages: --nodes=1:10:eks-general-0a1b)",
                           "shrink node group batch from 4 to 1 nodes",
                           "shrink node group general from 5 to 2 nodes"));
-  ASSERT_EQ(plan.warnings.size(), 1);
-  EXPECT_THAT(plan.warnings[0], HasSubstr("Deployment default/web"));
+  ASSERT_EQ(plan.warnings.size(), 2);
+  EXPECT_THAT(plan.warnings[0], HasSubstr("StatefulSet default/db may only run on node groups"));
+  EXPECT_THAT(plan.warnings[1], HasSubstr("Deployment default/web"));
   EXPECT_THAT(plan.steps[8].details, ElementsAre("after the steps above"));
 }
 
