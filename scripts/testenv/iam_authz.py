@@ -284,10 +284,12 @@ class Request:
             # /clusters/{name}, /clusters/{name}/node-groups, /clusters/{name}/node-groups/{ng}
             parts = path.split("?", 1)[0][len("/clusters/"):].split("/")
             self.eks_path = [urllib.parse.unquote(part) for part in parts]
-            operations = {1: "DescribeCluster", 2: "ListNodegroups", 3: "DescribeNodegroup"}
-            known = len(parts) in operations and (len(parts) == 1 or parts[1] == "node-groups")
+            operations = {(1, ""): "DescribeCluster", (2, "node-groups"): "ListNodegroups",
+                          (3, "node-groups"): "DescribeNodegroup",
+                          (2, "access-entries"): "ListAccessEntries"}
+            key = (len(parts), parts[1] if len(parts) > 1 else "")
             self.iam_service = "eks"
-            self.operation = operations[len(parts)] if known else f"{method} {path}"
+            self.operation = operations.get(key, f"{method} {path}")
         else:
             self.iam_service, self.operation = self.service, f"{method} {path}"
 
@@ -764,6 +766,7 @@ class Authorizer:
                         f"{request.eks_path[0]}"})]
 
     checks_eks_ListNodegroups = checks_eks_DescribeCluster
+    checks_eks_ListAccessEntries = checks_eks_DescribeCluster
 
     def checks_eks_DescribeNodegroup(self, request):
         cluster, _, name = request.eks_path

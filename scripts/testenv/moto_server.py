@@ -300,6 +300,18 @@ def seed(endpoint, args, specs, extra_specs):
         kubernetesNetworkConfig={"serviceIpv4Cidr": SERVICE_CIDR})["cluster"]
     out["cluster_arn"] = cluster["arn"]
     out["service_cidr"] = SERVICE_CIDR
+    # A cluster whose nodes join through EKS access entries (authentication mode API), with the
+    # entry of its node role.
+    api_cluster = args.cluster + "-api"
+    eks.create_cluster(
+        name=api_cluster, version=args.kubernetes_version, roleArn=out["node_role_arn"],
+        resourcesVpcConfig={"subnetIds": [s["id"] for s in out["subnets"]],
+                            "securityGroupIds": [group]},
+        accessConfig={"authenticationMode": "API"})
+    eks.create_access_entry(
+        clusterName=api_cluster, type="EC2_LINUX",
+        principalArn=f"arn:aws:iam::{ACCOUNT_ID}:role/KarpenterNodeRole-{api_cluster}")
+    out["api_cluster"] = api_cluster
     # Managed node groups as a cluster migrating off Cluster Autoscaler has them: a general
     # on-demand group over every zone, and a tainted arm64 spot group for batch work.
     out["node_groups"] = {}
@@ -612,6 +624,50 @@ def list_nodegroups_of_unknown_cluster():
     models.EKSBackend.list_nodegroups = list_nodegroups
 
 
+def eks_access_entries():
+    """moto 5.2's EKS has neither authentication modes nor access entries: a cluster created with
+    accessConfig keeps it (DescribeCluster returns it), and CreateAccessEntry / ListAccessEntries
+    keep a cluster's entries, as EKS does for clusters in API or API_AND_CONFIG_MAP mode."""
+    # pylint: disable=import-outside-toplevel
+    from moto.core.responses import ActionResult
+    from moto.eks import responses, urls
+
+    original_create_cluster = responses.EKSResponse.create_cluster
+
+    def create_cluster(self):
+        original_create_cluster(self)
+        cluster = self.eks_backend.clusters[self._get_param("name")]
+        access = self._get_param("accessConfig")
+        if access:
+            cluster.access_config = {
+                "authenticationMode": access.get("authenticationMode", "CONFIG_MAP")}
+        return ActionResult({"cluster": cluster})
+
+    def create_access_entry(self):
+        cluster = self.eks_backend.describe_cluster(name=self._get_param("name"))
+        principal = self._get_param("principalArn")
+        if not hasattr(cluster, "access_entries"):
+            cluster.access_entries = {}
+        entry = {"clusterName": cluster.name, "principalArn": principal,
+                 "type": self._get_param("type") or "STANDARD",
+                 "username": self._get_param("username") or "",
+                 "kubernetesGroups": self._get_param("kubernetesGroups") or [],
+                 "accessEntryArn": f"arn:aws:eks:{self.region}:{self.current_account}:"
+                                   f"access-entry/{cluster.name}/"
+                                   f"{len(cluster.access_entries) + 1}"}
+        cluster.access_entries[principal] = entry
+        return ActionResult({"accessEntry": entry})
+
+    def list_access_entries(self):
+        cluster = self.eks_backend.describe_cluster(name=self._get_param("name"))
+        return ActionResult({"accessEntries": sorted(getattr(cluster, "access_entries", {}))})
+
+    responses.EKSResponse.create_cluster = create_cluster
+    responses.EKSResponse.create_access_entry = create_access_entry
+    responses.EKSResponse.list_access_entries = list_access_entries
+    urls.url_paths["{0}/clusters/(?P<name>[^/]+)/access-entries$"] = urls.response.dispatch
+
+
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
@@ -627,6 +683,7 @@ def main():
     serve_capacity_reservations()
     deprecate_images()
     list_nodegroups_of_unknown_cluster()
+    eks_access_entries()
     publish_releases()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)

@@ -168,6 +168,13 @@ Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluste
     out.alias_problem = alias.error().message;
   }
 
+  if (out.cluster.authentication_mode != "CONFIG_MAP") {
+    ASSIGN_OR_RETURN(const std::vector<std::string> entries, eks.ListAccessEntries(cluster_name));
+    const std::string role_arn = NodeRoleArn(out.cluster);
+    out.node_role_access_entry =
+        std::find(entries.begin(), entries.end(), role_arn) != entries.end();
+  }
+
   aws::IamApi iam(clients.iam());
   ASSIGN_OR_RETURN(out.node_role_exists, RoleExists(iam, "KarpenterNodeRole-" + cluster_name));
   ASSIGN_OR_RETURN(out.controller_role_exists,

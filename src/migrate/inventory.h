@@ -2,9 +2,10 @@
 // What `karpenter migrate plan` reads before it decides anything, and never writes: the AWS side —
 // the EKS cluster and its managed node groups, the AMI release the cluster's version recommends
 // (the seed's ALIAS_VERSION), the IAM roles the seed creates, the karpenter.sh/discovery tags of
-// the node groups' subnets and the cluster's security groups — and the cluster side: aws-auth,
-// Karpenter's Deployment and NodePools, Cluster Autoscaler, the add-ons in kube-system, the pods on
-// node-group nodes that no PodDisruptionBudget covers, pending pods.
+// the node groups' subnets and the cluster's security groups, the node role's access entry — and
+// the cluster side: aws-auth, Karpenter's Deployment and NodePools, Cluster Autoscaler, the add-ons
+// in kube-system, workloads only node groups may run, the pods on node-group nodes that no
+// PodDisruptionBudget covers, pending pods.
 
 #include <cstdint>
 #include <string>
@@ -34,8 +35,10 @@ struct AwsInventory {
   std::vector<aws::EksNodegroup> node_groups;  // by name
   std::string alias_version;  // "v20240807"; "" when it could not be read (alias_problem says why)
   std::string alias_problem;
-  bool node_role_exists = false;                // KarpenterNodeRole-<cluster>
-  bool controller_role_exists = false;          // KarpenterControllerRole-<cluster>
+  bool node_role_exists = false;        // KarpenterNodeRole-<cluster>
+  bool controller_role_exists = false;  // KarpenterControllerRole-<cluster>
+  // An EKS access entry for the node role (read when the authentication mode is not CONFIG_MAP).
+  bool node_role_access_entry = false;
   std::vector<TaggedResource> subnets;          // the node groups'
   std::vector<TaggedResource> security_groups;  // the cluster's
 };

@@ -117,12 +117,16 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
 
   Step access = Make(4, "node role access");
   const std::string role_arn = NodeRoleArn(aws.cluster);
-  if (aws.cluster.authentication_mode == "API") {
-    Set(access, StepState::kToDo,
-        "an EKS access entry of type EC2_LINUX for " + role_arn +
-            " (the authentication mode is API; access entries are not read yet)");
-  } else if (cluster.aws_auth_maps_node_role) {
+  const bool api = aws.cluster.authentication_mode == "API";
+  if (aws.node_role_access_entry) {
+    Set(access, StepState::kDone, "an EKS access entry admits " + role_arn);
+  } else if (!api && cluster.aws_auth_maps_node_role) {
     Set(access, StepState::kDone, "aws-auth maps " + role_arn);
+  } else if (api || aws.cluster.authentication_mode == "API_AND_CONFIG_MAP") {
+    Set(access, StepState::kToDo,
+        fmt::format("create an EKS access entry of type EC2_LINUX for {} (the authentication "
+                    "mode is {})",
+                    role_arn, aws.cluster.authentication_mode));
   } else {
     Set(access, StepState::kToDo,
         (cluster.aws_auth_exists

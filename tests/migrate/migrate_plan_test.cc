@@ -88,6 +88,19 @@ TEST_F(MigratePlanTest, WithoutAnAliasVersionTheClusterVersionsReleaseIsPinned) 
   EXPECT_NE(report["cluster"]["aliasVersion"], "");
 }
 
+TEST_F(MigratePlanTest, AClusterInApiModeAdmitsTheNodeRoleThroughItsAccessEntry) {
+  std::ostringstream out, err;
+  const std::string api_cluster = seed_["api_cluster"].get<std::string>();
+  ASSERT_EQ(Run({api_cluster, "", "", "", "json", "0"}, out, err), 0) << err.str();
+  const Json report = Json::parse(out.str());
+  EXPECT_EQ(report["cluster"]["authenticationMode"], "API");
+  EXPECT_EQ(report["steps"][3]["state"], "done") << report["steps"][3].dump();
+  // The seeded cluster keeps aws-auth (CONFIG_MAP), which the in-memory cluster lacks.
+  std::ostringstream config_map_out;
+  ASSERT_EQ(Run({cluster_, "", "", "", "json", "0"}, config_map_out, err), 0) << err.str();
+  EXPECT_EQ(Json::parse(config_map_out.str())["steps"][3]["state"], "to do");
+}
+
 TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
   std::ostringstream out, err;
   EXPECT_EQ(Run({"no-such-cluster", "", "", "", "text"}, out, err), kExitFailure);

@@ -143,9 +143,22 @@ TEST(PlanMigration, AnApiAuthenticationModeWantsAnAccessEntry) {
   aws.cluster.authentication_mode = "API";
   ClusterInventory cluster = BeforeCluster();
   cluster.aws_auth_maps_node_role = true;  // aws-auth does not count in API mode
-  const MigrationPlan plan = PlanMigration(aws, cluster);
+  MigrationPlan plan = PlanMigration(aws, cluster);
   EXPECT_EQ(plan.steps[3].state, StepState::kToDo);
-  EXPECT_THAT(plan.steps[3].details[0], HasSubstr("access entry of type EC2_LINUX"));
+  EXPECT_THAT(plan.steps[3].details[0],
+              HasSubstr("create an EKS access entry of type EC2_LINUX for "
+                        "arn:aws:iam::111122223333:role/KarpenterNodeRole-prod"));
+  aws.node_role_access_entry = true;
+  plan = PlanMigration(aws, cluster);
+  EXPECT_EQ(plan.steps[3].state, StepState::kDone);
+  EXPECT_THAT(plan.steps[3].details[0], HasSubstr("an EKS access entry admits"));
+  // Both ways count in API_AND_CONFIG_MAP mode.
+  aws.cluster.authentication_mode = "API_AND_CONFIG_MAP";
+  aws.node_role_access_entry = false;
+  EXPECT_EQ(PlanMigration(aws, cluster).steps[3].state, StepState::kDone);
+  cluster.aws_auth_maps_node_role = false;
+  EXPECT_THAT(PlanMigration(aws, cluster).steps[3].details[0],
+              HasSubstr("the authentication mode is API_AND_CONFIG_MAP"));
 }
 
 }  // namespace

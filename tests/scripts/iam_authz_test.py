@@ -269,6 +269,9 @@ class MappingTest(unittest.TestCase):
                          f"arn:aws:eks:{REGION}:{ACCOUNT}:nodegroup/c/gone")
         role = auth.checks(request("iam", {"Action": "GetRole", "RoleName": "KarpenterNodeRole-c"}))
         self.assertEqual(role[0]["resource"], f"arn:aws:iam::{ACCOUNT}:role/KarpenterNodeRole-c")
+        entries = auth.checks(request("eks", method="GET", path="/clusters/c/access-entries"))
+        self.assertEqual([c["action"] for c in entries], ["eks:ListAccessEntries"])
+        self.assertEqual(entries[0]["resource"], f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/c")
         with self.assertRaises(iam_authz.Denied):
             auth.checks(request("eks", method="GET", path="/clusters/c/addons"))
 

@@ -84,24 +84,35 @@ Result<EksCluster> EksApi::DescribeCluster(const std::string& name) {
   return out;
 }
 
-Result<std::vector<std::string>> EksApi::ListNodegroups(const std::string& cluster) {
-  RETURN_IF_ERROR(CheckName("ListNodegroups", "cluster", cluster));
+Result<std::vector<std::string>> EksApi::ListNames(std::string_view operation,
+                                                   const std::string& cluster,
+                                                   std::string_view collection, const char* key) {
+  RETURN_IF_ERROR(CheckName(operation, "cluster", cluster));
   std::vector<std::string> names;
-  RETURN_IF_ERROR(
-      Paginate("eks ListNodegroups", [&](const std::string& token) -> Result<std::string> {
+  RETURN_IF_ERROR(Paginate(
+      fmt::format("eks {}", operation), [&](const std::string& token) -> Result<std::string> {
         HttpRequest request;
         request.method = "GET";
-        request.path = "/clusters/" + cluster + "/node-groups";
+        request.path = fmt::format("/clusters/{}/{}", cluster, collection);
         if (!token.empty()) request.query.emplace_back("nextToken", token);
-        ASSIGN_OR_RETURN(HttpResponse response, client_.Call("ListNodegroups", request));
+        ASSIGN_OR_RETURN(HttpResponse response, client_.Call(operation, request));
         const Json body = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
         if (!body.is_object()) {
-          return Error("eks ListNodegroups " + cluster + ": the response is not a JSON object");
+          return Error(
+              fmt::format("eks {} {}: the response is not a JSON object", operation, cluster));
         }
-        for (std::string& name : StringsAt(body, "nodegroups")) names.push_back(std::move(name));
+        for (std::string& name : StringsAt(body, key)) names.push_back(std::move(name));
         return StringAt(body, "nextToken");
       }));
   return names;
+}
+
+Result<std::vector<std::string>> EksApi::ListNodegroups(const std::string& cluster) {
+  return ListNames("ListNodegroups", cluster, "node-groups", "nodegroups");
+}
+
+Result<std::vector<std::string>> EksApi::ListAccessEntries(const std::string& cluster) {
+  return ListNames("ListAccessEntries", cluster, "access-entries", "accessEntries");
 }
 
 Result<EksNodegroup> EksApi::DescribeNodegroup(const std::string& cluster,

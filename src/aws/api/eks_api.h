@@ -2,7 +2,7 @@
 // The EKS reads (REST-JSON): the cluster (GET /clusters/<name>) — what a new node needs to join
 // it when the settings do not say: the API server endpoint, its CA bundle and the service CIDR the
 // kubelet's cluster DNS address comes from; and for `karpenter migrate`, its OIDC issuer and
-// authentication mode — and its managed node groups.
+// authentication mode — and its managed node groups and access entries.
 
 #include <cstdint>
 #include <map>
@@ -67,8 +67,15 @@ class EksApi {
   Result<std::vector<std::string>> ListNodegroups(const std::string& cluster);
   // An unknown node group is an Error with reason "ResourceNotFoundException".
   Result<EksNodegroup> DescribeNodegroup(const std::string& cluster, const std::string& name);
+  // The principal ARNs of `cluster`'s access entries, every page (clusters in API or
+  // API_AND_CONFIG_MAP authentication mode have them).
+  Result<std::vector<std::string>> ListAccessEntries(const std::string& cluster);
 
  private:
+  // The names a paginated list of `cluster`'s `collection` gives under `key`.
+  Result<std::vector<std::string>> ListNames(std::string_view operation, const std::string& cluster,
+                                             std::string_view collection, const char* key);
+
   ServiceClient& client_;
 };
 

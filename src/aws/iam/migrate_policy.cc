@@ -12,9 +12,9 @@ nlohmann::ordered_json MigratePolicy(const PolicyInputs& inputs) {
   const std::string& a = inputs.account;
   const std::string& c = inputs.cluster_name;
   nlohmann::ordered_json statements = nlohmann::ordered_json::array();
-  statements.push_back(AllowStatement("MigrateReadCluster",
-                                      {"eks:DescribeCluster", "eks:ListNodegroups"},
-                                      {fmt::format("arn:{}:eks:{}:{}:cluster/{}", p, r, a, c)}));
+  statements.push_back(AllowStatement(
+      "MigrateReadCluster", {"eks:DescribeCluster", "eks:ListAccessEntries", "eks:ListNodegroups"},
+      {fmt::format("arn:{}:eks:{}:{}:cluster/{}", p, r, a, c)}));
   statements.push_back(
       AllowStatement("MigrateReadNodeGroups", {"eks:DescribeNodegroup"},
                      {fmt::format("arn:{}:eks:{}:{}:nodegroup/{}/*", p, r, a, c)}));

@@ -1,7 +1,8 @@
 #pragma once
 // The IAM `karpenter migrate plan` needs, as a policy document `karpenter iam migrate-policy`
 // prints: reads only, scoped to the cluster where IAM can scope them. Its statements, by Sid:
-//   MigrateReadCluster        eks:DescribeCluster, eks:ListNodegroups of this cluster
+//   MigrateReadCluster        eks:DescribeCluster, ListAccessEntries, ListNodegroups of this
+//                             cluster
 //   MigrateReadNodeGroups     eks:DescribeNodegroup of this cluster's node groups
 //   MigrateReadRoles          iam:GetRole of the node role and the controller role
 //   MigrateReadAmiRelease     ssm:GetParameter of AWS's EKS AMI parameters

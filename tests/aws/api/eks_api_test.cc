@@ -1,6 +1,6 @@
-// DescribeCluster, ListNodegroups and DescribeNodegroup against the cluster and node groups moto's
-// seed creates, and the errors of a cluster or node group that does not exist or a name EKS could
-// never have given.
+// DescribeCluster, ListNodegroups, DescribeNodegroup and ListAccessEntries against the clusters and
+// node groups moto's seed creates, and the errors of a cluster or node group that does not exist or
+// a name EKS could never have given.
 
 #include "aws/api/eks_api.h"
 
@@ -78,6 +78,21 @@ TEST_F(EksApiTest, ListsAndDescribesTheSeededNodeGroups) {
     EXPECT_EQ(group->desired_size, config["scalingConfig"]["desiredSize"].get<int64_t>());
     EXPECT_EQ(group->subnets, config["subnets"].get<std::vector<std::string>>());
   }
+}
+
+TEST_F(EksApiTest, ReadsTheAuthenticationModeAndAccessEntriesOfAnApiCluster) {
+  const std::string api_cluster = seed_["api_cluster"].get<std::string>();
+  Result<EksCluster> cluster = eks_->DescribeCluster(api_cluster);
+  ASSERT_THAT(cluster, IsOk());
+  EXPECT_EQ(cluster->authentication_mode, "API");
+  Result<std::vector<std::string>> entries = eks_->ListAccessEntries(api_cluster);
+  ASSERT_THAT(entries, IsOk());
+  EXPECT_EQ(*entries,
+            std::vector<std::string>{"arn:aws:iam::" + seed_["account"].get<std::string>() +
+                                     ":role/KarpenterNodeRole-" + api_cluster});
+  Result<std::vector<std::string>> none = eks_->ListAccessEntries(cluster_);
+  ASSERT_THAT(none, IsOk());
+  EXPECT_TRUE(none->empty());
 }
 
 TEST_F(EksApiTest, UnknownNodeGroupIsResourceNotFound) {

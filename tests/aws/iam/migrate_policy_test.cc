@@ -37,9 +37,9 @@ TEST(MigratePolicyTest, GrantsTheReadsOfThePlanAndNothingElse) {
     EXPECT_EQ(statement["Effect"], "Allow");
     for (const Json& action : statement["Action"]) actions.insert(action.get<std::string>());
   }
-  EXPECT_EQ(actions, (std::set<std::string>{"eks:DescribeCluster", "eks:ListNodegroups",
-                                            "eks:DescribeNodegroup", "iam:GetRole",
-                                            "ssm:GetParameter", "ec2:DescribeImages",
+  EXPECT_EQ(actions, (std::set<std::string>{"eks:DescribeCluster", "eks:ListAccessEntries",
+                                            "eks:ListNodegroups", "eks:DescribeNodegroup",
+                                            "iam:GetRole", "ssm:GetParameter", "ec2:DescribeImages",
                                             "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets"}));
 }
 
