@@ -1,6 +1,7 @@
 #include "cli/migrate_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <optional>
@@ -22,15 +23,6 @@
 
 namespace karpenter::cli {
 namespace {
-
-std::string Join(const std::vector<std::string>& items, std::string_view separator = ",") {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
 
 Json NodeGroupJson(const aws::EksNodegroup& group) {
   Json taints = Json::array();
@@ -104,9 +96,9 @@ void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& p
       marks.push_back(fmt::format("{}={}:{}", taint.key, taint.value, taint.effect));
     }
     out << fmt::format("  {:<20} {:<10} {:<26} {:<28} {:>15}  {}\n", group.name,
-                       group.capacity_type, group.ami_type, Join(group.instance_types),
+                       group.capacity_type, group.ami_type, fmt::join(group.instance_types, ","),
                        fmt::format("{}/{}/{}", group.min_size, group.desired_size, group.max_size),
-                       marks.empty() ? "-" : Join(marks, " "));
+                       marks.empty() ? std::string("-") : fmt::format("{}", fmt::join(marks, " ")));
   }
   out << "\nSteps:\n";
   for (const migrate::Step& step : plan.steps) {
@@ -122,7 +114,7 @@ void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& p
   for (size_t i = 0; i < derived.node_pools.size(); ++i) {
     out << fmt::format("  {:<20} from {}\n",
                        derived.node_pools[i]["metadata"]["name"].get<std::string>(),
-                       Join(derived.node_groups[i], ", "));
+                       fmt::join(derived.node_groups[i], ", "));
   }
   if (!derived.notes.empty()) {
     out << "\nNot carried over:\n";
@@ -137,10 +129,8 @@ void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& p
 
 int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& environment,
                    kube::Client& cluster, std::ostream& out, std::ostream& err) {
-  std::string region = options.region;
-  for (const char* variable : {"AWS_REGION", "AWS_DEFAULT_REGION"}) {
-    if (region.empty()) region = std::string(environment.Get(variable));
-  }
+  const std::string region =
+      options.region.empty() ? std::string(environment.Region()) : options.region;
   if (region.empty()) {
     err << "karpenter migrate plan: no region: give --region or set AWS_REGION\n";
     return kExitUsage;
@@ -164,13 +154,16 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
                        region, aws.error().message);
     return kExitFailure;
   }
-  Result<migrate::ClusterInventory> objects = migrate::ReadCluster(cluster, *aws);
-  if (!objects.ok()) {
+  auto cluster_error = [&](const Error& error) {
     err << fmt::format("karpenter migrate plan: cluster {}: {}\n", options.cluster_name,
-                       objects.error().message);
+                       error.message);
     return kExitFailure;
-  }
-  const migrate::MigrationPlan plan = migrate::PlanMigration(*aws, *objects);
+  };
+  Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(cluster);
+  if (!objects.ok()) return cluster_error(objects.error());
+  Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, *aws);
+  if (!inventory.ok()) return cluster_error(inventory.error());
+  const migrate::MigrationPlan plan = migrate::PlanMigration(*aws, *inventory);
   // An explicit --alias-version wins; else the release the cluster's version recommends.
   std::string alias = options.alias_version;
   if (alias.empty()) alias = aws->alias_version.empty() ? "latest" : aws->alias_version;
@@ -179,8 +172,8 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   std::optional<Result<simulate::SimulationResult>> forecast;
   std::vector<std::string> forecast_notes;
   if (forecast_duration->value().count() > 0) {
-    forecast = ForecastMigration(cluster, *aws, *objects, plan, derived, forecast_duration->value(),
-                                 forecast_notes);
+    forecast = ForecastMigration(*objects, *aws, *inventory, plan, derived,
+                                 forecast_duration->value(), forecast_notes);
   }
   if (options.output == "json") {
     Json report = ReportJson(*aws, plan, derived);

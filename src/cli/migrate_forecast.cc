@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <set>
 #include <utility>
 
 #include "aws/catalog/load_catalog.h"
@@ -11,35 +11,25 @@
 
 namespace karpenter::cli {
 
-Result<simulate::SimulationResult> ForecastMigration(kube::Client& cluster,
+Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjects& objects,
                                                      const migrate::AwsInventory& aws,
-                                                     const migrate::ClusterInventory& objects,
+                                                     const migrate::ClusterInventory& inventory,
                                                      const migrate::MigrationPlan& plan,
                                                      const migrate::DerivedNodePools& derived,
                                                      std::chrono::milliseconds duration,
                                                      std::vector<std::string>& notes) {
   std::vector<Json> snapshot;
-  std::map<std::string, int, std::less<>> group_nodes;
-  for (const kube::Resource& resource :
-       {kube::resources::kNodes, kube::resources::kPods, kube::resources::kPodDisruptionBudgets,
-        kube::resources::kDeployments, kube::resources::kReplicaSets,
-        kube::resources::kStatefulSets, kube::resources::kDaemonSets, kube::resources::kJobs,
-        kube::resources::kNodePools, kube::resources::kEC2NodeClasses}) {
-    Result<kube::ObjectList> list = cluster.List(resource, {});
-    if (!list.ok()) {
-      // Karpenter's kinds are absent until its CRDs are installed.
-      if (list.error().status == 404 && resource.group.starts_with("karpenter")) continue;
-      return Error(fmt::format("listing {}: {}", resource.plural, list.error().message));
-    }
-    for (const kube::SharedObject& object : list->items) {
-      if (resource == kube::resources::kNodes) {
-        const std::string_view group = kube::Label(*object, migrate::kLabelNodeGroup);
-        if (!group.empty()) ++group_nodes[std::string(group)];
-      }
-      snapshot.push_back(*object);
-    }
+  for (const std::vector<kube::SharedObject>* list :
+       {&objects.nodes, &objects.pods, &objects.budgets, &objects.deployments,
+        &objects.replica_sets, &objects.stateful_sets, &objects.daemon_sets, &objects.jobs,
+        &objects.node_pools, &objects.node_classes}) {
+    for (const kube::SharedObject& object : *list) snapshot.push_back(*object);
   }
-  if (objects.node_pools == 0) {
+  std::set<std::string, std::less<>> groups_with_nodes;
+  for (const kube::SharedObject& node : objects.nodes) {
+    groups_with_nodes.emplace(kube::Label(*node, migrate::kLabelNodeGroup));
+  }
+  if (objects.node_pools.empty()) {
     snapshot.insert(snapshot.end(), derived.node_classes.begin(), derived.node_classes.end());
     snapshot.insert(snapshot.end(), derived.node_pools.begin(), derived.node_pools.end());
   }
@@ -53,7 +43,7 @@ Result<simulate::SimulationResult> ForecastMigration(kube::Client& cluster,
     return Error(fmt::format("{} object(s) the simulation cannot take, the first: {}",
                              errors.size(), errors.front()));
   }
-  for (const migrate::WorkloadRef& autoscaler : objects.cluster_autoscalers) {
+  for (const migrate::WorkloadRef& autoscaler : inventory.cluster_autoscalers) {
     if (autoscaler.replicas == 0) continue;
     input.timeline.actions.push_back(
         {std::chrono::milliseconds(0),
@@ -61,7 +51,7 @@ Result<simulate::SimulationResult> ForecastMigration(kube::Client& cluster,
   }
   for (const migrate::NodeGroupTarget& target : plan.targets) {
     if (target.desired <= target.target) continue;
-    if (!group_nodes.contains(target.name)) {
+    if (!groups_with_nodes.contains(target.name)) {
       notes.push_back(fmt::format(
           "node group {} has no Node in the cluster: its shrinking is not simulated", target.name));
       continue;

@@ -12,7 +12,6 @@
 
 #include "common/json.h"
 #include "common/result.h"
-#include "kube/client.h"
 #include "migrate/inventory.h"
 #include "migrate/node_pools.h"
 #include "migrate/steps.h"
@@ -22,9 +21,9 @@ namespace karpenter::cli {
 
 // Errors: an object the simulation cannot take, a region without catalog data. `notes` gets what
 // the simulation leaves out (a node group without Nodes is not shrunk).
-Result<simulate::SimulationResult> ForecastMigration(kube::Client& cluster,
+Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjects& objects,
                                                      const migrate::AwsInventory& aws,
-                                                     const migrate::ClusterInventory& objects,
+                                                     const migrate::ClusterInventory& inventory,
                                                      const migrate::MigrationPlan& plan,
                                                      const migrate::DerivedNodePools& derived,
                                                      std::chrono::milliseconds duration,

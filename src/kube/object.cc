@@ -75,16 +75,19 @@ Object FinalizersWithout(const Object& object, std::string_view finalizer) {
   return out;
 }
 
-std::string_view ControllerKind(const Object& object) {
+const Object* ControllerOwner(const Object& object) {
   const Object* meta = Metadata(object);
   const Object* owners = meta == nullptr ? nullptr : Member(*meta, "ownerReferences");
-  if (owners == nullptr || !owners->is_array()) return {};
+  if (owners == nullptr || !owners->is_array()) return nullptr;
   for (const Object& owner : *owners) {
-    if (owner.is_object() && owner.value("controller", false)) {
-      return StringOf(Member(owner, "kind"));
-    }
+    if (owner.is_object() && owner.value("controller", false)) return &owner;
   }
-  return {};
+  return nullptr;
+}
+
+std::string_view ControllerKind(const Object& object) {
+  const Object* owner = ControllerOwner(object);
+  return owner == nullptr ? std::string_view() : StringOf(Member(*owner, "kind"));
 }
 
 const Object* Find(const Object& object, std::initializer_list<std::string_view> path) {

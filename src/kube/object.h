@@ -30,6 +30,8 @@ std::string_view Annotation(const Object& object, std::string_view key);
 bool HasFinalizer(const Object& object, std::string_view finalizer);
 // metadata.finalizers without `finalizer` (an empty array when there are none).
 Object FinalizersWithout(const Object& object, std::string_view finalizer);
+// The object's controller owner reference (the one with controller: true); null when none.
+const Object* ControllerOwner(const Object& object);
 // The kind of the object's controller owner reference ("ReplicaSet", "DaemonSet"); empty when
 // none.
 std::string_view ControllerKind(const Object& object);

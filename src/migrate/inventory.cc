@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/labels.h"
+#include "api/pod.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/iam_api.h"
 #include "aws/api/ssm_api.h"
@@ -115,21 +116,6 @@ Result<bool> MapsRole(std::string_view map_roles, const std::string& role_arn) {
   return false;
 }
 
-// metadata.ownerReferences; an empty array when there are none.
-Object OwnersOf(const Object& object) {
-  const Object* owners = kube::Find(object, {"metadata", "ownerReferences"});
-  return owners != nullptr && owners->is_array() ? *owners : Object::array();
-}
-
-Result<std::vector<kube::SharedObject>> ListAll(kube::Client& client,
-                                                const kube::Resource& resource) {
-  Result<kube::ObjectList> list = client.List(resource, {});
-  if (!list.ok()) {
-    return Error(fmt::format("listing {}: {}", resource.plural, list.error().message));
-  }
-  return std::move(list->items);
-}
-
 }  // namespace
 
 std::string NodeRoleArn(const aws::EksCluster& cluster) {
@@ -212,26 +198,51 @@ Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluste
   return out;
 }
 
-Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& aws) {
-  ClusterInventory out;
+Result<ClusterObjects> ReadClusterObjects(kube::Client& client) {
+  ClusterObjects out;
   Result<Object> aws_auth = client.Get(kube::resources::kConfigMaps, "kube-system", "aws-auth");
   if (aws_auth.ok()) {
-    out.aws_auth_exists = true;
-    ASSIGN_OR_RETURN(
-        out.aws_auth_maps_node_role,
-        MapsRole(kube::StringAt(*aws_auth, {"data", "mapRoles"}), NodeRoleArn(aws.cluster)));
+    out.aws_auth = std::move(*aws_auth);
   } else if (aws_auth.error().status != 404) {
     return Error("reading configmap kube-system/aws-auth: " + aws_auth.error().message);
   }
+  for (auto [resource, list] : {std::pair{&kube::resources::kNodes, &out.nodes},
+                                std::pair{&kube::resources::kPods, &out.pods},
+                                std::pair{&kube::resources::kPodDisruptionBudgets, &out.budgets},
+                                std::pair{&kube::resources::kDeployments, &out.deployments},
+                                std::pair{&kube::resources::kReplicaSets, &out.replica_sets},
+                                std::pair{&kube::resources::kStatefulSets, &out.stateful_sets},
+                                std::pair{&kube::resources::kDaemonSets, &out.daemon_sets},
+                                std::pair{&kube::resources::kJobs, &out.jobs},
+                                std::pair{&kube::resources::kNodePools, &out.node_pools},
+                                std::pair{&kube::resources::kEC2NodeClasses, &out.node_classes}}) {
+    Result<kube::ObjectList> listed = client.List(*resource, {});
+    if (!listed.ok()) {
+      // Karpenter's kinds are absent until its CRDs are installed.
+      if (listed.error().status == 404 && resource->group.starts_with("karpenter")) continue;
+      return Error(fmt::format("listing {}: {}", resource->plural, listed.error().message));
+    }
+    *list = std::move(listed->items);
+  }
+  return out;
+}
 
-  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> deployments,
-                   ListAll(client, kube::resources::kDeployments));
-  std::map<std::string, std::string> deployment_of_replica_set;  // ns/rs → deployment name
-  for (const kube::SharedObject& deployment : deployments) {
-    const std::string_view name = kube::Name(*deployment);
+Result<ClusterInventory> ReadCluster(const ClusterObjects& objects, const AwsInventory& aws) {
+  ClusterInventory out;
+  if (objects.aws_auth) {
+    out.aws_auth_exists = true;
+    ASSIGN_OR_RETURN(out.aws_auth_maps_node_role,
+                     MapsRole(kube::StringAt(*objects.aws_auth, {"data", "mapRoles"}),
+                              NodeRoleArn(aws.cluster)));
+  }
+  out.node_pools = static_cast<int64_t>(objects.node_pools.size());
+
+  std::map<std::string, int64_t> replicas;  // of each Deployment, by namespace/name
+  for (const kube::SharedObject& deployment : objects.deployments) {
+    replicas[kube::Key(*deployment)] = ReplicasOf(*deployment);
     if (kube::Label(*deployment, "app.kubernetes.io/name") == "karpenter") {
       out.karpenter.push_back(RefOf("Deployment", *deployment));
-    } else if (name.find("cluster-autoscaler") != std::string_view::npos) {
+    } else if (kube::Name(*deployment).find("cluster-autoscaler") != std::string_view::npos) {
       out.cluster_autoscalers.push_back(RefOf("Deployment", *deployment));
       for (std::string& flag : NodeGroupFlags(*deployment)) {
         out.cluster_autoscaler_flags.push_back(std::move(flag));
@@ -244,51 +255,34 @@ Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& a
       out.pinned_workloads.push_back(RefOf("Deployment", *deployment));
     }
   }
-  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> stateful_sets,
-                   ListAll(client, kube::resources::kStatefulSets));
-  for (const kube::SharedObject& stateful_set : stateful_sets) {
+  for (const kube::SharedObject& stateful_set : objects.stateful_sets) {
     if (kube::Namespace(*stateful_set) != "kube-system" && PinnedToNodeGroup(*stateful_set)) {
       out.pinned_workloads.push_back(RefOf("StatefulSet", *stateful_set));
     }
   }
 
-  Result<kube::ObjectList> node_pools = client.List(kube::resources::kNodePools, {});
-  if (node_pools.ok()) {
-    out.node_pools = static_cast<int64_t>(node_pools->items.size());
-  } else if (node_pools.error().status != 404) {  // 404: Karpenter's CRDs are not installed
-    return Error("listing nodepools: " + node_pools.error().message);
-  }
-
-  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> nodes,
-                   ListAll(client, kube::resources::kNodes));
   std::set<std::string, std::less<>> node_group_nodes;
-  for (const kube::SharedObject& node : nodes) {
+  for (const kube::SharedObject& node : objects.nodes) {
     if (!kube::Label(*node, kLabelNodeGroup).empty()) {
       node_group_nodes.insert(std::string(kube::Name(*node)));
     }
     if (!kube::Label(*node, api::kLabelNodePool).empty()) ++out.karpenter_nodes;
   }
-
-  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> budgets,
-                   ListAll(client, kube::resources::kPodDisruptionBudgets));
-  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> replica_sets,
-                   ListAll(client, kube::resources::kReplicaSets));
-  for (const kube::SharedObject& replica_set : replica_sets) {
-    for (const Object& owner : OwnersOf(*replica_set)) {
-      if (kube::StringAt(owner, {"kind"}) == "Deployment") {
-        deployment_of_replica_set[kube::Key(*replica_set)] = kube::StringAt(owner, {"name"});
-      }
+  // A budget selects pods of its own namespace only.
+  std::map<std::string_view, std::vector<const Object*>> budgets;
+  for (const kube::SharedObject& budget : objects.budgets) {
+    budgets[kube::Namespace(*budget)].push_back(budget.get());
+  }
+  std::map<std::string, std::string> deployment_of_replica_set;  // namespace/name → its name
+  for (const kube::SharedObject& replica_set : objects.replica_sets) {
+    const Object* owner = kube::ControllerOwner(*replica_set);
+    if (owner != nullptr && kube::StringAt(*owner, {"kind"}) == "Deployment") {
+      deployment_of_replica_set[kube::Key(*replica_set)] = kube::StringAt(*owner, {"name"});
     }
   }
-  std::map<std::string, int64_t> replicas;  // "Kind ns/name" → replicas, for the report
-  for (const kube::SharedObject& deployment : deployments) {
-    replicas[RefOf("Deployment", *deployment).Describe()] = ReplicasOf(*deployment);
-  }
 
-  ASSIGN_OR_RETURN(const std::vector<kube::SharedObject> pods,
-                   ListAll(client, kube::resources::kPods));
   std::set<std::string> unprotected;
-  for (const kube::SharedObject& pod : pods) {
+  for (const kube::SharedObject& pod : objects.pods) {
     const std::string_view phase = kube::StringAt(*pod, {"status", "phase"});
     if (phase == "Succeeded" || phase == "Failed") continue;
     const std::string_view node = kube::StringAt(*pod, {"spec", "nodeName"});
@@ -298,33 +292,30 @@ Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& a
     }
     // Pods that stay with their node (DaemonSets', static pods) do not move when it goes.
     if (!node_group_nodes.contains(node) || kube::ControllerKind(*pod) == "DaemonSet" ||
-        !kube::Annotation(*pod, "kubernetes.io/config.mirror").empty()) {
+        !kube::Annotation(*pod, api::kAnnotationMirrorPod).empty()) {
       continue;
     }
-    if (std::any_of(budgets.begin(), budgets.end(), [&](const kube::SharedObject& budget) {
-          return kube::SelectsPod(*budget, *pod);
-        })) {
+    if (const auto candidates = budgets.find(kube::Namespace(*pod));
+        candidates != budgets.end() &&
+        std::any_of(candidates->second.begin(), candidates->second.end(),
+                    [&](const Object* budget) { return kube::SelectsPod(*budget, *pod); })) {
       continue;
     }
     WorkloadRef ref{"Pod", std::string(kube::Namespace(*pod)), std::string(kube::Name(*pod)), 1};
-    for (const Object& owner : OwnersOf(*pod)) {
-      const Object* controller = kube::Find(owner, {"controller"});
-      if (controller == nullptr || !controller->is_boolean() || !controller->get<bool>()) continue;
-      ref.kind = kube::StringAt(owner, {"kind"});
-      ref.name = kube::StringAt(owner, {"name"});
-      if (const auto deployment =
-              deployment_of_replica_set.find(kube::Key(ref.namespace_, ref.name));
-          ref.kind == "ReplicaSet" && deployment != deployment_of_replica_set.end()) {
-        ref.kind = "Deployment";
-        ref.name = deployment->second;
+    if (const Object* owner = kube::ControllerOwner(*pod)) {
+      ref.kind = kube::StringAt(*owner, {"kind"});
+      ref.name = kube::StringAt(*owner, {"name"});
+    }
+    if (const auto deployment = deployment_of_replica_set.find(kube::Key(ref.namespace_, ref.name));
+        ref.kind == "ReplicaSet" && deployment != deployment_of_replica_set.end()) {
+      ref.kind = "Deployment";
+      ref.name = deployment->second;
+      if (const auto known = replicas.find(kube::Key(ref.namespace_, ref.name));
+          known != replicas.end()) {
+        ref.replicas = known->second;
       }
     }
-    const std::string described = ref.Describe();
-    if (!unprotected.insert(described).second) continue;
-    if (const auto known = replicas.find(described); known != replicas.end()) {
-      ref.replicas = known->second;
-    }
-    out.unprotected.push_back(std::move(ref));
+    if (unprotected.insert(ref.Describe()).second) out.unprotected.push_back(std::move(ref));
   }
   return out;
 }

@@ -8,6 +8,7 @@
 // PodDisruptionBudget covers, pending pods.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,9 +77,26 @@ struct ClusterInventory {
 // The ARN of the seed's node role in the cluster's account and partition (from the cluster's ARN).
 std::string NodeRoleArn(const aws::EksCluster& cluster);
 
+// The cluster's objects, listed once: the inventory and the forecast both read them.
+struct ClusterObjects {
+  std::optional<kube::Object> aws_auth;  // kube-system/aws-auth, when there is one
+  std::vector<kube::SharedObject> nodes;
+  std::vector<kube::SharedObject> pods;
+  std::vector<kube::SharedObject> budgets;  // PodDisruptionBudgets
+  std::vector<kube::SharedObject> deployments;
+  std::vector<kube::SharedObject> replica_sets;
+  std::vector<kube::SharedObject> stateful_sets;
+  std::vector<kube::SharedObject> daemon_sets;
+  std::vector<kube::SharedObject> jobs;
+  std::vector<kube::SharedObject> node_pools;    // empty when Karpenter's CRDs are not installed
+  std::vector<kube::SharedObject> node_classes;  // EC2NodeClasses, likewise
+};
+
 // Errors name the call and AWS's reason (an unknown cluster, a refused call).
 Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluster_name);
-// Errors name what could not be listed.
-Result<ClusterInventory> ReadCluster(kube::Client& client, const AwsInventory& aws);
+// Errors name what could not be read.
+Result<ClusterObjects> ReadClusterObjects(kube::Client& client);
+// Errors: an aws-auth mapRoles that is not YAML.
+Result<ClusterInventory> ReadCluster(const ClusterObjects& objects, const AwsInventory& aws);
 
 }  // namespace karpenter::migrate

@@ -1,6 +1,7 @@
 #include "migrate/steps.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -22,10 +23,10 @@ void Set(Step& step, StepState state, std::string detail) {
   step.details.push_back(std::move(detail));
 }
 
-std::string Untagged(const std::vector<TaggedResource>& resources) {
-  std::string out;
+std::vector<std::string> Untagged(const std::vector<TaggedResource>& resources) {
+  std::vector<std::string> out;
   for (const TaggedResource& resource : resources) {
-    if (!resource.tagged) out += (out.empty() ? "" : ", ") + resource.id;
+    if (!resource.tagged) out.push_back(resource.id);
   }
   return out;
 }
@@ -97,8 +98,8 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
   if (aws.subnets.empty()) {
     Set(tags, StepState::kBlocked, "no node group names a subnet to tag");
   } else {
-    const std::string subnets = Untagged(aws.subnets);
-    const std::string groups = Untagged(aws.security_groups);
+    const std::vector<std::string> subnets = Untagged(aws.subnets);
+    const std::vector<std::string> groups = Untagged(aws.security_groups);
     if (subnets.empty() && groups.empty() && !aws.security_groups.empty()) {
       Set(tags, StepState::kDone,
           fmt::format(
@@ -106,8 +107,12 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
               aws.subnets.size(), aws.security_groups.size(), kDiscoveryTag, name));
     } else {
       tags.state = StepState::kToDo;
-      if (!subnets.empty()) tags.details.push_back("tag subnets " + subnets);
-      if (!groups.empty()) tags.details.push_back("tag security groups " + groups);
+      if (!subnets.empty()) {
+        tags.details.push_back(fmt::format("tag subnets {}", fmt::join(subnets, ", ")));
+      }
+      if (!groups.empty()) {
+        tags.details.push_back(fmt::format("tag security groups {}", fmt::join(groups, ", ")));
+      }
       if (aws.security_groups.empty()) {
         tags.details.emplace_back("the cluster names no security group to tag");
       }
@@ -167,11 +172,13 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
   }
 
   Step retire = Make(8, "retire Cluster Autoscaler");
-  std::map<std::string, std::string> zone_of;
+  std::map<std::string, std::string, std::less<>> zone_of;
   for (const TaggedResource& subnet : aws.subnets) zone_of[subnet.id] = subnet.zone;
   for (const aws::EksNodegroup& group : aws.node_groups) {
     std::set<std::string> zones;
-    for (const std::string& subnet : group.subnets) zones.insert(zone_of[subnet]);
+    for (const std::string& subnet : group.subnets) {
+      if (const auto zone = zone_of.find(subnet); zone != zone_of.end()) zones.insert(zone->second);
+    }
     const int64_t target = std::min<int64_t>(group.desired_size, zones.size() > 1 ? 2 : 1);
     plan.targets.push_back({group.name, group.desired_size, target});
   }
@@ -179,11 +186,8 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
     if (ref.replicas > 0) retire.details.push_back("scale " + ref.Describe() + " to 0 replicas");
   }
   if (!retire.details.empty() && !cluster.cluster_autoscaler_flags.empty()) {
-    std::string flags;
-    for (const std::string& flag : cluster.cluster_autoscaler_flags) {
-      flags += (flags.empty() ? "" : " ") + flag;
-    }
-    retire.details.push_back("(it manages: " + flags + ")");
+    retire.details.push_back(
+        fmt::format("(it manages: {})", fmt::join(cluster.cluster_autoscaler_flags, " ")));
   }
   for (const NodeGroupTarget& target : plan.targets) {
     if (target.desired > target.target) {
@@ -210,9 +214,10 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
         ref.Describe()));
   }
 
+  plan.steps = {std::move(environment), std::move(roles), std::move(tags), std::move(access),
+                std::move(deploy),      std::move(pools), std::move(pin),  std::move(retire)};
   Step verify = Make(9, "verify");
-  std::vector<Step> before = {environment, roles, tags, access, deploy, pools, pin, retire};
-  const bool all_done = std::all_of(before.begin(), before.end(), [](const Step& step) {
+  const bool all_done = std::all_of(plan.steps.begin(), plan.steps.end(), [](const Step& step) {
     return step.state == StepState::kDone;
   });
   if (!all_done) {
@@ -225,7 +230,6 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
     Set(verify, StepState::kDone,
         fmt::format("no pod pending; {} nodes of Karpenter's", cluster.karpenter_nodes));
   }
-  plan.steps = std::move(before);
   plan.steps.push_back(std::move(verify));
   return plan;
 }

@@ -103,16 +103,18 @@ class ForecastTest : public ::testing::Test {
 };
 
 TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRest) {
-  Result<migrate::ClusterInventory> objects = migrate::ReadCluster(client_, aws_);
+  Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(client_);
   ASSERT_THAT(objects, IsOk());
-  const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *objects);
+  Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, aws_);
+  ASSERT_THAT(inventory, IsOk());
+  const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *inventory);
   ASSERT_EQ(plan.targets.size(), 1);
   EXPECT_EQ(plan.targets[0].target, 2);
   const migrate::DerivedNodePools derived =
       migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
   std::vector<std::string> notes;
   Result<simulate::SimulationResult> result =
-      ForecastMigration(client_, aws_, *objects, plan, derived, std::chrono::minutes(30), notes);
+      ForecastMigration(*objects, aws_, *inventory, plan, derived, std::chrono::minutes(30), notes);
   ASSERT_THAT(result, IsOk());
   EXPECT_EQ(result->before.nodes, 3);
   EXPECT_EQ(result->pdb_violations, 0);
@@ -140,14 +142,16 @@ TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRes
 TEST_F(ForecastTest, ANodeGroupWithoutNodesIsNotedAndARegionWithoutDataIsAnError) {
   aws_.node_groups.push_back(aws_.node_groups[0]);
   aws_.node_groups[1].name = "elsewhere";
-  Result<migrate::ClusterInventory> objects = migrate::ReadCluster(client_, aws_);
+  Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(client_);
   ASSERT_THAT(objects, IsOk());
-  const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *objects);
+  Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, aws_);
+  ASSERT_THAT(inventory, IsOk());
+  const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *inventory);
   const migrate::DerivedNodePools derived =
       migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
   std::vector<std::string> notes;
   ASSERT_THAT(
-      ForecastMigration(client_, aws_, *objects, plan, derived, std::chrono::minutes(5), notes),
+      ForecastMigration(*objects, aws_, *inventory, plan, derived, std::chrono::minutes(5), notes),
       IsOk());
   ASSERT_EQ(notes.size(), 1);
   EXPECT_THAT(notes[0], HasSubstr("node group elsewhere has no Node"));
@@ -155,7 +159,7 @@ TEST_F(ForecastTest, ANodeGroupWithoutNodesIsNotedAndARegionWithoutDataIsAnError
   aws_.region = "eu-north-1";
   notes.clear();
   Result<simulate::SimulationResult> elsewhere =
-      ForecastMigration(client_, aws_, *objects, plan, derived, std::chrono::minutes(5), notes);
+      ForecastMigration(*objects, aws_, *inventory, plan, derived, std::chrono::minutes(5), notes);
   ASSERT_FALSE(elsewhere.ok());
   EXPECT_THAT(elsewhere.error().message, HasSubstr("eu-north-1"));
   std::ostringstream text;

@@ -81,6 +81,12 @@ class ReadClusterTest : public ::testing::Test {
     ASSERT_THAT(client_.Create(resource, object, {}), IsOk()) << object.dump();
   }
 
+  // The inventory of what the in-memory API server holds.
+  Result<ClusterInventory> ReadCluster(const AwsInventory& aws) {
+    ASSIGN_OR_RETURN(const ClusterObjects objects, ReadClusterObjects(client_));
+    return migrate::ReadCluster(objects, aws);
+  }
+
   RealClock clock_;
   kube::memory::MemoryClient client_{clock_};
 };
@@ -88,7 +94,7 @@ class ReadClusterTest : public ::testing::Test {
 TEST_F(ReadClusterTest, AnEmptyClusterHasNothingDone) {
   AwsInventory aws;
   aws.cluster = Cluster();
-  Result<ClusterInventory> read = ReadCluster(client_, aws);
+  Result<ClusterInventory> read = ReadCluster(aws);
   ASSERT_THAT(read, IsOk());
   EXPECT_FALSE(read->aws_auth_exists);
   EXPECT_FALSE(read->aws_auth_maps_node_role);
@@ -156,7 +162,7 @@ TEST_F(ReadClusterTest, ReadsWhatTheStepsDependOn) {
   Create(kube::resources::kPods, Pod("batch-1", "batch", "kp-1", "Job", "batch"));
   Create(kube::resources::kPods, Pod("web-3", "web", "", "ReplicaSet", "web-5d8f7"));
 
-  Result<ClusterInventory> read = ReadCluster(client_, aws);
+  Result<ClusterInventory> read = ReadCluster(aws);
   ASSERT_THAT(read, IsOk());
   EXPECT_TRUE(read->aws_auth_exists);
   EXPECT_TRUE(read->aws_auth_maps_node_role);
@@ -191,7 +197,7 @@ TEST_F(ReadClusterTest, ReadsWhatClusterAutoscalerManagesAndWhatOnlyNodeGroupsMa
   database["kind"] = "StatefulSet";
   database["spec"]["serviceName"] = "db";
   Create(kube::resources::kStatefulSets, database);
-  Result<ClusterInventory> read = ReadCluster(client_, aws);
+  Result<ClusterInventory> read = ReadCluster(aws);
   ASSERT_THAT(read, IsOk());
   EXPECT_THAT(read->cluster_autoscaler_flags,
               ElementsAre("--nodes=1:10:eks-general-0a1b",
@@ -207,7 +213,7 @@ TEST_F(ReadClusterTest, AnotherRoleInAwsAuthIsNotTheNodeRole) {
   Create(kube::resources::kConfigMaps,
          AwsAuth("- rolearn: arn:aws:iam::111122223333:role/KarpenterNodeRole-prod-old\n"
                  "  username: system:node:{{EC2PrivateDNSName}}\n"));
-  Result<ClusterInventory> read = ReadCluster(client_, aws);
+  Result<ClusterInventory> read = ReadCluster(aws);
   ASSERT_THAT(read, IsOk());
   EXPECT_TRUE(read->aws_auth_exists);
   EXPECT_FALSE(read->aws_auth_maps_node_role);
@@ -217,7 +223,7 @@ TEST_F(ReadClusterTest, MalformedMapRolesNamesTheConfigMap) {
   AwsInventory aws;
   aws.cluster = Cluster();
   Create(kube::resources::kConfigMaps, AwsAuth("- rolearn: [unclosed\n"));
-  Result<ClusterInventory> read = ReadCluster(client_, aws);
+  Result<ClusterInventory> read = ReadCluster(aws);
   ASSERT_FALSE(read.ok());
   EXPECT_THAT(read.error().message, ::testing::HasSubstr("kube-system/aws-auth"));
 }

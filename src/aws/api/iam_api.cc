@@ -26,18 +26,20 @@ void AddTags(QueryRequest& request, const IamTags& tags) {
   }
 }
 
+IamRole ReadRole(const XmlElement& role) {
+  return {.name = role.Text("RoleName"),
+          .arn = role.Text("Arn"),
+          .path = role.Text("Path"),
+          .role_id = role.Text("RoleId")};
+}
+
 InstanceProfile ReadInstanceProfile(const XmlElement& element) {
   InstanceProfile profile;
   profile.name = element.Text("InstanceProfileName");
   profile.id = element.Text("InstanceProfileId");
   profile.arn = element.Text("Arn");
   profile.path = element.Text("Path");
-  for (const XmlElement& role : element.Items("Roles")) {
-    profile.roles.push_back(IamRole{.name = role.Text("RoleName"),
-                                    .arn = role.Text("Arn"),
-                                    .path = role.Text("Path"),
-                                    .role_id = role.Text("RoleId")});
-  }
+  for (const XmlElement& role : element.Items("Roles")) profile.roles.push_back(ReadRole(role));
   for (const XmlElement& tag : element.Items("Tags")) {
     profile.tags[tag.Text("Key")] = tag.Text("Value");
   }
@@ -72,10 +74,7 @@ Result<std::optional<IamRole>> IamApi::GetRole(const std::string& name) {
   }
   const XmlElement role = document->root().Child("GetRoleResult").Child("Role");
   if (!role.exists()) return Error{"iam GetRole " + name + ": the answer has no Role"};
-  return std::optional<IamRole>(IamRole{.name = role.Text("RoleName"),
-                                        .arn = role.Text("Arn"),
-                                        .path = role.Text("Path"),
-                                        .role_id = role.Text("RoleId")});
+  return std::optional<IamRole>(ReadRole(role));
 }
 
 Result<std::optional<InstanceProfile>> IamApi::GetInstanceProfile(const std::string& name) {

@@ -1,9 +1,8 @@
 #pragma once
 // The IAM calls the AWS provider makes: the instance profiles it creates for EC2NodeClasses that
 // name a role (get, create with tags, attach and detach the role, tag, delete); and the role reads
-// of `karpenter migrate`. IAM speaks the
-// Query protocol; its errors carry IAM's code as the reason ("NoSuchEntity", "EntityAlreadyExists",
-// "DeleteConflict", "LimitExceeded", …).
+// of `karpenter migrate`. IAM speaks the Query protocol; its errors carry IAM's code as the reason
+// ("NoSuchEntity", "EntityAlreadyExists", "DeleteConflict", "LimitExceeded", …).
 
 #include <map>
 #include <optional>

@@ -83,8 +83,7 @@ Result<std::unique_ptr<AwsProvider>> AwsProvider::Create(const Environment& envi
                                                          AwsProviderOptions options,
                                                          const Clock& clock) {
   if (options.cluster_name.empty()) return Error("AWS provider: no cluster name given");
-  if (options.region.empty()) options.region = std::string(environment.Get("AWS_REGION"));
-  if (options.region.empty()) options.region = std::string(environment.Get("AWS_DEFAULT_REGION"));
+  if (options.region.empty()) options.region = std::string(environment.Region());
   if (options.region.empty()) {
     return Error("AWS provider: no region: set AWS_REGION (or --aws-region)");
   }

@@ -25,6 +25,11 @@ std::string_view Environment::Get(std::string_view name) const {
   return found->second;
 }
 
+std::string_view Environment::Region() const {
+  const std::string_view region = Get("AWS_REGION");
+  return region.empty() ? Get("AWS_DEFAULT_REGION") : region;
+}
+
 bool Environment::IsTrue(std::string_view name) const {
   return std::ranges::equal(Get(name), std::string_view("true"), [](char a, char b) {
     return std::tolower(static_cast<unsigned char>(a)) == b;

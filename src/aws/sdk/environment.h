@@ -21,6 +21,8 @@ class Environment {
   std::string_view Get(std::string_view name) const;
   // Whether the variable is "true", in any case (AWS_EC2_METADATA_DISABLED=TRUE).
   bool IsTrue(std::string_view name) const;
+  // AWS_REGION, else AWS_DEFAULT_REGION; empty when neither is set.
+  std::string_view Region() const;
 
  private:
   std::map<std::string, std::string, std::less<>> variables_;
