@@ -150,19 +150,28 @@ class Moto:
         except urllib.error.HTTPError:
             return None
 
-    def nodegroup_arn(self, region, cluster, name):
-        """A managed node group's ARN (it ends in an id EKS gives it); None when there is none."""
-        path = "/clusters/" + urllib.parse.quote(cluster) + "/node-groups/" + \
-            urllib.parse.quote(name)
+    def eks_get(self, region, path, key, field):
+        """object[key][field] of moto's EKS answer to GET path; None when it has none."""
         request = urllib.request.Request(self.upstream + path, method="GET")
         request.add_header("Authorization",
                            "AWS4-HMAC-SHA256 Credential=AKIAKARPENTERTEST/20200101/"
                            f"{region}/eks/aws4_request, SignedHeaders=host, Signature=0")
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return json.loads(response.read()).get("nodegroup", {}).get("nodegroupArn")
+                return json.loads(response.read()).get(key, {}).get(field)
         except (urllib.error.HTTPError, ValueError):
             return None
+
+    def nodegroup_arn(self, region, cluster, name):
+        """A managed node group's ARN (it ends in an id EKS gives it); None when there is none."""
+        return self.eks_get(region, "/clusters/" + urllib.parse.quote(cluster) + "/node-groups/" +
+                            urllib.parse.quote(name), "nodegroup", "nodegroupArn")
+
+    def access_entry_arn(self, region, cluster, principal):
+        """The ARN of `cluster`'s access entry for `principal`; None when there is none."""
+        return self.eks_get(region, "/clusters/" + urllib.parse.quote(cluster) +
+                            "/access-entries/" + urllib.parse.quote(principal, safe=""),
+                            "accessEntry", "accessEntryArn")
 
     def ec2_tags(self, region, resource_id):
         root = self.query("ec2", region, [("Action", "DescribeTags"), ("Version", "2016-11-15"),
@@ -280,16 +289,27 @@ class Request:
                 self.json = {}
         elif self.form.get("Action"):
             self.iam_service, self.operation = self.service, self.form["Action"]
-        elif self.service == "eks" and method == "GET" and path.startswith("/clusters/"):
-            # /clusters/{name}, /clusters/{name}/node-groups, /clusters/{name}/node-groups/{ng}
+        elif self.service == "eks" and path.startswith("/clusters/"):
+            # /clusters/{name}[/node-groups[/{ng}[/update-config]]], …/access-entries[/{arn}]
+            # (the principal's ARN one encoded segment)
             parts = path.split("?", 1)[0][len("/clusters/"):].split("/")
             self.eks_path = [urllib.parse.unquote(part) for part in parts]
-            operations = {(1, ""): "DescribeCluster", (2, "node-groups"): "ListNodegroups",
-                          (3, "node-groups"): "DescribeNodegroup",
-                          (2, "access-entries"): "ListAccessEntries"}
-            key = (len(parts), parts[1] if len(parts) > 1 else "")
+            operations = {("GET", 1, ""): "DescribeCluster",
+                          ("GET", 2, "node-groups"): "ListNodegroups",
+                          ("GET", 3, "node-groups"): "DescribeNodegroup",
+                          ("POST", 4, "node-groups"): "UpdateNodegroupConfig",
+                          ("GET", 2, "access-entries"): "ListAccessEntries",
+                          ("POST", 2, "access-entries"): "CreateAccessEntry",
+                          ("DELETE", 3, "access-entries"): "DeleteAccessEntry"}
+            key = (method, len(parts), parts[1] if len(parts) > 1 else "")
+            if key[1] == 4 and parts[3] != "update-config":
+                key = (method, 0, "")
             self.iam_service = "eks"
             self.operation = operations.get(key, f"{method} {path}")
+            try:
+                self.json = json.loads(body or b"{}") if method == "POST" else {}
+            except ValueError:
+                self.json = {}
         else:
             self.iam_service, self.operation = self.service, f"{method} {path}"
 
@@ -577,6 +597,15 @@ class Authorizer:
                                      request_tag_context(tags)))
         return checks
 
+    def checks_ec2_DeleteTags(self, request):
+        # Keys alone (a value given only narrows which tags go): aws:TagKeys is what IAM checks.
+        keys = sorted({tag.get("Key", "") for tag in indexed(request.params, "Tag")})
+        return [self.check(request, request.action,
+                           self.existing(request, ID_TYPES.get(resource_id.split("-", 1)[0],
+                                                               "instance"), resource_id),
+                           {"aws:TagKeys": keys})
+                for resource_id in indexed_values(request.params, "ResourceId")]
+
     def checks_ec2_CreateFleet(self, request):
         tagged = tag_specifications(request.params)
         checks = [self.check(request, request.action,
@@ -769,11 +798,29 @@ class Authorizer:
     checks_eks_ListAccessEntries = checks_eks_DescribeCluster
 
     def checks_eks_DescribeNodegroup(self, request):
-        cluster, _, name = request.eks_path
+        cluster, _, name = request.eks_path[:3]
         # A node group's ARN ends in the id EKS gave it; one that does not exist has none yet.
         arn = self.moto.nodegroup_arn(request.region, cluster, name) or \
             f"arn:aws:eks:{request.region}:{self.account}:nodegroup/{cluster}/{name}"
         return [self.check(request, request.action, {"resource": arn})]
+
+    checks_eks_UpdateNodegroupConfig = checks_eks_DescribeNodegroup
+
+    def checks_eks_CreateAccessEntry(self, request):
+        return [self.check(request, request.action, {
+            "resource": f"arn:aws:eks:{request.region}:{self.account}:cluster/"
+                        f"{request.eks_path[0]}"},
+                           {"eks:principalArn": request.json.get("principalArn", ""),
+                            "eks:accessEntryType": request.json.get("type") or "STANDARD"})]
+
+    def checks_eks_DeleteAccessEntry(self, request):
+        cluster, _, principal = request.eks_path
+        # An entry's ARN names its principal and ends in an id EKS gives it.
+        arn = self.moto.access_entry_arn(request.region, cluster, principal) or \
+            f"arn:aws:eks:{request.region}:{self.account}:access-entry/{cluster}/" + \
+            "/".join(principal.split(":", 5)[5:]) + "/"
+        return [self.check(request, request.action, {"resource": arn},
+                           {"eks:principalArn": principal})]
 
     def checks_iam_GetRole(self, request):
         return [self.check(request, request.action, {

@@ -28,6 +28,8 @@ import os
 import signal
 import sys
 import threading
+import urllib.parse
+import uuid
 
 ACCOUNT_ID = "123456789012"
 SERVICE_CIDR = "10.100.0.0/16"  # the seeded EKS cluster's services
@@ -626,11 +628,11 @@ def list_nodegroups_of_unknown_cluster():
 
 def eks_access_entries():
     """moto 5.2's EKS has neither authentication modes nor access entries: a cluster created with
-    accessConfig keeps it (DescribeCluster returns it), and CreateAccessEntry / ListAccessEntries
+    accessConfig keeps it (DescribeCluster returns it), and Create/List/Describe/DeleteAccessEntry
     keep a cluster's entries, as EKS does for clusters in API or API_AND_CONFIG_MAP mode."""
     # pylint: disable=import-outside-toplevel
     from moto.core.responses import ActionResult
-    from moto.eks import responses, urls
+    from moto.eks import models, responses, urls
 
     original_create_cluster = responses.EKSResponse.create_cluster
 
@@ -646,17 +648,52 @@ def eks_access_entries():
     def create_access_entry(self):
         cluster = self.eks_backend.describe_cluster(name=self._get_param("name"))
         principal = self._get_param("principalArn")
+        # arn:aws:iam::<account>:role/<path/><name>
+        fields = (principal or "").split(":", 5)
+        if len(fields) != 6 or fields[2] != "iam":
+            raise models.InvalidParameterException(
+                clusterName=cluster.name, nodegroupName=None, fargateProfileName=None,
+                addonName=None, message=f"{principal} is not the ARN of an IAM principal")
+        account, resource = fields[4], fields[5]
+        kind, _, name = resource.partition("/")
+        name = name.rsplit("/", 1)[-1]
         if not hasattr(cluster, "access_entries"):
             cluster.access_entries = {}
         entry = {"clusterName": cluster.name, "principalArn": principal,
                  "type": self._get_param("type") or "STANDARD",
                  "username": self._get_param("username") or "",
                  "kubernetesGroups": self._get_param("kubernetesGroups") or [],
+                 # access-entry/<cluster>/<role|user>/<account>/<name>/<id>, as EKS names them.
                  "accessEntryArn": f"arn:aws:eks:{self.region}:{self.current_account}:"
-                                   f"access-entry/{cluster.name}/"
-                                   f"{len(cluster.access_entries) + 1}"}
+                                   f"access-entry/{cluster.name}/{kind}/{account}/{name}/"
+                                   f"{uuid.uuid4()}"}
+        if principal in cluster.access_entries:
+            raise models.ResourceInUseException(
+                clusterName=cluster.name, nodegroupName=None, addonName=None,
+                message=f"The specified access entry resource is already in use on this "
+                        f"cluster: {principal}")
         cluster.access_entries[principal] = entry
         return ActionResult({"accessEntry": entry})
+
+    def entry_of_path(self):
+        """The cluster and principal of /clusters/<name>/access-entries/<principal ARN>."""
+        cluster = self.eks_backend.describe_cluster(name=self._get_param("name"))
+        # The principal's ARN is one segment of the path, ':' and '/' encoded.
+        principal = urllib.parse.unquote(self.path.split("/access-entries/", 1)[1].split("?")[0])
+        if principal not in getattr(cluster, "access_entries", {}):
+            raise models.ResourceNotFoundException(
+                clusterName=cluster.name, nodegroupName=None, fargateProfileName=None,
+                addonName=None, message=f"The specified access entry {principal} is not found")
+        return cluster, principal
+
+    def describe_access_entry(self):
+        cluster, principal = entry_of_path(self)
+        return ActionResult({"accessEntry": cluster.access_entries[principal]})
+
+    def delete_access_entry(self):
+        cluster, principal = entry_of_path(self)
+        del cluster.access_entries[principal]
+        return ActionResult({})
 
     def list_access_entries(self):
         cluster = self.eks_backend.describe_cluster(name=self._get_param("name"))
@@ -665,7 +702,11 @@ def eks_access_entries():
     responses.EKSResponse.create_cluster = create_cluster
     responses.EKSResponse.create_access_entry = create_access_entry
     responses.EKSResponse.list_access_entries = list_access_entries
+    responses.EKSResponse.describe_access_entry = describe_access_entry
+    responses.EKSResponse.delete_access_entry = delete_access_entry
     urls.url_paths["{0}/clusters/(?P<name>[^/]+)/access-entries$"] = urls.response.dispatch
+    urls.url_paths["{0}/clusters/(?P<name>[^/]+)/access-entries/(?P<principalArn>.+)$"] = \
+        urls.response.dispatch
 
 
 def main():

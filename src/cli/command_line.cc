@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "cli/controller_command.h"
@@ -139,7 +140,9 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   auto* iam_policy_cmd = iam_cmd->add_subcommand(
       "policy", "Print the controller policy (JSON), scoped to the cluster like upstream's");
   auto* iam_migrate_policy_cmd = iam_cmd->add_subcommand(
-      "migrate-policy", "Print the policy `karpenter migrate plan` needs (JSON): reads only");
+      "migrate-policy",
+      "Print the policy `karpenter migrate` needs (JSON): plan's reads, apply's and rollback's "
+      "writes");
   auto* iam_aws_auth_cmd = iam_cmd->add_subcommand(
       "aws-auth", "Print the aws-auth mapRoles entry that lets the node role's nodes join");
   aws::iam::StackInputs stack;
@@ -191,17 +194,56 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       "Read the account and the cluster (never writes): the seed's nine steps, each done, to do "
       "or blocked, and the NodePools and EC2NodeClasses that would take over from the node "
       "groups");
-  migrate_plan_cmd->add_option("--cluster-name", migrate_plan.cluster_name, "The EKS cluster")
-      ->required();
-  migrate_plan_cmd->add_option("--region", migrate_plan.region,
-                               "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)");
-  migrate_plan_cmd->add_option(
-      "--kubeconfig", migrate_plan.kubeconfig,
-      "The cluster's kubeconfig (default: KUBECONFIG, then ~/.kube/config)");
-  migrate_plan_cmd->add_option(
-      "--alias-version", migrate_plan.alias_version,
-      "The version the EC2NodeClass pins its al2023 alias to (default: the release SSM recommends "
-      "for the cluster's version)");
+  MigrateApplyOptions migrate_apply;
+  auto* migrate_apply_cmd = migrate_cmd->add_subcommand(
+      "apply",
+      "Carry out the steps (--step N, or --all), each recorded in the ConfigMap "
+      "karpenter-migration first and skipped when done: run again to resume");
+  MigrateRollbackOptions migrate_rollback;
+  auto* migrate_rollback_cmd = migrate_cmd->add_subcommand(
+      "rollback",
+      "Undo what apply recorded: Cluster Autoscaler's replicas, the node groups' sizes and the "
+      "pinning; with --all also the NodePools, the node role's access and the discovery tags");
+  for (auto [cmd, target] : {std::pair{migrate_plan_cmd, &migrate_plan.target},
+                             std::pair{migrate_apply_cmd, &migrate_apply.target},
+                             std::pair{migrate_rollback_cmd, &migrate_rollback.target}}) {
+    cmd->add_option("--cluster-name", target->cluster_name, "The EKS cluster")->required();
+    cmd->add_option("--region", target->region,
+                    "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)");
+    cmd->add_option("--kubeconfig", target->kubeconfig,
+                    "The cluster's kubeconfig (default: KUBECONFIG, then ~/.kube/config)");
+  }
+  for (auto [cmd, alias] : {std::pair{migrate_plan_cmd, &migrate_plan.alias_version},
+                            std::pair{migrate_apply_cmd, &migrate_apply.alias_version}}) {
+    cmd->add_option("--alias-version", *alias,
+                    "The version the EC2NodeClass pins its al2023 alias to (default: the release "
+                    "SSM recommends for the cluster's version)");
+  }
+  for (auto [cmd, namespace_, dry_run] :
+       {std::tuple{migrate_apply_cmd, &migrate_apply.namespace_, &migrate_apply.dry_run},
+        std::tuple{migrate_rollback_cmd, &migrate_rollback.namespace_,
+                   &migrate_rollback.dry_run}}) {
+    cmd->add_option("--namespace", *namespace_, "Karpenter's namespace, where the record is kept")
+        ->capture_default_str();
+    cmd->add_flag("--dry-run", *dry_run, "Say what would change; change nothing");
+  }
+  auto* apply_step =
+      migrate_apply_cmd->add_option("--step", migrate_apply.step, "Only this step (1 to 9)")
+          ->check(CLI::Range(1, 9));
+  bool apply_all = false;
+  migrate_apply_cmd->add_flag("--all", apply_all, "Every step, in order")->excludes(apply_step);
+  migrate_apply_cmd
+      ->add_option("--batch", migrate_apply.batch, "Nodes a node group loses at a time (step 8)")
+      ->capture_default_str();
+  migrate_apply_cmd->add_flag(
+      "--allow-unprotected", migrate_apply.allow_unprotected,
+      "Shrink node groups although workloads on them have no PodDisruptionBudget");
+  migrate_apply_cmd
+      ->add_option("--settle-timeout", migrate_apply.settle_timeout,
+                   "How long each batch of step 8 may take to settle")
+      ->capture_default_str();
+  migrate_rollback_cmd->add_flag("--all", migrate_rollback.all,
+                                 "Also the NodePools, the node role's access and the tags");
   migrate_plan_cmd
       ->add_option("--forecast", migrate_plan.forecast,
                    "How long to simulate the migration for the forecast (0: no forecast)")
@@ -240,9 +282,14 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
     return RunIamCloudFormation(stack, out, err);
   }
   if (validate_cmd->parsed()) return RunValidate(validate_files, out, err);
-  if (migrate_plan_cmd->parsed()) {
-    return RunMigratePlanCommand(migrate_plan, out, err);
+  if (migrate_plan_cmd->parsed()) return RunMigrateCommand(migrate_plan, out, err);
+  if (migrate_apply_cmd->parsed()) {
+    if (!apply_all && migrate_apply.step == 0) {
+      return UsageError(err, "migrate apply", "give --step N or --all");
+    }
+    return RunMigrateCommand(migrate_apply, out, err);
   }
+  if (migrate_rollback_cmd->parsed()) return RunMigrateCommand(migrate_rollback, out, err);
   return kExitFailure;
 }
 

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "common/duration.h"
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
+#include "migrate/apply.h"
 #include "migrate/inventory.h"
 #include "migrate/node_pools.h"
 #include "migrate/steps.h"
@@ -125,12 +128,15 @@ void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& p
   for (const Json& object : derived.node_pools) out << "---\n" << object.dump(2) << "\n";
 }
 
+std::string RegionOf(const MigrateTarget& target, const aws::Environment& environment) {
+  return target.region.empty() ? std::string(environment.Region()) : target.region;
+}
+
 }  // namespace
 
 int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& environment,
                    kube::Client& cluster, std::ostream& out, std::ostream& err) {
-  const std::string region =
-      options.region.empty() ? std::string(environment.Region()) : options.region;
+  const std::string region = RegionOf(options.target, environment);
   if (region.empty()) {
     err << "karpenter migrate plan: no region: give --region or set AWS_REGION\n";
     return kExitUsage;
@@ -148,15 +154,15 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     err << "karpenter migrate plan: " << clients.error().message << "\n";
     return kExitFailure;
   }
-  Result<migrate::AwsInventory> aws = migrate::ReadAws(*clients, options.cluster_name);
+  const std::string& name = options.target.cluster_name;
+  Result<migrate::AwsInventory> aws = migrate::ReadAws(*clients, name);
   if (!aws.ok()) {
-    err << fmt::format("karpenter migrate plan: cluster {} in {}: {}\n", options.cluster_name,
-                       region, aws.error().message);
+    err << fmt::format("karpenter migrate plan: cluster {} in {}: {}\n", name, region,
+                       aws.error().message);
     return kExitFailure;
   }
   auto cluster_error = [&](const Error& error) {
-    err << fmt::format("karpenter migrate plan: cluster {}: {}\n", options.cluster_name,
-                       error.message);
+    err << fmt::format("karpenter migrate plan: cluster {}: {}\n", name, error.message);
     return kExitFailure;
   };
   Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(cluster);
@@ -164,11 +170,9 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, *aws);
   if (!inventory.ok()) return cluster_error(inventory.error());
   const migrate::MigrationPlan plan = migrate::PlanMigration(*aws, *inventory);
-  // An explicit --alias-version wins; else the release the cluster's version recommends.
-  std::string alias = options.alias_version;
-  if (alias.empty()) alias = aws->alias_version.empty() ? "latest" : aws->alias_version;
-  const migrate::DerivedNodePools derived =
-      migrate::DeriveNodePools({options.cluster_name, alias, aws->node_groups});
+  const migrate::DerivedNodePools derived = migrate::DeriveNodePools(
+      {name, migrate::PinnedAliasVersion(options.alias_version, aws->alias_version),
+       aws->node_groups});
   std::optional<Result<simulate::SimulationResult>> forecast;
   std::vector<std::string> forecast_notes;
   if (forecast_duration->value().count() > 0) {
@@ -190,9 +194,87 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   return 0;
 }
 
-int RunMigratePlanCommand(const MigratePlanOptions& options, std::ostream& out, std::ostream& err) {
+int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& environment,
+                    kube::Client& cluster, std::ostream& out, std::ostream& err) {
+  const std::string region = RegionOf(options.target, environment);
+  if (region.empty()) {
+    err << "karpenter migrate apply: no region: give --region or set AWS_REGION\n";
+    return kExitUsage;
+  }
+  Result<Duration> settle = Duration::Parse(options.settle_timeout, /*allow_never=*/false);
+  if (!settle.ok() || settle->value().count() <= 0) {
+    err << fmt::format("karpenter migrate apply: --settle-timeout: \"{}\" is not a duration\n",
+                       options.settle_timeout);
+    return kExitUsage;
+  }
+  if (options.batch < 1) {
+    err << "karpenter migrate apply: --batch: at least 1 node at a time\n";
+    return kExitUsage;
+  }
+  migrate::ApplyOptions apply;
+  apply.cluster_name = options.target.cluster_name;
+  apply.namespace_ = options.namespace_;
+  apply.alias_version = options.alias_version;
+  if (options.step == 0) {
+    for (int step = 1; step <= 9; ++step) apply.steps.push_back(step);
+  } else {
+    apply.steps.push_back(options.step);
+  }
+  apply.dry_run = options.dry_run;
+  apply.batch = options.batch;
+  apply.allow_unprotected = options.allow_unprotected;
+  apply.settle_timeout = std::chrono::duration_cast<std::chrono::seconds>(settle->value());
+  RealClock clock;
+  aws::CurlTransport transport;
+  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
+  if (!clients.ok()) {
+    err << "karpenter migrate apply: " << clients.error().message << "\n";
+    return kExitFailure;
+  }
+  migrate::ApplyHooks hooks;
+  hooks.clock = &clock;
+  hooks.sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); };
+  if (Status applied = migrate::ApplyMigration(*clients, cluster, apply, hooks, out);
+      !applied.ok()) {
+    err << fmt::format("karpenter migrate apply: cluster {}: {}\n", apply.cluster_name,
+                       applied.error().message);
+    return kExitFailure;
+  }
+  return 0;
+}
+
+int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environment& environment,
+                       kube::Client& cluster, std::ostream& out, std::ostream& err) {
+  const std::string region = RegionOf(options.target, environment);
+  if (region.empty()) {
+    err << "karpenter migrate rollback: no region: give --region or set AWS_REGION\n";
+    return kExitUsage;
+  }
+  RealClock clock;
+  aws::CurlTransport transport;
+  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
+  if (!clients.ok()) {
+    err << "karpenter migrate rollback: " << clients.error().message << "\n";
+    return kExitFailure;
+  }
+  const migrate::RollbackOptions rollback{options.target.cluster_name, options.namespace_,
+                                          options.all, options.dry_run};
+  if (Status undone = migrate::RollbackMigration(*clients, cluster, rollback, out); !undone.ok()) {
+    err << fmt::format("karpenter migrate rollback: cluster {}: {}\n", rollback.cluster_name,
+                       undone.error().message);
+    return kExitFailure;
+  }
+  return 0;
+}
+
+namespace {
+
+// Runs `run` on the cluster of the target's kubeconfig, with the process's environment.
+template <class Options, class Run>
+int WithCluster(const Options& options, std::string_view command, Run run, std::ostream& out,
+                std::ostream& err) {
   const aws::Environment environment = aws::Environment::OfProcess();
-  std::string kubeconfig = options.kubeconfig;
+  std::string kubeconfig = options.target.kubeconfig;
   if (kubeconfig.empty()) kubeconfig = std::string(environment.Get("KUBECONFIG"));
   if (kubeconfig.empty() && !environment.Get("HOME").empty()) {
     kubeconfig = std::string(environment.Get("HOME")) + "/.kube/config";
@@ -203,10 +285,24 @@ int RunMigratePlanCommand(const MigratePlanOptions& options, std::ostream& out, 
     return kube::http::NewClient(config);
   }();
   if (!client.ok()) {
-    err << "karpenter migrate plan: " << client.error().message << "\n";
+    err << "karpenter migrate " << command << ": " << client.error().message << "\n";
     return kExitFailure;
   }
-  return RunMigratePlan(options, environment, **client, out, err);
+  return run(options, environment, **client, out, err);
+}
+
+}  // namespace
+
+int RunMigrateCommand(const MigratePlanOptions& options, std::ostream& out, std::ostream& err) {
+  return WithCluster(options, "plan", RunMigratePlan, out, err);
+}
+
+int RunMigrateCommand(const MigrateApplyOptions& options, std::ostream& out, std::ostream& err) {
+  return WithCluster(options, "apply", RunMigrateApply, out, err);
+}
+
+int RunMigrateCommand(const MigrateRollbackOptions& options, std::ostream& out, std::ostream& err) {
+  return WithCluster(options, "rollback", RunMigrateRollback, out, err);
 }
 
 }  // namespace karpenter::cli

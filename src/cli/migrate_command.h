@@ -4,8 +4,10 @@
 // (aws-auth, Karpenter, Cluster Autoscaler, add-ons, PodDisruptionBudgets) — and prints the seed's
 // nine steps, each done, to do or blocked, with the NodePools and EC2NodeClasses that would take
 // over from the node groups and a forecast: the cluster as it runs now, migrated in `karpenter
-// simulate`. Reads, never writes.
+// simulate`. Reads, never writes. `karpenter migrate apply` carries the steps out and `rollback`
+// undoes them (migrate/apply.h).
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 
@@ -14,10 +16,15 @@
 
 namespace karpenter::cli {
 
-struct MigratePlanOptions {
+// Which cluster, where: every `karpenter migrate` subcommand's.
+struct MigrateTarget {
   std::string cluster_name;
   std::string region;      // "": AWS_REGION, then AWS_DEFAULT_REGION
   std::string kubeconfig;  // "": KUBECONFIG, then ~/.kube/config
+};
+
+struct MigratePlanOptions {
+  MigrateTarget target;
   // al2023@<this> in the EC2NodeClass; "": the release the cluster's version recommends (SSM).
   std::string alias_version;
   std::string output = "text";  // text | json
@@ -30,7 +37,37 @@ struct MigratePlanOptions {
 // permissions: the message names the call and the reason); 2 on bad options.
 int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& environment,
                    kube::Client& cluster, std::ostream& out, std::ostream& err);
-// The command line's: the process's environment, and the cluster of options.kubeconfig.
-int RunMigratePlanCommand(const MigratePlanOptions& options, std::ostream& out, std::ostream& err);
+
+struct MigrateApplyOptions {
+  MigrateTarget target;
+  std::string namespace_ = "kube-system";  // Karpenter's: where the record is kept
+  std::string alias_version;
+  int step = 0;  // 0: every step (--all)
+  bool dry_run = false;
+  int64_t batch = 1;
+  bool allow_unprotected = false;
+  std::string settle_timeout = "10m";  // per batch of step 8
+};
+
+// `karpenter migrate apply`: the steps (migrate/apply.h), waiting in real time. 0 when every step
+// asked for is done; 1 when one fails (the message names the step, why, and what is left as it
+// is); 2 on bad options.
+int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& environment,
+                    kube::Client& cluster, std::ostream& out, std::ostream& err);
+
+struct MigrateRollbackOptions {
+  MigrateTarget target;
+  std::string namespace_ = "kube-system";
+  bool all = false;
+  bool dry_run = false;
+};
+
+int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environment& environment,
+                       kube::Client& cluster, std::ostream& out, std::ostream& err);
+
+// The command line's: the process's environment, and the cluster of the target's kubeconfig.
+int RunMigrateCommand(const MigratePlanOptions& options, std::ostream& out, std::ostream& err);
+int RunMigrateCommand(const MigrateApplyOptions& options, std::ostream& out, std::ostream& err);
+int RunMigrateCommand(const MigrateRollbackOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace karpenter::cli

@@ -116,9 +116,19 @@ Result<bool> MapsRole(std::string_view map_roles, const std::string& role_arn) {
   return false;
 }
 
+TaggedResource Tagged(std::string id, std::string zone, const aws::Ec2Tags& tags,
+                      const std::string& cluster_name) {
+  TaggedResource out{std::move(id), std::move(zone), false, ""};
+  if (const auto tag = tags.find(std::string(kDiscoveryTag)); tag != tags.end()) {
+    out.tagged = tag->second == cluster_name;
+    if (!out.tagged) out.other_cluster = tag->second;
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string NodeRoleArn(const aws::EksCluster& cluster) {
+aws::iam::PolicyInputs PolicyInputsOf(const aws::EksCluster& cluster) {
   // arn:<partition>:eks:<region>:<account>:cluster/<name>
   std::vector<std::string> parts;
   size_t start = 0;
@@ -128,9 +138,18 @@ std::string NodeRoleArn(const aws::EksCluster& cluster) {
     parts.push_back(cluster.arn.substr(start, colon - start));
     start = colon + 1;
   }
-  const std::string partition = parts.size() > 1 ? parts[1] : "aws";
-  const std::string account = parts.size() > 4 ? parts[4] : "";
-  return fmt::format("arn:{}:iam::{}:role/KarpenterNodeRole-{}", partition, account, cluster.name);
+  aws::iam::PolicyInputs out;
+  if (parts.size() > 1) out.partition = parts[1];
+  if (parts.size() > 3) out.region = parts[3];
+  if (parts.size() > 4) out.account = parts[4];
+  out.cluster_name = cluster.name;
+  return out;
+}
+
+std::string NodeRoleArn(const aws::EksCluster& cluster) {
+  const aws::iam::PolicyInputs inputs = PolicyInputsOf(cluster);
+  return fmt::format("arn:{}:iam::{}:role/{}", inputs.partition, inputs.account,
+                     aws::iam::NodeRoleName(inputs));
 }
 
 Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluster_name) {
@@ -175,9 +194,7 @@ Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluste
     ASSIGN_OR_RETURN(const std::vector<aws::Subnet> subnets,
                      ec2.DescribeSubnets({{"subnet-id", {subnet_ids.begin(), subnet_ids.end()}}}));
     for (const aws::Subnet& subnet : subnets) {
-      const auto tag = subnet.tags.find(std::string(kDiscoveryTag));
-      out.subnets.push_back(
-          {subnet.subnet_id, subnet.zone, tag != subnet.tags.end() && tag->second == cluster_name});
+      out.subnets.push_back(Tagged(subnet.subnet_id, subnet.zone, subnet.tags, cluster_name));
     }
   }
   std::set<std::string> group_ids(out.cluster.security_group_ids.begin(),
@@ -190,9 +207,7 @@ Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluste
         const std::vector<aws::SecurityGroup> groups,
         ec2.DescribeSecurityGroups({{"group-id", {group_ids.begin(), group_ids.end()}}}));
     for (const aws::SecurityGroup& group : groups) {
-      const auto tag = group.tags.find(std::string(kDiscoveryTag));
-      out.security_groups.push_back(
-          {group.group_id, "", tag != group.tags.end() && tag->second == cluster_name});
+      out.security_groups.push_back(Tagged(group.group_id, "", group.tags, cluster_name));
     }
   }
   return out;

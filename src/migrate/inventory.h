@@ -14,6 +14,7 @@
 
 #include "aws/api/aws_clients.h"
 #include "aws/api/eks_api.h"
+#include "aws/iam/controller_policy.h"
 #include "common/result.h"
 #include "kube/client.h"
 
@@ -28,6 +29,8 @@ struct TaggedResource {
   std::string id;
   std::string zone;     // subnets only
   bool tagged = false;  // carries karpenter.sh/discovery=<cluster>
+  // The tag's value when it names another cluster: one tag key cannot discover it for both.
+  std::string other_cluster;
 };
 
 struct AwsInventory {
@@ -74,7 +77,10 @@ struct ClusterInventory {
   int64_t karpenter_nodes = 0;  // Nodes labelled karpenter.sh/nodepool
 };
 
-// The ARN of the seed's node role in the cluster's account and partition (from the cluster's ARN).
+// The partition, region, account and name of the cluster (from its ARN), as `karpenter iam` takes
+// them.
+aws::iam::PolicyInputs PolicyInputsOf(const aws::EksCluster& cluster);
+// The ARN of the seed's node role in the cluster's account and partition.
 std::string NodeRoleArn(const aws::EksCluster& cluster);
 
 // The cluster's objects, listed once: the inventory and the forecast both read them.

@@ -229,4 +229,9 @@ DerivedNodePools DeriveNodePools(const NodePoolInputs& inputs) {
   return out;
 }
 
+std::string PinnedAliasVersion(std::string_view requested, std::string_view read) {
+  if (!requested.empty()) return std::string(requested);
+  return read.empty() ? "latest" : std::string(read);
+}
+
 }  // namespace karpenter::migrate

@@ -9,6 +9,7 @@
 // after a minute.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aws/api/eks_api.h"
@@ -32,6 +33,10 @@ struct DerivedNodePools {
   // What could not be carried over, one line each, naming the node group and why.
   std::vector<std::string> notes;
 };
+
+// The version the EC2NodeClass pins: `requested` (--alias-version) when given, else the release
+// `migrate plan` read (`read`), else "latest".
+std::string PinnedAliasVersion(std::string_view requested, std::string_view read);
 
 // Never fails: a node group that cannot be carried over (a custom AMI, Capacity Blocks) is left
 // out with a note.

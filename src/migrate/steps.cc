@@ -95,8 +95,21 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
   }
 
   Step tags = Make(3, "discovery tags");
+  std::vector<std::string> claimed;  // tagged for another cluster
+  for (const auto* resources : {&aws.subnets, &aws.security_groups}) {
+    for (const TaggedResource& resource : *resources) {
+      if (!resource.other_cluster.empty()) {
+        claimed.push_back(fmt::format("{} (cluster {})", resource.id, resource.other_cluster));
+      }
+    }
+  }
   if (aws.subnets.empty()) {
     Set(tags, StepState::kBlocked, "no node group names a subnet to tag");
+  } else if (!claimed.empty()) {
+    Set(tags, StepState::kBlocked,
+        fmt::format("{} already carry {} for another cluster: one tag key cannot discover them "
+                    "for both (give the EC2NodeClass other selector terms)",
+                    fmt::join(claimed, ", "), kDiscoveryTag));
   } else {
     const std::vector<std::string> subnets = Untagged(aws.subnets);
     const std::vector<std::string> groups = Untagged(aws.security_groups);

@@ -88,9 +88,9 @@ class ForecastTest : public ::testing::Test {
     group.desired_size = 3;
     group.subnets = {"subnet-a", "subnet-b", "subnet-c"};
     aws_.node_groups = {group};
-    aws_.subnets = {{"subnet-a", "us-east-1a", true},
-                    {"subnet-b", "us-east-1b", true},
-                    {"subnet-c", "us-east-1c", true}};
+    aws_.subnets = {{"subnet-a", "us-east-1a", true, ""},
+                    {"subnet-b", "us-east-1b", true, ""},
+                    {"subnet-c", "us-east-1c", true, ""}};
   }
 
   void Create(const kube::Resource& resource, const Object& object) {

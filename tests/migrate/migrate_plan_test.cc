@@ -32,7 +32,7 @@ class MigratePlanTest : public aws::testing::MotoTest {
 
 TEST_F(MigratePlanTest, ReadsTheClusterAndItsNodeGroupsAndDerivesTheirNodePools) {
   std::ostringstream out, err;
-  ASSERT_EQ(Run({cluster_, "", "", "v20240807", "json"}, out, err), 0) << err.str();
+  ASSERT_EQ(Run({{cluster_, "", ""}, "v20240807", "json"}, out, err), 0) << err.str();
   EXPECT_THAT(err.str(), IsEmpty());
   const Json report = Json::parse(out.str());
   EXPECT_EQ(report["cluster"]["name"], cluster_);
@@ -69,7 +69,7 @@ TEST_F(MigratePlanTest, ReadsTheClusterAndItsNodeGroupsAndDerivesTheirNodePools)
 
 TEST_F(MigratePlanTest, TextNamesTheNodeGroupsAndPrintsTheManifests) {
   std::ostringstream out, err;
-  ASSERT_EQ(Run({cluster_, "", "", "", "text"}, out, err), 0) << err.str();
+  ASSERT_EQ(Run({{cluster_, "", ""}, "", "text"}, out, err), 0) << err.str();
   for (const auto& [name, config] : seed_["node_groups"].items()) {
     EXPECT_THAT(out.str(), HasSubstr(name));
   }
@@ -81,7 +81,7 @@ TEST_F(MigratePlanTest, TextNamesTheNodeGroupsAndPrintsTheManifests) {
 
 TEST_F(MigratePlanTest, WithoutAnAliasVersionTheClusterVersionsReleaseIsPinned) {
   std::ostringstream out, err;
-  ASSERT_EQ(Run({cluster_, "", "", "", "json"}, out, err), 0) << err.str();
+  ASSERT_EQ(Run({{cluster_, "", ""}, "", "json"}, out, err), 0) << err.str();
   const Json report = Json::parse(out.str());
   EXPECT_EQ(report["nodeClasses"][0]["spec"]["amiSelectorTerms"][0]["alias"],
             "al2023@" + report["cluster"]["aliasVersion"].get<std::string>());
@@ -91,19 +91,19 @@ TEST_F(MigratePlanTest, WithoutAnAliasVersionTheClusterVersionsReleaseIsPinned) 
 TEST_F(MigratePlanTest, AClusterInApiModeAdmitsTheNodeRoleThroughItsAccessEntry) {
   std::ostringstream out, err;
   const std::string api_cluster = seed_["api_cluster"].get<std::string>();
-  ASSERT_EQ(Run({api_cluster, "", "", "", "json", "0"}, out, err), 0) << err.str();
+  ASSERT_EQ(Run({{api_cluster, "", ""}, "", "json", "0"}, out, err), 0) << err.str();
   const Json report = Json::parse(out.str());
   EXPECT_EQ(report["cluster"]["authenticationMode"], "API");
   EXPECT_EQ(report["steps"][3]["state"], "done") << report["steps"][3].dump();
   // The seeded cluster keeps aws-auth (CONFIG_MAP), which the in-memory cluster lacks.
   std::ostringstream config_map_out;
-  ASSERT_EQ(Run({cluster_, "", "", "", "json", "0"}, config_map_out, err), 0) << err.str();
+  ASSERT_EQ(Run({{cluster_, "", ""}, "", "json", "0"}, config_map_out, err), 0) << err.str();
   EXPECT_EQ(Json::parse(config_map_out.str())["steps"][3]["state"], "to do");
 }
 
 TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
   std::ostringstream out, err;
-  EXPECT_EQ(Run({"no-such-cluster", "", "", "", "text"}, out, err), kExitFailure);
+  EXPECT_EQ(Run({{"no-such-cluster", "", ""}, "", "text"}, out, err), kExitFailure);
   EXPECT_THAT(out.str(), IsEmpty());
   EXPECT_THAT(err.str(), HasSubstr("cluster no-such-cluster"));
   EXPECT_THAT(err.str(), HasSubstr("ResourceNotFoundException"));
@@ -111,7 +111,7 @@ TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
 
 TEST_F(MigratePlanTest, NoRegionIsAUsageError) {
   std::ostringstream out, err;
-  EXPECT_EQ(RunMigratePlan({cluster_, "", "", "", "text"}, aws::Environment(), cluster_objects_,
+  EXPECT_EQ(RunMigratePlan({{cluster_, "", ""}, "", "text"}, aws::Environment(), cluster_objects_,
                            out, err),
             kExitUsage);
   EXPECT_THAT(err.str(), HasSubstr("no region"));
@@ -162,7 +162,8 @@ TEST_F(MigratePlanIamTest, ThePrintedPolicyAllowsEveryRead) {
   aws::testing::SetControllerPolicy(policy_);
   std::ostringstream out, err;
   ASSERT_EQ(
-      RunMigratePlan({cluster_, "", "", "", "json", "0"}, enforced_, cluster_objects_, out, err), 0)
+      RunMigratePlan({{cluster_, "", ""}, "", "json", "0"}, enforced_, cluster_objects_, out, err),
+      0)
       << err.str();
   const Json decisions = aws::testing::IamDecisions();
   EXPECT_EQ(decisions["denials"], 0) << decisions.dump(2);
@@ -185,7 +186,7 @@ TEST_F(MigratePlanIamTest, WithoutTheRoleReadsThePlanFailsNamingTheAction) {
   aws::testing::SetControllerPolicy(policy);
   std::ostringstream out, err;
   EXPECT_EQ(
-      RunMigratePlan({cluster_, "", "", "", "text", "0"}, enforced_, cluster_objects_, out, err),
+      RunMigratePlan({{cluster_, "", ""}, "", "text", "0"}, enforced_, cluster_objects_, out, err),
       kExitFailure);
   EXPECT_THAT(err.str(), HasSubstr("iam:GetRole"));
   EXPECT_THAT(err.str(), HasSubstr("cluster " + cluster_));

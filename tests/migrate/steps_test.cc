@@ -42,10 +42,10 @@ AwsInventory Before() {
   aws::EksNodegroup batch = Group("batch", {"subnet-a"}, 4, "SPOT");
   batch.taints = {{"dedicated", "batch", "NO_SCHEDULE"}};
   aws.node_groups = {batch, Group("general", {"subnet-a", "subnet-b", "subnet-c"}, 5)};
-  aws.subnets = {{"subnet-a", "us-west-2a", false},
-                 {"subnet-b", "us-west-2b", false},
-                 {"subnet-c", "us-west-2c", true}};
-  aws.security_groups = {{"sg-1", "", false}};
+  aws.subnets = {{"subnet-a", "us-west-2a", false, ""},
+                 {"subnet-b", "us-west-2b", false, ""},
+                 {"subnet-c", "us-west-2c", true, ""}};
+  aws.security_groups = {{"sg-1", "", false, ""}};
   return aws;
 }
 

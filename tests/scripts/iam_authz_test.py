@@ -8,6 +8,7 @@ Usage: python3 tests/scripts/iam_authz_test.py REPO
 import json
 import sys
 import unittest
+import urllib.parse
 
 REGION = "us-west-2"
 ACCOUNT = "123456789012"
@@ -56,6 +57,12 @@ class FakeMoto:
     def instance_profile(self, name):
         self.lookups += 1
         return self.profiles.get(name)
+
+    def access_entry_arn(self, region, cluster, principal):
+        self.lookups += 1
+        if not principal.endswith("/nodes"):
+            return None
+        return f"arn:aws:eks:{region}:{ACCOUNT}:access-entry/{cluster}/role/{ACCOUNT}/nodes/9f8e"
 
     def nodegroup_arn(self, region, cluster, name):
         self.lookups += 1
@@ -274,6 +281,37 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(entries[0]["resource"], f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/c")
         with self.assertRaises(iam_authz.Denied):
             auth.checks(request("eks", method="GET", path="/clusters/c/addons"))
+
+    def test_the_writes_of_migrate_by_their_resources_and_conditions(self):
+        auth = authorizer()
+        role = f"arn:aws:iam::{ACCOUNT}:role/nodes"
+        created = auth.checks(request("eks", method="POST", path="/clusters/c/access-entries",
+                                      body=json.dumps({"principalArn": role,
+                                                       "type": "EC2_LINUX"}).encode()))
+        self.assertEqual(created[0]["action"], "eks:CreateAccessEntry")
+        self.assertEqual(created[0]["resource"], f"arn:aws:eks:{REGION}:{ACCOUNT}:cluster/c")
+        self.assertEqual(created[0]["context"]["eks:principalArn"], role)
+        self.assertEqual(created[0]["context"]["eks:accessEntryType"], "EC2_LINUX")
+        encoded = urllib.parse.quote(role, safe="")
+        deleted = auth.checks(request("eks", method="DELETE",
+                                      path=f"/clusters/c/access-entries/{encoded}"))
+        self.assertEqual(deleted[0]["action"], "eks:DeleteAccessEntry")
+        self.assertEqual(deleted[0]["resource"],
+                         f"arn:aws:eks:{REGION}:{ACCOUNT}:access-entry/c/role/{ACCOUNT}/nodes/9f8e")
+        resized = auth.checks(request("eks", method="POST",
+                                      path="/clusters/c/node-groups/general/update-config",
+                                      body=b"{}"))
+        self.assertEqual(resized[0]["action"], "eks:UpdateNodegroupConfig")
+        self.assertEqual(resized[0]["resource"],
+                         f"arn:aws:eks:{REGION}:{ACCOUNT}:nodegroup/c/general/0a1b")
+        untagged = auth.checks(request("ec2", {"Action": "DeleteTags", "ResourceId.1": "subnet-1",
+                                               "Tag.1.Key": "karpenter.sh/discovery",
+                                               "Tag.1.Value": "c"}))
+        self.assertEqual(untagged[0]["action"], "ec2:DeleteTags")
+        self.assertEqual(untagged[0]["resource"], f"arn:aws:ec2:{REGION}:{ACCOUNT}:subnet/subnet-1")
+        self.assertEqual(untagged[0]["context"]["aws:TagKeys"], ["karpenter.sh/discovery"])
+        with self.assertRaises(iam_authz.Denied):
+            auth.checks(request("eks", method="POST", path="/clusters/c/node-groups/general/x"))
 
     def test_adding_a_role_to_a_profile_passes_the_role(self):
         checks = authorizer().checks(request("iam", {"Action": "AddRoleToInstanceProfile",

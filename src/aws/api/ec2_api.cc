@@ -22,6 +22,16 @@ QueryRequest Ec2Request(std::string action) {
   return QueryRequest(std::move(action), std::string(kEc2Version));
 }
 
+// Tag.N.Key and Tag.N.Value, as CreateTags and DeleteTags take them.
+void AddTags(QueryRequest& request, const Ec2Tags& tags) {
+  int n = 0;
+  for (const auto& [key, value] : tags) {
+    const std::string prefix = "Tag." + std::to_string(++n) + ".";
+    request.Add(prefix + "Key", key);
+    request.Add(prefix + "Value", value);
+  }
+}
+
 Ec2Tags ReadTags(const XmlElement& element) {
   Ec2Tags tags;
   for (const XmlElement& tag : element.Items("tagSet")) tags[tag.Text("key")] = tag.Text("value");
@@ -544,13 +554,16 @@ Result<std::vector<InstanceStateChange>> Ec2Api::TerminateInstances(
 Status Ec2Api::CreateTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags) {
   QueryRequest request = Ec2Request("CreateTags");
   request.AddList("ResourceId", resource_ids);
-  int n = 0;
-  for (const auto& [key, value] : tags) {
-    const std::string prefix = "Tag." + std::to_string(++n) + ".";
-    request.Add(prefix + "Key", key);
-    request.Add(prefix + "Value", value);
-  }
-  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+  AddTags(request, tags);
+  RETURN_IF_ERROR(CallQuery(client_, request));
+  return {};
+}
+
+Status Ec2Api::DeleteTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags) {
+  QueryRequest request = Ec2Request("DeleteTags");
+  request.AddList("ResourceId", resource_ids);
+  AddTags(request, tags);
+  RETURN_IF_ERROR(CallQuery(client_, request));
   return {};
 }
 

@@ -286,6 +286,9 @@ class Ec2Api {
   Result<std::vector<InstanceStateChange>> TerminateInstances(
       const std::vector<std::string>& instance_ids);
   Status CreateTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags);
+  // Removes the tags from the resources: each only where it has that value (EC2 leaves a tag whose
+  // value differs).
+  Status DeleteTags(const std::vector<std::string>& resource_ids, const Ec2Tags& tags);
   // The instance's user data as EC2 keeps it (base64); empty when it has none.
   Result<std::string> DescribeInstanceUserData(const std::string& instance_id);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "aws/sdk/pagination.h"
+#include "aws/sdk/sigv4.h"
 #include "common/json.h"
 
 namespace karpenter::aws {
@@ -57,6 +58,23 @@ Result<Json> GetObject(ServiceClient& client, std::string_view operation, std::s
     return Error(fmt::format("eks {} {}: the response has no {} object", operation, subject, key));
   }
   return object;
+}
+
+// Sends `body` to `path` with `method` and returns the response's JSON object ({} for an empty
+// body).
+Result<Json> Send(ServiceClient& client, std::string_view operation, std::string method,
+                  std::string path, bool path_encoded, const Json& body) {
+  HttpRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.path_encoded = path_encoded;
+  if (!body.is_null()) {
+    request.headers.emplace_back("Content-Type", "application/json");
+    request.body = body.dump();
+  }
+  ASSIGN_OR_RETURN(HttpResponse response, client.Call(operation, request));
+  Json out = Json::parse(response.body, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  return out.is_object() ? out : Json::object();
 }
 
 }  // namespace
@@ -147,6 +165,40 @@ Result<EksNodegroup> EksApi::DescribeNodegroup(const std::string& cluster,
   out.desired_size = IntAt(scaling, "desiredSize");
   out.subnets = StringsAt(group, "subnets");
   return out;
+}
+
+Status EksApi::CreateAccessEntry(const std::string& cluster, const std::string& principal_arn,
+                                 const std::string& type) {
+  RETURN_IF_ERROR(CheckName("CreateAccessEntry", "cluster", cluster));
+  RETURN_IF_ERROR(Send(client_, "CreateAccessEntry", "POST",
+                       "/clusters/" + cluster + "/access-entries", /*path_encoded=*/false,
+                       {{"principalArn", principal_arn}, {"type", type}}));
+  return {};
+}
+
+Status EksApi::DeleteAccessEntry(const std::string& cluster, const std::string& principal_arn) {
+  RETURN_IF_ERROR(CheckName("DeleteAccessEntry", "cluster", cluster));
+  // The ARN is one segment of the path: its ':' and '/' are encoded.
+  RETURN_IF_ERROR(
+      Send(client_, "DeleteAccessEntry", "DELETE",
+           "/clusters/" + cluster + "/access-entries/" + UriEncode(principal_arn, false),
+           /*path_encoded=*/true, Json()));
+  return {};
+}
+
+Result<std::string> EksApi::UpdateNodegroupScaling(const std::string& cluster,
+                                                   const std::string& name, int64_t min_size,
+                                                   int64_t max_size, int64_t desired_size) {
+  RETURN_IF_ERROR(CheckName("UpdateNodegroupConfig", "cluster", cluster));
+  RETURN_IF_ERROR(CheckName("UpdateNodegroupConfig", "node group", name));
+  ASSIGN_OR_RETURN(
+      const Json response,
+      Send(client_, "UpdateNodegroupConfig", "POST",
+           "/clusters/" + cluster + "/node-groups/" + name + "/update-config",
+           /*path_encoded=*/false,
+           {{"scalingConfig",
+             {{"minSize", min_size}, {"maxSize", max_size}, {"desiredSize", desired_size}}}}));
+  return StringAt(ObjectAt(response, "update"), "id");
 }
 
 }  // namespace karpenter::aws

@@ -1,8 +1,9 @@
 #pragma once
-// The EKS reads (REST-JSON): the cluster (GET /clusters/<name>) — what a new node needs to join
+// The EKS calls (REST-JSON): the cluster (GET /clusters/<name>) — what a new node needs to join
 // it when the settings do not say: the API server endpoint, its CA bundle and the service CIDR the
 // kubelet's cluster DNS address comes from; and for `karpenter migrate`, its OIDC issuer and
-// authentication mode — and its managed node groups and access entries.
+// authentication mode — its managed node groups and access entries, and the writes the migration
+// makes to them (an access entry for the node role, a node group's size).
 
 #include <cstdint>
 #include <map>
@@ -70,6 +71,16 @@ class EksApi {
   // The principal ARNs of `cluster`'s access entries, every page (clusters in API or
   // API_AND_CONFIG_MAP authentication mode have them).
   Result<std::vector<std::string>> ListAccessEntries(const std::string& cluster);
+  // An access entry of `type` (EC2_LINUX for a node role) for `principal_arn`; an existing one is
+  // an Error with reason "ResourceInUseException".
+  Status CreateAccessEntry(const std::string& cluster, const std::string& principal_arn,
+                           const std::string& type);
+  // An entry that does not exist is an Error with reason "ResourceNotFoundException".
+  Status DeleteAccessEntry(const std::string& cluster, const std::string& principal_arn);
+  // Sets the node group's scaling (EKS then adds or drains nodes). Returns the update's id.
+  Result<std::string> UpdateNodegroupScaling(const std::string& cluster, const std::string& name,
+                                             int64_t min_size, int64_t max_size,
+                                             int64_t desired_size);
 
  private:
   // The names a paginated list of `cluster`'s `collection` gives under `key`.

@@ -29,6 +29,32 @@ nlohmann::ordered_json MigratePolicy(const PolicyInputs& inputs) {
       "MigrateReadNetwork",
       {"ec2:DescribeImages", "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets"}, {"*"},
       nlohmann::ordered_json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
+  const std::string tag = "karpenter.sh/discovery";
+  const std::vector<std::string> network = {
+      fmt::format("arn:{}:ec2:{}:{}:subnet/*", p, r, a),
+      fmt::format("arn:{}:ec2:{}:{}:security-group/*", p, r, a)};
+  statements.push_back(AllowStatement(
+      "MigrateTagNetwork", {"ec2:CreateTags"}, network,
+      nlohmann::ordered_json{{"StringEquals", {{"aws:RequestTag/" + tag, c}}},
+                             {"ForAllValues:StringEquals", {{"aws:TagKeys", {tag}}}}}));
+  statements.push_back(AllowStatement(
+      "MigrateUntagNetwork", {"ec2:DeleteTags"}, network,
+      nlohmann::ordered_json{{"StringEquals", {{"aws:ResourceTag/" + tag, c}}},
+                             {"ForAllValues:StringEquals", {{"aws:TagKeys", {tag}}}}}));
+  const std::string node_role = fmt::format("arn:{}:iam::{}:role/{}", p, a, NodeRoleName(inputs));
+  statements.push_back(AllowStatement(
+      "MigrateAdmitNodeRole", {"eks:CreateAccessEntry"},
+      {fmt::format("arn:{}:eks:{}:{}:cluster/{}", p, r, a, c)},
+      nlohmann::ordered_json{
+          {"StringEquals",
+           {{"eks:principalArn", node_role}, {"eks:accessEntryType", "EC2_LINUX"}}}}));
+  // access-entry/<cluster>/role/<account>/<role name>/<id EKS gives it>
+  statements.push_back(AllowStatement("MigrateRemoveNodeRole", {"eks:DeleteAccessEntry"},
+                                      {fmt::format("arn:{}:eks:{}:{}:access-entry/{}/role/{}/{}/*",
+                                                   p, r, a, c, a, NodeRoleName(inputs))}));
+  statements.push_back(
+      AllowStatement("MigrateResizeNodeGroups", {"eks:UpdateNodegroupConfig"},
+                     {fmt::format("arn:{}:eks:{}:{}:nodegroup/{}/*", p, r, a, c)}));
   return {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}};
 }
 

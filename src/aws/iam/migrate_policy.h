@@ -1,6 +1,6 @@
 #pragma once
-// The IAM `karpenter migrate plan` needs, as a policy document `karpenter iam migrate-policy`
-// prints: reads only, scoped to the cluster where IAM can scope them. Its statements, by Sid:
+// The IAM `karpenter migrate` needs, as a policy document `karpenter iam migrate-policy` prints,
+// scoped to the cluster where IAM can scope them. Its statements, by Sid:
 //   MigrateReadCluster        eks:DescribeCluster, ListAccessEntries, ListNodegroups of this
 //                             cluster
 //   MigrateReadNodeGroups     eks:DescribeNodegroup of this cluster's node groups
@@ -8,6 +8,13 @@
 //   MigrateReadAmiRelease     ssm:GetParameter of AWS's EKS AMI parameters
 //   MigrateReadNetwork        ec2:DescribeSubnets, DescribeSecurityGroups, DescribeImages in the
 //                             region (EC2 cannot scope Describe calls to resources)
+// and for `apply` and `rollback`:
+//   MigrateTagNetwork         ec2:CreateTags of subnets and security groups: the discovery tag
+//                             with this cluster's name, and no other tag (step 3)
+//   MigrateUntagNetwork       ec2:DeleteTags of that tag, where it names this cluster (rollback)
+//   MigrateAdmitNodeRole      eks:CreateAccessEntry of type EC2_LINUX for the node role (step 4)
+//   MigrateRemoveNodeRole     eks:DeleteAccessEntry of the node role's entry (rollback)
+//   MigrateResizeNodeGroups   eks:UpdateNodegroupConfig of this cluster's node groups (step 8)
 
 #include <nlohmann/json.hpp>
 

@@ -58,6 +58,11 @@ HeaderList Headers(const HttpRequest& request) {
     line.append(value.empty() ? ";" : ": ").append(value);
     if (!Append(list, line)) return nullptr;
   }
+  // A request that names no content type sends none: libcurl would call the body (even an empty
+  // one, as of a DELETE) a form, which a service may read as a Query-protocol call.
+  if (HeaderValue(request.headers, "Content-Type").empty() && !Append(list, "Content-Type:")) {
+    return nullptr;
+  }
   // Without this libcurl waits for "100 Continue" before sending a large body: a round trip
   // that AWS endpoints do not need.
   if (!Append(list, "Expect:")) return nullptr;
@@ -67,8 +72,10 @@ HeaderList Headers(const HttpRequest& request) {
 // The path and query encoded exactly as SigV4's canonical request encodes them, so that what
 // is sent is what was signed.
 std::string Url(const HttpRequest& request) {
-  std::string url = request.scheme + "://" + request.host +
-                    UriEncode(request.path.empty() ? "/" : request.path, true);
+  std::string url =
+      request.scheme + "://" + request.host +
+      (request.path_encoded ? request.path
+                            : UriEncode(request.path.empty() ? "/" : request.path, true));
   char separator = '?';
   for (const auto& [name, value] : request.query) {
     url.push_back(separator);

@@ -15,7 +15,11 @@ struct HttpRequest {
   std::string method = "GET";
   std::string scheme = "https";  // "http" for a local endpoint such as moto; not signed
   std::string host;              // with ":port" when not the scheme's default; signed as Host
-  std::string path = "/";        // not yet URI-encoded
+  std::string path = "/";        // not yet URI-encoded, unless path_encoded
+  // The path is URI-encoded already: it has a segment with '/' or ':' in it (an ARN in EKS's
+  // DeleteAccessEntry), which the caller encoded. Sent as it is; SigV4 encodes it once more, as it
+  // does every path of a service other than S3.
+  bool path_encoded = false;
   std::vector<std::pair<std::string, std::string>> query;  // decoded names and values
   HttpHeaders headers;
   std::string body;

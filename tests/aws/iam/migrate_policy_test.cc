@@ -1,6 +1,6 @@
-// The policy of `karpenter migrate plan`: exactly the reads it makes, scoped to the cluster and its
-// roles where IAM can scope them, and no action that changes anything. (That it suffices is shown
-// under enforcement by MigratePlanIamTest.)
+// The policy of `karpenter migrate`: exactly the reads plan makes and the writes apply and rollback
+// make, scoped to the cluster, its roles and the discovery tag where IAM can scope them. (That it
+// suffices is shown under enforcement by MigratePlanIamTest and MigrateApplyIamTest.)
 
 #include "aws/iam/migrate_policy.h"
 
@@ -30,17 +30,44 @@ std::map<std::string, Json> BySid(const Json& policy) {
   return out;
 }
 
-TEST(MigratePolicyTest, GrantsTheReadsOfThePlanAndNothingElse) {
+TEST(MigratePolicyTest, GrantsTheCallsOfMigrateAndNothingElse) {
   const Json policy = MigratePolicy(Inputs());
   std::set<std::string> actions;
   for (const Json& statement : policy["Statement"]) {
     EXPECT_EQ(statement["Effect"], "Allow");
     for (const Json& action : statement["Action"]) actions.insert(action.get<std::string>());
   }
-  EXPECT_EQ(actions, (std::set<std::string>{"eks:DescribeCluster", "eks:ListAccessEntries",
-                                            "eks:ListNodegroups", "eks:DescribeNodegroup",
-                                            "iam:GetRole", "ssm:GetParameter", "ec2:DescribeImages",
-                                            "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets"}));
+  EXPECT_EQ(actions, (std::set<std::string>{
+                         "eks:DescribeCluster", "eks:ListAccessEntries", "eks:ListNodegroups",
+                         "eks:DescribeNodegroup", "iam:GetRole", "ssm:GetParameter",
+                         "ec2:DescribeImages", "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets",
+                         "ec2:CreateTags", "ec2:DeleteTags", "eks:CreateAccessEntry",
+                         "eks:DeleteAccessEntry", "eks:UpdateNodegroupConfig"}));
+}
+
+TEST(MigratePolicyTest, WritesOnlyTheDiscoveryTagTheNodeRoleAndTheClustersNodeGroups) {
+  const std::map<std::string, Json> statements = BySid(MigratePolicy(Inputs()));
+  const Json network = {"arn:aws-cn:ec2:cn-north-1:111122223333:subnet/*",
+                        "arn:aws-cn:ec2:cn-north-1:111122223333:security-group/*"};
+  const Json& tag = statements.at("MigrateTagNetwork");
+  EXPECT_EQ(tag["Resource"], network);
+  EXPECT_EQ(tag["Condition"]["StringEquals"]["aws:RequestTag/karpenter.sh/discovery"], "prod");
+  EXPECT_EQ(tag["Condition"]["ForAllValues:StringEquals"]["aws:TagKeys"],
+            Json({"karpenter.sh/discovery"}));
+  // Rollback removes the tag only where it names this cluster.
+  const Json& untag = statements.at("MigrateUntagNetwork");
+  EXPECT_EQ(untag["Resource"], network);
+  EXPECT_EQ(untag["Condition"]["StringEquals"]["aws:ResourceTag/karpenter.sh/discovery"], "prod");
+  const Json& admit = statements.at("MigrateAdmitNodeRole");
+  EXPECT_EQ(admit["Resource"], "arn:aws-cn:eks:cn-north-1:111122223333:cluster/prod");
+  EXPECT_EQ(admit["Condition"]["StringEquals"]["eks:principalArn"],
+            "arn:aws-cn:iam::111122223333:role/KarpenterNodeRole-prod");
+  EXPECT_EQ(admit["Condition"]["StringEquals"]["eks:accessEntryType"], "EC2_LINUX");
+  EXPECT_EQ(statements.at("MigrateRemoveNodeRole")["Resource"],
+            "arn:aws-cn:eks:cn-north-1:111122223333:access-entry/prod/role/111122223333/"
+            "KarpenterNodeRole-prod/*");
+  EXPECT_EQ(statements.at("MigrateResizeNodeGroups")["Resource"],
+            "arn:aws-cn:eks:cn-north-1:111122223333:nodegroup/prod/*");
 }
 
 TEST(MigratePolicyTest, ScopesToTheClusterItsRolesAndThePartition) {

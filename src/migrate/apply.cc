@@ -1,0 +1,771 @@
+#include "migrate/apply.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "aws/api/ec2_api.h"
+#include "aws/api/eks_api.h"
+#include "aws/iam/controller_policy.h"
+#include "common/document.h"
+#include "kube/object.h"
+#include "migrate/inventory.h"
+#include "migrate/node_pools.h"
+#include "migrate/record.h"
+#include "migrate/settle.h"
+#include "migrate/steps.h"
+
+namespace karpenter::migrate {
+namespace {
+
+using kube::Object;
+
+// What the account and the cluster are now; each step reads it afresh.
+struct Snapshot {
+  AwsInventory aws;
+  ClusterObjects objects;
+  ClusterInventory cluster;
+  MigrationPlan plan;
+};
+
+Result<Snapshot> Read(aws::AwsClients& clients, kube::Client& cluster, const std::string& name) {
+  Snapshot out;
+  ASSIGN_OR_RETURN(out.aws, ReadAws(clients, name));
+  ASSIGN_OR_RETURN(out.objects, ReadClusterObjects(cluster));
+  ASSIGN_OR_RETURN(out.cluster, ReadCluster(out.objects, out.aws));
+  out.plan = PlanMigration(out.aws, out.cluster);
+  return out;
+}
+
+template <class T>
+void AddOnce(std::vector<T>& list, T item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(std::move(item));
+}
+
+// The recorded change of namespace/name, or null.
+ChangedDeployment* Recorded(std::vector<ChangedDeployment>& list, std::string_view namespace_,
+                            std::string_view name) {
+  const auto it = std::find_if(list.begin(), list.end(), [&](const ChangedDeployment& change) {
+    return change.namespace_ == namespace_ && change.name == name;
+  });
+  return it != list.end() ? &*it : nullptr;
+}
+
+// The mapRoles entry `karpenter iam aws-auth` prints for the role of `role_arn`
+// (arn:<partition>:iam::<account>:role/<name>).
+std::string AwsAuthEntry(const std::string& role_arn) {
+  aws::iam::PolicyInputs inputs;
+  const std::vector<std::string_view> fields = [&] {
+    std::vector<std::string_view> out;
+    std::string_view rest = role_arn;
+    for (int i = 0; i < 5; ++i) {
+      const size_t colon = rest.find(':');
+      if (colon == std::string_view::npos) break;
+      out.push_back(rest.substr(0, colon));
+      rest.remove_prefix(colon + 1);
+    }
+    out.push_back(rest);
+    return out;
+  }();
+  if (fields.size() == 6) {
+    inputs.partition = std::string(fields[1]);
+    inputs.account = std::string(fields[4]);
+    inputs.node_role = std::string(fields[5].substr(fields[5].rfind('/') + 1));
+  }
+  return aws::iam::AwsAuthMapRoles(inputs);
+}
+
+// aws-auth's mapRoles with the node role's entry added: appended as text to a block sequence, so
+// that the rest keeps its form and comments; a flow sequence is written again as JSON (which is
+// YAML).
+Result<std::string> WithRole(std::string_view map_roles, const std::string& entry) {
+  const size_t first = map_roles.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return entry;
+  if (map_roles[first] != '[') {
+    std::string out(map_roles);
+    if (!out.ends_with('\n')) out.push_back('\n');
+    return out + entry;
+  }
+  ASSIGN_OR_RETURN(const std::vector<Document> documents,
+                   ParseDocuments(map_roles, "configmap kube-system/aws-auth data.mapRoles"));
+  ASSIGN_OR_RETURN(const std::vector<Document> added, ParseDocuments(entry, "the node role entry"));
+  Json roles = documents.empty() ? Json::array() : documents.front().value;
+  roles.push_back(added.front().value.front());
+  return roles.dump(2) + "\n";
+}
+
+// mapRoles without `role_arn`'s entries: the entry apply appended is cut out as it was written;
+// else the entries are parsed and the rest written again as JSON.
+Result<std::string> WithoutRole(std::string_view map_roles, const std::string& role_arn,
+                                const std::string& entry) {
+  std::string out(map_roles);
+  if (const size_t at = out.find(entry); at != std::string::npos) {
+    out.erase(at, entry.size());
+    return out;
+  }
+  ASSIGN_OR_RETURN(const std::vector<Document> documents,
+                   ParseDocuments(map_roles, "configmap kube-system/aws-auth data.mapRoles"));
+  Json kept = Json::array();
+  if (!documents.empty() && documents.front().value.is_array()) {
+    for (const Json& role : documents.front().value) {
+      if (kube::StringAt(role, {"rolearn"}) != role_arn) kept.push_back(role);
+    }
+  }
+  return kept.empty() ? std::string() : kept.dump(2) + "\n";
+}
+
+// The pod template's affinity with a required node affinity onto `node_group` added to every
+// term (a term may only match the group's nodes).
+Json PinnedAffinity(const Json& before, const std::string& node_group) {
+  Json affinity = before.is_object() ? before : Json::object();
+  const Json requirement = {{"key", kLabelNodeGroup}, {"operator", "In"}, {"values", {node_group}}};
+  Json& required = affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"];
+  Json& terms = required["nodeSelectorTerms"];
+  if (!terms.is_array() || terms.empty()) {
+    terms = Json::array({{{"matchExpressions", Json::array({requirement})}}});
+    return affinity;
+  }
+  for (Json& term : terms) term["matchExpressions"].push_back(requirement);
+  return affinity;
+}
+
+const Object* FindObject(const std::vector<kube::SharedObject>& list, std::string_view namespace_,
+                         std::string_view name) {
+  for (const kube::SharedObject& object : list) {
+    if (kube::Namespace(*object) == namespace_ && kube::Name(*object) == name) return object.get();
+  }
+  return nullptr;
+}
+
+// A JSON patch that sets the pod template's affinity (null: removes it, when it has one).
+Json AffinityPatch(const Json& affinity, bool has_one) {
+  if (affinity.is_null()) {
+    return has_one ? Json::array({{{"op", "remove"}, {"path", "/spec/template/spec/affinity"}}})
+                   : Json::array();
+  }
+  return Json::array(
+      {{{"op", "add"}, {"path", "/spec/template/spec/affinity"}, {"value", affinity}}});
+}
+
+class Migration {
+ public:
+  Migration(aws::AwsClients& clients, kube::Client& cluster, std::string cluster_name,
+            std::string namespace_, bool dry_run, std::ostream& out)
+      : clients_(clients),
+        cluster_(cluster),
+        cluster_name_(std::move(cluster_name)),
+        namespace_(std::move(namespace_)),
+        dry_run_(dry_run),
+        out_(out) {}
+
+  // Reads the record, or starts one.
+  Status Load() {
+    ASSIGN_OR_RETURN(std::optional<MigrationRecord> record, LoadRecord(cluster_, namespace_));
+    if (record && record->cluster != cluster_name_) {
+      return Error(fmt::format("configmap {}/{} records the migration of cluster {}, not {}",
+                               namespace_, kRecordName, record->cluster, cluster_name_));
+    }
+    if (record) {
+      record_ = std::move(*record);
+    } else {
+      record_.cluster = cluster_name_;
+    }
+    exists_ = record.has_value();
+    return {};
+  }
+
+  bool exists() const { return exists_; }
+  MigrationRecord& record() { return record_; }
+  aws::AwsClients& clients() { return clients_; }
+  kube::Client& cluster() { return cluster_; }
+  const std::string& name() const { return cluster_name_; }
+  bool dry_run() const { return dry_run_; }
+  std::ostream& out() { return out_; }
+
+  // Stores the record (not on a dry run).
+  Status Save() {
+    if (dry_run_) return {};
+    RETURN_IF_ERROR(SaveRecord(cluster_, namespace_, record_));
+    exists_ = true;
+    return {};
+  }
+
+  Status Forget() {
+    if (dry_run_ || !exists_) return {};
+    RETURN_IF_ERROR(DeleteRecord(cluster_, namespace_));
+    exists_ = false;
+    return {};
+  }
+
+  // "would …" on a dry run.
+  void Say(int step, std::string_view what) {
+    out_ << fmt::format("step {}: {}{}\n", step, dry_run_ ? "would " : "", what);
+  }
+
+ private:
+  aws::AwsClients& clients_;
+  kube::Client& cluster_;
+  std::string cluster_name_;
+  std::string namespace_;
+  bool dry_run_;
+  std::ostream& out_;
+  MigrationRecord record_;
+  bool exists_ = false;
+};
+
+class Applier {
+ public:
+  Applier(Migration& migration, const ApplyOptions& options, const ApplyHooks& hooks)
+      : m_(migration), options_(options), hooks_(hooks) {}
+
+  Status Run(int number) {
+    ASSIGN_OR_RETURN(const Snapshot now, Read(m_.clients(), m_.cluster(), options_.cluster_name));
+    const Step& step = now.plan.steps[number - 1];
+    Status result = [&]() -> Status {
+      if (step.state == StepState::kDone) {
+        m_.out() << fmt::format("step {} ({}): done already: {}\n", number, step.title,
+                                fmt::join(step.details, "; "));
+        return {};
+      }
+      if (step.state == StepState::kBlocked) {
+        return Error(fmt::format("blocked: {}", fmt::join(step.details, "; ")));
+      }
+      switch (number) {
+        case 3:
+          return Tags(now);
+        case 4:
+          return Access(now);
+        case 6:
+          return NodePools(now);
+        case 7:
+          return Pin(now);
+        case 8:
+          return Retire(now);
+        default:
+          return Manual(now, step);
+      }
+    }();
+    if (!result.ok()) {
+      return Error(fmt::format("step {} ({}): {}", number, step.title, result.error().message));
+    }
+    gone_through_.insert(number);
+    return {};
+  }
+
+ private:
+  Status Crash(std::string_view point) {
+    if (hooks_.crash_at && hooks_.crash_at(point)) {
+      return Error(fmt::format("stopped at crash point \"{}\"", point));
+    }
+    return {};
+  }
+
+  // Steps apply does not do itself: the command that does them.
+  Status Manual(const Snapshot& now, const Step& step) {
+    const std::string& name = options_.cluster_name;
+    switch (step.number) {
+      case 1:
+        return Error("the cluster is not ready");
+      case 2:
+        return Error(fmt::format(
+            "{}; apply does not create IAM roles yet: deploy `karpenter iam cloudformation "
+            "--cluster-name {}` as a CloudFormation stack, then run apply again",
+            fmt::join(step.details, "; "), name));
+      case 5:
+        return Error(fmt::format(
+            "apply does not install the chart yet: helm upgrade --install karpenter "
+            "<chart> --namespace {} --set settings.clusterName={} --set "
+            "serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:{}:iam::{}:role/"
+            "KarpenterControllerRole-{} with the controller required onto node group {} (the "
+            "chart's affinity value), then run apply again",
+            options_.namespace_, name, PolicyInputsOf(now.aws.cluster).partition,
+            PolicyInputsOf(now.aws.cluster).account, name, now.plan.controller_node_group));
+      default:
+        return Error(fmt::format("{}", fmt::join(step.details, "; ")));
+    }
+  }
+
+  Status Tags(const Snapshot& now) {
+    std::vector<std::string> ids;
+    for (const auto* resources : {&now.aws.subnets, &now.aws.security_groups}) {
+      for (const TaggedResource& resource : *resources) {
+        if (!resource.tagged) ids.push_back(resource.id);
+      }
+    }
+    const std::string tag = fmt::format("{}={}", kDiscoveryTag, options_.cluster_name);
+    if (!ids.empty()) {
+      m_.Say(3, fmt::format("tag {} with {}", fmt::join(ids, ", "), tag));
+      if (!m_.dry_run()) {
+        for (const std::string& id : ids) AddOnce(m_.record().tagged, id);
+        RETURN_IF_ERROR(m_.Save());
+        RETURN_IF_ERROR(Crash("step 3: recorded"));
+        aws::Ec2Api ec2(m_.clients().ec2());
+        RETURN_IF_ERROR(ec2.CreateTags(ids, {{std::string(kDiscoveryTag), options_.cluster_name}}));
+        RETURN_IF_ERROR(Crash("step 3: changed"));
+      }
+    }
+    if (now.aws.security_groups.empty()) {
+      return Error(fmt::format(
+          "the cluster names no security group: tag the node groups' security group with {} "
+          "yourself, then run apply again",
+          tag));
+    }
+    return {};
+  }
+
+  Status Access(const Snapshot& now) {
+    const std::string role = NodeRoleArn(now.aws.cluster);
+    if (now.aws.cluster.authentication_mode != "CONFIG_MAP") {
+      m_.Say(4, fmt::format("create an EKS access entry of type EC2_LINUX for {}", role));
+      if (m_.dry_run()) return {};
+      m_.record().access_entry = role;
+      RETURN_IF_ERROR(m_.Save());
+      RETURN_IF_ERROR(Crash("step 4: recorded"));
+      aws::EksApi eks(m_.clients().eks());
+      Status created = eks.CreateAccessEntry(options_.cluster_name, role, "EC2_LINUX");
+      // One created before a crash, after the record.
+      if (!created.ok() && created.error().reason != "ResourceInUseException") return created;
+      return Crash("step 4: changed");
+    }
+    const std::string entry = AwsAuthEntry(role);
+    const std::optional<Object>& aws_auth = now.objects.aws_auth;
+    m_.Say(4, aws_auth ? fmt::format("add {} to kube-system/aws-auth's mapRoles", role)
+                       : fmt::format("create kube-system/aws-auth mapping {}", role));
+    if (m_.dry_run()) return {};
+    if (m_.record().aws_auth_role.empty()) m_.record().aws_auth_created = !aws_auth;
+    m_.record().aws_auth_role = role;
+    RETURN_IF_ERROR(m_.Save());
+    RETURN_IF_ERROR(Crash("step 4: recorded"));
+    Result<Object> written = [&]() -> Result<Object> {
+      if (!aws_auth) {
+        return m_.cluster().Create(
+            kube::resources::kConfigMaps,
+            {{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "aws-auth"}, {"namespace", "kube-system"}}},
+             {"data", {{"mapRoles", entry}}}},
+            {});
+      }
+      ASSIGN_OR_RETURN(const std::string map_roles,
+                       WithRole(kube::StringAt(*aws_auth, {"data", "mapRoles"}), entry));
+      Object updated = *aws_auth;
+      updated["data"]["mapRoles"] = map_roles;
+      return m_.cluster().Update(kube::resources::kConfigMaps, updated, kube::Subresource::kNone);
+    }();
+    if (!written.ok()) {
+      return Error("writing configmap kube-system/aws-auth: " + written.error().message);
+    }
+    return Crash("step 4: changed");
+  }
+
+  Status NodePools(const Snapshot& now) {
+    const DerivedNodePools derived = DeriveNodePools(
+        {options_.cluster_name, PinnedAliasVersion(options_.alias_version, now.aws.alias_version),
+         now.aws.node_groups});
+    if (derived.node_pools.empty()) {
+      return Error(
+          fmt::format("no node group can be carried over: {}", fmt::join(derived.notes, "; ")));
+    }
+    if (Result<kube::ObjectList> pools = m_.cluster().List(kube::resources::kNodePools, {});
+        !pools.ok()) {
+      return pools.error().status == 404
+                 ? Error("Karpenter's CRDs are not installed: step 5 installs them")
+                 : Error("listing NodePools: " + pools.error().message);
+    }
+    std::vector<std::pair<const kube::Resource*, Json>> missing;
+    for (const auto& [resource, objects] :
+         {std::pair{&kube::resources::kEC2NodeClasses, &derived.node_classes},
+          std::pair{&kube::resources::kNodePools, &derived.node_pools}}) {
+      for (const Json& object : *objects) {
+        const std::string name(kube::Name(object));
+        Result<Object> existing = m_.cluster().Get(*resource, "", name);
+        if (existing.ok()) continue;
+        if (existing.error().status != 404) {
+          return Error(
+              fmt::format("reading {} {}: {}", resource->kind, name, existing.error().message));
+        }
+        Json labelled = object;
+        labelled["metadata"]["labels"][std::string(kLabelManagedBy)] = kManagedBy;
+        missing.emplace_back(resource, std::move(labelled));
+      }
+    }
+    for (const auto& [resource, object] : missing) {
+      m_.Say(6, fmt::format("create {} {}", resource->kind, kube::Name(object)));
+    }
+    if (m_.dry_run()) return {};
+    for (const auto& [resource, object] : missing) {
+      AddOnce(m_.record().created,
+              CreatedObject{std::string(resource->kind), std::string(kube::Name(object))});
+    }
+    RETURN_IF_ERROR(m_.Save());
+    RETURN_IF_ERROR(Crash("step 6: recorded"));
+    for (const auto& [resource, object] : missing) {
+      Result<Object> created = m_.cluster().Create(*resource, object, {});
+      // 409: created before a crash, after the record.
+      if (!created.ok() && created.error().status != 409) {
+        return Error(fmt::format("creating {} {}: {}", resource->kind, kube::Name(object),
+                                 created.error().message));
+      }
+    }
+    return Crash("step 6: changed");
+  }
+
+  Status Pin(const Snapshot& now) {
+    const std::string& group = now.plan.controller_node_group;
+    std::vector<std::pair<const WorkloadRef*, Json>> changes;
+    for (const WorkloadRef& ref : now.cluster.unpinned_add_ons) {
+      const Object* deployment = FindObject(now.objects.deployments, ref.namespace_, ref.name);
+      if (deployment == nullptr) continue;
+      const Object* affinity = kube::Find(*deployment, {"spec", "template", "spec", "affinity"});
+      changes.emplace_back(&ref, affinity != nullptr ? *affinity : Json());
+      m_.Say(7, fmt::format("require {} onto node group {}", ref.Describe(), group));
+    }
+    if (m_.dry_run()) return {};
+    for (const auto& [ref, before] : changes) {
+      // The first record of a Deployment keeps what it had before the migration touched it.
+      if (Recorded(m_.record().pinned, ref->namespace_, ref->name) == nullptr) {
+        m_.record().pinned.push_back({ref->namespace_, ref->name, before});
+      }
+    }
+    RETURN_IF_ERROR(m_.Save());
+    RETURN_IF_ERROR(Crash("step 7: recorded"));
+    for (const auto& [ref, before] : changes) {
+      Result<Object> patched = m_.cluster().Patch(
+          kube::resources::kDeployments, ref->namespace_, ref->name, kube::PatchType::kJson,
+          AffinityPatch(PinnedAffinity(before, group), !before.is_null()),
+          kube::Subresource::kNone);
+      if (!patched.ok()) {
+        return Error(fmt::format("patching {}: {}", ref->Describe(), patched.error().message));
+      }
+    }
+    return Crash("step 7: changed");
+  }
+
+  Status Retire(const Snapshot& now) {
+    for (const int before : {5, 6}) {
+      // A dry run takes the steps it went through as done.
+      if (now.plan.steps[before - 1].state != StepState::kDone &&
+          !(m_.dry_run() && gone_through_.contains(before))) {
+        return Error(fmt::format(
+            "Karpenter must run first (step {}, {}, is not done): without it the pods of the "
+            "nodes that go would stay pending; nothing changed",
+            before, now.plan.steps[before - 1].title));
+      }
+    }
+    if (!now.cluster.unprotected.empty() && !options_.allow_unprotected) {
+      std::vector<std::string> names;
+      for (const WorkloadRef& ref : now.cluster.unprotected) names.push_back(ref.Describe());
+      return Error(fmt::format(
+          "{} run on node-group nodes without a PodDisruptionBudget, and shrinking the node "
+          "groups may take all their pods down at once: give them budgets, or pass "
+          "--allow-unprotected; nothing changed",
+          fmt::join(names, ", ")));
+    }
+    std::vector<const WorkloadRef*> autoscalers;
+    for (const WorkloadRef& ref : now.cluster.cluster_autoscalers) {
+      if (ref.replicas == 0) continue;
+      autoscalers.push_back(&ref);
+      m_.Say(8, fmt::format("scale {} from {} to 0 replicas", ref.Describe(), ref.replicas));
+    }
+    std::vector<std::pair<const aws::EksNodegroup*, int64_t>> shrinks;
+    for (const NodeGroupTarget& target : now.plan.targets) {
+      if (target.desired <= target.target) continue;
+      const auto group =
+          std::find_if(now.aws.node_groups.begin(), now.aws.node_groups.end(),
+                       [&](const aws::EksNodegroup& g) { return g.name == target.name; });
+      shrinks.emplace_back(&*group, target.target);
+      m_.Say(8, fmt::format("shrink node group {} from {} to {} nodes, {} at a time", target.name,
+                            target.desired, target.target, options_.batch));
+    }
+    if (m_.dry_run()) return {};
+
+    for (const WorkloadRef* ref : autoscalers) {
+      if (Recorded(m_.record().scaled, ref->namespace_, ref->name) == nullptr) {
+        m_.record().scaled.push_back({ref->namespace_, ref->name, ref->replicas});
+      }
+    }
+    for (const auto& [group, target] : shrinks) {
+      if (std::none_of(m_.record().node_groups.begin(), m_.record().node_groups.end(),
+                       [&](const NodeGroupSize& size) { return size.name == group->name; })) {
+        m_.record().node_groups.push_back(
+            {group->name, group->min_size, group->max_size, group->desired_size});
+      }
+    }
+    RETURN_IF_ERROR(m_.Save());
+    RETURN_IF_ERROR(Crash("step 8: recorded"));
+    for (const WorkloadRef* ref : autoscalers) {
+      Result<Object> scaled = m_.cluster().Patch(
+          kube::resources::kDeployments, ref->namespace_, ref->name, kube::PatchType::kMerge,
+          {{"spec", {{"replicas", 0}}}}, kube::Subresource::kNone);
+      if (!scaled.ok()) {
+        return Error(fmt::format("scaling {}: {}", ref->Describe(), scaled.error().message));
+      }
+    }
+    RETURN_IF_ERROR(Crash("step 8: changed"));
+    for (const auto& [group, target] : shrinks) RETURN_IF_ERROR(Shrink(*group, target));
+    return {};
+  }
+
+  // Shrinks `group` to `target` nodes, options_.batch at a time, each batch settled before the
+  // next; the last sets min = max = desired = target, as the seed does.
+  Status Shrink(const aws::EksNodegroup& group, int64_t target) {
+    aws::EksApi eks(m_.clients().eks());
+    int64_t desired = group.desired_size;
+    while (desired > target) {
+      const int64_t next = std::max(target, desired - std::max<int64_t>(1, options_.batch));
+      const bool last = next == target;
+      ASSIGN_OR_RETURN(const ClusterObjects before, ReadClusterObjects(m_.cluster()));
+      const SettleBaseline baseline = Baseline(before);
+      RETURN_IF_ERROR(eks.UpdateNodegroupScaling(options_.cluster_name, group.name,
+                                                 last ? target : std::min(group.min_size, next),
+                                                 last ? target : group.max_size, next));
+      RETURN_IF_ERROR(Crash("step 8: batch"));
+      const MonoTime start = hooks_.clock->Monotonic();
+      while (true) {
+        ASSIGN_OR_RETURN(const aws::EksNodegroup state,
+                         eks.DescribeNodegroup(options_.cluster_name, group.name));
+        ASSIGN_OR_RETURN(const ClusterObjects objects, ReadClusterObjects(m_.cluster()));
+        std::vector<std::string> waiting = Unsettled(objects, group.name, next, baseline);
+        if (state.status != "ACTIVE") {
+          waiting.insert(waiting.begin(),
+                         fmt::format("node group {} is {}", group.name, state.status));
+        }
+        if (waiting.empty()) break;
+        if (hooks_.clock->Monotonic() - start >= options_.settle_timeout) {
+          return Error(fmt::format(
+              "node group {} did not settle within {}s of shrinking from {} to {} nodes: {}. "
+              "Stopped, and left the cluster as it is: run apply --step 8 again once it has "
+              "settled, or roll back",
+              group.name, options_.settle_timeout.count(), desired, next,
+              fmt::join(waiting, "; ")));
+        }
+        hooks_.sleep(options_.poll_interval);
+      }
+      m_.out() << fmt::format("step 8: node group {} shrank from {} to {} nodes and settled\n",
+                              group.name, desired, next);
+      desired = next;
+    }
+    return {};
+  }
+
+  Migration& m_;
+  const ApplyOptions& options_;
+  const ApplyHooks& hooks_;
+  std::set<int> gone_through_;  // the steps of this run that succeeded
+};
+
+class Rollback {
+ public:
+  Rollback(Migration& migration, const RollbackOptions& options)
+      : m_(migration), options_(options) {}
+
+  Status Run() {
+    RETURN_IF_ERROR(NodeGroupsAndAutoscaler());
+    RETURN_IF_ERROR(Pinning());
+    if (!options_.all) return {};
+    RETURN_IF_ERROR(CreatedObjects());
+    RETURN_IF_ERROR(NodeRoleAccess());
+    RETURN_IF_ERROR(Tags());
+    return m_.Forget();
+  }
+
+ private:
+  void Say(std::string_view what) {
+    m_.out() << fmt::format("rollback: {}{}\n", m_.dry_run() ? "would " : "", what);
+  }
+
+  Status NodeGroupsAndAutoscaler() {
+    MigrationRecord& record = m_.record();
+    aws::EksApi eks(m_.clients().eks());
+    for (const NodeGroupSize& size : record.node_groups) {
+      ASSIGN_OR_RETURN(const aws::EksNodegroup group,
+                       eks.DescribeNodegroup(options_.cluster_name, size.name));
+      if (group.min_size == size.min_size && group.max_size == size.max_size &&
+          group.desired_size == size.desired_size) {
+        continue;
+      }
+      Say(fmt::format("restore node group {} to min {}, max {}, desired {} (it has {}/{}/{})",
+                      size.name, size.min_size, size.max_size, size.desired_size, group.min_size,
+                      group.max_size, group.desired_size));
+      if (m_.dry_run()) continue;
+      RETURN_IF_ERROR(eks.UpdateNodegroupScaling(options_.cluster_name, size.name, size.min_size,
+                                                 size.max_size, size.desired_size));
+    }
+    for (const ChangedDeployment& change : record.scaled) {
+      Say(fmt::format("scale Deployment {}/{} back to {} replicas", change.namespace_, change.name,
+                      change.before.dump()));
+      if (m_.dry_run()) continue;
+      Result<Object> scaled = m_.cluster().Patch(
+          kube::resources::kDeployments, change.namespace_, change.name, kube::PatchType::kMerge,
+          {{"spec", {{"replicas", change.before}}}}, kube::Subresource::kNone);
+      if (!scaled.ok() && scaled.error().status != 404) {
+        return Error(fmt::format("scaling Deployment {}/{}: {}", change.namespace_, change.name,
+                                 scaled.error().message));
+      }
+    }
+    record.node_groups.clear();
+    record.scaled.clear();
+    return m_.Save();
+  }
+
+  Status Pinning() {
+    MigrationRecord& record = m_.record();
+    for (const ChangedDeployment& change : record.pinned) {
+      Result<Object> deployment =
+          m_.cluster().Get(kube::resources::kDeployments, change.namespace_, change.name);
+      if (!deployment.ok()) {
+        if (deployment.error().status == 404) continue;
+        return Error(fmt::format("reading Deployment {}/{}: {}", change.namespace_, change.name,
+                                 deployment.error().message));
+      }
+      const Object* now = kube::Find(*deployment, {"spec", "template", "spec", "affinity"});
+      if (now != nullptr ? *now == change.before : change.before.is_null()) continue;
+      Say(fmt::format("restore the affinity of Deployment {}/{}", change.namespace_, change.name));
+      if (m_.dry_run()) continue;
+      Result<Object> patched = m_.cluster().Patch(
+          kube::resources::kDeployments, change.namespace_, change.name, kube::PatchType::kJson,
+          AffinityPatch(change.before, now != nullptr), kube::Subresource::kNone);
+      if (!patched.ok()) {
+        return Error(fmt::format("patching Deployment {}/{}: {}", change.namespace_, change.name,
+                                 patched.error().message));
+      }
+    }
+    record.pinned.clear();
+    return m_.Save();
+  }
+
+  Status CreatedObjects() {
+    MigrationRecord& record = m_.record();
+    // NodePools before the EC2NodeClasses they name.
+    for (auto it = record.created.rbegin(); it != record.created.rend(); ++it) {
+      const kube::Resource& resource =
+          it->kind == "NodePool" ? kube::resources::kNodePools : kube::resources::kEC2NodeClasses;
+      Result<Object> object = m_.cluster().Get(resource, "", it->name);
+      if (!object.ok()) {
+        if (object.error().status == 404) continue;
+        return Error(fmt::format("reading {} {}: {}", it->kind, it->name, object.error().message));
+      }
+      if (kube::Label(*object, kLabelManagedBy) != kManagedBy) {
+        m_.out() << fmt::format("rollback: kept {} {}: it no longer carries {}={}\n", it->kind,
+                                it->name, kLabelManagedBy, kManagedBy);
+        continue;
+      }
+      Say(fmt::format("delete {} {}", it->kind, it->name));
+      if (m_.dry_run()) continue;
+      Status deleted = m_.cluster().Delete(resource, "", it->name, {});
+      if (!deleted.ok() && deleted.error().status != 404) {
+        return Error(
+            fmt::format("deleting {} {}: {}", it->kind, it->name, deleted.error().message));
+      }
+    }
+    record.created.clear();
+    return m_.Save();
+  }
+
+  Status NodeRoleAccess() {
+    MigrationRecord& record = m_.record();
+    if (!record.access_entry.empty()) {
+      Say(fmt::format("delete the EKS access entry of {}", record.access_entry));
+      if (!m_.dry_run()) {
+        aws::EksApi eks(m_.clients().eks());
+        Status deleted = eks.DeleteAccessEntry(options_.cluster_name, record.access_entry);
+        if (!deleted.ok() && deleted.error().reason != "ResourceNotFoundException") return deleted;
+      }
+    }
+    if (!record.aws_auth_role.empty()) RETURN_IF_ERROR(AwsAuth());
+    record.access_entry.clear();
+    record.aws_auth_role.clear();
+    record.aws_auth_created = false;
+    return m_.Save();
+  }
+
+  Status AwsAuth() {
+    const MigrationRecord& record = m_.record();
+    Result<Object> aws_auth =
+        m_.cluster().Get(kube::resources::kConfigMaps, "kube-system", "aws-auth");
+    if (!aws_auth.ok()) {
+      if (aws_auth.error().status == 404) return {};
+      return Error("reading configmap kube-system/aws-auth: " + aws_auth.error().message);
+    }
+    const std::string entry = AwsAuthEntry(record.aws_auth_role);
+    ASSIGN_OR_RETURN(
+        const std::string map_roles,
+        WithoutRole(kube::StringAt(*aws_auth, {"data", "mapRoles"}), record.aws_auth_role, entry));
+    const Object* data = kube::Find(*aws_auth, {"data"});
+    const bool only_map_roles =
+        data == nullptr || (data->size() == 1 && data->contains("mapRoles"));
+    if (record.aws_auth_created && map_roles.find_first_not_of(" \t\r\n") == std::string::npos &&
+        only_map_roles) {
+      Say("delete kube-system/aws-auth (the migration created it)");
+      if (m_.dry_run()) return {};
+      Status deleted =
+          m_.cluster().Delete(kube::resources::kConfigMaps, "kube-system", "aws-auth", {});
+      if (!deleted.ok() && deleted.error().status != 404) {
+        return Error("deleting configmap kube-system/aws-auth: " + deleted.error().message);
+      }
+      return {};
+    }
+    Say(fmt::format("remove {} from kube-system/aws-auth's mapRoles", record.aws_auth_role));
+    if (m_.dry_run()) return {};
+    Object updated = *aws_auth;
+    updated["data"]["mapRoles"] = map_roles;
+    Result<Object> written =
+        m_.cluster().Update(kube::resources::kConfigMaps, updated, kube::Subresource::kNone);
+    if (!written.ok()) {
+      return Error("writing configmap kube-system/aws-auth: " + written.error().message);
+    }
+    return {};
+  }
+
+  Status Tags() {
+    MigrationRecord& record = m_.record();
+    if (!record.tagged.empty()) {
+      Say(fmt::format("remove {}={} from {}", kDiscoveryTag, options_.cluster_name,
+                      fmt::join(record.tagged, ", ")));
+      if (!m_.dry_run()) {
+        aws::Ec2Api ec2(m_.clients().ec2());
+        RETURN_IF_ERROR(
+            ec2.DeleteTags(record.tagged, {{std::string(kDiscoveryTag), options_.cluster_name}}));
+      }
+    }
+    record.tagged.clear();
+    return m_.Save();
+  }
+
+  Migration& m_;
+  const RollbackOptions& options_;
+};
+
+}  // namespace
+
+Status ApplyMigration(aws::AwsClients& clients, kube::Client& cluster, const ApplyOptions& options,
+                      const ApplyHooks& hooks, std::ostream& out) {
+  for (const int step : options.steps) {
+    if (step < 1 || step > 9) return Error(fmt::format("there is no step {} (1 to 9)", step));
+  }
+  Migration migration(clients, cluster, options.cluster_name, options.namespace_, options.dry_run,
+                      out);
+  RETURN_IF_ERROR(migration.Load());
+  Applier applier(migration, options, hooks);
+  for (const int step : options.steps) RETURN_IF_ERROR(applier.Run(step));
+  return {};
+}
+
+Status RollbackMigration(aws::AwsClients& clients, kube::Client& cluster,
+                         const RollbackOptions& options, std::ostream& out) {
+  Migration migration(clients, cluster, options.cluster_name, options.namespace_, options.dry_run,
+                      out);
+  RETURN_IF_ERROR(migration.Load());
+  if (!migration.exists()) {
+    out << fmt::format("rollback: nothing to undo: there is no configmap {}/{}\n",
+                       options.namespace_, kRecordName);
+    return {};
+  }
+  return Rollback(migration, options).Run();
+}
+
+}  // namespace karpenter::migrate

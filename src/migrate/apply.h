@@ -1,0 +1,78 @@
+#pragma once
+// `karpenter migrate apply` and `rollback`: the seed's steps carried out on the account and the
+// cluster that `migrate plan` reads. Each step reads the state afresh, writes to the record
+// (record.h) what was there and what it is about to create before it changes anything, and does
+// nothing when its work is done already: an apply that stops anywhere — an error, a batch that
+// does not settle, a crash — is finished by running it again. Rollback undoes what the record
+// names, and nothing the migration did not create.
+//
+// What each step does:
+//   1 checks the cluster (ACTIVE, an OIDC issuer);
+//   2, 5 are refused with the command that does them (the IAM stack, the chart) until apply does
+//     them itself;
+//   3 tags the subnets and security groups that lack karpenter.sh/discovery=<cluster>;
+//   4 gives the node role an EC2_LINUX access entry (authentication mode API or
+//     API_AND_CONFIG_MAP) or a mapRoles entry in aws-auth (CONFIG_MAP);
+//   6 creates the NodePools and EC2NodeClasses derived from the node groups;
+//   7 requires kube-system's Deployments onto the controller's node group;
+//   8 scales Cluster Autoscaler to 0, then shrinks each node group to its target `batch` nodes at a
+//     time, waiting after each batch until it settles (settle.h); refused while workloads on node
+//     groups have no PodDisruptionBudget, unless allowed;
+//   9 checks the seed's verification: steps 1 to 8 done, no pod pending, Karpenter's nodes
+//     joined.
+
+#include <chrono>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "aws/api/aws_clients.h"
+#include "common/clock.h"
+#include "common/result.h"
+#include "kube/client.h"
+
+namespace karpenter::migrate {
+
+struct ApplyOptions {
+  std::string cluster_name;
+  std::string namespace_ = "kube-system";  // Karpenter's, where the record is kept
+  std::string alias_version;               // "": the release the cluster's version recommends
+  std::vector<int> steps;                  // in order, each 1 to 9
+  bool dry_run = false;                    // say what would change; change nothing
+  int64_t batch = 1;                       // nodes a node group loses at a time
+  bool allow_unprotected = false;
+  std::chrono::seconds settle_timeout{600};  // per batch
+  std::chrono::seconds poll_interval{5};
+};
+
+// Time, and the test-only crash points.
+struct ApplyHooks {
+  const Clock* clock = nullptr;
+  std::function<void(std::chrono::milliseconds)> sleep;
+  // Called at each point a crash could fall between two writes ("step 3: recorded", "step 3:
+  // changed", "step 8: batch"); true stops apply there, as a crash would, writing nothing more.
+  // Tests only: the command line leaves it empty.
+  std::function<bool(std::string_view point)> crash_at;
+};
+
+// Runs options.steps in order and stops at the first that fails; what each did (or would do) goes
+// to `out`. Errors name the step and the reason, and say what is left as it is.
+Status ApplyMigration(aws::AwsClients& clients, kube::Client& cluster, const ApplyOptions& options,
+                      const ApplyHooks& hooks, std::ostream& out);
+
+struct RollbackOptions {
+  std::string cluster_name;
+  std::string namespace_ = "kube-system";
+  // false: Cluster Autoscaler's replicas, the node groups' sizes and the pinning (Cluster
+  // Autoscaler takes over again, Karpenter stays); true: also the NodePools and EC2NodeClasses,
+  // the node role's access, the discovery tags, and the record itself.
+  bool all = false;
+  bool dry_run = false;
+};
+
+Status RollbackMigration(aws::AwsClients& clients, kube::Client& cluster,
+                         const RollbackOptions& options, std::ostream& out);
+
+}  // namespace karpenter::migrate
