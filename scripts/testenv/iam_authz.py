@@ -822,9 +822,33 @@ class Authorizer:
         return [self.check(request, request.action, {"resource": arn},
                            {"eks:principalArn": principal})]
 
+    def role(self, request):
+        return {"resource": f"arn:aws:iam::{self.account}:role/{request.form.get('RoleName', '')}"}
+
     def checks_iam_GetRole(self, request):
-        return [self.check(request, request.action, {
-            "resource": f"arn:aws:iam::{self.account}:role/{request.form.get('RoleName', '')}"})]
+        return [self.check(request, request.action, self.role(request))]
+
+    checks_iam_PutRolePolicy = checks_iam_GetRole
+    checks_iam_DeleteRolePolicy = checks_iam_GetRole
+    checks_iam_ListRolePolicies = checks_iam_GetRole
+    checks_iam_ListAttachedRolePolicies = checks_iam_GetRole
+    checks_iam_DeleteRole = checks_iam_GetRole
+
+    def checks_iam_CreateRole(self, request):
+        # A role created with tags is tagged too: IAM checks iam:TagRole as well.
+        tags = self.iam_request_tags(request)
+        checks = [self.check(request, request.action, self.role(request),
+                             request_tag_context(tags))]
+        if tags:
+            checks.append(self.check(request, "iam:TagRole", self.role(request),
+                                     request_tag_context(tags)))
+        return checks
+
+    def checks_iam_AttachRolePolicy(self, request):
+        return [self.check(request, request.action, self.role(request),
+                           {"iam:PolicyARN": request.form.get("PolicyArn", "")})]
+
+    checks_iam_DetachRolePolicy = checks_iam_AttachRolePolicy
 
 
 def denial(principal, action, denied):

@@ -709,6 +709,25 @@ def eks_access_entries():
         urls.response.dispatch
 
 
+def node_role_policies():
+    """moto has AWS's managed policies only all at once (MOTO_IAM_LOAD_MANAGED_POLICIES: over a
+    thousand, parsed for every account): the four the migration guide's node role carries are
+    loaded alone, so that AttachRolePolicy of them works as in AWS."""
+    # pylint: disable=import-outside-toplevel
+    from moto.iam import models
+    from moto.iam.aws_managed_policies import aws_managed_policies_data
+
+    names = ("AmazonEKS_CNI_Policy", "AmazonEKSWorkerNodePolicy",
+             "AmazonEC2ContainerRegistryPullOnly", "AmazonSSMManagedInstanceCore")
+
+    def init_aws_policies(self):
+        data = json.loads(aws_managed_policies_data)
+        return [models.AWSManagedPolicy.from_data(name, self.account_id, self.region_name,
+                                                  data[name]) for name in names]
+
+    models.IAMBackend._init_aws_policies = init_aws_policies  # pylint: disable=protected-access
+
+
 def main():
     args = parse_args()
     specs = images(args.kubernetes_version)
@@ -725,6 +744,7 @@ def main():
     deprecate_images()
     list_nodegroups_of_unknown_cluster()
     eks_access_entries()
+    node_role_policies()
     publish_releases()
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=args.port, verbose=False)

@@ -10,7 +10,10 @@
 
 #include "aws/api/ec2_api.h"
 #include "aws/api/eks_api.h"
+#include "aws/api/iam_api.h"
+#include "aws/api/sqs_api.h"
 #include "aws/iam/controller_policy.h"
+#include "aws/iam/roles.h"
 #include "common/document.h"
 #include "kube/object.h"
 #include "migrate/inventory.h"
@@ -226,7 +229,9 @@ class Applier {
     ASSIGN_OR_RETURN(const Snapshot now, Read(m_.clients(), m_.cluster(), options_.cluster_name));
     const Step& step = now.plan.steps[number - 1];
     Status result = [&]() -> Status {
-      if (step.state == StepState::kDone) {
+      // A role created before a stop may still lack its policies: step 2 finishes what the record
+      // names even when both roles exist.
+      if (step.state == StepState::kDone && !(number == 2 && !m_.record().roles.empty())) {
         m_.out() << fmt::format("step {} ({}): done already: {}\n", number, step.title,
                                 fmt::join(step.details, "; "));
         return {};
@@ -235,6 +240,8 @@ class Applier {
         return Error(fmt::format("blocked: {}", fmt::join(step.details, "; ")));
       }
       switch (number) {
+        case 2:
+          return Roles(now);
         case 3:
           return Tags(now);
         case 4:
@@ -270,11 +277,6 @@ class Applier {
     switch (step.number) {
       case 1:
         return Error("the cluster is not ready");
-      case 2:
-        return Error(fmt::format(
-            "{}; apply does not create IAM roles yet: deploy `karpenter iam cloudformation "
-            "--cluster-name {}` as a CloudFormation stack, then run apply again",
-            fmt::join(step.details, "; "), name));
       case 5:
         return Error(fmt::format(
             "apply does not install the chart yet: helm upgrade --install karpenter "
@@ -287,6 +289,66 @@ class Applier {
       default:
         return Error(fmt::format("{}", fmt::join(step.details, "; ")));
     }
+  }
+
+  // The node role with its managed policies, and the controller role (IRSA, for the chart's
+  // ServiceAccount) with the controller policy inline — `karpenter iam`'s documents.
+  Status Roles(const Snapshot& now) {
+    aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
+    RETURN_IF_ERROR(aws::iam::Validate(inputs));
+    // The queue the chart's settings.interruptionQueue names, when there is one.
+    aws::SqsApi sqs(m_.clients().sqs());
+    if (Result<std::string> queue = sqs.GetQueueUrl(options_.cluster_name); queue.ok()) {
+      inputs.interruption_queue = options_.cluster_name;
+    } else if (queue.error().reason.find("NonExistentQueue") == std::string::npos &&
+               queue.error().reason != "QueueDoesNotExist") {
+      return queue.error();
+    }
+    std::string issuer = now.aws.cluster.oidc_issuer;
+    if (issuer.starts_with("https://")) issuer = issuer.substr(8);
+    while (issuer.ends_with('/')) issuer.pop_back();
+    const std::string node = aws::iam::NodeRoleName(inputs);
+    const std::string controller = "KarpenterControllerRole-" + options_.cluster_name;
+    std::vector<std::string> roles;
+    auto recorded = [&](const std::string& role) {
+      return std::find(m_.record().roles.begin(), m_.record().roles.end(), role) !=
+             m_.record().roles.end();
+    };
+    for (const auto& [role, exists] : {std::pair{node, now.aws.node_role_exists},
+                                       std::pair{controller, now.aws.controller_role_exists}}) {
+      if (!exists) m_.Say(2, "create IAM role " + role);
+      if (!exists || recorded(role)) roles.push_back(role);
+    }
+    if (m_.dry_run()) return {};
+    for (const std::string& role : roles) AddOnce(m_.record().roles, role);
+    RETURN_IF_ERROR(m_.Save());
+    RETURN_IF_ERROR(Crash("step 2: recorded"));
+    aws::IamApi iam(m_.clients().iam());
+    const aws::IamTags tags = {{std::string(kLabelManagedBy), std::string(kManagedBy)}};
+    for (const std::string& role : roles) {
+      const nlohmann::ordered_json trust =
+          role == node
+              ? aws::iam::NodeRoleTrust(inputs.partition)
+              : nlohmann::ordered_json{{"Version", "2012-10-17"},
+                                       {"Statement",
+                                        {aws::iam::IrsaTrustStatement(
+                                            inputs, issuer, options_.namespace_, "karpenter")}}};
+      Result<aws::IamRole> created = iam.CreateRole(role, trust.dump(), tags);
+      // One created before a stop, after the record.
+      if (!created.ok() && created.error().reason != "EntityAlreadyExists") {
+        return created.error();
+      }
+      if (role == node) {
+        for (const std::string& policy : aws::iam::NodeRoleManagedPolicies(inputs.partition)) {
+          RETURN_IF_ERROR(iam.AttachRolePolicy(role, policy));
+        }
+      } else {
+        RETURN_IF_ERROR(iam.PutRolePolicy(role,
+                                          "KarpenterControllerPolicy-" + options_.cluster_name,
+                                          aws::iam::ControllerPolicy(inputs).dump()));
+      }
+    }
+    return Crash("step 2: changed");
   }
 
   Status Tags(const Snapshot& now) {
@@ -570,6 +632,7 @@ class Rollback {
     RETURN_IF_ERROR(CreatedObjects());
     RETURN_IF_ERROR(NodeRoleAccess());
     RETURN_IF_ERROR(Tags());
+    RETURN_IF_ERROR(Roles());
     return m_.Forget();
   }
 
@@ -733,6 +796,33 @@ class Rollback {
       }
     }
     record.tagged.clear();
+    return m_.Save();
+  }
+
+  Status Roles() {
+    MigrationRecord& record = m_.record();
+    aws::IamApi iam(m_.clients().iam());
+    for (const std::string& name : record.roles) {
+      ASSIGN_OR_RETURN(const std::optional<aws::IamRole> role, iam.GetRole(name));
+      if (!role) continue;
+      const auto mark = role->tags.find(std::string(kLabelManagedBy));
+      if (mark == role->tags.end() || mark->second != kManagedBy) {
+        m_.out() << fmt::format("rollback: kept IAM role {}: it no longer carries {}={}\n", name,
+                                kLabelManagedBy, kManagedBy);
+        continue;
+      }
+      Say("delete IAM role " + name + " and its policies");
+      if (m_.dry_run()) continue;
+      ASSIGN_OR_RETURN(const std::vector<std::string> attached, iam.ListAttachedRolePolicies(name));
+      for (const std::string& policy : attached)
+        RETURN_IF_ERROR(iam.DetachRolePolicy(name, policy));
+      ASSIGN_OR_RETURN(const std::vector<std::string> inline_policies, iam.ListRolePolicies(name));
+      for (const std::string& policy : inline_policies) {
+        RETURN_IF_ERROR(iam.DeleteRolePolicy(name, policy));
+      }
+      RETURN_IF_ERROR(iam.DeleteRole(name));
+    }
+    record.roles.clear();
     return m_.Save();
   }
 

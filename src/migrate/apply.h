@@ -8,8 +8,9 @@
 //
 // What each step does:
 //   1 checks the cluster (ACTIVE, an OIDC issuer);
-//   2, 5 are refused with the command that does them (the IAM stack, the chart) until apply does
-//     them itself;
+//   2 creates the node role with its managed policies and the controller role (IRSA) with the
+//     controller policy inline, those `karpenter iam` prints;
+//   5 is refused with the command that does it (the chart) until apply does it itself;
 //   3 tags the subnets and security groups that lack karpenter.sh/discovery=<cluster>;
 //   4 gives the node role an EC2_LINUX access entry (authentication mode API or
 //     API_AND_CONFIG_MAP) or a mapRoles entry in aws-auth (CONFIG_MAP);
@@ -67,7 +68,7 @@ struct RollbackOptions {
   std::string namespace_ = "kube-system";
   // false: Cluster Autoscaler's replicas, the node groups' sizes and the pinning (Cluster
   // Autoscaler takes over again, Karpenter stays); true: also the NodePools and EC2NodeClasses,
-  // the node role's access, the discovery tags, and the record itself.
+  // the node role's access, the discovery tags, the IAM roles, and the record itself.
   bool all = false;
   bool dry_run = false;
 };

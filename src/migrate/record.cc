@@ -35,6 +35,7 @@ Json ToJson(const MigrationRecord& record) {
                            {"desiredSize", group.desired_size}});
   }
   return {{"cluster", record.cluster},
+          {"roles", record.roles},
           {"tagged", record.tagged},
           {"accessEntry", record.access_entry},
           {"awsAuthRole", record.aws_auth_role},
@@ -73,6 +74,15 @@ class Reader {
     }
     return *it;
   }
+  Result<std::vector<std::string>> Strings(const char* field) {
+    ASSIGN_OR_RETURN(const Json items, Array(field));
+    std::vector<std::string> out;
+    for (const Json& item : items) {
+      if (!item.is_string()) return Bad("", field, "an array of strings");
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
   Result<std::vector<ChangedDeployment>> Deployments(const char* field, const char* value) {
     ASSIGN_OR_RETURN(const Json items, Array(field));
     std::vector<ChangedDeployment> out;
@@ -104,11 +114,8 @@ Result<MigrationRecord> FromJson(const Json& root) {
   Reader reader(root);
   MigrationRecord record;
   ASSIGN_OR_RETURN(record.cluster, reader.String(root, "cluster", ""));
-  ASSIGN_OR_RETURN(const Json tagged, reader.Array("tagged"));
-  for (const Json& id : tagged) {
-    if (!id.is_string()) return Error("tagged: not an array of resource ids");
-    record.tagged.push_back(id.get<std::string>());
-  }
+  ASSIGN_OR_RETURN(record.roles, reader.Strings("roles"));
+  ASSIGN_OR_RETURN(record.tagged, reader.Strings("tagged"));
   ASSIGN_OR_RETURN(record.access_entry, reader.String(root, "accessEntry", ""));
   ASSIGN_OR_RETURN(record.aws_auth_role, reader.String(root, "awsAuthRole", ""));
   record.aws_auth_created = root.value("awsAuthCreated", false);

@@ -46,6 +46,8 @@ struct CreatedObject {
 
 struct MigrationRecord {
   std::string cluster;
+  // Step 2: the IAM roles the migration created (with their policies).
+  std::vector<std::string> roles;
   // Step 3: the subnets and security groups that did not carry the discovery tag.
   std::vector<std::string> tagged;
   // Step 4: the node role's access entry, or its aws-auth mapRoles entry (and whether aws-auth

@@ -102,6 +102,14 @@ TEST_F(MigrateApplyTest, CarriesOutTheStepsAndRecordsWhatItChanged) {
   const Json before = Inventory();
   ASSERT_THAT(Apply(Options(kImplemented)), IsOk()) << out_.str();
   const Json after = Inventory();
+  // Step 2: the node role with the guide's four policies, the controller role with its policy.
+  const std::string node_role = "KarpenterNodeRole-" + migration_.name;
+  const std::string controller_role = "KarpenterControllerRole-" + migration_.name;
+  EXPECT_FALSE(before.contains("roles"));
+  EXPECT_EQ(after["roles"][node_role]["attached"].size(), 4) << after["roles"].dump();
+  EXPECT_EQ(after["roles"][node_role]["inline"], Json::array());
+  EXPECT_EQ(after["roles"][controller_role]["inline"],
+            Json({"KarpenterControllerPolicy-" + migration_.name}));
   // Step 3: the discovery tag on both subnets and the security group.
   for (const std::string& id : migration_.subnets) {
     EXPECT_EQ(after["tags"][id]["karpenter.sh/discovery"], migration_.name) << id;
@@ -135,6 +143,7 @@ TEST_F(MigrateApplyTest, CarriesOutTheStepsAndRecordsWhatItChanged) {
   ASSERT_TRUE(record->has_value());
   const MigrationRecord& kept = **record;
   EXPECT_EQ(kept.cluster, migration_.name);
+  EXPECT_EQ(kept.roles, (std::vector<std::string>{node_role, controller_role}));
   EXPECT_EQ(kept.tagged.size(), 3);
   EXPECT_EQ(kept.aws_auth_role, "arn:aws:iam::" + seed_["account"].get<std::string>() +
                                     ":role/KarpenterNodeRole-" + migration_.name);
@@ -311,7 +320,8 @@ TEST_P(MigrateApplyCrashTest, ARunStoppedAtACrashPointFinishesWhenRunAgain) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryPoint, MigrateApplyCrashTest,
-                         ::testing::Values("step 3: recorded", "step 3: changed",
+                         ::testing::Values("step 2: recorded", "step 2: changed",
+                                           "step 3: recorded", "step 3: changed",
                                            "step 4: recorded", "step 4: changed",
                                            "step 6: recorded", "step 6: changed",
                                            "step 7: recorded", "step 7: changed",
@@ -397,8 +407,11 @@ TEST_F(MigrateApplyIamTest, ThePrintedPolicyAllowsApplyAndRollback) {
               IsOk());
   const Json decisions = aws::testing::IamDecisions();
   EXPECT_EQ(decisions["denials"], 0) << decisions.dump(2);
-  for (const char* action : {"ec2:CreateTags", "ec2:DeleteTags", "eks:CreateAccessEntry",
-                             "eks:DeleteAccessEntry", "eks:UpdateNodegroupConfig"}) {
+  for (const char* action :
+       {"ec2:CreateTags", "ec2:DeleteTags", "eks:CreateAccessEntry", "eks:DeleteAccessEntry",
+        "eks:UpdateNodegroupConfig", "iam:CreateRole", "iam:TagRole", "iam:AttachRolePolicy",
+        "iam:PutRolePolicy", "iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DeleteRole",
+        "sqs:GetQueueUrl"}) {
     EXPECT_TRUE(decisions["allowed"].contains(action)) << action << ": " << decisions.dump(2);
   }
   EXPECT_EQ(Inventory(), before);

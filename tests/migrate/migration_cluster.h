@@ -10,12 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "aws/api/aws_clients.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/eks_api.h"
+#include "aws/api/iam_api.h"
 #include "aws/sdk/query_protocol.h"
 #include "common/json.h"
 #include "common/result.h"
@@ -84,15 +86,13 @@ inline Result<MigrationCluster> CreateMigrationCluster(aws::AwsClients& clients,
   const std::string trust =
       R"({"Version":"2012-10-17","Statement":[{"Effect":"Allow",)"
       R"("Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]})";
-  std::string node_role;
-  for (const std::string& role :
-       {"KarpenterNodeRole-" + name, "KarpenterControllerRole-" + name, "eks-nodegroup-" + name}) {
-    ASSIGN_OR_RETURN(node_role, QueryText(clients.iam(),
-                                          aws::QueryRequest("CreateRole", "2010-05-08")
-                                              .Add("RoleName", role)
-                                              .Add("AssumeRolePolicyDocument", trust),
-                                          {"CreateRoleResult", "Role"}, "Arn"));
-  }
+  // The node groups' role; Karpenter's two roles are step 2's to make.
+  ASSIGN_OR_RETURN(const std::string node_role,
+                   QueryText(clients.iam(),
+                             aws::QueryRequest("CreateRole", "2010-05-08")
+                                 .Add("RoleName", "eks-nodegroup-" + name)
+                                 .Add("AssumeRolePolicyDocument", trust),
+                             {"CreateRoleResult", "Role"}, "Arn"));
   out.node_group_role = node_role;
   RETURN_IF_ERROR(
       PostEks(clients.eks(), "CreateCluster", "/clusters",
@@ -206,10 +206,10 @@ inline Status CreateClusterObjects(kube::Client& client, const MigrationCluster&
   return {};
 }
 
-// What a migration may change and a rollback must restore, as JSON to compare: the discovery tags
-// of the subnets and the security group, the access entries, the node group's scaling; aws-auth,
-// the Deployments' replicas and affinity, the NodePools and EC2NodeClasses, kube-system's
-// ConfigMaps.
+// What a migration may change and a rollback must restore, as JSON to compare: Karpenter's roles
+// and their policies, the discovery tags of the subnets and the security group, the access entries,
+// the node group's scaling; aws-auth, the Deployments' replicas and affinity, the NodePools and
+// EC2NodeClasses, kube-system's ConfigMaps.
 inline Result<Json> Inventory(aws::AwsClients& clients, kube::Client& client,
                               const MigrationCluster& cluster) {
   Json out;
@@ -220,6 +220,14 @@ inline Result<Json> Inventory(aws::AwsClients& clients, kube::Client& client,
   ASSIGN_OR_RETURN(const std::vector<aws::SecurityGroup> groups,
                    ec2.DescribeSecurityGroups({{"group-id", {cluster.security_group}}}));
   for (const aws::SecurityGroup& group : groups) out["tags"][group.group_id] = group.tags;
+  aws::IamApi iam(clients.iam());
+  for (const std::string& role :
+       {"KarpenterNodeRole-" + cluster.name, "KarpenterControllerRole-" + cluster.name}) {
+    ASSIGN_OR_RETURN(const std::optional<aws::IamRole> found, iam.GetRole(role));
+    if (!found) continue;
+    ASSIGN_OR_RETURN(out["roles"][role]["attached"], iam.ListAttachedRolePolicies(role));
+    ASSIGN_OR_RETURN(out["roles"][role]["inline"], iam.ListRolePolicies(role));
+  }
   aws::EksApi eks(clients.eks());
   ASSIGN_OR_RETURN(const aws::EksCluster described, eks.DescribeCluster(cluster.name));
   if (described.authentication_mode != "CONFIG_MAP") {

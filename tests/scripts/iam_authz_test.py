@@ -312,6 +312,19 @@ class MappingTest(unittest.TestCase):
         self.assertEqual(untagged[0]["context"]["aws:TagKeys"], ["karpenter.sh/discovery"])
         with self.assertRaises(iam_authz.Denied):
             auth.checks(request("eks", method="POST", path="/clusters/c/node-groups/general/x"))
+        created = auth.checks(request("iam", {"Action": "CreateRole", "RoleName": "nodes",
+                                              "Tags.member.1.Key": "k",
+                                              "Tags.member.1.Value": "v"}))
+        self.assertEqual([c["action"] for c in created], ["iam:CreateRole", "iam:TagRole"])
+        self.assertEqual(created[0]["resource"], role)
+        self.assertEqual(created[1]["context"]["aws:RequestTag/k"], "v")
+        attached = auth.checks(request("iam", {"Action": "AttachRolePolicy", "RoleName": "nodes",
+                                               "PolicyArn": "arn:aws:iam::aws:policy/P"}))
+        self.assertEqual(attached[0]["context"]["iam:PolicyARN"], "arn:aws:iam::aws:policy/P")
+        for action in ("PutRolePolicy", "DeleteRolePolicy", "ListRolePolicies",
+                       "ListAttachedRolePolicies", "DeleteRole", "DetachRolePolicy"):
+            checks = auth.checks(request("iam", {"Action": action, "RoleName": "nodes"}))
+            self.assertEqual((checks[0]["action"], checks[0]["resource"]), ("iam:" + action, role))
 
     def test_adding_a_role_to_a_profile_passes_the_role(self):
         checks = authorizer().checks(request("iam", {"Action": "AddRoleToInstanceProfile",

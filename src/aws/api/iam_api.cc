@@ -27,10 +27,13 @@ void AddTags(QueryRequest& request, const IamTags& tags) {
 }
 
 IamRole ReadRole(const XmlElement& role) {
-  return {.name = role.Text("RoleName"),
-          .arn = role.Text("Arn"),
-          .path = role.Text("Path"),
-          .role_id = role.Text("RoleId")};
+  IamRole out{.name = role.Text("RoleName"),
+              .arn = role.Text("Arn"),
+              .path = role.Text("Path"),
+              .role_id = role.Text("RoleId"),
+              .tags = {}};
+  for (const XmlElement& tag : role.Items("Tags")) out.tags[tag.Text("Key")] = tag.Text("Value");
+  return out;
 }
 
 InstanceProfile ReadInstanceProfile(const XmlElement& element) {
@@ -122,6 +125,76 @@ Status IamApi::TagInstanceProfile(const std::string& name, const IamTags& tags) 
   QueryRequest request = IamRequest("TagInstanceProfile");
   request.Add("InstanceProfileName", name);
   AddTags(request, tags);
+  return CallForStatus(client_, request);
+}
+
+Result<IamRole> IamApi::CreateRole(const std::string& name, const std::string& trust_policy,
+                                   const IamTags& tags) {
+  QueryRequest request = IamRequest("CreateRole");
+  request.Add("RoleName", name).Add("AssumeRolePolicyDocument", trust_policy);
+  AddTags(request, tags);
+  ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+  const XmlElement role = document.root().Child("CreateRoleResult").Child("Role");
+  if (!role.exists()) return Error{"iam CreateRole " + name + ": the answer has no Role"};
+  return ReadRole(role);
+}
+
+Status IamApi::AttachRolePolicy(const std::string& role, const std::string& policy_arn) {
+  QueryRequest request = IamRequest("AttachRolePolicy");
+  request.Add("RoleName", role).Add("PolicyArn", policy_arn);
+  return CallForStatus(client_, request);
+}
+
+Status IamApi::PutRolePolicy(const std::string& role, const std::string& policy_name,
+                             const std::string& document) {
+  QueryRequest request = IamRequest("PutRolePolicy");
+  request.Add("RoleName", role).Add("PolicyName", policy_name).Add("PolicyDocument", document);
+  return CallForStatus(client_, request);
+}
+
+Result<std::vector<std::string>> IamApi::ListAttachedRolePolicies(const std::string& role) {
+  return ListOfRole("ListAttachedRolePolicies", role, "AttachedPolicies", "PolicyArn");
+}
+
+Result<std::vector<std::string>> IamApi::ListRolePolicies(const std::string& role) {
+  return ListOfRole("ListRolePolicies", role, "PolicyNames", "");
+}
+
+Result<std::vector<std::string>> IamApi::ListOfRole(const std::string& action,
+                                                    const std::string& role,
+                                                    const std::string& list,
+                                                    const std::string& field) {
+  std::vector<std::string> out;
+  std::string marker;
+  do {
+    QueryRequest request = IamRequest(action);
+    request.Add("RoleName", role);
+    if (!marker.empty()) request.Add("Marker", marker);
+    ASSIGN_OR_RETURN(XmlDocument document, CallQuery(client_, request));
+    const XmlElement result = document.root().Child(action + "Result");
+    for (const XmlElement& item : result.Items(list)) {
+      out.push_back(field.empty() ? item.text() : item.Text(field));
+    }
+    marker = result.Text("IsTruncated") == "true" ? result.Text("Marker") : "";
+  } while (!marker.empty());
+  return out;
+}
+
+Status IamApi::DetachRolePolicy(const std::string& role, const std::string& policy_arn) {
+  QueryRequest request = IamRequest("DetachRolePolicy");
+  request.Add("RoleName", role).Add("PolicyArn", policy_arn);
+  return CallForStatus(client_, request);
+}
+
+Status IamApi::DeleteRolePolicy(const std::string& role, const std::string& policy_name) {
+  QueryRequest request = IamRequest("DeleteRolePolicy");
+  request.Add("RoleName", role).Add("PolicyName", policy_name);
+  return CallForStatus(client_, request);
+}
+
+Status IamApi::DeleteRole(const std::string& name) {
+  QueryRequest request = IamRequest("DeleteRole");
+  request.Add("RoleName", name);
   return CallForStatus(client_, request);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The IAM calls the AWS provider makes: the instance profiles it creates for EC2NodeClasses that
-// name a role (get, create with tags, attach and detach the role, tag, delete); and the role reads
-// of `karpenter migrate`. IAM speaks the Query protocol; its errors carry IAM's code as the reason
+// name a role (get, create with tags, attach and detach the role, tag, delete); and the roles of
+// `karpenter migrate` (read; created with their policies, and deleted on rollback). IAM speaks the
+// Query protocol; its errors carry IAM's code as the reason
 // ("NoSuchEntity", "EntityAlreadyExists", "DeleteConflict", "LimitExceeded", …).
 
 #include <map>
@@ -21,6 +22,7 @@ struct IamRole {
   std::string arn;
   std::string path;
   std::string role_id;
+  IamTags tags;  // GetRole's and CreateRole's answers carry them; a profile's roles do not
 };
 
 struct InstanceProfile {
@@ -53,7 +55,28 @@ class IamApi {
   // Adds or overwrites `tags` on the profile.
   Status TagInstanceProfile(const std::string& name, const IamTags& tags);
 
+  // An existing role of that name is an Error with reason "EntityAlreadyExists".
+  Result<IamRole> CreateRole(const std::string& name, const std::string& trust_policy,
+                             const IamTags& tags);
+  // Both are no-ops for a policy the role already has.
+  Status AttachRolePolicy(const std::string& role, const std::string& policy_arn);
+  Status PutRolePolicy(const std::string& role, const std::string& policy_name,
+                       const std::string& document);
+  // The ARNs of the managed policies attached to the role, and the names of its inline policies
+  // (every page).
+  Result<std::vector<std::string>> ListAttachedRolePolicies(const std::string& role);
+  Result<std::vector<std::string>> ListRolePolicies(const std::string& role);
+  Status DetachRolePolicy(const std::string& role, const std::string& policy_arn);
+  Status DeleteRolePolicy(const std::string& role, const std::string& policy_name);
+  // IAM refuses (reason "DeleteConflict") while the role has policies or instance profiles.
+  Status DeleteRole(const std::string& name);
+
  private:
+  // The items of `list` in each page of `action`'s answer for `role` (their `field`, or their text
+  // when `field` is empty).
+  Result<std::vector<std::string>> ListOfRole(const std::string& action, const std::string& role,
+                                              const std::string& list, const std::string& field);
+
   ServiceClient& client_;
 };
 

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "aws/iam/roles.h"
+
 namespace karpenter::aws::iam {
 namespace {
 
@@ -60,22 +62,12 @@ Result<Json> CloudFormationTemplate(StackInputs inputs) {
   const std::string& p = policy.partition;
   const std::string& cluster = policy.cluster_name;
   Json resources;
-  Json managed = Json::array();
-  for (const char* name : {"AmazonEKS_CNI_Policy", "AmazonEKSWorkerNodePolicy",
-                           "AmazonEC2ContainerRegistryPullOnly", "AmazonSSMManagedInstanceCore"}) {
-    managed.push_back(fmt::format("arn:{}:iam::aws:policy/{}", p, name));
-  }
   resources["KarpenterNodeRole"] = {{"Type", "AWS::IAM::Role"},
                                     {"Properties",
                                      {{"RoleName", NodeRoleName(policy)},
                                       {"Path", "/"},
-                                      {"AssumeRolePolicyDocument",
-                                       {{"Version", "2012-10-17"},
-                                        {"Statement",
-                                         {{{"Effect", "Allow"},
-                                           {"Principal", {{"Service", "ec2." + UrlSuffix(p)}}},
-                                           {"Action", "sts:AssumeRole"}}}}}},
-                                      {"ManagedPolicyArns", std::move(managed)}}}};
+                                      {"AssumeRolePolicyDocument", NodeRoleTrust(p)},
+                                      {"ManagedPolicyArns", NodeRoleManagedPolicies(p)}}}};
   resources["KarpenterControllerPolicy"] = {
       {"Type", "AWS::IAM::ManagedPolicy"},
       {"Properties",
@@ -109,16 +101,7 @@ Result<Json> CloudFormationTemplate(StackInputs inputs) {
   if (inputs.trust != ControllerTrust::kNone) {
     Json trust;
     if (inputs.trust == ControllerTrust::kIrsa) {
-      trust = {{"Effect", "Allow"},
-               {"Principal",
-                {{"Federated",
-                  fmt::format("arn:{}:iam::{}:oidc-provider/{}", p, policy.account, issuer)}}},
-               {"Action", "sts:AssumeRoleWithWebIdentity"},
-               {"Condition",
-                {{"StringEquals",
-                  {{issuer + ":aud", "sts.amazonaws.com"},
-                   {issuer + ":sub", fmt::format("system:serviceaccount:{}:{}", inputs.namespace_,
-                                                 inputs.service_account)}}}}}};
+      trust = IrsaTrustStatement(policy, issuer, inputs.namespace_, inputs.service_account);
     } else {
       trust = {{"Effect", "Allow"},
                {"Principal", {{"Service", "pods.eks.amazonaws.com"}}},

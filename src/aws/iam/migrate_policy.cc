@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "aws/iam/policy_statement.h"
+#include "aws/iam/roles.h"
 
 namespace karpenter::aws::iam {
 
@@ -55,6 +56,25 @@ nlohmann::ordered_json MigratePolicy(const PolicyInputs& inputs) {
   statements.push_back(
       AllowStatement("MigrateResizeNodeGroups", {"eks:UpdateNodegroupConfig"},
                      {fmt::format("arn:{}:eks:{}:{}:nodegroup/{}/*", p, r, a, c)}));
+  const std::string controller_role =
+      fmt::format("arn:{}:iam::{}:role/KarpenterControllerRole-{}", p, a, c);
+  statements.push_back(AllowStatement(
+      "MigrateCreateRoles", {"iam:CreateRole", "iam:TagRole"}, {node_role, controller_role},
+      nlohmann::ordered_json{
+          {"StringEquals",
+           {{"aws:RequestTag/app.kubernetes.io/managed-by", "karpenter-migrate"}}}}));
+  statements.push_back(AllowStatement(
+      "MigrateNodeRolePolicies", {"iam:AttachRolePolicy", "iam:DetachRolePolicy"}, {node_role},
+      nlohmann::ordered_json{{"ArnEquals", {{"iam:PolicyARN", NodeRoleManagedPolicies(p)}}}}));
+  statements.push_back(AllowStatement("MigrateControllerRolePolicy",
+                                      {"iam:PutRolePolicy", "iam:DeleteRolePolicy"},
+                                      {controller_role}));
+  statements.push_back(
+      AllowStatement("MigrateRemoveRoles",
+                     {"iam:DeleteRole", "iam:ListAttachedRolePolicies", "iam:ListRolePolicies"},
+                     {node_role, controller_role}));
+  statements.push_back(AllowStatement("MigrateFindInterruptionQueue", {"sqs:GetQueueUrl"},
+                                      {fmt::format("arn:{}:sqs:{}:{}:{}", p, r, a, c)}));
   return {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}};
 }
 

@@ -15,6 +15,13 @@
 //   MigrateAdmitNodeRole      eks:CreateAccessEntry of type EC2_LINUX for the node role (step 4)
 //   MigrateRemoveNodeRole     eks:DeleteAccessEntry of the node role's entry (rollback)
 //   MigrateResizeNodeGroups   eks:UpdateNodegroupConfig of this cluster's node groups (step 8)
+//   MigrateCreateRoles        iam:CreateRole (and TagRole) of the two roles, tagged
+//                             app.kubernetes.io/managed-by=karpenter-migrate (step 2)
+//   MigrateNodeRolePolicies   iam:Attach/DetachRolePolicy of the node role: its four AWS policies
+//   MigrateControllerRolePolicy  iam:Put/DeleteRolePolicy of the controller role
+//   MigrateRemoveRoles        iam:DeleteRole and the lists of their policies (rollback)
+//   MigrateFindInterruptionQueue  sqs:GetQueueUrl of the queue named after the cluster (the
+//                             controller policy grants it when it exists)
 
 #include <nlohmann/json.hpp>
 

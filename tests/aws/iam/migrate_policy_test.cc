@@ -37,12 +37,18 @@ TEST(MigratePolicyTest, GrantsTheCallsOfMigrateAndNothingElse) {
     EXPECT_EQ(statement["Effect"], "Allow");
     for (const Json& action : statement["Action"]) actions.insert(action.get<std::string>());
   }
-  EXPECT_EQ(actions, (std::set<std::string>{
-                         "eks:DescribeCluster", "eks:ListAccessEntries", "eks:ListNodegroups",
-                         "eks:DescribeNodegroup", "iam:GetRole", "ssm:GetParameter",
-                         "ec2:DescribeImages", "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets",
-                         "ec2:CreateTags", "ec2:DeleteTags", "eks:CreateAccessEntry",
-                         "eks:DeleteAccessEntry", "eks:UpdateNodegroupConfig"}));
+  EXPECT_EQ(actions, (std::set<std::string>{"eks:DescribeCluster",   "eks:ListAccessEntries",
+                                            "eks:ListNodegroups",    "eks:DescribeNodegroup",
+                                            "iam:GetRole",           "ssm:GetParameter",
+                                            "ec2:DescribeImages",    "ec2:DescribeSecurityGroups",
+                                            "ec2:DescribeSubnets",   "ec2:CreateTags",
+                                            "ec2:DeleteTags",        "eks:CreateAccessEntry",
+                                            "eks:DeleteAccessEntry", "eks:UpdateNodegroupConfig",
+                                            "iam:CreateRole",        "iam:TagRole",
+                                            "iam:AttachRolePolicy",  "iam:DetachRolePolicy",
+                                            "iam:PutRolePolicy",     "iam:DeleteRolePolicy",
+                                            "iam:DeleteRole",        "iam:ListAttachedRolePolicies",
+                                            "iam:ListRolePolicies",  "sqs:GetQueueUrl"}));
 }
 
 TEST(MigratePolicyTest, WritesOnlyTheDiscoveryTagTheNodeRoleAndTheClustersNodeGroups) {
@@ -68,6 +74,22 @@ TEST(MigratePolicyTest, WritesOnlyTheDiscoveryTagTheNodeRoleAndTheClustersNodeGr
             "KarpenterNodeRole-prod/*");
   EXPECT_EQ(statements.at("MigrateResizeNodeGroups")["Resource"],
             "arn:aws-cn:eks:cn-north-1:111122223333:nodegroup/prod/*");
+  // The roles: only the two of step 2, created with the migration's tag; the node role gets the
+  // four AWS policies of the guide and no other.
+  const Json roles = {"arn:aws-cn:iam::111122223333:role/KarpenterNodeRole-prod",
+                      "arn:aws-cn:iam::111122223333:role/KarpenterControllerRole-prod"};
+  const Json& create = statements.at("MigrateCreateRoles");
+  EXPECT_EQ(create["Resource"], roles);
+  EXPECT_EQ(create["Condition"]["StringEquals"]["aws:RequestTag/app.kubernetes.io/managed-by"],
+            "karpenter-migrate");
+  const Json& attach = statements.at("MigrateNodeRolePolicies");
+  EXPECT_EQ(attach["Resource"], roles[0]);
+  ASSERT_EQ(attach["Condition"]["ArnEquals"]["iam:PolicyARN"].size(), 4);
+  for (const Json& policy : attach["Condition"]["ArnEquals"]["iam:PolicyARN"]) {
+    EXPECT_TRUE(policy.get<std::string>().starts_with("arn:aws-cn:iam::aws:policy/")) << policy;
+  }
+  EXPECT_EQ(statements.at("MigrateControllerRolePolicy")["Resource"], roles[1]);
+  EXPECT_EQ(statements.at("MigrateRemoveRoles")["Resource"], roles);
 }
 
 TEST(MigratePolicyTest, ScopesToTheClusterItsRolesAndThePartition) {
