@@ -17,6 +17,7 @@
 #include "cli/migrate_forecast.h"
 #include "common/clock.h"
 #include "common/duration.h"
+#include "common/run_program.h"
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "migrate/apply.h"
@@ -215,6 +216,9 @@ int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& 
   apply.cluster_name = options.target.cluster_name;
   apply.namespace_ = options.namespace_;
   apply.alias_version = options.alias_version;
+  apply.kubeconfig = options.target.kubeconfig;
+  apply.chart = options.chart;
+  apply.values_files = options.values_files;
   if (options.step == 0) {
     for (int step = 1; step <= 9; ++step) apply.steps.push_back(step);
   } else {
@@ -234,6 +238,7 @@ int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& 
   migrate::ApplyHooks hooks;
   hooks.clock = &clock;
   hooks.sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); };
+  hooks.run = RunProgram;
   if (Status applied = migrate::ApplyMigration(*clients, cluster, apply, hooks, out);
       !applied.ok()) {
     err << fmt::format("karpenter migrate apply: cluster {}: {}\n", apply.cluster_name,
@@ -257,9 +262,18 @@ int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environ
     err << "karpenter migrate rollback: " << clients.error().message << "\n";
     return kExitFailure;
   }
-  const migrate::RollbackOptions rollback{options.target.cluster_name, options.namespace_,
-                                          options.all, options.dry_run};
-  if (Status undone = migrate::RollbackMigration(*clients, cluster, rollback, out); !undone.ok()) {
+  migrate::RollbackOptions rollback;
+  rollback.cluster_name = options.target.cluster_name;
+  rollback.namespace_ = options.namespace_;
+  rollback.all = options.all;
+  rollback.dry_run = options.dry_run;
+  rollback.kubeconfig = options.target.kubeconfig;
+  migrate::ApplyHooks hooks;
+  hooks.clock = &clock;
+  hooks.sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); };
+  hooks.run = RunProgram;
+  if (Status undone = migrate::RollbackMigration(*clients, cluster, rollback, hooks, out);
+      !undone.ok()) {
     err << fmt::format("karpenter migrate rollback: cluster {}: {}\n", rollback.cluster_name,
                        undone.error().message);
     return kExitFailure;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "aws/sdk/environment.h"
 #include "kube/client.h"
@@ -42,7 +43,9 @@ struct MigrateApplyOptions {
   MigrateTarget target;
   std::string namespace_ = "kube-system";  // Karpenter's: where the record is kept
   std::string alias_version;
-  int step = 0;  // 0: every step (--all)
+  std::string chart;                      // step 5
+  std::vector<std::string> values_files;  // step 5, over the seed's values
+  int step = 0;                           // 0: every step (--all)
   bool dry_run = false;
   int64_t batch = 1;
   bool allow_unprotected = false;

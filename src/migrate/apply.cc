@@ -2,12 +2,19 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <utility>
 
+#include "api/labels.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/eks_api.h"
 #include "aws/api/iam_api.h"
@@ -42,6 +49,45 @@ Result<Snapshot> Read(aws::AwsClients& clients, kube::Client& cluster, const std
   ASSIGN_OR_RETURN(out.cluster, ReadCluster(out.objects, out.aws));
   out.plan = PlanMigration(out.aws, out.cluster);
   return out;
+}
+
+// Whether the interruption queue the seed names (the cluster's name) exists.
+Result<bool> QueueExists(aws::AwsClients& clients, const std::string& name) {
+  aws::SqsApi sqs(clients.sqs());
+  Result<std::string> queue = sqs.GetQueueUrl(name);
+  if (queue.ok()) return true;
+  if (queue.error().reason.find("NonExistentQueue") != std::string::npos ||
+      queue.error().reason == "QueueDoesNotExist") {
+    return false;
+  }
+  return queue.error();
+}
+
+// A file of `text` in the temporary directory, for helm to read; the caller removes it.
+Result<std::string> WriteTemporary(const std::string& text) {
+  std::string path = (std::filesystem::temp_directory_path() / "karpenter-values-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return Error(fmt::format("{}: {}", path, std::strerror(errno)));
+  const ssize_t written = write(fd, text.data(), text.size());
+  close(fd);
+  if (written != static_cast<ssize_t>(text.size())) {
+    std::remove(path.c_str());
+    return Error(fmt::format("{}: a short write", path));
+  }
+  return path;
+}
+
+// The Helm release step 5 installs.
+constexpr std::string_view kRelease = "karpenter";
+
+// `args` with helm's --kubeconfig when one is given.
+std::vector<std::string> Helm(std::vector<std::string> args, const std::string& kubeconfig) {
+  args.insert(args.begin(), "helm");
+  if (!kubeconfig.empty()) {
+    args.emplace_back("--kubeconfig");
+    args.push_back(kubeconfig);
+  }
+  return args;
 }
 
 template <class T>
@@ -242,6 +288,8 @@ class Applier {
       switch (number) {
         case 2:
           return Roles(now);
+        case 5:
+          return Deploy(now);
         case 3:
           return Tags(now);
         case 4:
@@ -252,8 +300,8 @@ class Applier {
           return Pin(now);
         case 8:
           return Retire(now);
-        default:
-          return Manual(now, step);
+        default:  // 9: what is not verified yet
+          return Error(fmt::format("{}", fmt::join(step.details, "; ")));
       }
     }();
     if (!result.ok()) {
@@ -271,39 +319,14 @@ class Applier {
     return {};
   }
 
-  // Steps apply does not do itself: the command that does them.
-  Status Manual(const Snapshot& now, const Step& step) {
-    const std::string& name = options_.cluster_name;
-    switch (step.number) {
-      case 1:
-        return Error("the cluster is not ready");
-      case 5:
-        return Error(fmt::format(
-            "apply does not install the chart yet: helm upgrade --install karpenter "
-            "<chart> --namespace {} --set settings.clusterName={} --set "
-            "serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn=arn:{}:iam::{}:role/"
-            "KarpenterControllerRole-{} with the controller required onto node group {} (the "
-            "chart's affinity value), then run apply again",
-            options_.namespace_, name, PolicyInputsOf(now.aws.cluster).partition,
-            PolicyInputsOf(now.aws.cluster).account, name, now.plan.controller_node_group));
-      default:
-        return Error(fmt::format("{}", fmt::join(step.details, "; ")));
-    }
-  }
-
   // The node role with its managed policies, and the controller role (IRSA, for the chart's
   // ServiceAccount) with the controller policy inline — `karpenter iam`'s documents.
   Status Roles(const Snapshot& now) {
     aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
     RETURN_IF_ERROR(aws::iam::Validate(inputs));
     // The queue the chart's settings.interruptionQueue names, when there is one.
-    aws::SqsApi sqs(m_.clients().sqs());
-    if (Result<std::string> queue = sqs.GetQueueUrl(options_.cluster_name); queue.ok()) {
-      inputs.interruption_queue = options_.cluster_name;
-    } else if (queue.error().reason.find("NonExistentQueue") == std::string::npos &&
-               queue.error().reason != "QueueDoesNotExist") {
-      return queue.error();
-    }
+    ASSIGN_OR_RETURN(const bool queue, QueueExists(m_.clients(), options_.cluster_name));
+    if (queue) inputs.interruption_queue = options_.cluster_name;
     std::string issuer = now.aws.cluster.oidc_issuer;
     if (issuer.starts_with("https://")) issuer = issuer.substr(8);
     while (issuer.ends_with('/')) issuer.pop_back();
@@ -349,6 +372,80 @@ class Applier {
       }
     }
     return Crash("step 2: changed");
+  }
+
+  // The chart, as the seed installs it: its values, and the affinity edit that keeps the controller
+  // on the node group and off the nodes it manages.
+  Status Deploy(const Snapshot& now) {
+    if (now.plan.steps[1].state != StepState::kDone && !gone_through_.contains(2)) {
+      return Error("the controller needs its IAM role first (step 2); nothing changed");
+    }
+    if (options_.chart.empty()) {
+      return Error(
+          "give --chart: the karpenter-cpp chart helm installs (a directory, a .tgz or an oci:// "
+          "reference); nothing changed");
+    }
+    const aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
+    ASSIGN_OR_RETURN(const bool queue, QueueExists(m_.clients(), options_.cluster_name));
+    const std::string& group = now.plan.controller_node_group;
+    Json values = {
+        {"settings", {{"clusterName", options_.cluster_name}}},
+        {"serviceAccount",
+         {{"annotations",
+           {{"eks.amazonaws.com/role-arn",
+             fmt::format("arn:{}:iam::{}:role/KarpenterControllerRole-{}", inputs.partition,
+                         inputs.account, options_.cluster_name)}}}}},
+        {"controller",
+         {{"resources",
+           {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
+            {"limits", {{"cpu", "1"}, {"memory", "1Gi"}}}}}}},
+        {"affinity",
+         {{"nodeAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution",
+             {{"nodeSelectorTerms",
+               {{{"matchExpressions",
+                  {{{"key", api::kLabelNodePool}, {"operator", "DoesNotExist"}},
+                   {{"key", kLabelNodeGroup}, {"operator", "In"}, {"values", {group}}}}}}}}}}}},
+          {"podAntiAffinity",
+           {{"requiredDuringSchedulingIgnoredDuringExecution",
+             {{{"topologyKey", "kubernetes.io/hostname"}}}}}}}}};
+    if (queue) values["settings"]["interruptionQueue"] = options_.cluster_name;
+    std::vector<std::string> args = {"upgrade",
+                                     "--install",
+                                     std::string(kRelease),
+                                     options_.chart,
+                                     "--namespace",
+                                     options_.namespace_,
+                                     "--values",
+                                     ""};
+    for (const std::string& file : options_.values_files) {
+      args.emplace_back("--values");
+      args.push_back(file);
+    }
+    args.emplace_back("--wait");
+    args.emplace_back("--timeout");
+    args.push_back(fmt::format("{}s", options_.settle_timeout.count()));
+    m_.Say(5,
+           fmt::format("install chart {} as release {} in {} with the controller required onto "
+                       "node group {}{}",
+                       options_.chart, kRelease, options_.namespace_, group,
+                       queue ? "" : " (no interruption queue: settings.interruptionQueue unset)"));
+    if (m_.dry_run()) return {};
+    if (!hooks_.run) return Error("apply cannot run helm here");
+    m_.record().chart_release = std::string(kRelease);
+    RETURN_IF_ERROR(m_.Save());
+    RETURN_IF_ERROR(Crash("step 5: recorded"));
+    ASSIGN_OR_RETURN(const std::string values_file, WriteTemporary(values.dump(2)));
+    args[7] = values_file;
+    Result<std::string> installed = hooks_.run(Helm(std::move(args), options_.kubeconfig));
+    std::remove(values_file.c_str());
+    if (!installed.ok()) {
+      if (installed.error().reason == "NotFound") {
+        return Error("step 5 runs helm, which is not on the PATH (the seed installs with helm)");
+      }
+      return installed.error();
+    }
+    return Crash("step 5: changed");
   }
 
   Status Tags(const Snapshot& now) {
@@ -622,14 +719,15 @@ class Applier {
 
 class Rollback {
  public:
-  Rollback(Migration& migration, const RollbackOptions& options)
-      : m_(migration), options_(options) {}
+  Rollback(Migration& migration, const RollbackOptions& options, const ApplyHooks& hooks)
+      : m_(migration), options_(options), hooks_(hooks) {}
 
   Status Run() {
     RETURN_IF_ERROR(NodeGroupsAndAutoscaler());
     RETURN_IF_ERROR(Pinning());
     if (!options_.all) return {};
     RETURN_IF_ERROR(CreatedObjects());
+    RETURN_IF_ERROR(Chart());
     RETURN_IF_ERROR(NodeRoleAccess());
     RETURN_IF_ERROR(Tags());
     RETURN_IF_ERROR(Roles());
@@ -726,6 +824,41 @@ class Rollback {
       }
     }
     record.created.clear();
+    return m_.Save();
+  }
+
+  // The release step 5 installed, once Karpenter has drained and terminated its nodes (the
+  // NodePools are gone): without the controller their instances would be left running.
+  Status Chart() {
+    MigrationRecord& record = m_.record();
+    if (record.chart_release.empty()) return {};
+    const MonoTime start = hooks_.clock->Monotonic();
+    while (!m_.dry_run()) {
+      Result<kube::ObjectList> claims = m_.cluster().List(kube::resources::kNodeClaims, {});
+      if (!claims.ok() && claims.error().status != 404) {
+        return Error("listing NodeClaims: " + claims.error().message);
+      }
+      const size_t left = claims.ok() ? claims->items.size() : 0;
+      if (left == 0) break;
+      if (hooks_.clock->Monotonic() - start >= options_.drain_timeout) {
+        return Error(fmt::format(
+            "{} NodeClaims remain {}s after their NodePools were deleted: Karpenter is still "
+            "draining them, so the chart stays; run rollback --all again",
+            left, options_.drain_timeout.count()));
+      }
+      hooks_.sleep(options_.poll_interval);
+    }
+    Say(fmt::format("helm uninstall {} --namespace {}", record.chart_release, options_.namespace_));
+    if (!m_.dry_run()) {
+      if (!hooks_.run) return Error("rollback cannot run helm here");
+      Result<std::string> removed = hooks_.run(
+          Helm({"uninstall", record.chart_release, "--namespace", options_.namespace_, "--wait"},
+               options_.kubeconfig));
+      if (!removed.ok() && removed.error().message.find("not found") == std::string::npos) {
+        return removed.error();
+      }
+    }
+    record.chart_release.clear();
     return m_.Save();
   }
 
@@ -828,6 +961,7 @@ class Rollback {
 
   Migration& m_;
   const RollbackOptions& options_;
+  const ApplyHooks& hooks_;
 };
 
 }  // namespace
@@ -846,7 +980,8 @@ Status ApplyMigration(aws::AwsClients& clients, kube::Client& cluster, const App
 }
 
 Status RollbackMigration(aws::AwsClients& clients, kube::Client& cluster,
-                         const RollbackOptions& options, std::ostream& out) {
+                         const RollbackOptions& options, const ApplyHooks& hooks,
+                         std::ostream& out) {
   Migration migration(clients, cluster, options.cluster_name, options.namespace_, options.dry_run,
                       out);
   RETURN_IF_ERROR(migration.Load());
@@ -855,7 +990,7 @@ Status RollbackMigration(aws::AwsClients& clients, kube::Client& cluster,
                        options.namespace_, kRecordName);
     return {};
   }
-  return Rollback(migration, options).Run();
+  return Rollback(migration, options, hooks).Run();
 }
 
 }  // namespace karpenter::migrate

@@ -40,6 +40,7 @@ Json ToJson(const MigrationRecord& record) {
           {"accessEntry", record.access_entry},
           {"awsAuthRole", record.aws_auth_role},
           {"awsAuthCreated", record.aws_auth_created},
+          {"chartRelease", record.chart_release},
           {"created", std::move(created)},
           {"pinned", DeploymentsJson(record.pinned, "affinity")},
           {"scaled", DeploymentsJson(record.scaled, "replicas")},
@@ -119,6 +120,7 @@ Result<MigrationRecord> FromJson(const Json& root) {
   ASSIGN_OR_RETURN(record.access_entry, reader.String(root, "accessEntry", ""));
   ASSIGN_OR_RETURN(record.aws_auth_role, reader.String(root, "awsAuthRole", ""));
   record.aws_auth_created = root.value("awsAuthCreated", false);
+  ASSIGN_OR_RETURN(record.chart_release, reader.String(root, "chartRelease", ""));
   ASSIGN_OR_RETURN(const Json created, reader.Array("created"));
   for (size_t i = 0; i < created.size(); ++i) {
     const std::string where = fmt::format("created[{}]", i);

@@ -55,6 +55,7 @@ struct MigrationRecord {
   std::string access_entry;
   std::string aws_auth_role;
   bool aws_auth_created = false;
+  std::string chart_release;               // step 5: the Helm release it installed
   std::vector<CreatedObject> created;      // step 6
   std::vector<ChangedDeployment> pinned;   // step 7, with their affinity before
   std::vector<ChangedDeployment> scaled;   // step 8: Cluster Autoscaler, with its replicas before

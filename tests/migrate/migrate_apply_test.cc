@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -48,6 +49,28 @@ class MigrateApplyTest : public aws::testing::MotoTest {
       PlayNodeGroupController();
       virtual_clock_.Advance(duration);
     };
+    hooks_.run = [this](const std::vector<std::string>& argv) { return PlayHelm(argv); };
+  }
+
+  // helm's part: the release's Deployment appears on install and goes on uninstall; the values
+  // apply passed are kept.
+  Result<std::string> PlayHelm(const std::vector<std::string>& argv) {
+    helm_calls_.push_back(argv);
+    if (argv.size() > 1 && argv[1] == "upgrade") {
+      const auto values = std::find(argv.begin(), argv.end(), "--values");
+      if (values == argv.end() || values + 1 == argv.end()) return Error("no --values");
+      std::ifstream file(*(values + 1));
+      helm_values_ = Json::parse(file, /*cb=*/nullptr, /*allow_exceptions=*/false);
+      Result<kube::Object> created =
+          objects_.Create(kube::resources::kDeployments,
+                          testing::Deployment("kube-system", "karpenter", 2,
+                                              {{"app.kubernetes.io/name", "karpenter"}}),
+                          {});
+      if (!created.ok() && created.error().status != 409) return created.error();
+    } else if (argv.size() > 1 && argv[1] == "uninstall") {
+      (void)objects_.Delete(kube::resources::kDeployments, "kube-system", "karpenter", {});
+    }
+    return std::string("ok\n");
   }
 
   virtual std::string Mode() const { return "CONFIG_MAP"; }
@@ -67,6 +90,7 @@ class MigrateApplyTest : public aws::testing::MotoTest {
     options.cluster_name = migration_.name;
     options.steps = std::move(steps);
     options.alias_version = "v20240807";
+    options.chart = "charts/karpenter";
     return options;
   }
 
@@ -77,8 +101,11 @@ class MigrateApplyTest : public aws::testing::MotoTest {
 
   Status Rollback(bool all, bool dry_run = false) {
     out_.str("");
-    return RollbackMigration(*clients_, objects_, {migration_.name, "kube-system", all, dry_run},
-                             out_);
+    RollbackOptions options;
+    options.cluster_name = migration_.name;
+    options.all = all;
+    options.dry_run = dry_run;
+    return RollbackMigration(*clients_, objects_, options, hooks_, out_);
   }
 
   Json Inventory() {
@@ -93,9 +120,10 @@ class MigrateApplyTest : public aws::testing::MotoTest {
   kube::memory::MemoryClient objects_{clock_};
   ApplyHooks hooks_;
   std::ostringstream out_;
+  std::vector<std::vector<std::string>> helm_calls_;
+  Json helm_values_;
 };
 
-const std::vector<int> kAll = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 const std::vector<int> kImplemented = {1, 2, 3, 4, 5, 6, 7, 8};
 
 TEST_F(MigrateApplyTest, CarriesOutTheStepsAndRecordsWhatItChanged) {
@@ -271,16 +299,77 @@ TEST_F(MigrateApplyTest, ABatchThatDoesNotSettleStopsAndLeavesTheClusterAsItIs) 
   EXPECT_EQ(Inventory()["general"], Json({3, 6, 3}));
 }
 
-TEST_F(MigrateApplyTest, AStepThatIsNotDoneYetNamesTheCommandThatDoesIt) {
+TEST_F(MigrateApplyTest, InstallsTheChartWithTheSeedsValuesAndAffinityEdit) {
   ASSERT_THAT(objects_.Delete(kube::resources::kDeployments, "kube-system", "karpenter", {}),
               IsOk());
-  Status refused = Apply(Options(kAll));
+  ApplyOptions options = Options({2, 5});
+  options.chart = "charts/karpenter";
+  options.values_files = {"mine.yaml"};
+  options.kubeconfig = "/etc/kubeconfig";
+  ASSERT_THAT(Apply(options), IsOk()) << out_.str();
+  ASSERT_EQ(helm_calls_.size(), 1);
+  const std::vector<std::string>& argv = helm_calls_[0];
+  ASSERT_GE(argv.size(), 8);
+  EXPECT_EQ(std::vector<std::string>(argv.begin(), argv.begin() + 7),
+            (std::vector<std::string>{"helm", "upgrade", "--install", "karpenter",
+                                      "charts/karpenter", "--namespace", "kube-system"}));
+  // The user's values come after the seed's, so they win; helm waits for the controller.
+  EXPECT_THAT(argv, ::testing::IsSupersetOf({std::string("mine.yaml"), std::string("--wait"),
+                                             std::string("600s"), std::string("/etc/kubeconfig")}));
+  EXPECT_LT(std::find(argv.begin(), argv.end(), "--values") - argv.begin(),
+            std::find(argv.begin(), argv.end(), "mine.yaml") - argv.begin() - 1);
+  EXPECT_EQ(helm_values_["settings"]["clusterName"], migration_.name);
+  // moto has no queue named after this cluster: interruption handling stays off.
+  EXPECT_FALSE(helm_values_["settings"].contains("interruptionQueue"));
+  EXPECT_EQ(helm_values_["serviceAccount"]["annotations"]["eks.amazonaws.com/role-arn"],
+            "arn:aws:iam::" + seed_["account"].get<std::string>() +
+                ":role/KarpenterControllerRole-" + migration_.name);
+  const Json& expressions =
+      helm_values_["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+                  ["nodeSelectorTerms"][0]["matchExpressions"];
+  EXPECT_EQ(expressions, Json::parse(R"([
+      {"key": "karpenter.sh/nodepool", "operator": "DoesNotExist"},
+      {"key": "eks.amazonaws.com/nodegroup", "operator": "In", "values": ["general"]}])"));
+  EXPECT_EQ(helm_values_["controller"]["resources"]["requests"]["cpu"], "1");
+  // Done: helm is not run again.
+  ASSERT_THAT(Apply(options), IsOk());
+  EXPECT_EQ(helm_calls_.size(), 1);
+  // rollback --all uninstalls the release it installed.
+  ASSERT_THAT(Rollback(/*all=*/true), IsOk());
+  ASSERT_EQ(helm_calls_.size(), 2);
+  EXPECT_EQ(
+      std::vector<std::string>(helm_calls_[1].begin(), helm_calls_[1].begin() + 5),
+      (std::vector<std::string>{"helm", "uninstall", "karpenter", "--namespace", "kube-system"}));
+}
+
+TEST_F(MigrateApplyTest, InstallingTheChartNeedsTheChartAndHelm) {
+  ASSERT_THAT(objects_.Delete(kube::resources::kDeployments, "kube-system", "karpenter", {}),
+              IsOk());
+  ApplyOptions without_chart = Options({2, 5});
+  without_chart.chart.clear();
+  Status refused = Apply(without_chart);
   ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.error().message, HasSubstr("step 5 (deploy Karpenter)"));
-  EXPECT_THAT(refused.error().message, HasSubstr("helm upgrade --install karpenter"));
-  // Steps 1 to 4 ran before it.
-  EXPECT_EQ(Inventory()["tags"][migration_.security_group]["karpenter.sh/discovery"],
-            migration_.name);
+  EXPECT_THAT(refused.error().message, HasSubstr("step 5 (deploy Karpenter): give --chart"));
+  EXPECT_THAT(helm_calls_, IsEmpty());
+  hooks_.run = [](const std::vector<std::string>& argv) -> Result<std::string> {
+    return Error(argv[0] + ": cannot run it", 0, "NotFound");
+  };
+  ApplyOptions options = Options({5});
+  options.chart = "charts/karpenter";
+  refused = Apply(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("helm, which is not on the PATH"));
+}
+
+TEST_F(MigrateApplyTest, TheChartWaitsForTheControllersRole) {
+  ASSERT_THAT(objects_.Delete(kube::resources::kDeployments, "kube-system", "karpenter", {}),
+              IsOk());
+  ApplyOptions options = Options({5});
+  options.chart = "charts/karpenter";
+  Status refused = Apply(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error().message, HasSubstr("IAM role first (step 2)"));
+  EXPECT_THAT(helm_calls_, IsEmpty());
 }
 
 // A crash at each point between two writes, then a second run: it finishes, and rollback --all
@@ -289,6 +378,9 @@ class MigrateApplyCrashTest : public MigrateApplyTest,
                               public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(MigrateApplyCrashTest, ARunStoppedAtACrashPointFinishesWhenRunAgain) {
+  // Every step to do, the chart's included.
+  ASSERT_THAT(objects_.Delete(kube::resources::kDeployments, "kube-system", "karpenter", {}),
+              IsOk());
   const Json before = Inventory();
   bool crashed = false;
   hooks_.crash_at = [&](std::string_view point) {
@@ -319,20 +411,19 @@ TEST_P(MigrateApplyCrashTest, ARunStoppedAtACrashPointFinishesWhenRunAgain) {
   EXPECT_EQ(Inventory(), before);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPoint, MigrateApplyCrashTest,
-                         ::testing::Values("step 2: recorded", "step 2: changed",
-                                           "step 3: recorded", "step 3: changed",
-                                           "step 4: recorded", "step 4: changed",
-                                           "step 6: recorded", "step 6: changed",
-                                           "step 7: recorded", "step 7: changed",
-                                           "step 8: recorded", "step 8: changed", "step 8: batch"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name;
-                           for (const char c : info.param) {
-                             if (std::isalnum(static_cast<unsigned char>(c))) name.push_back(c);
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    EveryPoint, MigrateApplyCrashTest,
+    ::testing::Values("step 2: recorded", "step 2: changed", "step 5: recorded", "step 5: changed",
+                      "step 3: recorded", "step 3: changed", "step 4: recorded", "step 4: changed",
+                      "step 6: recorded", "step 6: changed", "step 7: recorded", "step 7: changed",
+                      "step 8: recorded", "step 8: changed", "step 8: batch"),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name;
+      for (const char c : info.param) {
+        if (std::isalnum(static_cast<unsigned char>(c))) name.push_back(c);
+      }
+      return name;
+    });
 
 // Authentication mode API: the node role gets an access entry instead of an aws-auth entry.
 class MigrateApplyApiModeTest : public MigrateApplyTest {
@@ -402,9 +493,10 @@ TEST_F(MigrateApplyIamTest, ThePrintedPolicyAllowsApplyAndRollback) {
   const Json before = Inventory();
   aws::testing::SetControllerPolicy(policy_);
   ASSERT_THAT(EnforcedApply(Options(kImplemented)), IsOk()) << out_.str();
-  ASSERT_THAT(RollbackMigration(*enforced_, objects_,
-                                {migration_.name, "kube-system", /*all=*/true, false}, out_),
-              IsOk());
+  RollbackOptions rollback;
+  rollback.cluster_name = migration_.name;
+  rollback.all = true;
+  ASSERT_THAT(RollbackMigration(*enforced_, objects_, rollback, hooks_, out_), IsOk());
   const Json decisions = aws::testing::IamDecisions();
   EXPECT_EQ(decisions["denials"], 0) << decisions.dump(2);
   for (const char* action :
