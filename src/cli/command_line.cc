@@ -199,6 +199,11 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       "apply",
       "Carry out the steps (--step N, or --all), each recorded in the ConfigMap "
       "karpenter-migration first and skipped when done: run again to resume");
+  MigrateVerifyOptions migrate_verify;
+  auto* migrate_verify_cmd = migrate_cmd->add_subcommand(
+      "verify",
+      "Check the seed's step 9 and more: steps done, the controller on node-group nodes, "
+      "NodeClaims Ready, Karpenter's nodes joined, no pod pending, interruptions handled");
   MigrateRollbackOptions migrate_rollback;
   auto* migrate_rollback_cmd = migrate_cmd->add_subcommand(
       "rollback",
@@ -206,6 +211,7 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       "pinning; with --all also the NodePools, the node role's access and the discovery tags");
   for (auto [cmd, target] : {std::pair{migrate_plan_cmd, &migrate_plan.target},
                              std::pair{migrate_apply_cmd, &migrate_apply.target},
+                             std::pair{migrate_verify_cmd, &migrate_verify.target},
                              std::pair{migrate_rollback_cmd, &migrate_rollback.target}}) {
     cmd->add_option("--cluster-name", target->cluster_name, "The EKS cluster")->required();
     cmd->add_option("--region", target->region,
@@ -242,6 +248,11 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       ->add_option("--settle-timeout", migrate_apply.settle_timeout,
                    "How long each batch of step 8 may take to settle")
       ->capture_default_str();
+  migrate_verify_cmd->add_option("--namespace", migrate_verify.namespace_, "Karpenter's namespace")
+      ->capture_default_str();
+  migrate_verify_cmd->add_option("--output,-o", migrate_verify.output, "text | json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
   migrate_rollback_cmd->add_flag("--all", migrate_rollback.all,
                                  "Also the NodePools, the node role's access and the tags");
   migrate_plan_cmd
@@ -290,6 +301,7 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
     return RunMigrateCommand(migrate_apply, out, err);
   }
   if (migrate_rollback_cmd->parsed()) return RunMigrateCommand(migrate_rollback, out, err);
+  if (migrate_verify_cmd->parsed()) return RunMigrateCommand(migrate_verify, out, err);
   return kExitFailure;
 }
 

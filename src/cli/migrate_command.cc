@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "migrate/inventory.h"
 #include "migrate/node_pools.h"
 #include "migrate/steps.h"
+#include "migrate/verify.h"
 
 namespace karpenter::cli {
 namespace {
@@ -73,6 +75,7 @@ Json ReportJson(const migrate::AwsInventory& aws, const migrate::MigrationPlan& 
             {"status", aws.cluster.status},
             {"oidcIssuer", aws.cluster.oidc_issuer},
             {"authenticationMode", aws.cluster.authentication_mode},
+            {"interruptionQueue", aws.interruption_queue},
             {"aliasVersion", aws.alias_version}}},
           {"nodeGroups", std::move(node_groups)},
           {"steps", std::move(steps)},
@@ -156,32 +159,25 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     return kExitFailure;
   }
   const std::string& name = options.target.cluster_name;
-  Result<migrate::AwsInventory> aws = migrate::ReadAws(*clients, name);
-  if (!aws.ok()) {
+  Result<migrate::MigrationState> state = migrate::ReadMigrationState(*clients, cluster, name);
+  if (!state.ok()) {
     err << fmt::format("karpenter migrate plan: cluster {} in {}: {}\n", name, region,
-                       aws.error().message);
+                       state.error().message);
     return kExitFailure;
   }
-  auto cluster_error = [&](const Error& error) {
-    err << fmt::format("karpenter migrate plan: cluster {}: {}\n", name, error.message);
-    return kExitFailure;
-  };
-  Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(cluster);
-  if (!objects.ok()) return cluster_error(objects.error());
-  Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, *aws);
-  if (!inventory.ok()) return cluster_error(inventory.error());
-  const migrate::MigrationPlan plan = migrate::PlanMigration(*aws, *inventory);
+  const migrate::AwsInventory& aws = state->aws;
+  const migrate::MigrationPlan& plan = state->plan;
   const migrate::DerivedNodePools derived = migrate::DeriveNodePools(
-      {name, migrate::PinnedAliasVersion(options.alias_version, aws->alias_version),
-       aws->node_groups});
+      {name, migrate::PinnedAliasVersion(options.alias_version, aws.alias_version),
+       aws.node_groups});
   std::optional<Result<simulate::SimulationResult>> forecast;
   std::vector<std::string> forecast_notes;
   if (forecast_duration->value().count() > 0) {
-    forecast = ForecastMigration(*objects, *aws, *inventory, plan, derived,
+    forecast = ForecastMigration(state->objects, aws, state->cluster, plan, derived,
                                  forecast_duration->value(), forecast_notes);
   }
   if (options.output == "json") {
-    Json report = ReportJson(*aws, plan, derived);
+    Json report = ReportJson(aws, plan, derived);
     if (forecast && forecast->ok()) {
       report["forecast"] = ForecastJson(**forecast, forecast_notes);
     } else if (forecast) {
@@ -189,7 +185,7 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     }
     out << report.dump(2) << "\n";
   } else {
-    PrintText(*aws, plan, derived, out);
+    PrintText(aws, plan, derived, out);
     if (forecast) PrintForecast(*forecast, forecast_notes, out);
   }
   return 0;
@@ -281,6 +277,47 @@ int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environ
   return 0;
 }
 
+int RunMigrateVerify(const MigrateVerifyOptions& options, const aws::Environment& environment,
+                     kube::Client& cluster, std::ostream& out, std::ostream& err) {
+  const std::string region = RegionOf(options.target, environment);
+  if (region.empty()) {
+    err << "karpenter migrate verify: no region: give --region or set AWS_REGION\n";
+    return kExitUsage;
+  }
+  RealClock clock;
+  aws::CurlTransport transport;
+  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
+  if (!clients.ok()) {
+    err << "karpenter migrate verify: " << clients.error().message << "\n";
+    return kExitFailure;
+  }
+  const std::string& name = options.target.cluster_name;
+  Result<migrate::MigrationState> state = migrate::ReadMigrationState(*clients, cluster, name);
+  if (!state.ok()) {
+    err << fmt::format("karpenter migrate verify: cluster {} in {}: {}\n", name, region,
+                       state.error().message);
+    return kExitFailure;
+  }
+  const std::vector<migrate::Check> checks = migrate::VerifyMigration(
+      {&state->aws, &state->objects, &state->cluster, &state->plan, options.namespace_});
+  const bool verified = std::all_of(checks.begin(), checks.end(),
+                                    [](const migrate::Check& check) { return check.ok; });
+  if (options.output == "json") {
+    Json list = Json::array();
+    for (const migrate::Check& check : checks) {
+      list.push_back({{"name", check.name}, {"ok", check.ok}, {"detail", check.detail}});
+    }
+    out << Json{{"cluster", name}, {"verified", verified}, {"checks", std::move(list)}}.dump(2)
+        << "\n";
+  } else {
+    for (const migrate::Check& check : checks) {
+      out << fmt::format("{} {}: {}\n", check.ok ? "ok  " : "FAIL", check.name, check.detail);
+    }
+    out << (verified ? "verified\n" : "not verified\n");
+  }
+  return verified ? 0 : kExitFailure;
+}
+
 namespace {
 
 // Runs `run` on the cluster of the target's kubeconfig, with the process's environment.
@@ -317,6 +354,10 @@ int RunMigrateCommand(const MigrateApplyOptions& options, std::ostream& out, std
 
 int RunMigrateCommand(const MigrateRollbackOptions& options, std::ostream& out, std::ostream& err) {
   return WithCluster(options, "rollback", RunMigrateRollback, out, err);
+}
+
+int RunMigrateCommand(const MigrateVerifyOptions& options, std::ostream& out, std::ostream& err) {
+  return WithCluster(options, "verify", RunMigrateVerify, out, err);
 }
 
 }  // namespace karpenter::cli

@@ -68,9 +68,21 @@ struct MigrateRollbackOptions {
 int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environment& environment,
                        kube::Client& cluster, std::ostream& out, std::ostream& err);
 
+struct MigrateVerifyOptions {
+  MigrateTarget target;
+  std::string namespace_ = "kube-system";  // Karpenter's
+  std::string output = "text";             // text | json
+};
+
+// `karpenter migrate verify` (migrate/verify.h): each check with what it found. 0 when every check
+// passes, 1 when one fails or AWS or the cluster cannot be read, 2 on bad options.
+int RunMigrateVerify(const MigrateVerifyOptions& options, const aws::Environment& environment,
+                     kube::Client& cluster, std::ostream& out, std::ostream& err);
+
 // The command line's: the process's environment, and the cluster of the target's kubeconfig.
 int RunMigrateCommand(const MigratePlanOptions& options, std::ostream& out, std::ostream& err);
 int RunMigrateCommand(const MigrateApplyOptions& options, std::ostream& out, std::ostream& err);
 int RunMigrateCommand(const MigrateRollbackOptions& options, std::ostream& out, std::ostream& err);
+int RunMigrateCommand(const MigrateVerifyOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace karpenter::cli

@@ -18,7 +18,6 @@
 #include "aws/api/ec2_api.h"
 #include "aws/api/eks_api.h"
 #include "aws/api/iam_api.h"
-#include "aws/api/sqs_api.h"
 #include "aws/iam/controller_policy.h"
 #include "aws/iam/roles.h"
 #include "common/document.h"
@@ -28,40 +27,12 @@
 #include "migrate/record.h"
 #include "migrate/settle.h"
 #include "migrate/steps.h"
+#include "migrate/verify.h"
 
 namespace karpenter::migrate {
 namespace {
 
 using kube::Object;
-
-// What the account and the cluster are now; each step reads it afresh.
-struct Snapshot {
-  AwsInventory aws;
-  ClusterObjects objects;
-  ClusterInventory cluster;
-  MigrationPlan plan;
-};
-
-Result<Snapshot> Read(aws::AwsClients& clients, kube::Client& cluster, const std::string& name) {
-  Snapshot out;
-  ASSIGN_OR_RETURN(out.aws, ReadAws(clients, name));
-  ASSIGN_OR_RETURN(out.objects, ReadClusterObjects(cluster));
-  ASSIGN_OR_RETURN(out.cluster, ReadCluster(out.objects, out.aws));
-  out.plan = PlanMigration(out.aws, out.cluster);
-  return out;
-}
-
-// Whether the interruption queue the seed names (the cluster's name) exists.
-Result<bool> QueueExists(aws::AwsClients& clients, const std::string& name) {
-  aws::SqsApi sqs(clients.sqs());
-  Result<std::string> queue = sqs.GetQueueUrl(name);
-  if (queue.ok()) return true;
-  if (queue.error().reason.find("NonExistentQueue") != std::string::npos ||
-      queue.error().reason == "QueueDoesNotExist") {
-    return false;
-  }
-  return queue.error();
-}
 
 // A file of `text` in the temporary directory, for helm to read; the caller removes it.
 Result<std::string> WriteTemporary(const std::string& text) {
@@ -272,15 +243,17 @@ class Applier {
       : m_(migration), options_(options), hooks_(hooks) {}
 
   Status Run(int number) {
-    ASSIGN_OR_RETURN(const Snapshot now, Read(m_.clients(), m_.cluster(), options_.cluster_name));
+    ASSIGN_OR_RETURN(const MigrationState now,
+                     ReadMigrationState(m_.clients(), m_.cluster(), options_.cluster_name));
     const Step& step = now.plan.steps[number - 1];
     Status result = [&]() -> Status {
       // A role created before a stop may still lack its policies: step 2 finishes what the record
       // names even when both roles exist.
+      if (number == 9) return Verify(now);
       if (step.state == StepState::kDone && !(number == 2 && !m_.record().roles.empty())) {
         m_.out() << fmt::format("step {} ({}): done already: {}\n", number, step.title,
                                 fmt::join(step.details, "; "));
-        return {};
+        return number == 8 && !m_.dry_run() ? SettleRecorded(now) : Status();
       }
       if (step.state == StepState::kBlocked) {
         return Error(fmt::format("blocked: {}", fmt::join(step.details, "; ")));
@@ -300,7 +273,7 @@ class Applier {
           return Pin(now);
         case 8:
           return Retire(now);
-        default:  // 9: what is not verified yet
+        default:
           return Error(fmt::format("{}", fmt::join(step.details, "; ")));
       }
     }();
@@ -319,14 +292,26 @@ class Applier {
     return {};
   }
 
+  // The seed's step 9 and more (verify.h); an error names the checks that fail.
+  Status Verify(const MigrationState& now) {
+    std::vector<std::string> failed;
+    for (const Check& check :
+         VerifyMigration({&now.aws, &now.objects, &now.cluster, &now.plan, options_.namespace_})) {
+      m_.out() << fmt::format("step 9: {} {}: {}\n", check.ok ? "ok  " : "FAIL", check.name,
+                              check.detail);
+      if (!check.ok) failed.push_back(check.name);
+    }
+    if (failed.empty()) return {};
+    return Error(fmt::format("not verified: {}", fmt::join(failed, "; ")));
+  }
+
   // The node role with its managed policies, and the controller role (IRSA, for the chart's
   // ServiceAccount) with the controller policy inline — `karpenter iam`'s documents.
-  Status Roles(const Snapshot& now) {
+  Status Roles(const MigrationState& now) {
     aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
     RETURN_IF_ERROR(aws::iam::Validate(inputs));
     // The queue the chart's settings.interruptionQueue names, when there is one.
-    ASSIGN_OR_RETURN(const bool queue, QueueExists(m_.clients(), options_.cluster_name));
-    if (queue) inputs.interruption_queue = options_.cluster_name;
+    if (now.aws.interruption_queue) inputs.interruption_queue = options_.cluster_name;
     std::string issuer = now.aws.cluster.oidc_issuer;
     if (issuer.starts_with("https://")) issuer = issuer.substr(8);
     while (issuer.ends_with('/')) issuer.pop_back();
@@ -376,7 +361,7 @@ class Applier {
 
   // The chart, as the seed installs it: its values, and the affinity edit that keeps the controller
   // on the node group and off the nodes it manages.
-  Status Deploy(const Snapshot& now) {
+  Status Deploy(const MigrationState& now) {
     if (now.plan.steps[1].state != StepState::kDone && !gone_through_.contains(2)) {
       return Error("the controller needs its IAM role first (step 2); nothing changed");
     }
@@ -386,7 +371,7 @@ class Applier {
           "reference); nothing changed");
     }
     const aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
-    ASSIGN_OR_RETURN(const bool queue, QueueExists(m_.clients(), options_.cluster_name));
+    const bool queue = now.aws.interruption_queue;
     const std::string& group = now.plan.controller_node_group;
     Json values = {
         {"settings", {{"clusterName", options_.cluster_name}}},
@@ -448,7 +433,7 @@ class Applier {
     return Crash("step 5: changed");
   }
 
-  Status Tags(const Snapshot& now) {
+  Status Tags(const MigrationState& now) {
     std::vector<std::string> ids;
     for (const auto* resources : {&now.aws.subnets, &now.aws.security_groups}) {
       for (const TaggedResource& resource : *resources) {
@@ -476,7 +461,7 @@ class Applier {
     return {};
   }
 
-  Status Access(const Snapshot& now) {
+  Status Access(const MigrationState& now) {
     const std::string role = NodeRoleArn(now.aws.cluster);
     if (now.aws.cluster.authentication_mode != "CONFIG_MAP") {
       m_.Say(4, fmt::format("create an EKS access entry of type EC2_LINUX for {}", role));
@@ -521,7 +506,7 @@ class Applier {
     return Crash("step 4: changed");
   }
 
-  Status NodePools(const Snapshot& now) {
+  Status NodePools(const MigrationState& now) {
     const DerivedNodePools derived = DeriveNodePools(
         {options_.cluster_name, PinnedAliasVersion(options_.alias_version, now.aws.alias_version),
          now.aws.node_groups});
@@ -573,7 +558,7 @@ class Applier {
     return Crash("step 6: changed");
   }
 
-  Status Pin(const Snapshot& now) {
+  Status Pin(const MigrationState& now) {
     const std::string& group = now.plan.controller_node_group;
     std::vector<std::pair<const WorkloadRef*, Json>> changes;
     for (const WorkloadRef& ref : now.cluster.unpinned_add_ons) {
@@ -604,7 +589,7 @@ class Applier {
     return Crash("step 7: changed");
   }
 
-  Status Retire(const Snapshot& now) {
+  Status Retire(const MigrationState& now) {
     for (const int before : {5, 6}) {
       // A dry run takes the steps it went through as done.
       if (now.plan.steps[before - 1].state != StepState::kDone &&
@@ -683,30 +668,52 @@ class Applier {
                                                  last ? target : std::min(group.min_size, next),
                                                  last ? target : group.max_size, next));
       RETURN_IF_ERROR(Crash("step 8: batch"));
-      const MonoTime start = hooks_.clock->Monotonic();
-      while (true) {
-        ASSIGN_OR_RETURN(const aws::EksNodegroup state,
-                         eks.DescribeNodegroup(options_.cluster_name, group.name));
-        ASSIGN_OR_RETURN(const ClusterObjects objects, ReadClusterObjects(m_.cluster()));
-        std::vector<std::string> waiting = Unsettled(objects, group.name, next, baseline);
-        if (state.status != "ACTIVE") {
-          waiting.insert(waiting.begin(),
-                         fmt::format("node group {} is {}", group.name, state.status));
-        }
-        if (waiting.empty()) break;
-        if (hooks_.clock->Monotonic() - start >= options_.settle_timeout) {
-          return Error(fmt::format(
-              "node group {} did not settle within {}s of shrinking from {} to {} nodes: {}. "
-              "Stopped, and left the cluster as it is: run apply --step 8 again once it has "
-              "settled, or roll back",
-              group.name, options_.settle_timeout.count(), desired, next,
-              fmt::join(waiting, "; ")));
-        }
-        hooks_.sleep(options_.poll_interval);
-      }
+      RETURN_IF_ERROR(Settle(group.name, next, baseline,
+                             fmt::format("of shrinking from {} to {} nodes", desired, next)));
       m_.out() << fmt::format("step 8: node group {} shrank from {} to {} nodes and settled\n",
                               group.name, desired, next);
       desired = next;
+    }
+    return {};
+  }
+
+  // Waits until `group` has settled at `desired` nodes (settle.h) and EKS is done with it; an
+  // error after options_.settle_timeout says what is still waiting. `what` says what it waits
+  // after.
+  Status Settle(const std::string& group, int64_t desired, const SettleBaseline& baseline,
+                const std::string& what) {
+    aws::EksApi eks(m_.clients().eks());
+    const MonoTime start = hooks_.clock->Monotonic();
+    while (true) {
+      ASSIGN_OR_RETURN(const aws::EksNodegroup state,
+                       eks.DescribeNodegroup(options_.cluster_name, group));
+      ASSIGN_OR_RETURN(const ClusterObjects objects, ReadClusterObjects(m_.cluster()));
+      std::vector<std::string> waiting = Unsettled(objects, group, desired, baseline);
+      if (state.status != "ACTIVE") {
+        waiting.insert(waiting.begin(), fmt::format("node group {} is {}", group, state.status));
+      }
+      if (waiting.empty()) return {};
+      if (hooks_.clock->Monotonic() - start >= options_.settle_timeout) {
+        return Error(fmt::format(
+            "node group {} did not settle within {}s {}: {}. Stopped, and left the cluster as it "
+            "is: run apply --step 8 again once it has settled, or roll back",
+            group, options_.settle_timeout.count(), what, fmt::join(waiting, "; ")));
+      }
+      hooks_.sleep(options_.poll_interval);
+    }
+  }
+
+  // Step 8 is done by the sizes it set; a run stopped during a batch may have left a node group
+  // that has not settled at its size yet: this waits for it, as the batch would have.
+  Status SettleRecorded(const MigrationState& now) {
+    const SettleBaseline baseline = Baseline(now.objects);
+    for (const NodeGroupSize& recorded : m_.record().node_groups) {
+      const auto group =
+          std::find_if(now.aws.node_groups.begin(), now.aws.node_groups.end(),
+                       [&](const aws::EksNodegroup& g) { return g.name == recorded.name; });
+      if (group == now.aws.node_groups.end()) continue;
+      RETURN_IF_ERROR(Settle(group->name, group->desired_size, baseline,
+                             fmt::format("at {} nodes", group->desired_size)));
     }
     return {};
   }

@@ -12,6 +12,7 @@
 #include "api/pod.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/iam_api.h"
+#include "aws/api/sqs_api.h"
 #include "aws/api/ssm_api.h"
 #include "common/document.h"
 #include "kube/disruption_budget.h"
@@ -180,6 +181,14 @@ Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluste
         std::find(entries.begin(), entries.end(), role_arn) != entries.end();
   }
 
+  aws::SqsApi sqs(clients.sqs());
+  if (Result<std::string> queue = sqs.GetQueueUrl(cluster_name); queue.ok()) {
+    out.interruption_queue = true;
+  } else if (queue.error().reason.find("NonExistentQueue") == std::string::npos &&
+             queue.error().reason != "QueueDoesNotExist") {
+    return queue.error();
+  }
+
   aws::IamApi iam(clients.iam());
   ASSIGN_OR_RETURN(out.node_role_exists, RoleExists(iam, "KarpenterNodeRole-" + cluster_name));
   ASSIGN_OR_RETURN(out.controller_role_exists,
@@ -230,7 +239,8 @@ Result<ClusterObjects> ReadClusterObjects(kube::Client& client) {
                                 std::pair{&kube::resources::kDaemonSets, &out.daemon_sets},
                                 std::pair{&kube::resources::kJobs, &out.jobs},
                                 std::pair{&kube::resources::kNodePools, &out.node_pools},
-                                std::pair{&kube::resources::kEC2NodeClasses, &out.node_classes}}) {
+                                std::pair{&kube::resources::kEC2NodeClasses, &out.node_classes},
+                                std::pair{&kube::resources::kNodeClaims, &out.node_claims}}) {
     Result<kube::ObjectList> listed = client.List(*resource, {});
     if (!listed.ok()) {
       // Karpenter's kinds are absent until its CRDs are installed.

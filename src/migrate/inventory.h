@@ -2,7 +2,8 @@
 // What `karpenter migrate plan` reads before it decides anything, and never writes: the AWS side —
 // the EKS cluster and its managed node groups, the AMI release the cluster's version recommends
 // (the seed's ALIAS_VERSION), the IAM roles the seed creates, the karpenter.sh/discovery tags of
-// the node groups' subnets and the cluster's security groups, the node role's access entry — and
+// the node groups' subnets and the cluster's security groups, the node role's access entry, the
+// interruption queue — and
 // the cluster side: aws-auth, Karpenter's Deployment and NodePools, Cluster Autoscaler, the add-ons
 // in kube-system, workloads only node groups may run, the pods on node-group nodes that no
 // PodDisruptionBudget covers, pending pods.
@@ -43,6 +44,8 @@ struct AwsInventory {
   bool controller_role_exists = false;  // KarpenterControllerRole-<cluster>
   // An EKS access entry for the node role (read when the authentication mode is not CONFIG_MAP).
   bool node_role_access_entry = false;
+  // An SQS queue named after the cluster: the seed's settings.interruptionQueue.
+  bool interruption_queue = false;
   std::vector<TaggedResource> subnets;          // the node groups'
   std::vector<TaggedResource> security_groups;  // the cluster's
 };
@@ -96,6 +99,7 @@ struct ClusterObjects {
   std::vector<kube::SharedObject> jobs;
   std::vector<kube::SharedObject> node_pools;    // empty when Karpenter's CRDs are not installed
   std::vector<kube::SharedObject> node_classes;  // EC2NodeClasses, likewise
+  std::vector<kube::SharedObject> node_claims;   // NodeClaims, likewise
 };
 
 // Errors name the call and AWS's reason (an unknown cluster, a refused call).

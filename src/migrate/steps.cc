@@ -247,4 +247,14 @@ MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& clu
   return plan;
 }
 
+Result<MigrationState> ReadMigrationState(aws::AwsClients& clients, kube::Client& cluster,
+                                          const std::string& cluster_name) {
+  MigrationState out;
+  ASSIGN_OR_RETURN(out.aws, ReadAws(clients, cluster_name));
+  ASSIGN_OR_RETURN(out.objects, ReadClusterObjects(cluster));
+  ASSIGN_OR_RETURN(out.cluster, ReadCluster(out.objects, out.aws));
+  out.plan = PlanMigration(out.aws, out.cluster);
+  return out;
+}
+
 }  // namespace karpenter::migrate

@@ -1,7 +1,8 @@
 #pragma once
 // The seed's nine steps, judged on what `karpenter migrate plan` read (inventory.h): each done, to
 // do (with what it would do) or blocked (with why), plus the warnings a careful engineer would want
-// before Cluster Autoscaler is retired. A pure function of the inventories.
+// before Cluster Autoscaler is retired. A pure function of the inventories; ReadMigrationState
+// reads them and judges, as plan, apply (before each step) and verify do.
 
 #include <cstdint>
 #include <string>
@@ -42,5 +43,17 @@ struct MigrationPlan {
 };
 
 MigrationPlan PlanMigration(const AwsInventory& aws, const ClusterInventory& cluster);
+
+// What the account and the cluster are now, and the plan judged on them.
+struct MigrationState {
+  AwsInventory aws;
+  ClusterObjects objects;
+  ClusterInventory cluster;
+  MigrationPlan plan;
+};
+
+// Errors: those of ReadAws, ReadClusterObjects and ReadCluster.
+Result<MigrationState> ReadMigrationState(aws::AwsClients& clients, kube::Client& cluster,
+                                          const std::string& cluster_name);
 
 }  // namespace karpenter::migrate

@@ -192,6 +192,55 @@ TEST_F(MigrateApplyTest, CarriesOutTheStepsAndRecordsWhatItChanged) {
   EXPECT_EQ(again->value(), kept);
 }
 
+TEST_F(MigrateApplyTest, StepNineVerifiesAndNamesWhatIsMissing) {
+  ASSERT_THAT(Apply(Options(kImplemented)), IsOk()) << out_.str();
+  Status unverified = Apply(Options({9}));
+  ASSERT_FALSE(unverified.ok());
+  EXPECT_THAT(unverified.error().message, HasSubstr("Karpenter's nodes joined"));
+  EXPECT_THAT(unverified.error().message, HasSubstr("the controller runs on node-group nodes"));
+  EXPECT_THAT(out_.str(), HasSubstr("step 9: ok   steps 1 to 8 done"));
+  // Karpenter's node joins and the controller runs on the node group: only the interruption
+  // queue (moto has none named after this cluster) is left.
+  const kube::Object node = {{"apiVersion", "v1"},
+                             {"kind", "Node"},
+                             {"metadata",
+                              {{"name", "karpenter-node"},
+                               {"labels",
+                                {{"karpenter.sh/nodepool", "default"},
+                                 {"node.kubernetes.io/instance-type", "m5.large"}}}}}};
+  ASSERT_THAT(objects_.Create(kube::resources::kNodes, node, {}), IsOk());
+  kube::Object controller =
+      testing::Pod("kube-system", "karpenter-0", "karpenter", testing::NodeName("general", 0));
+  controller["metadata"]["labels"]["app.kubernetes.io/name"] = "karpenter";
+  ASSERT_THAT(objects_.Create(kube::resources::kPods, controller, {}), IsOk());
+  Result<kube::Object> pod = objects_.Get(kube::resources::kPods, "kube-system", "karpenter-0");
+  ASSERT_THAT(pod, IsOk());
+  (*pod)["status"]["phase"] = "Running";
+  ASSERT_THAT(objects_.Update(kube::resources::kPods, *pod, kube::Subresource::kStatus), IsOk());
+  unverified = Apply(Options({9}));
+  ASSERT_FALSE(unverified.ok());
+  EXPECT_EQ(unverified.error().message,
+            "step 9 (verify): not verified: interruptions reach the controller");
+}
+
+TEST_F(MigrateApplyTest, TheCommandLineNeedsAStepOrAll) {
+  std::ostringstream out, err;
+  EXPECT_EQ(cli::RunCommandLine(std::vector<std::string>{"migrate", "apply", "--cluster-name", "c"},
+                                out, err),
+            cli::kExitUsage);
+  EXPECT_THAT(err.str(), HasSubstr("give --step N or --all"));
+  err.str("");
+  EXPECT_EQ(cli::RunCommandLine(
+                std::vector<std::string>{"migrate", "apply", "--cluster-name", "c", "--step", "10"},
+                out, err),
+            cli::kExitUsage);
+  err.str("");
+  EXPECT_EQ(cli::RunCommandLine(std::vector<std::string>{"migrate", "apply", "--cluster-name", "c",
+                                                         "--step", "3", "--all"},
+                                out, err),
+            cli::kExitUsage);
+}
+
 TEST_F(MigrateApplyTest, RollbackRestoresCapacityAndRollbackAllRestoresEverything) {
   const Json before = Inventory();
   ASSERT_THAT(Apply(Options(kImplemented)), IsOk()) << out_.str();
@@ -395,6 +444,8 @@ TEST_P(MigrateApplyCrashTest, ARunStoppedAtACrashPointFinishesWhenRunAgain) {
   ASSERT_THAT(Apply(Options(kImplemented)), IsOk()) << out_.str();
   const Json after = Inventory();
   EXPECT_EQ(after["general"], Json({2, 2, 2}));
+  // A batch the crash interrupted is waited for: the node is gone once the second run ends.
+  EXPECT_FALSE(objects_.Get(kube::resources::kNodes, "", testing::NodeName("general", 2)).ok());
   EXPECT_EQ(after["deployments"]["kube-system/cluster-autoscaler"][0], 0);
   EXPECT_EQ(after["NodePool"], Json({"default"}));
   Result<std::optional<MigrationRecord>> record = LoadRecord(objects_, "kube-system");

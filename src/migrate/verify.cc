@@ -1,0 +1,112 @@
+#include "migrate/verify.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+
+#include "api/condition.h"
+#include "api/labels.h"
+#include "kube/object.h"
+
+namespace karpenter::migrate {
+namespace {
+
+bool ReadyCondition(const kube::Object& object) {
+  const kube::Object* conditions = kube::Find(object, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  for (const kube::Object& condition : *conditions) {
+    if (kube::StringAt(condition, {"type"}) == api::kConditionReady) {
+      return kube::StringAt(condition, {"status"}) == "True";
+    }
+  }
+  return false;
+}
+
+// At most this many names in a detail; the rest are counted.
+constexpr size_t kNamesShown = 5;
+
+std::string Names(const std::vector<std::string>& names) {
+  if (names.size() <= kNamesShown) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{}, … ({} more)", fmt::join(names.begin(), names.begin() + kNamesShown, ", "),
+                     names.size() - kNamesShown);
+}
+
+}  // namespace
+
+std::vector<Check> VerifyMigration(const VerifyInputs& inputs) {
+  std::vector<Check> out;
+  std::vector<std::string> not_done;
+  for (const Step& step : inputs.plan->steps) {
+    if (step.number <= 8 && step.state != StepState::kDone) {
+      not_done.push_back(
+          fmt::format("{} ({}: {})", step.number, step.title, fmt::join(step.details, "; ")));
+    }
+  }
+  out.push_back({"steps 1 to 8 done", not_done.empty(),
+                 not_done.empty() ? "Cluster Autoscaler at 0, node groups at their targets"
+                                  : "not done: " + fmt::format("{}", fmt::join(not_done, "; "))});
+
+  std::map<std::string, const kube::Object*, std::less<>> nodes;
+  for (const kube::SharedObject& node : inputs.objects->nodes) {
+    nodes[std::string(kube::Name(*node))] = node.get();
+  }
+  // The controller's pods, by the label the chart gives them.
+  int running = 0;
+  std::vector<std::string> misplaced;
+  for (const kube::SharedObject& pod : inputs.objects->pods) {
+    if (kube::Namespace(*pod) != inputs.namespace_ ||
+        kube::Label(*pod, "app.kubernetes.io/name") != "karpenter") {
+      continue;
+    }
+    const std::string_view node_name = kube::StringAt(*pod, {"spec", "nodeName"});
+    const auto node = nodes.find(node_name);
+    if (kube::StringAt(*pod, {"status", "phase"}) != "Running" || node == nodes.end() ||
+        kube::Label(*node->second, kLabelNodeGroup).empty()) {
+      misplaced.push_back(fmt::format("{} ({}, on {})", kube::Name(*pod),
+                                      kube::StringAt(*pod, {"status", "phase"}),
+                                      node_name.empty() ? "no node" : node_name));
+    } else {
+      ++running;
+    }
+  }
+  out.push_back(
+      {"the controller runs on node-group nodes", running > 0 && misplaced.empty(),
+       misplaced.empty() ? fmt::format("{} pods Running", running) : "not: " + Names(misplaced)});
+
+  std::vector<std::string> unready;
+  for (const kube::SharedObject& claim : inputs.objects->node_claims) {
+    if (!ReadyCondition(*claim)) unready.push_back(std::string(kube::Name(*claim)));
+  }
+  out.push_back({"NodeClaims Ready", unready.empty(),
+                 unready.empty()
+                     ? fmt::format("{} NodeClaims, all Ready", inputs.objects->node_claims.size())
+                     : "not Ready: " + Names(unready)});
+
+  int karpenter_nodes = 0;
+  std::vector<std::string> unlabelled;
+  for (const kube::SharedObject& node : inputs.objects->nodes) {
+    if (kube::Label(*node, api::kLabelNodePool).empty()) continue;
+    ++karpenter_nodes;
+    if (kube::Label(*node, api::kLabelInstanceType).empty()) {
+      unlabelled.push_back(std::string(kube::Name(*node)));
+    }
+  }
+  out.push_back({"Karpenter's nodes joined", karpenter_nodes > 0 && unlabelled.empty(),
+                 unlabelled.empty() ? fmt::format("{} nodes labelled {} and {}", karpenter_nodes,
+                                                  api::kLabelNodePool, api::kLabelInstanceType)
+                                    : "without an instance type: " + Names(unlabelled)});
+
+  out.push_back({"no pod pending", inputs.cluster->pending_pods == 0,
+                 fmt::format("{} pending", inputs.cluster->pending_pods)});
+  out.push_back(
+      {"interruptions reach the controller", inputs.aws->interruption_queue,
+       inputs.aws->interruption_queue
+           ? fmt::format("queue {} exists", inputs.aws->cluster.name)
+           : fmt::format("no SQS queue named {}: spot interruptions and scheduled "
+                         "events are not handled (karpenter iam cloudformation makes one)",
+                         inputs.aws->cluster.name)});
+  return out;
+}
+
+}  // namespace karpenter::migrate
