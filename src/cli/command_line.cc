@@ -238,6 +238,11 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
           ->check(CLI::Range(1, 9));
   bool apply_all = false;
   migrate_apply_cmd->add_flag("--all", apply_all, "Every step, in order")->excludes(apply_step);
+  migrate_apply_cmd->add_option(
+      "--chart", migrate_apply.chart,
+      "Step 5: the karpenter-cpp chart helm installs (a directory, a .tgz or an oci:// reference)");
+  migrate_apply_cmd->add_option("--values,-f", migrate_apply.values_files,
+                                "Step 5: a values file over the seed's values (repeatable)");
   migrate_apply_cmd
       ->add_option("--batch", migrate_apply.batch, "Nodes a node group loses at a time (step 8)")
       ->capture_default_str();

@@ -340,7 +340,16 @@ Result<ClusterInventory> ReadCluster(const ClusterObjects& objects, const AwsInv
         ref.replicas = known->second;
       }
     }
-    if (unprotected.insert(ref.Describe()).second) out.unprotected.push_back(std::move(ref));
+    // Cluster Autoscaler is scaled to 0 before any node group shrinks.
+    const bool autoscaler =
+        ref.kind == "Deployment" &&
+        std::any_of(out.cluster_autoscalers.begin(), out.cluster_autoscalers.end(),
+                    [&](const WorkloadRef& cas) {
+                      return cas.namespace_ == ref.namespace_ && cas.name == ref.name;
+                    });
+    if (!autoscaler && unprotected.insert(ref.Describe()).second) {
+      out.unprotected.push_back(std::move(ref));
+    }
   }
   return out;
 }

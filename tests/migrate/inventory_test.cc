@@ -161,6 +161,29 @@ TEST_F(ReadClusterTest, ReadsWhatTheStepsDependOn) {
   Create(kube::resources::kPods, Pod("agent-1", "agent", "ng-1", "DaemonSet", "agent"));
   Create(kube::resources::kPods, Pod("batch-1", "batch", "kp-1", "Job", "batch"));
   Create(kube::resources::kPods, Pod("web-3", "web", "", "ReplicaSet", "web-5d8f7"));
+  // Cluster Autoscaler's own pod needs no budget: it is scaled to 0 before any node group shrinks.
+  Object autoscaler_set = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "ReplicaSet"},
+      {"metadata",
+       {{"name", "cluster-autoscaler-6b9"},
+        {"namespace", "kube-system"},
+        {"ownerReferences",
+         {{{"apiVersion", "apps/v1"},
+           {"kind", "Deployment"},
+           {"name", "cluster-autoscaler"},
+           {"uid", "cas-uid"},
+           {"controller", true}}}}}},
+      {"spec",
+       {{"selector", {{"matchLabels", {{"app", "cas"}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "cas"}}}}},
+          {"spec",
+           {{"containers", {{{"name", "main"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}}}}}};
+  Create(kube::resources::kReplicaSets, autoscaler_set);
+  Object autoscaler_pod = Pod("cas-1", "cas", "ng-1", "ReplicaSet", "cluster-autoscaler-6b9");
+  autoscaler_pod["metadata"]["namespace"] = "kube-system";
+  Create(kube::resources::kPods, autoscaler_pod);
 
   Result<ClusterInventory> read = ReadCluster(aws);
   ASSERT_THAT(read, IsOk());

@@ -21,6 +21,7 @@ using std::chrono::milliseconds;
 
 constexpr kube::Resource kKinds[] = {
     kube::resources::kNamespaces,
+    kube::resources::kConfigMaps,
     kube::resources::kPods,
     kube::resources::kNodes,
     kube::resources::kDeployments,
