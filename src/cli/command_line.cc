@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <sstream>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "cli/controller_command.h"
@@ -66,8 +65,9 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   if (!args.empty() && !args[0].starts_with("-") &&
       std::find(kCommands.begin(), kCommands.end(), args[0]) == kCommands.end()) {
     std::string known;
-    for (std::string_view command : kCommands)
+    for (std::string_view command : kCommands) {
       known += (known.empty() ? "" : ", ") + std::string(command);
+    }
     return UsageError(err, "", "unknown command \"" + args[0] + "\" (commands: " + known + ")");
   }
 
@@ -208,7 +208,9 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
   auto* migrate_rollback_cmd = migrate_cmd->add_subcommand(
       "rollback",
       "Undo what apply recorded: Cluster Autoscaler's replicas, the node groups' sizes and the "
-      "pinning; with --all also the NodePools, the node role's access and the discovery tags");
+      "pinning; with --all also the NodePools, the chart, the node role's access, the discovery "
+      "tags "
+      "and the IAM roles");
   for (auto [cmd, target] : {std::pair{migrate_plan_cmd, &migrate_plan.target},
                              std::pair{migrate_apply_cmd, &migrate_apply.target},
                              std::pair{migrate_verify_cmd, &migrate_verify.target},
@@ -225,13 +227,21 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
                     "The version the EC2NodeClass pins its al2023 alias to (default: the release "
                     "SSM recommends for the cluster's version)");
   }
-  for (auto [cmd, namespace_, dry_run] :
-       {std::tuple{migrate_apply_cmd, &migrate_apply.namespace_, &migrate_apply.dry_run},
-        std::tuple{migrate_rollback_cmd, &migrate_rollback.namespace_,
-                   &migrate_rollback.dry_run}}) {
+  for (auto [cmd, namespace_] : {std::pair{migrate_apply_cmd, &migrate_apply.namespace_},
+                                 std::pair{migrate_verify_cmd, &migrate_verify.namespace_},
+                                 std::pair{migrate_rollback_cmd, &migrate_rollback.namespace_}}) {
     cmd->add_option("--namespace", *namespace_, "Karpenter's namespace, where the record is kept")
         ->capture_default_str();
+  }
+  for (auto [cmd, dry_run] : {std::pair{migrate_apply_cmd, &migrate_apply.dry_run},
+                              std::pair{migrate_rollback_cmd, &migrate_rollback.dry_run}}) {
     cmd->add_flag("--dry-run", *dry_run, "Say what would change; change nothing");
+  }
+  for (auto [cmd, output] : {std::pair{migrate_plan_cmd, &migrate_plan.output},
+                             std::pair{migrate_verify_cmd, &migrate_verify.output}}) {
+    cmd->add_option("--output,-o", *output, "text | json")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"text", "json"}));
   }
   auto* apply_step =
       migrate_apply_cmd->add_option("--step", migrate_apply.step, "Only this step (1 to 9)")
@@ -253,20 +263,14 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       ->add_option("--settle-timeout", migrate_apply.settle_timeout,
                    "How long each batch of step 8 may take to settle")
       ->capture_default_str();
-  migrate_verify_cmd->add_option("--namespace", migrate_verify.namespace_, "Karpenter's namespace")
-      ->capture_default_str();
-  migrate_verify_cmd->add_option("--output,-o", migrate_verify.output, "text | json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json"}));
-  migrate_rollback_cmd->add_flag("--all", migrate_rollback.all,
-                                 "Also the NodePools, the node role's access and the tags");
+  migrate_rollback_cmd->add_flag(
+      "--all", migrate_rollback.all,
+      "Also the NodePools, the chart, the node role's access, the tags and the "
+      "IAM roles it created");
   migrate_plan_cmd
       ->add_option("--forecast", migrate_plan.forecast,
                    "How long to simulate the migration for the forecast (0: no forecast)")
       ->capture_default_str();
-  migrate_plan_cmd->add_option("--output,-o", migrate_plan.output, "text | json")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"text", "json"}));
 
   // CLI11 takes the arguments last first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -132,18 +132,55 @@ void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& p
   for (const Json& object : derived.node_pools) out << "---\n" << object.dump(2) << "\n";
 }
 
-std::string RegionOf(const MigrateTarget& target, const aws::Environment& environment) {
-  return target.region.empty() ? std::string(environment.Region()) : target.region;
-}
+// A subcommand's AWS side: the region (--region, else the environment's) and clients for it, with
+// the real clock and transport they hold on to.
+class AwsSession {
+ public:
+  // 0, or the exit status after saying on `err` why not: no region is a usage error, clients that
+  // cannot be made a failure.
+  int Open(const MigrateTarget& target, const aws::Environment& environment,
+           std::string_view command, std::ostream& err) {
+    region_ = target.region.empty() ? std::string(environment.Region()) : target.region;
+    if (region_.empty()) {
+      err << "karpenter migrate " << command << ": no region: give --region or set AWS_REGION\n";
+      return kExitUsage;
+    }
+    Result<aws::AwsClients> clients =
+        aws::AwsClients::Create(environment, region_, transport_, clock_);
+    if (!clients.ok()) {
+      err << "karpenter migrate " << command << ": " << clients.error().message << "\n";
+      return kExitFailure;
+    }
+    clients_.emplace(std::move(*clients));
+    return 0;
+  }
+
+  aws::AwsClients& clients() { return *clients_; }
+  const std::string& region() const { return region_; }
+
+  // Real time and real programs, for apply and rollback.
+  migrate::ApplyHooks Hooks() const {
+    migrate::ApplyHooks hooks;
+    hooks.clock = &clock_;
+    hooks.sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); };
+    hooks.run = RunProgram;
+    return hooks;
+  }
+
+ private:
+  RealClock clock_;
+  aws::CurlTransport transport_;
+  std::optional<aws::AwsClients> clients_;
+  std::string region_;
+};
 
 }  // namespace
 
 int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& environment,
                    kube::Client& cluster, std::ostream& out, std::ostream& err) {
-  const std::string region = RegionOf(options.target, environment);
-  if (region.empty()) {
-    err << "karpenter migrate plan: no region: give --region or set AWS_REGION\n";
-    return kExitUsage;
+  AwsSession session;
+  if (const int opened = session.Open(options.target, environment, "plan", err); opened != 0) {
+    return opened;
   }
   Result<Duration> forecast_duration = Duration::Parse(options.forecast, /*allow_never=*/false);
   if (!forecast_duration.ok() || forecast_duration->value().count() < 0) {
@@ -151,17 +188,11 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
                        options.forecast);
     return kExitUsage;
   }
-  RealClock clock;
-  aws::CurlTransport transport;
-  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
-  if (!clients.ok()) {
-    err << "karpenter migrate plan: " << clients.error().message << "\n";
-    return kExitFailure;
-  }
   const std::string& name = options.target.cluster_name;
-  Result<migrate::MigrationState> state = migrate::ReadMigrationState(*clients, cluster, name);
+  Result<migrate::MigrationState> state =
+      migrate::ReadMigrationState(session.clients(), cluster, name);
   if (!state.ok()) {
-    err << fmt::format("karpenter migrate plan: cluster {} in {}: {}\n", name, region,
+    err << fmt::format("karpenter migrate plan: cluster {} in {}: {}\n", name, session.region(),
                        state.error().message);
     return kExitFailure;
   }
@@ -193,11 +224,6 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
 
 int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& environment,
                     kube::Client& cluster, std::ostream& out, std::ostream& err) {
-  const std::string region = RegionOf(options.target, environment);
-  if (region.empty()) {
-    err << "karpenter migrate apply: no region: give --region or set AWS_REGION\n";
-    return kExitUsage;
-  }
   Result<Duration> settle = Duration::Parse(options.settle_timeout, /*allow_never=*/false);
   if (!settle.ok() || settle->value().count() <= 0) {
     err << fmt::format("karpenter migrate apply: --settle-timeout: \"{}\" is not a duration\n",
@@ -224,18 +250,12 @@ int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& 
   apply.batch = options.batch;
   apply.allow_unprotected = options.allow_unprotected;
   apply.settle_timeout = std::chrono::duration_cast<std::chrono::seconds>(settle->value());
-  RealClock clock;
-  aws::CurlTransport transport;
-  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
-  if (!clients.ok()) {
-    err << "karpenter migrate apply: " << clients.error().message << "\n";
-    return kExitFailure;
+  AwsSession session;
+  if (const int opened = session.Open(options.target, environment, "apply", err); opened != 0) {
+    return opened;
   }
-  migrate::ApplyHooks hooks;
-  hooks.clock = &clock;
-  hooks.sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); };
-  hooks.run = RunProgram;
-  if (Status applied = migrate::ApplyMigration(*clients, cluster, apply, hooks, out);
+  if (Status applied =
+          migrate::ApplyMigration(session.clients(), cluster, apply, session.Hooks(), out);
       !applied.ok()) {
     err << fmt::format("karpenter migrate apply: cluster {}: {}\n", apply.cluster_name,
                        applied.error().message);
@@ -246,17 +266,9 @@ int RunMigrateApply(const MigrateApplyOptions& options, const aws::Environment& 
 
 int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environment& environment,
                        kube::Client& cluster, std::ostream& out, std::ostream& err) {
-  const std::string region = RegionOf(options.target, environment);
-  if (region.empty()) {
-    err << "karpenter migrate rollback: no region: give --region or set AWS_REGION\n";
-    return kExitUsage;
-  }
-  RealClock clock;
-  aws::CurlTransport transport;
-  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
-  if (!clients.ok()) {
-    err << "karpenter migrate rollback: " << clients.error().message << "\n";
-    return kExitFailure;
+  AwsSession session;
+  if (const int opened = session.Open(options.target, environment, "rollback", err); opened != 0) {
+    return opened;
   }
   migrate::RollbackOptions rollback;
   rollback.cluster_name = options.target.cluster_name;
@@ -264,11 +276,8 @@ int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environ
   rollback.all = options.all;
   rollback.dry_run = options.dry_run;
   rollback.kubeconfig = options.target.kubeconfig;
-  migrate::ApplyHooks hooks;
-  hooks.clock = &clock;
-  hooks.sleep = [](std::chrono::milliseconds duration) { std::this_thread::sleep_for(duration); };
-  hooks.run = RunProgram;
-  if (Status undone = migrate::RollbackMigration(*clients, cluster, rollback, hooks, out);
+  if (Status undone =
+          migrate::RollbackMigration(session.clients(), cluster, rollback, session.Hooks(), out);
       !undone.ok()) {
     err << fmt::format("karpenter migrate rollback: cluster {}: {}\n", rollback.cluster_name,
                        undone.error().message);
@@ -279,22 +288,15 @@ int RunMigrateRollback(const MigrateRollbackOptions& options, const aws::Environ
 
 int RunMigrateVerify(const MigrateVerifyOptions& options, const aws::Environment& environment,
                      kube::Client& cluster, std::ostream& out, std::ostream& err) {
-  const std::string region = RegionOf(options.target, environment);
-  if (region.empty()) {
-    err << "karpenter migrate verify: no region: give --region or set AWS_REGION\n";
-    return kExitUsage;
-  }
-  RealClock clock;
-  aws::CurlTransport transport;
-  Result<aws::AwsClients> clients = aws::AwsClients::Create(environment, region, transport, clock);
-  if (!clients.ok()) {
-    err << "karpenter migrate verify: " << clients.error().message << "\n";
-    return kExitFailure;
+  AwsSession session;
+  if (const int opened = session.Open(options.target, environment, "verify", err); opened != 0) {
+    return opened;
   }
   const std::string& name = options.target.cluster_name;
-  Result<migrate::MigrationState> state = migrate::ReadMigrationState(*clients, cluster, name);
+  Result<migrate::MigrationState> state =
+      migrate::ReadMigrationState(session.clients(), cluster, name);
   if (!state.ok()) {
-    err << fmt::format("karpenter migrate verify: cluster {} in {}: {}\n", name, region,
+    err << fmt::format("karpenter migrate verify: cluster {} in {}: {}\n", name, session.region(),
                        state.error().message);
     return kExitFailure;
   }

@@ -954,8 +954,9 @@ class Rollback {
       Say("delete IAM role " + name + " and its policies");
       if (m_.dry_run()) continue;
       ASSIGN_OR_RETURN(const std::vector<std::string> attached, iam.ListAttachedRolePolicies(name));
-      for (const std::string& policy : attached)
+      for (const std::string& policy : attached) {
         RETURN_IF_ERROR(iam.DetachRolePolicy(name, policy));
+      }
       ASSIGN_OR_RETURN(const std::vector<std::string> inline_policies, iam.ListRolePolicies(name));
       for (const std::string& policy : inline_policies) {
         RETURN_IF_ERROR(iam.DeleteRolePolicy(name, policy));

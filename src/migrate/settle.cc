@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "kube/object.h"
+#include "migrate/name_list.h"
 
 namespace karpenter::migrate {
 namespace {
@@ -17,15 +18,6 @@ bool Pending(const kube::Object& pod) {
 int64_t Status(const kube::Object& budget, std::string_view field) {
   const kube::Object* value = kube::Find(budget, {"status", field});
   return value != nullptr && value->is_number_integer() ? value->get<int64_t>() : 0;
-}
-
-// At most this many names in one line; the rest are counted.
-constexpr size_t kNamesShown = 5;
-
-std::string Names(const std::vector<std::string>& names) {
-  if (names.size() <= kNamesShown) return fmt::format("{}", fmt::join(names, ", "));
-  return fmt::format("{}, … ({} more)", fmt::join(names.begin(), names.begin() + kNamesShown, ", "),
-                     names.size() - kNamesShown);
 }
 
 }  // namespace
@@ -59,7 +51,8 @@ std::vector<std::string> Unsettled(const ClusterObjects& objects, const std::str
     }
   }
   if (!pending.empty()) {
-    out.push_back(fmt::format("{} pods are not running again: {}", pending.size(), Names(pending)));
+    out.push_back(
+        fmt::format("{} pods are not running again: {}", pending.size(), NameList(pending)));
   }
   for (const kube::SharedObject& budget : objects.budgets) {
     const int64_t healthy = Status(*budget, "currentHealthy");

@@ -8,6 +8,7 @@
 #include "api/condition.h"
 #include "api/labels.h"
 #include "kube/object.h"
+#include "migrate/name_list.h"
 
 namespace karpenter::migrate {
 namespace {
@@ -21,15 +22,6 @@ bool ReadyCondition(const kube::Object& object) {
     }
   }
   return false;
-}
-
-// At most this many names in a detail; the rest are counted.
-constexpr size_t kNamesShown = 5;
-
-std::string Names(const std::vector<std::string>& names) {
-  if (names.size() <= kNamesShown) return fmt::format("{}", fmt::join(names, ", "));
-  return fmt::format("{}, … ({} more)", fmt::join(names.begin(), names.begin() + kNamesShown, ", "),
-                     names.size() - kNamesShown);
 }
 
 }  // namespace
@@ -70,18 +62,18 @@ std::vector<Check> VerifyMigration(const VerifyInputs& inputs) {
       ++running;
     }
   }
-  out.push_back(
-      {"the controller runs on node-group nodes", running > 0 && misplaced.empty(),
-       misplaced.empty() ? fmt::format("{} pods Running", running) : "not: " + Names(misplaced)});
+  out.push_back({"the controller runs on node-group nodes", running > 0 && misplaced.empty(),
+                 misplaced.empty() ? fmt::format("{} pods Running", running)
+                                   : "not: " + NameList(misplaced)});
 
   std::vector<std::string> unready;
   for (const kube::SharedObject& claim : inputs.objects->node_claims) {
-    if (!ReadyCondition(*claim)) unready.push_back(std::string(kube::Name(*claim)));
+    if (!ReadyCondition(*claim)) unready.emplace_back(kube::Name(*claim));
   }
   out.push_back({"NodeClaims Ready", unready.empty(),
                  unready.empty()
                      ? fmt::format("{} NodeClaims, all Ready", inputs.objects->node_claims.size())
-                     : "not Ready: " + Names(unready)});
+                     : "not Ready: " + NameList(unready)});
 
   int karpenter_nodes = 0;
   std::vector<std::string> unlabelled;
@@ -89,13 +81,13 @@ std::vector<Check> VerifyMigration(const VerifyInputs& inputs) {
     if (kube::Label(*node, api::kLabelNodePool).empty()) continue;
     ++karpenter_nodes;
     if (kube::Label(*node, api::kLabelInstanceType).empty()) {
-      unlabelled.push_back(std::string(kube::Name(*node)));
+      unlabelled.emplace_back(kube::Name(*node));
     }
   }
   out.push_back({"Karpenter's nodes joined", karpenter_nodes > 0 && unlabelled.empty(),
                  unlabelled.empty() ? fmt::format("{} nodes labelled {} and {}", karpenter_nodes,
                                                   api::kLabelNodePool, api::kLabelInstanceType)
-                                    : "without an instance type: " + Names(unlabelled)});
+                                    : "without an instance type: " + NameList(unlabelled)});
 
   out.push_back({"no pod pending", inputs.cluster->pending_pods == 0,
                  fmt::format("{} pending", inputs.cluster->pending_pods)});

@@ -199,20 +199,6 @@ class NodeGroupStandIn {
   std::vector<std::string> errors_;
 };
 
-kube::Object Workload(const std::string& namespace_, const std::string& name, int replicas,
-                      const std::string& cpu, kube::Object pod_spec = kube::Object::object()) {
-  pod_spec["containers"] = {{{"name", "main"},
-                             {"image", "registry.k8s.io/pause:3.10"},
-                             {"resources", {{"requests", {{"cpu", cpu}, {"memory", "128Mi"}}}}}}};
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", {{"name", name}, {"namespace", namespace_}}},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", {{"app", name}}}}},
-            {"template", {{"metadata", {{"labels", {{"app", name}}}}}, {"spec", pod_spec}}}}}};
-}
-
 kube::Object Budget(const std::string& namespace_, const std::string& name) {
   return {{"apiVersion", "policy/v1"},
           {"kind", "PodDisruptionBudget"},
@@ -299,15 +285,22 @@ class MigrateE2E : public ControllerEndToEnd {
                             "\n  username: system:node:{{EC2PrivateDNSName}}\n"}}}}));
     const kube::Object on_group = {
         {"nodeSelector", {{std::string(migrate::kLabelNodeGroup), kGroup}}}};
-    ASSERT_OK(support::Apply(*client_,
-                             Workload("kube-system", "cluster-autoscaler", 1, "10m", on_group)));
-    ASSERT_OK(support::Apply(*client_, Workload("kube-system", "coredns-e2e", 2, "10m")));
+    ASSERT_OK(support::Apply(*client_, migrate::testing::Requesting(
+                                           migrate::testing::Deployment(
+                                               "kube-system", "cluster-autoscaler", 1, on_group),
+                                           "10m", "128Mi")));
+    ASSERT_OK(support::Apply(
+        *client_,
+        migrate::testing::Requesting(migrate::testing::Deployment("kube-system", "coredns-e2e", 2),
+                                     "10m", "128Mi")));
     ASSERT_OK(support::Apply(*client_, Budget("kube-system", "coredns-e2e")));
     ASSERT_OK(support::Apply(
         *client_, {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "shop"}}}}));
     // Five web pods fill the three nodes (two per node of 2 CPU); on two nodes one must wait for
     // a node of Karpenter's.
-    ASSERT_OK(support::Apply(*client_, Workload("shop", "web", 5, "900m")));
+    ASSERT_OK(support::Apply(
+        *client_, migrate::testing::Requesting(migrate::testing::Deployment("shop", "web", 5),
+                                               "900m", "128Mi")));
     ASSERT_OK(support::Apply(*client_, Budget("shop", "web")));
     ASSERT_TRUE(support::WaitFor([&] { return CountRunning(*client_, "shop") == 5; },
                                  std::chrono::seconds(60)))

@@ -14,6 +14,7 @@
 #include "cli/migrate_forecast.h"
 #include "common/clock.h"
 #include "kube/memory/memory_client.h"
+#include "migrate/workload_objects.h"
 #include "support/matchers.h"
 
 namespace karpenter::cli {
@@ -42,23 +43,6 @@ Object Node(int i, std::string_view zone) {
             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
 }
 
-Object Deployment(std::string_view namespace_, std::string_view name, int replicas,
-                  std::string_view cpu) {
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", {{"name", name}, {"namespace", namespace_}}},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", {{"app", name}}}}},
-            {"template",
-             {{"metadata", {{"labels", {{"app", name}}}}},
-              {"spec",
-               {{"containers",
-                 {{{"name", "main"},
-                   {"image", "registry.k8s.io/pause:3.10"},
-                   {"resources", {{"requests", {{"cpu", cpu}, {"memory", "1Gi"}}}}}}}}}}}}}}};
-}
-
 class ForecastTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -67,9 +51,13 @@ class ForecastTest : public ::testing::Test {
     const char* zones[] = {"us-east-1a", "us-east-1b", "us-east-1c"};
     for (int i = 0; i < 3; ++i) Create(kube::resources::kNodes, Node(i + 1, zones[i]));
     // Three 1-CPU pods a node: two nodes cannot hold all nine.
-    Create(kube::resources::kDeployments, Deployment("shop", "web", 9, "1"));
-    Create(kube::resources::kDeployments,
-           Deployment("kube-system", "cluster-autoscaler", 1, "100m"));
+    Create(
+        kube::resources::kDeployments,
+        migrate::testing::Requesting(migrate::testing::Deployment("shop", "web", 9), "1", "1Gi"));
+    Create(
+        kube::resources::kDeployments,
+        migrate::testing::Requesting(
+            migrate::testing::Deployment("kube-system", "cluster-autoscaler", 1), "100m", "1Gi"));
     Create(kube::resources::kPodDisruptionBudgets,
            {{"apiVersion", "policy/v1"},
             {"kind", "PodDisruptionBudget"},

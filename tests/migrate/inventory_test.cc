@@ -13,12 +13,14 @@
 
 #include "common/clock.h"
 #include "kube/memory/memory_client.h"
+#include "migrate/workload_objects.h"
 #include "support/matchers.h"
 
 namespace karpenter::migrate {
 namespace {
 
 using kube::Object;
+using testing::Deployment;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
@@ -27,18 +29,6 @@ aws::EksCluster Cluster() {
   cluster.name = "prod";
   cluster.arn = "arn:aws:eks:us-west-2:111122223333:cluster/prod";
   return cluster;
-}
-
-Object Deployment(std::string_view namespace_, std::string_view name, int replicas,
-                  Object pod_spec = Object::object(), Object labels = Object::object()) {
-  pod_spec["containers"] = {{{"name", "main"}, {"image", "registry.k8s.io/pause:3.10"}}};
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", {{"name", name}, {"namespace", namespace_}, {"labels", labels}}},
-          {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", {{"app", name}}}}},
-            {"template", {{"metadata", {{"labels", {{"app", name}}}}}, {"spec", pod_spec}}}}}};
 }
 
 Object AwsAuth(std::string_view map_roles) {

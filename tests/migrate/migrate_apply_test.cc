@@ -63,7 +63,7 @@ class MigrateApplyTest : public aws::testing::MotoTest {
       helm_values_ = Json::parse(file, /*cb=*/nullptr, /*allow_exceptions=*/false);
       Result<kube::Object> created =
           objects_.Create(kube::resources::kDeployments,
-                          testing::Deployment("kube-system", "karpenter", 2,
+                          testing::Deployment("kube-system", "karpenter", 2, kube::Object::object(),
                                               {{"app.kubernetes.io/name", "karpenter"}}),
                           {});
       if (!created.ok() && created.error().status != 409) return created.error();

@@ -24,6 +24,7 @@
 #include "kube/client.h"
 #include "kube/object.h"
 #include "migrate/inventory.h"
+#include "migrate/workload_objects.h"
 
 namespace karpenter::migrate::testing {
 
@@ -114,21 +115,6 @@ inline Result<MigrationCluster> CreateMigrationCluster(aws::AwsClients& clients,
   return out;
 }
 
-inline kube::Object Deployment(std::string_view namespace_, std::string_view name, int replicas,
-                               kube::Object labels = kube::Object::object()) {
-  return {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", {{"name", name}, {"namespace", namespace_}, {"labels", std::move(labels)}}},
-      {"spec",
-       {{"replicas", replicas},
-        {"selector", {{"matchLabels", {{"app", name}}}}},
-        {"template",
-         {{"metadata", {{"labels", {{"app", name}}}}},
-          {"spec",
-           {{"containers", {{{"name", "main"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}}}}}};
-}
-
 inline kube::Object Pod(std::string_view namespace_, std::string_view name, std::string_view app,
                         std::string_view node) {
   kube::Object pod = {
@@ -172,9 +158,9 @@ inline Status CreateClusterObjects(kube::Client& client, const MigrationCluster&
   RETURN_IF_ERROR(
       create(kube::resources::kDeployments, Deployment("kube-system", "cluster-autoscaler", 1)));
   RETURN_IF_ERROR(create(kube::resources::kDeployments, Deployment("kube-system", "coredns", 2)));
-  RETURN_IF_ERROR(
-      create(kube::resources::kDeployments,
-             Deployment("kube-system", "karpenter", 2, {{"app.kubernetes.io/name", "karpenter"}})));
+  RETURN_IF_ERROR(create(kube::resources::kDeployments,
+                         Deployment("kube-system", "karpenter", 2, kube::Object::object(),
+                                    {{"app.kubernetes.io/name", "karpenter"}})));
   // coredns runs on the node that stays; its budget allows one disruption.
   for (int i = 0; i < 2; ++i) {
     RETURN_IF_ERROR(create(
