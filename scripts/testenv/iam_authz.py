@@ -42,7 +42,8 @@ ID_TYPES = {"i": "instance", "vol": "volume", "eni": "network-interface", "lt": 
 # How many distinct authorizations a policy's run keeps for replay (a run asks a few hundred).
 MAX_ASKED = 20000
 # JSON protocols' target prefixes and the IAM service they are.
-TARGETS = {"AmazonSSM": "ssm", "AmazonSQS": "sqs", "AWSPriceListService": "pricing"}
+TARGETS = {"AmazonSSM": "ssm", "AmazonSQS": "sqs", "AWSPriceListService": "pricing",
+           "AWSEvents": "events"}
 CREDENTIAL = re.compile(r"Credential=([^/,\s]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
 # The tag keys a launch passes in CreateFleet's TagSpecifications and for which resource types.
 FLEET_TAGGED = ("fleet", "instance", "volume")
@@ -788,6 +789,15 @@ class Authorizer:
     checks_sqs_ReceiveMessage = checks_sqs_GetQueueUrl
     checks_sqs_DeleteMessage = checks_sqs_GetQueueUrl
     checks_sqs_SendMessage = checks_sqs_GetQueueUrl
+
+    def checks_events_ListRuleNamesByTarget(self, request):
+        # No resource-level permission: IAM checks it against "*".
+        return [self.check(request, request.action, {"resource": "*"})]
+
+    def checks_events_DescribeRule(self, request):
+        return [self.check(request, request.action, {
+            "resource": f"arn:aws:events:{request.region}:{self.account}:rule/"
+                        f"{request.json.get('Name', '')}"})]
 
     def checks_eks_DescribeCluster(self, request):
         return [self.check(request, request.action, {

@@ -237,12 +237,14 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
                               std::pair{migrate_rollback_cmd, &migrate_rollback.dry_run}}) {
     cmd->add_flag("--dry-run", *dry_run, "Say what would change; change nothing");
   }
-  for (auto [cmd, output] : {std::pair{migrate_plan_cmd, &migrate_plan.output},
-                             std::pair{migrate_verify_cmd, &migrate_verify.output}}) {
-    cmd->add_option("--output,-o", *output, "text | json")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"text", "json"}));
-  }
+  migrate_plan_cmd
+      ->add_option("--output,-o", migrate_plan.output,
+                   "text | json | html (one self-contained page)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json", "html"}));
+  migrate_verify_cmd->add_option("--output,-o", migrate_verify.output, "text | json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
   auto* apply_step =
       migrate_apply_cmd->add_option("--step", migrate_apply.step, "Only this step (1 to 9)")
           ->check(CLI::Range(1, 9));

@@ -16,6 +16,7 @@
 #include "aws/sdk/curl_transport.h"
 #include "cli/command_line.h"
 #include "cli/migrate_forecast.h"
+#include "cli/migrate_html.h"
 #include "common/clock.h"
 #include "common/duration.h"
 #include "common/run_program.h"
@@ -207,7 +208,9 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     forecast = ForecastMigration(state->objects, aws, state->cluster, plan, derived,
                                  forecast_duration->value(), forecast_notes);
   }
-  if (options.output == "json") {
+  if (options.output == "html") {
+    out << RenderPlanHtml({&aws, &plan, &derived, &forecast, &forecast_notes});
+  } else if (options.output == "json") {
     Json report = ReportJson(aws, plan, derived);
     if (forecast && forecast->ok()) {
       report["forecast"] = ForecastJson(**forecast, forecast_notes);

@@ -28,7 +28,7 @@ struct MigratePlanOptions {
   MigrateTarget target;
   // al2023@<this> in the EC2NodeClass; "": the release the cluster's version recommends (SSM).
   std::string alias_version;
-  std::string output = "text";  // text | json
+  std::string output = "text";  // text | json | html
   // How long the forecast simulates the migration (a duration); "0": no forecast.
   std::string forecast = "1h";
 };

@@ -11,6 +11,7 @@
 #include "api/labels.h"
 #include "api/pod.h"
 #include "aws/api/ec2_api.h"
+#include "aws/api/events_api.h"
 #include "aws/api/iam_api.h"
 #include "aws/api/sqs_api.h"
 #include "aws/api/ssm_api.h"
@@ -117,6 +118,27 @@ Result<bool> MapsRole(std::string_view map_roles, const std::string& role_arn) {
   return false;
 }
 
+// The detail-types of the events EventBridge sends to the queue named after the cluster.
+Result<std::vector<std::string>> InterruptionEvents(aws::AwsClients& clients,
+                                                    const aws::EksCluster& cluster) {
+  const aws::iam::PolicyInputs inputs = PolicyInputsOf(cluster);
+  aws::EventsApi events(clients.events());
+  ASSIGN_OR_RETURN(
+      const std::vector<std::string> rules,
+      events.ListRuleNamesByTarget(fmt::format("arn:{}:sqs:{}:{}:{}", inputs.partition,
+                                               clients.region(), inputs.account, cluster.name)));
+  std::set<std::string> types;
+  for (const std::string& rule : rules) {
+    ASSIGN_OR_RETURN(const Json pattern, events.DescribeRulePattern(rule));
+    const Object* detail_types = kube::Find(pattern, {"detail-type"});
+    if (detail_types == nullptr || !detail_types->is_array()) continue;
+    for (const Json& type : *detail_types) {
+      if (type.is_string()) types.insert(type.get<std::string>());
+    }
+  }
+  return std::vector<std::string>(types.begin(), types.end());
+}
+
 TaggedResource Tagged(std::string id, std::string zone, const aws::Ec2Tags& tags,
                       const std::string& cluster_name) {
   TaggedResource out{std::move(id), std::move(zone), false, ""};
@@ -184,6 +206,7 @@ Result<AwsInventory> ReadAws(aws::AwsClients& clients, const std::string& cluste
   aws::SqsApi sqs(clients.sqs());
   if (Result<std::string> queue = sqs.GetQueueUrl(cluster_name); queue.ok()) {
     out.interruption_queue = true;
+    ASSIGN_OR_RETURN(out.interruption_events, InterruptionEvents(clients, out.cluster));
   } else if (queue.error().reason.find("NonExistentQueue") == std::string::npos &&
              queue.error().reason != "QueueDoesNotExist") {
     return queue.error();

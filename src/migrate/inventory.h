@@ -46,6 +46,8 @@ struct AwsInventory {
   bool node_role_access_entry = false;
   // An SQS queue named after the cluster: the seed's settings.interruptionQueue.
   bool interruption_queue = false;
+  // The detail-types of the events the EventBridge rules that target the queue match.
+  std::vector<std::string> interruption_events;
   std::vector<TaggedResource> subnets;          // the node groups'
   std::vector<TaggedResource> security_groups;  // the cluster's
 };

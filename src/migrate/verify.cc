@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "api/condition.h"
 #include "api/labels.h"
+#include "aws/iam/cloudformation.h"
 #include "kube/object.h"
 #include "migrate/name_list.h"
 
@@ -91,13 +93,32 @@ std::vector<Check> VerifyMigration(const VerifyInputs& inputs) {
 
   out.push_back({"no pod pending", inputs.cluster->pending_pods == 0,
                  fmt::format("{} pending", inputs.cluster->pending_pods)});
-  out.push_back(
-      {"interruptions reach the controller", inputs.aws->interruption_queue,
-       inputs.aws->interruption_queue
-           ? fmt::format("queue {} exists", inputs.aws->cluster.name)
-           : fmt::format("no SQS queue named {}: spot interruptions and scheduled "
-                         "events are not handled (karpenter iam cloudformation makes one)",
-                         inputs.aws->cluster.name)});
+  // The queue, and rules sending it the events the controller acts on (the capacity reservation
+  // warning matters only with reservations: not required).
+  std::vector<std::string> missing;
+  for (const aws::iam::InterruptionEvent& event : aws::iam::kInterruptionEvents) {
+    if (event.rule == "CapacityReservationInterruptionRule") continue;
+    const std::vector<std::string>& seen = inputs.aws->interruption_events;
+    if (std::find(seen.begin(), seen.end(), event.detail_type) == seen.end()) {
+      missing.emplace_back(event.detail_type);
+    }
+  }
+  const std::string& name = inputs.aws->cluster.name;
+  std::string detail;
+  if (!inputs.aws->interruption_queue) {
+    detail = fmt::format(
+        "no SQS queue named {}: spot interruptions and scheduled events are not handled "
+        "(karpenter iam cloudformation makes it and its rules)",
+        name);
+  } else if (!missing.empty()) {
+    detail = fmt::format("no EventBridge rule sends queue {} these events: {}", name,
+                         fmt::join(missing, ", "));
+  } else {
+    detail =
+        fmt::format("queue {} receives {}", name, fmt::join(inputs.aws->interruption_events, ", "));
+  }
+  out.push_back({"interruptions reach the controller",
+                 inputs.aws->interruption_queue && missing.empty(), detail});
   return out;
 }
 

@@ -28,7 +28,8 @@ struct VerifyInputs {
 // Each check, passed or not: steps 1 to 8 done (Cluster Autoscaler at 0, node groups at their
 // targets among them); the controller's pods running on node-group nodes; every NodeClaim Ready;
 // Karpenter's nodes labelled with their NodePool and instance type; no pod pending; whether
-// interruptions reach the controller (a queue named after the cluster).
+// interruptions reach the controller (a queue named after the cluster, and EventBridge rules that
+// send it spot interruptions, rebalance recommendations, state changes and scheduled events).
 std::vector<Check> VerifyMigration(const VerifyInputs& inputs);
 
 }  // namespace karpenter::migrate

@@ -30,6 +30,7 @@
 #include "aws/api/aws_clients.h"
 #include "aws/api/eks_api.h"
 #include "aws/api/moto_fixture.h"
+#include "aws/iam/cloudformation.h"
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/json_protocol.h"
 #include "cli/command_line.h"
@@ -232,10 +233,24 @@ class MigrateE2E : public ControllerEndToEnd {
         *clients_, aws::testing::UniqueName("mige2e"), "CONFIG_MAP", zones);
     ASSERT_THAT(made, IsOk());
     cluster_ = std::move(*made);
-    // The interruption queue the seed names after the cluster.
+    // The interruption queue the seed names after the cluster, and the rules that feed it (those
+    // `karpenter iam cloudformation` makes).
     ASSERT_THAT(aws::CallJson(clients_->sqs(), aws::kSqsJson, "CreateQueue",
                               {{"QueueName", cluster_.name}}),
                 IsOk());
+    const std::string queue_arn =
+        "arn:aws:sqs:" + region_ + ":" + seed_["account"].get<std::string>() + ":" + cluster_.name;
+    for (const aws::iam::InterruptionEvent& event : aws::iam::kInterruptionEvents) {
+      const std::string rule = cluster_.name + "-" + std::string(event.rule);
+      const Json pattern = {{"source", {event.source}}, {"detail-type", {event.detail_type}}};
+      ASSERT_THAT(aws::CallJson(clients_->events(), aws::kEventsJson, "PutRule",
+                                {{"Name", rule}, {"EventPattern", pattern.dump()}}),
+                  IsOk());
+      ASSERT_THAT(
+          aws::CallJson(clients_->events(), aws::kEventsJson, "PutTargets",
+                        {{"Rule", rule}, {"Targets", {{{"Id", "queue"}, {"Arn", queue_arn}}}}}),
+          IsOk());
+    }
     Result<std::string> helm =
         RunProgram({std::string(KARPENTER_SOURCE_DIR) + "/scripts/testenv/build-helm"});
     ASSERT_THAT(helm, IsOk());

@@ -13,6 +13,7 @@
 #include "aws/api/moto_fixture.h"
 #include "cli/command_line.h"
 #include "cli/migrate_command.h"
+#include "cli/migrate_html.h"
 #include "kube/memory/memory_client.h"
 
 namespace karpenter::cli {
@@ -101,6 +102,52 @@ TEST_F(MigratePlanTest, AClusterInApiModeAdmitsTheNodeRoleThroughItsAccessEntry)
   EXPECT_EQ(Json::parse(config_map_out.str())["steps"][3]["state"], "to do");
 }
 
+TEST_F(MigratePlanTest, HtmlIsOneSelfContainedPage) {
+  std::ostringstream out, err;
+  ASSERT_EQ(Run({{cluster_, "", ""}, "", "html", "0"}, out, err), 0) << err.str();
+  const std::string page = out.str();
+  EXPECT_TRUE(page.starts_with("<!doctype html>"));
+  EXPECT_THAT(page, HasSubstr("<title>Karpenter migration plan — " + cluster_ + "</title>"));
+  // Nine steps, each with its state's class; the seeded cluster's first step is done.
+  size_t rows = 0;
+  for (size_t at = page.find("<tr><td class=\"num\">"); at != std::string::npos;
+       at = page.find("<tr><td class=\"num\">", at + 1)) {
+    ++rows;
+  }
+  EXPECT_EQ(rows, 9);
+  EXPECT_THAT(page, HasSubstr("<td class=\"state-done\">done</td>"));
+  for (const auto& [name, config] : seed_["node_groups"].items()) {
+    EXPECT_THAT(page, HasSubstr("<td>" + name + "</td>"));
+  }
+  // The manifests, escaped; nothing the page would fetch or run.
+  EXPECT_THAT(page, HasSubstr("&quot;kind&quot;: &quot;NodePool&quot;"));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("<script")));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("http://")));
+  EXPECT_TRUE(page.ends_with("</html>\n"));
+}
+
+TEST(PlanHtmlTest, EscapesWhatTheAccountAndTheClusterSay) {
+  migrate::AwsInventory aws;
+  aws.cluster.name = "<script>alert(1)</script>";
+  aws::EksNodegroup group;
+  group.name = "ng\"><img src=x>";
+  group.labels = {{"team", "a&b"}};
+  aws.node_groups = {group};
+  migrate::MigrationPlan plan;
+  plan.warnings = {"Deployment <b>x</b> has no budget"};
+  const migrate::DerivedNodePools derived;
+  const std::optional<Result<simulate::SimulationResult>> forecast =
+      Result<simulate::SimulationResult>(Error("no catalog for <region>"));
+  const std::vector<std::string> notes;
+  const std::string page = RenderPlanHtml({&aws, &plan, &derived, &forecast, &notes});
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("<script>")));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("<img")));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("<b>")));
+  EXPECT_THAT(page, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_THAT(page, HasSubstr("team=a&amp;b"));
+  EXPECT_THAT(page, HasSubstr("Not run: no catalog for &lt;region&gt;"));
+}
+
 TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
   std::ostringstream out, err;
   EXPECT_EQ(Run({{"no-such-cluster", "", ""}, "", "text"}, out, err), kExitFailure);
@@ -167,9 +214,10 @@ TEST_F(MigratePlanIamTest, ThePrintedPolicyAllowsEveryRead) {
       << err.str();
   const Json decisions = aws::testing::IamDecisions();
   EXPECT_EQ(decisions["denials"], 0) << decisions.dump(2);
-  for (const char* action : {"eks:DescribeCluster", "eks:ListNodegroups", "eks:DescribeNodegroup",
-                             "iam:GetRole", "ssm:GetParameter", "ec2:DescribeImages",
-                             "ec2:DescribeSubnets", "ec2:DescribeSecurityGroups"}) {
+  for (const char* action :
+       {"eks:DescribeCluster", "eks:ListNodegroups", "eks:DescribeNodegroup", "iam:GetRole",
+        "ssm:GetParameter", "ec2:DescribeImages", "ec2:DescribeSubnets",
+        "ec2:DescribeSecurityGroups", "sqs:GetQueueUrl", "events:ListRuleNamesByTarget"}) {
     EXPECT_TRUE(decisions["allowed"].contains(action)) << action << ": " << decisions.dump(2);
   }
 }

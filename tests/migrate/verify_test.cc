@@ -43,6 +43,9 @@ class VerifyTest : public ::testing::Test {
   VerifyTest() {
     aws_.cluster.name = "prod";
     aws_.interruption_queue = true;
+    aws_.interruption_events = {"AWS Health Event", "EC2 Instance Rebalance Recommendation",
+                                "EC2 Instance State-change Notification",
+                                "EC2 Spot Instance Interruption Warning"};
     for (int number = 1; number <= 9; ++number) {
       Step step;
       step.number = number;
@@ -119,6 +122,10 @@ TEST_F(VerifyTest, EachCheckFailsOnWhatItLooksFor) {
   EXPECT_THAT(Failing(), ::testing::ElementsAre("no pod pending"));
   cluster_.pending_pods = 0;
 
+  aws_.interruption_events.pop_back();  // no rule for spot interruptions
+  EXPECT_THAT(Failing(), ::testing::ElementsAre("interruptions reach the controller"));
+  EXPECT_THAT(Checks().at("interruptions reach the controller").detail,
+              ::testing::HasSubstr("these events: EC2 Spot Instance Interruption Warning"));
   aws_.interruption_queue = false;
   EXPECT_THAT(Failing(), ::testing::ElementsAre("interruptions reach the controller"));
   EXPECT_THAT(Checks().at("interruptions reach the controller").detail,

@@ -321,6 +321,14 @@ class MappingTest(unittest.TestCase):
         attached = auth.checks(request("iam", {"Action": "AttachRolePolicy", "RoleName": "nodes",
                                                "PolicyArn": "arn:aws:iam::aws:policy/P"}))
         self.assertEqual(attached[0]["context"]["iam:PolicyARN"], "arn:aws:iam::aws:policy/P")
+        listed = auth.checks(request("events", target="AWSEvents.ListRuleNamesByTarget",
+                                     body=json.dumps({"TargetArn": "arn:aws:sqs:x"}).encode()))
+        self.assertEqual((listed[0]["action"], listed[0]["resource"]),
+                         ("events:ListRuleNamesByTarget", "*"))
+        rule = auth.checks(request("events", target="AWSEvents.DescribeRule",
+                                   body=json.dumps({"Name": "spot"}).encode()))
+        self.assertEqual((rule[0]["action"], rule[0]["resource"]),
+                         ("events:DescribeRule", f"arn:aws:events:{REGION}:{ACCOUNT}:rule/spot"))
         for action in ("PutRolePolicy", "DeleteRolePolicy", "ListRolePolicies",
                        "ListAttachedRolePolicies", "DeleteRole", "DetachRolePolicy"):
             checks = auth.checks(request("iam", {"Action": action, "RoleName": "nodes"}))

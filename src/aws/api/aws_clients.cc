@@ -20,7 +20,7 @@ Error Prefixed(const Error& error, const std::string& region) {
 
 AwsClients::AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
                        ServiceClient ec2, ServiceClient ssm, ServiceClient sqs, ServiceClient iam,
-                       ServiceClient pricing, ServiceClient eks)
+                       ServiceClient pricing, ServiceClient eks, ServiceClient events)
     : region_(std::move(region)),
       credentials_(std::move(credentials)),
       ec2_(std::move(ec2)),
@@ -28,7 +28,8 @@ AwsClients::AwsClients(std::string region, std::unique_ptr<CredentialsProvider> 
       sqs_(std::move(sqs)),
       iam_(std::move(iam)),
       pricing_(std::move(pricing)),
-      eks_(std::move(eks)) {}
+      eks_(std::move(eks)),
+      events_(std::move(events)) {}
 
 Result<AwsClients> AwsClients::Create(const Environment& environment, const std::string& region,
                                       HttpTransport& transport, const Clock& clock) {
@@ -54,8 +55,9 @@ Result<AwsClients> AwsClients::Create(const Environment& environment, const std:
   ASSIGN_OR_RETURN(ServiceClient iam, make("iam", ParseQueryError));
   ASSIGN_OR_RETURN(ServiceClient pricing, make("pricing", ParseJsonError));
   ASSIGN_OR_RETURN(ServiceClient eks, make("eks", ParseJsonError));
+  ASSIGN_OR_RETURN(ServiceClient events, make("events", ParseJsonError));
   return AwsClients(region, std::move(credentials), std::move(ec2), std::move(ssm), std::move(sqs),
-                    std::move(iam), std::move(pricing), std::move(eks));
+                    std::move(iam), std::move(pricing), std::move(eks), std::move(events));
 }
 
 }  // namespace karpenter::aws

@@ -17,9 +17,9 @@ namespace karpenter::aws {
 
 class AwsClients {
  public:
-  // Resolves the endpoints of ec2, ssm, sqs, iam, pricing and eks (and sts, for web identity
-  // credentials) for `region` and reads AWS_MAX_ATTEMPTS; the error names what could not be
-  // resolved. `transport` and `clock` must outlive the clients.
+  // Resolves the endpoints of ec2, ssm, sqs, iam, pricing, eks and events (and sts, for web
+  // identity credentials) for `region` and reads AWS_MAX_ATTEMPTS; the error names what could not
+  // be resolved. `transport` and `clock` must outlive the clients.
   static Result<AwsClients> Create(const Environment& environment, const std::string& region,
                                    HttpTransport& transport, const Clock& clock);
 
@@ -30,11 +30,12 @@ class AwsClients {
   ServiceClient& iam() { return iam_; }
   ServiceClient& pricing() { return pricing_; }
   ServiceClient& eks() { return eks_; }
+  ServiceClient& events() { return events_; }
 
  private:
   AwsClients(std::string region, std::unique_ptr<CredentialsProvider> credentials,
              ServiceClient ec2, ServiceClient ssm, ServiceClient sqs, ServiceClient iam,
-             ServiceClient pricing, ServiceClient eks);
+             ServiceClient pricing, ServiceClient eks, ServiceClient events);
 
   std::string region_;
   // On the heap so the clients' references to it survive moving the bundle.
@@ -45,6 +46,7 @@ class AwsClients {
   ServiceClient iam_;
   ServiceClient pricing_;
   ServiceClient eks_;
+  ServiceClient events_;  // EventBridge
 };
 
 }  // namespace karpenter::aws

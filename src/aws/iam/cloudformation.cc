@@ -89,12 +89,9 @@ Result<Json> CloudFormationTemplate(StackInputs inputs) {
              {"Principal", {{"Service", {"events.amazonaws.com", "sqs.amazonaws.com"}}}},
              {"Action", "sqs:SendMessage"},
              {"Resource", Arn("KarpenterInterruptionQueue")}}}}}}}}};
-  resources["ScheduledChangeRule"] = Rule("aws.health", "AWS Health Event");
-  resources["SpotInterruptionRule"] = Rule("aws.ec2", "EC2 Spot Instance Interruption Warning");
-  resources["RebalanceRule"] = Rule("aws.ec2", "EC2 Instance Rebalance Recommendation");
-  resources["InstanceStateChangeRule"] = Rule("aws.ec2", "EC2 Instance State-change Notification");
-  resources["CapacityReservationInterruptionRule"] =
-      Rule("aws.ec2", "EC2 Capacity Reservation Instance Interruption Warning");
+  for (const InterruptionEvent& event : kInterruptionEvents) {
+    resources[std::string(event.rule)] = Rule(event.source, event.detail_type);
+  }
 
   Json outputs = {{"NodeRoleArn", {{"Value", Arn("KarpenterNodeRole")}}},
                   {"InterruptionQueueName", {{"Value", Ref("KarpenterInterruptionQueue")}}}};

@@ -3,13 +3,31 @@
 // template (docs/upstream-reference.md §14): the node role, the controller policy, the
 // interruption queue with its EventBridge rules, and optionally the controller's role.
 
+#include <array>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "aws/iam/controller_policy.h"
 #include "common/result.h"
 
 namespace karpenter::aws::iam {
+
+// The events the interruption queue receives, each through an EventBridge rule of its own (the
+// template's), and the rule's logical name there.
+struct InterruptionEvent {
+  std::string_view rule;
+  std::string_view source;
+  std::string_view detail_type;
+};
+inline constexpr std::array<InterruptionEvent, 5> kInterruptionEvents = {{
+    {"ScheduledChangeRule", "aws.health", "AWS Health Event"},
+    {"SpotInterruptionRule", "aws.ec2", "EC2 Spot Instance Interruption Warning"},
+    {"RebalanceRule", "aws.ec2", "EC2 Instance Rebalance Recommendation"},
+    {"InstanceStateChangeRule", "aws.ec2", "EC2 Instance State-change Notification"},
+    {"CapacityReservationInterruptionRule", "aws.ec2",
+     "EC2 Capacity Reservation Instance Interruption Warning"},
+}};
 
 // Who may assume the controller role, if the template makes one.
 enum class ControllerTrust { kNone, kIrsa, kPodIdentity };

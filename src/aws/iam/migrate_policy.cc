@@ -75,6 +75,12 @@ nlohmann::ordered_json MigratePolicy(const PolicyInputs& inputs) {
                      {node_role, controller_role}));
   statements.push_back(AllowStatement("MigrateFindInterruptionQueue", {"sqs:GetQueueUrl"},
                                       {fmt::format("arn:{}:sqs:{}:{}:{}", p, r, a, c)}));
+  // ListRuleNamesByTarget takes no resource: it is scoped to the region instead.
+  statements.push_back(
+      AllowStatement("MigrateListInterruptionRules", {"events:ListRuleNamesByTarget"}, {"*"},
+                     nlohmann::ordered_json{{"StringEquals", {{"aws:RequestedRegion", r}}}}));
+  statements.push_back(AllowStatement("MigrateReadInterruptionRules", {"events:DescribeRule"},
+                                      {fmt::format("arn:{}:events:{}:{}:rule/*", p, r, a)}));
   return {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}};
 }
 

@@ -22,6 +22,9 @@
 //   MigrateRemoveRoles        iam:DeleteRole and the lists of their policies (rollback)
 //   MigrateFindInterruptionQueue  sqs:GetQueueUrl of the queue named after the cluster (the
 //                             controller policy grants it when it exists)
+//   MigrateListInterruptionRules  events:ListRuleNamesByTarget in the region (it takes no
+//                             resource) and
+//   MigrateReadInterruptionRules  events:DescribeRule: which events reach that queue
 
 #include <nlohmann/json.hpp>
 

@@ -21,7 +21,8 @@ constexpr Partition kAwsCn{"aws-cn", "amazonaws.com.cn"};
 constexpr Partition kAwsUsGov{"aws-us-gov", "amazonaws.com"};
 
 // Services whose endpoint is "<service>.<region>.<suffix>" in every partition.
-constexpr std::array<std::string_view, 5> kRegionalServices = {"ec2", "ssm", "sqs", "sts", "eks"};
+constexpr std::array<std::string_view, 6> kRegionalServices = {"ec2", "ssm", "sqs",
+                                                               "sts", "eks", "events"};
 // Pricing answers only in these regions of the aws partition; other regions use the first.
 constexpr std::array<std::string_view, 3> kPricingRegions = {"us-east-1", "eu-central-1",
                                                              "ap-south-1"};

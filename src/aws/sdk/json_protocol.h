@@ -19,6 +19,7 @@ struct JsonProtocol {
 inline constexpr JsonProtocol kSsmJson{"AmazonSSM", "1.1"};
 inline constexpr JsonProtocol kPricingJson{"AWSPriceListService", "1.1"};
 inline constexpr JsonProtocol kSqsJson{"AmazonSQS", "1.0"};
+inline constexpr JsonProtocol kEventsJson{"AWSEvents", "1.1"};
 
 // POST / with X-Amz-Target, Content-Type application/x-amz-json-<version> and `input` as the
 // body; the ServiceClient addresses and signs it.

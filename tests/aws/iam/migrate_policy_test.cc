@@ -37,18 +37,20 @@ TEST(MigratePolicyTest, GrantsTheCallsOfMigrateAndNothingElse) {
     EXPECT_EQ(statement["Effect"], "Allow");
     for (const Json& action : statement["Action"]) actions.insert(action.get<std::string>());
   }
-  EXPECT_EQ(actions, (std::set<std::string>{"eks:DescribeCluster",   "eks:ListAccessEntries",
-                                            "eks:ListNodegroups",    "eks:DescribeNodegroup",
-                                            "iam:GetRole",           "ssm:GetParameter",
-                                            "ec2:DescribeImages",    "ec2:DescribeSecurityGroups",
-                                            "ec2:DescribeSubnets",   "ec2:CreateTags",
-                                            "ec2:DeleteTags",        "eks:CreateAccessEntry",
-                                            "eks:DeleteAccessEntry", "eks:UpdateNodegroupConfig",
-                                            "iam:CreateRole",        "iam:TagRole",
-                                            "iam:AttachRolePolicy",  "iam:DetachRolePolicy",
-                                            "iam:PutRolePolicy",     "iam:DeleteRolePolicy",
-                                            "iam:DeleteRole",        "iam:ListAttachedRolePolicies",
-                                            "iam:ListRolePolicies",  "sqs:GetQueueUrl"}));
+  EXPECT_EQ(actions,
+            (std::set<std::string>{"eks:DescribeCluster",   "eks:ListAccessEntries",
+                                   "eks:ListNodegroups",    "eks:DescribeNodegroup",
+                                   "iam:GetRole",           "ssm:GetParameter",
+                                   "ec2:DescribeImages",    "ec2:DescribeSecurityGroups",
+                                   "ec2:DescribeSubnets",   "ec2:CreateTags",
+                                   "ec2:DeleteTags",        "eks:CreateAccessEntry",
+                                   "eks:DeleteAccessEntry", "eks:UpdateNodegroupConfig",
+                                   "iam:CreateRole",        "iam:TagRole",
+                                   "iam:AttachRolePolicy",  "iam:DetachRolePolicy",
+                                   "iam:PutRolePolicy",     "iam:DeleteRolePolicy",
+                                   "iam:DeleteRole",        "iam:ListAttachedRolePolicies",
+                                   "iam:ListRolePolicies",  "sqs:GetQueueUrl",
+                                   "events:DescribeRule",   "events:ListRuleNamesByTarget"}));
 }
 
 TEST(MigratePolicyTest, WritesOnlyTheDiscoveryTagTheNodeRoleAndTheClustersNodeGroups) {

@@ -42,6 +42,8 @@ TEST(EndpointsTest, RegionalServicesInTheAwsPartition) {
   ExpectEndpoint(Resolve("sts", "us-east-1"), "sts.us-east-1.amazonaws.com", "us-east-1", "sts");
   ExpectEndpoint(Resolve("eks", "ca-central-1"), "eks.ca-central-1.amazonaws.com", "ca-central-1",
                  "eks");
+  ExpectEndpoint(Resolve("events", "eu-north-1"), "events.eu-north-1.amazonaws.com", "eu-north-1",
+                 "events");
 }
 
 TEST(EndpointsTest, ChinaUsesItsOwnSuffix) {
