@@ -23,6 +23,7 @@
 #include "kube/http/config.h"
 #include "kube/http/http_client.h"
 #include "migrate/apply.h"
+#include "migrate/artifacts.h"
 #include "migrate/inventory.h"
 #include "migrate/node_pools.h"
 #include "migrate/steps.h"
@@ -51,8 +52,30 @@ Json NodeGroupJson(const aws::EksNodegroup& group) {
           {"subnets", group.subnets}};
 }
 
+// Whether the account has the role, as the inventory read it.
+bool RoleExists(const migrate::AwsInventory& aws, const migrate::RoleArtifact& role) {
+  return role.inline_policy_name.empty() ? aws.node_role_exists : aws.controller_role_exists;
+}
+
+Json RolesJson(const migrate::AwsInventory& aws, const std::vector<migrate::RoleArtifact>& roles) {
+  Json out = Json::array();
+  for (const migrate::RoleArtifact& role : roles) {
+    Json entry = {{"name", role.name},
+                  {"exists", RoleExists(aws, role)},
+                  {"trust", Json::parse(role.trust.dump())},
+                  {"managedPolicies", role.managed_policies}};
+    if (!role.inline_policy_name.empty()) {
+      entry["inlinePolicy"] = {{"name", role.inline_policy_name},
+                               {"document", Json::parse(role.inline_policy.dump())}};
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 Json ReportJson(const migrate::AwsInventory& aws, const migrate::MigrationPlan& plan,
-                const migrate::DerivedNodePools& derived) {
+                const migrate::DerivedNodePools& derived,
+                const std::vector<migrate::RoleArtifact>& roles, const Json& chart_values) {
   Json node_groups = Json::array();
   for (const aws::EksNodegroup& group : aws.node_groups) {
     node_groups.push_back(NodeGroupJson(group));
@@ -86,11 +109,15 @@ Json ReportJson(const migrate::AwsInventory& aws, const migrate::MigrationPlan& 
           {"nodeClasses", derived.node_classes},
           {"nodePools", derived.node_pools},
           {"nodePoolNodeGroups", derived.node_groups},
-          {"notes", derived.notes}};
+          {"notes", derived.notes},
+          {"iamRoles", RolesJson(aws, roles)},
+          {"chartValues", chart_values}};
 }
 
 void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& plan,
-               const migrate::DerivedNodePools& derived, std::ostream& out) {
+               const migrate::DerivedNodePools& derived,
+               const std::vector<migrate::RoleArtifact>& roles, const Json& chart_values,
+               std::ostream& out) {
   const aws::EksCluster& cluster = aws.cluster;
   out << fmt::format("Cluster {} ({}): Kubernetes {}, {}, authentication mode {}\n", cluster.name,
                      aws.region, cluster.version, cluster.status, cluster.authentication_mode);
@@ -128,6 +155,15 @@ void PrintText(const migrate::AwsInventory& aws, const migrate::MigrationPlan& p
     out << "\nNot carried over:\n";
     for (const std::string& note : derived.notes) out << "  - " << note << "\n";
   }
+  out << "\nIAM roles (step 2):\n";
+  for (const migrate::RoleArtifact& role : roles) {
+    std::vector<std::string> policies = role.managed_policies;
+    if (!role.inline_policy_name.empty()) policies.push_back(role.inline_policy_name + " (inline)");
+    out << fmt::format("  {:<44} {}  {}\n", role.name,
+                       RoleExists(aws, role) ? "exists" : "to create", fmt::join(policies, ", "));
+  }
+  out << "\n# The chart's values (step 5; helm upgrade --install ... --values):\n"
+      << chart_values.dump(2) << "\n";
   out << "\n# The EC2NodeClasses and NodePools (kubectl apply -f once the chart runs):\n";
   for (const Json& object : derived.node_classes) out << "---\n" << object.dump(2) << "\n";
   for (const Json& object : derived.node_pools) out << "---\n" << object.dump(2) << "\n";
@@ -202,6 +238,12 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   const migrate::DerivedNodePools derived = migrate::DeriveNodePools(
       {name, migrate::PinnedAliasVersion(options.alias_version, aws.alias_version),
        aws.node_groups});
+  Result<std::vector<migrate::RoleArtifact>> roles = migrate::SeedRoles(aws, "kube-system");
+  if (!roles.ok()) {
+    err << fmt::format("karpenter migrate plan: cluster {}: {}\n", name, roles.error().message);
+    return kExitFailure;
+  }
+  const Json chart_values = migrate::ChartValues(aws, plan.controller_node_group);
   std::optional<Result<simulate::SimulationResult>> forecast;
   std::vector<std::string> forecast_notes;
   if (forecast_duration->value().count() > 0) {
@@ -209,9 +251,10 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
                                  forecast_duration->value(), forecast_notes);
   }
   if (options.output == "html") {
-    out << RenderPlanHtml({&aws, &plan, &derived, &forecast, &forecast_notes});
+    out << RenderPlanHtml(
+        {&aws, &plan, &derived, &forecast, &forecast_notes, &*roles, &chart_values});
   } else if (options.output == "json") {
-    Json report = ReportJson(aws, plan, derived);
+    Json report = ReportJson(aws, plan, derived, *roles, chart_values);
     if (forecast && forecast->ok()) {
       report["forecast"] = ForecastJson(**forecast, forecast_notes);
     } else if (forecast) {
@@ -219,7 +262,7 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
     }
     out << report.dump(2) << "\n";
   } else {
-    PrintText(aws, plan, derived, out);
+    PrintText(aws, plan, derived, *roles, chart_values, out);
     if (forecast) PrintForecast(*forecast, forecast_notes, out);
   }
   return 0;

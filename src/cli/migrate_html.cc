@@ -148,7 +148,20 @@ std::string RenderPlanHtml(const PlanPage& page) {
   AppendTable(out, {{"NodePool"}, {"From node groups"}}, pools,
               "No node group can be carried over.");
   AppendList(out, "Not carried over", derived.notes);
-  out += "<h2>Manifests</h2>\n<pre>";
+  out += "<h2>IAM roles (step 2)</h2>\n";
+  std::vector<Row> roles;
+  for (const migrate::RoleArtifact& role : *page.roles) {
+    const bool exists =
+        role.inline_policy_name.empty() ? aws.node_role_exists : aws.controller_role_exists;
+    std::vector<std::string> policies = role.managed_policies;
+    if (!role.inline_policy_name.empty()) policies.push_back(role.inline_policy_name + " (inline)");
+    roles.push_back(
+        {role.name, exists ? "exists" : "to create", fmt::format("{}", fmt::join(policies, ", "))});
+  }
+  AppendTable(out, {{"Role"}, {"State"}, {"Policies"}}, roles);
+  out += "<h2>The chart's values (step 5)</h2>\n<pre>";
+  out += Escape(page.chart_values->dump(2));
+  out += "</pre>\n<h2>Manifests</h2>\n<pre>";
   for (const Json& object : derived.node_classes) out += Escape("---\n" + object.dump(2) + "\n");
   for (const Json& object : derived.node_pools) out += Escape("---\n" + object.dump(2) + "\n");
   out +=

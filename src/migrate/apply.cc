@@ -14,14 +14,13 @@
 #include <set>
 #include <utility>
 
-#include "api/labels.h"
 #include "aws/api/ec2_api.h"
 #include "aws/api/eks_api.h"
 #include "aws/api/iam_api.h"
 #include "aws/iam/controller_policy.h"
-#include "aws/iam/roles.h"
 #include "common/document.h"
 #include "kube/object.h"
+#include "migrate/artifacts.h"
 #include "migrate/inventory.h"
 #include "migrate/node_pools.h"
 #include "migrate/record.h"
@@ -308,52 +307,35 @@ class Applier {
   // The node role with its managed policies, and the controller role (IRSA, for the chart's
   // ServiceAccount) with the controller policy inline — `karpenter iam`'s documents.
   Status Roles(const MigrationState& now) {
-    aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
-    RETURN_IF_ERROR(aws::iam::Validate(inputs));
-    // The queue the chart's settings.interruptionQueue names, when there is one.
-    if (now.aws.interruption_queue) inputs.interruption_queue = options_.cluster_name;
-    std::string issuer = now.aws.cluster.oidc_issuer;
-    if (issuer.starts_with("https://")) issuer = issuer.substr(8);
-    while (issuer.ends_with('/')) issuer.pop_back();
-    const std::string node = aws::iam::NodeRoleName(inputs);
-    const std::string controller = "KarpenterControllerRole-" + options_.cluster_name;
-    std::vector<std::string> roles;
-    auto recorded = [&](const std::string& role) {
-      return std::find(m_.record().roles.begin(), m_.record().roles.end(), role) !=
-             m_.record().roles.end();
-    };
-    for (const auto& [role, exists] : {std::pair{node, now.aws.node_role_exists},
-                                       std::pair{controller, now.aws.controller_role_exists}}) {
-      if (!exists) m_.Say(2, "create IAM role " + role);
-      if (!exists || recorded(role)) roles.push_back(role);
+    ASSIGN_OR_RETURN(const std::vector<RoleArtifact> artifacts,
+                     SeedRoles(now.aws, options_.namespace_));
+    std::vector<const RoleArtifact*> roles;
+    for (const RoleArtifact& role : artifacts) {
+      const bool exists = role.inline_policy_name.empty() ? now.aws.node_role_exists
+                                                          : now.aws.controller_role_exists;
+      if (!exists) m_.Say(2, "create IAM role " + role.name);
+      const bool recorded = std::find(m_.record().roles.begin(), m_.record().roles.end(),
+                                      role.name) != m_.record().roles.end();
+      if (!exists || recorded) roles.push_back(&role);
     }
     if (m_.dry_run()) return {};
-    for (const std::string& role : roles) AddOnce(m_.record().roles, role);
+    for (const RoleArtifact* role : roles) AddOnce(m_.record().roles, role->name);
     RETURN_IF_ERROR(m_.Save());
     RETURN_IF_ERROR(Crash("step 2: recorded"));
     aws::IamApi iam(m_.clients().iam());
     const aws::IamTags tags = {{std::string(kLabelManagedBy), std::string(kManagedBy)}};
-    for (const std::string& role : roles) {
-      const nlohmann::ordered_json trust =
-          role == node
-              ? aws::iam::NodeRoleTrust(inputs.partition)
-              : nlohmann::ordered_json{{"Version", "2012-10-17"},
-                                       {"Statement",
-                                        {aws::iam::IrsaTrustStatement(
-                                            inputs, issuer, options_.namespace_, "karpenter")}}};
-      Result<aws::IamRole> created = iam.CreateRole(role, trust.dump(), tags);
+    for (const RoleArtifact* role : roles) {
+      Result<aws::IamRole> created = iam.CreateRole(role->name, role->trust.dump(), tags);
       // One created before a stop, after the record.
       if (!created.ok() && created.error().reason != "EntityAlreadyExists") {
         return created.error();
       }
-      if (role == node) {
-        for (const std::string& policy : aws::iam::NodeRoleManagedPolicies(inputs.partition)) {
-          RETURN_IF_ERROR(iam.AttachRolePolicy(role, policy));
-        }
-      } else {
-        RETURN_IF_ERROR(iam.PutRolePolicy(role,
-                                          "KarpenterControllerPolicy-" + options_.cluster_name,
-                                          aws::iam::ControllerPolicy(inputs).dump()));
+      for (const std::string& policy : role->managed_policies) {
+        RETURN_IF_ERROR(iam.AttachRolePolicy(role->name, policy));
+      }
+      if (!role->inline_policy_name.empty()) {
+        RETURN_IF_ERROR(
+            iam.PutRolePolicy(role->name, role->inline_policy_name, role->inline_policy.dump()));
       }
     }
     return Crash("step 2: changed");
@@ -370,31 +352,9 @@ class Applier {
           "give --chart: the karpenter-cpp chart helm installs (a directory, a .tgz or an oci:// "
           "reference); nothing changed");
     }
-    const aws::iam::PolicyInputs inputs = PolicyInputsOf(now.aws.cluster);
     const bool queue = now.aws.interruption_queue;
     const std::string& group = now.plan.controller_node_group;
-    Json values = {
-        {"settings", {{"clusterName", options_.cluster_name}}},
-        {"serviceAccount",
-         {{"annotations",
-           {{"eks.amazonaws.com/role-arn",
-             fmt::format("arn:{}:iam::{}:role/KarpenterControllerRole-{}", inputs.partition,
-                         inputs.account, options_.cluster_name)}}}}},
-        {"controller",
-         {{"resources",
-           {{"requests", {{"cpu", "1"}, {"memory", "1Gi"}}},
-            {"limits", {{"cpu", "1"}, {"memory", "1Gi"}}}}}}},
-        {"affinity",
-         {{"nodeAffinity",
-           {{"requiredDuringSchedulingIgnoredDuringExecution",
-             {{"nodeSelectorTerms",
-               {{{"matchExpressions",
-                  {{{"key", api::kLabelNodePool}, {"operator", "DoesNotExist"}},
-                   {{"key", kLabelNodeGroup}, {"operator", "In"}, {"values", {group}}}}}}}}}}}},
-          {"podAntiAffinity",
-           {{"requiredDuringSchedulingIgnoredDuringExecution",
-             {{{"topologyKey", "kubernetes.io/hostname"}}}}}}}}};
-    if (queue) values["settings"]["interruptionQueue"] = options_.cluster_name;
+    const Json values = ChartValues(now.aws, group);
     std::vector<std::string> args = {"upgrade",
                                      "--install",
                                      std::string(kRelease),

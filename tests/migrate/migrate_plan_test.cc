@@ -58,6 +58,19 @@ TEST_F(MigratePlanTest, ReadsTheClusterAndItsNodeGroupsAndDerivesTheirNodePools)
   EXPECT_EQ(steps[2]["state"], "done") << steps[2].dump();
   EXPECT_EQ(steps[3]["state"], "to do");  // the in-memory cluster has no aws-auth
   EXPECT_EQ(report["controllerNodeGroup"], "general");
+  // Step 2's roles (the node role exists in the seed, the controller role does not) and step 5's
+  // values, as apply would make them.
+  ASSERT_EQ(report["iamRoles"].size(), 2);
+  EXPECT_EQ(report["iamRoles"][0]["name"], "KarpenterNodeRole-" + cluster_);
+  EXPECT_EQ(report["iamRoles"][0]["exists"], true);
+  EXPECT_EQ(report["iamRoles"][0]["managedPolicies"].size(), 4);
+  EXPECT_EQ(report["iamRoles"][1]["exists"], false);
+  EXPECT_EQ(report["iamRoles"][1]["inlinePolicy"]["name"], "KarpenterControllerPolicy-" + cluster_);
+  EXPECT_EQ(report["chartValues"]["settings"]["clusterName"], cluster_);
+  EXPECT_EQ(report["chartValues"]["affinity"]["nodeAffinity"]
+                  ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]
+                  ["matchExpressions"][1]["values"],
+            Json({"general"}));
   const std::string image_name = seed_["images"]["al2023_x86_64"]["name"];
   EXPECT_EQ(report["cluster"]["aliasVersion"], image_name.substr(image_name.rfind('-') + 1));
   for (size_t i = 0; i < report["nodePools"].size(); ++i) {
@@ -139,13 +152,17 @@ TEST(PlanHtmlTest, EscapesWhatTheAccountAndTheClusterSay) {
   const std::optional<Result<simulate::SimulationResult>> forecast =
       Result<simulate::SimulationResult>(Error("no catalog for <region>"));
   const std::vector<std::string> notes;
-  const std::string page = RenderPlanHtml({&aws, &plan, &derived, &forecast, &notes});
+  const std::vector<migrate::RoleArtifact> roles;
+  const Json values = {{"settings", {{"clusterName", "<x>"}}}};
+  const std::string page =
+      RenderPlanHtml({&aws, &plan, &derived, &forecast, &notes, &roles, &values});
   EXPECT_THAT(page, ::testing::Not(HasSubstr("<script>")));
   EXPECT_THAT(page, ::testing::Not(HasSubstr("<img")));
   EXPECT_THAT(page, ::testing::Not(HasSubstr("<b>")));
   EXPECT_THAT(page, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;"));
   EXPECT_THAT(page, HasSubstr("team=a&amp;b"));
   EXPECT_THAT(page, HasSubstr("Not run: no catalog for &lt;region&gt;"));
+  EXPECT_THAT(page, HasSubstr("&quot;clusterName&quot;: &quot;&lt;x&gt;&quot;"));
 }
 
 TEST_F(MigratePlanTest, AnUnknownClusterIsAClearFailure) {
