@@ -242,8 +242,13 @@ class Applier {
       : m_(migration), options_(options), hooks_(hooks) {}
 
   Status Run(int number) {
-    ASSIGN_OR_RETURN(const MigrationState now,
-                     ReadMigrationState(m_.clients(), m_.cluster(), options_.cluster_name));
+    Result<MigrationState> read =
+        ReadMigrationState(m_.clients(), m_.cluster(), options_.cluster_name);
+    if (!read.ok()) {
+      return Error(fmt::format("step {}: reading the account and the cluster: {}", number,
+                               read.error().message));
+    }
+    const MigrationState& now = *read;
     const Step& step = now.plan.steps[number - 1];
     Status result = [&]() -> Status {
       // A role created before a stop may still lack its policies: step 2 finishes what the record

@@ -223,6 +223,18 @@ TEST_F(MigrateApplyTest, StepNineVerifiesAndNamesWhatIsMissing) {
             "step 9 (verify): not verified: interruptions reach the controller");
 }
 
+TEST_F(MigrateApplyTest, AnUnknownClusterChangesNothing) {
+  ApplyOptions options = Options(kImplemented);
+  options.cluster_name = "no-such-cluster";
+  Status failed = Apply(options);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.error().message, HasSubstr("step 1: reading the account and the cluster"));
+  EXPECT_THAT(failed.error().message, HasSubstr("ResourceNotFoundException"));
+  Result<std::optional<MigrationRecord>> record = LoadRecord(objects_, "kube-system");
+  ASSERT_THAT(record, IsOk());
+  EXPECT_FALSE(record->has_value());
+}
+
 TEST_F(MigrateApplyTest, TheCommandLineNeedsAStepOrAll) {
   std::ostringstream out, err;
   EXPECT_EQ(cli::RunCommandLine(std::vector<std::string>{"migrate", "apply", "--cluster-name", "c"},
