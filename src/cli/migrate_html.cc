@@ -12,7 +12,6 @@ namespace {
 
 using simulate::html::AppendCard;
 using simulate::html::AppendTable;
-using simulate::html::Column;
 using simulate::html::Escape;
 using simulate::html::Row;
 
@@ -57,7 +56,7 @@ void AppendNodeGroups(std::string& out, const migrate::AwsInventory& aws) {
   std::vector<Row> rows;
   for (const aws::EksNodegroup& group : aws.node_groups) {
     std::vector<std::string> marks;
-    for (const auto& [key, value] : group.labels) marks.push_back(key + "=" + value);
+    for (const auto& [key, value] : group.labels) marks.push_back(fmt::format("{}={}", key, value));
     for (const aws::EksTaint& taint : group.taints) {
       marks.push_back(fmt::format("{}={}:{}", taint.key, taint.value, taint.effect));
     }

@@ -597,11 +597,12 @@ class Applier {
         m_.record().scaled.push_back({ref->namespace_, ref->name, ref->replicas});
       }
     }
-    for (const auto& [group, target] : shrinks) {
+    for (const auto& shrink : shrinks) {
+      const aws::EksNodegroup& group = *shrink.first;
       if (std::none_of(m_.record().node_groups.begin(), m_.record().node_groups.end(),
-                       [&](const NodeGroupSize& size) { return size.name == group->name; })) {
+                       [&](const NodeGroupSize& size) { return size.name == group.name; })) {
         m_.record().node_groups.push_back(
-            {group->name, group->min_size, group->max_size, group->desired_size});
+            {group.name, group.min_size, group.max_size, group.desired_size});
       }
     }
     RETURN_IF_ERROR(m_.Save());

@@ -21,7 +21,6 @@ namespace {
 
 using html::AppendCard;
 using html::AppendTable;
-using html::Column;
 using html::Escape;
 using html::Row;
 
