@@ -201,7 +201,6 @@ class Migration {
   MigrationRecord& record() { return record_; }
   aws::AwsClients& clients() { return clients_; }
   kube::Client& cluster() { return cluster_; }
-  const std::string& name() const { return cluster_name_; }
   bool dry_run() const { return dry_run_; }
   std::ostream& out() { return out_; }
 
