@@ -227,7 +227,8 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
                     "The version the EC2NodeClass pins its al2023 alias to (default: the release "
                     "SSM recommends for the cluster's version)");
   }
-  for (auto [cmd, namespace_] : {std::pair{migrate_apply_cmd, &migrate_apply.namespace_},
+  for (auto [cmd, namespace_] : {std::pair{migrate_plan_cmd, &migrate_plan.namespace_},
+                                 std::pair{migrate_apply_cmd, &migrate_apply.namespace_},
                                  std::pair{migrate_verify_cmd, &migrate_verify.namespace_},
                                  std::pair{migrate_rollback_cmd, &migrate_rollback.namespace_}}) {
     cmd->add_option("--namespace", *namespace_, "Karpenter's namespace, where the record is kept")

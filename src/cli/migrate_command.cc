@@ -238,7 +238,7 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   const migrate::DerivedNodePools derived = migrate::DeriveNodePools(
       {name, migrate::PinnedAliasVersion(options.alias_version, aws.alias_version),
        aws.node_groups});
-  Result<std::vector<migrate::RoleArtifact>> roles = migrate::SeedRoles(aws, "kube-system");
+  Result<std::vector<migrate::RoleArtifact>> roles = migrate::SeedRoles(aws, options.namespace_);
   if (!roles.ok()) {
     err << fmt::format("karpenter migrate plan: cluster {}: {}\n", name, roles.error().message);
     return kExitFailure;

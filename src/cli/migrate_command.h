@@ -31,6 +31,7 @@ struct MigratePlanOptions {
   std::string output = "text";  // text | json | html
   // How long the forecast simulates the migration (a duration); "0": no forecast.
   std::string forecast = "1h";
+  std::string namespace_ = "kube-system";  // Karpenter's: the controller role trusts its SA
 };
 
 // Reads AWS with the credentials, region and endpoints `environment` gives, and the cluster through

@@ -115,6 +115,14 @@ TEST_F(MigratePlanTest, AClusterInApiModeAdmitsTheNodeRoleThroughItsAccessEntry)
   EXPECT_EQ(Json::parse(config_map_out.str())["steps"][3]["state"], "to do");
 }
 
+TEST_F(MigratePlanTest, TheControllerRoleTrustsTheServiceAccountOfTheNamespaceGiven) {
+  std::ostringstream out, err;
+  ASSERT_EQ(Run({{cluster_, "", ""}, "", "json", "0", "karpenter"}, out, err), 0) << err.str();
+  const Json report = Json::parse(out.str());
+  EXPECT_THAT(report["iamRoles"][1]["trust"].dump(),
+              HasSubstr("system:serviceaccount:karpenter:karpenter"));
+}
+
 TEST_F(MigratePlanTest, HtmlIsOneSelfContainedPage) {
   std::ostringstream out, err;
   ASSERT_EQ(Run({{cluster_, "", ""}, "", "html", "0"}, out, err), 0) << err.str();
