@@ -42,14 +42,7 @@ std::optional<LabelSelector> BudgetSelector(const Object& budget) {
   return std::move(parsed).value();
 }
 
-bool IsPodReady(const Object& pod) {
-  const Object* conditions = Find(pod, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  return std::any_of(conditions->begin(), conditions->end(), [](const Object& condition) {
-    return condition.is_object() && condition.value("type", "") == "Ready" &&
-           condition.value("status", "") == "True";
-  });
-}
+bool IsPodReady(const Object& pod) { return ConditionTrue(pod, "Ready"); }
 
 bool SelectsPod(const Object& budget, const Object& pod) {
   if (Namespace(budget) != Namespace(pod)) return false;

@@ -103,6 +103,15 @@ std::string_view StringAt(const Object& object, std::initializer_list<std::strin
   return StringOf(Find(object, path));
 }
 
+bool ConditionTrue(const Object& object, std::string_view type) {
+  const Object* conditions = Find(object, {"status", "conditions"});
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  return std::any_of(conditions->begin(), conditions->end(), [&](const Object& condition) {
+    return condition.is_object() && StringAt(condition, {"type"}) == type &&
+           StringAt(condition, {"status"}) == "True";
+  });
+}
+
 std::string Key(std::string_view namespace_, std::string_view name) {
   if (namespace_.empty()) return std::string(name);
   std::string out;

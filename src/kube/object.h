@@ -41,6 +41,8 @@ std::string_view ControllerKind(const Object& object);
 const Object* Find(const Object& object, std::initializer_list<std::string_view> path);
 // The string at `path`; empty when absent or not a string.
 std::string_view StringAt(const Object& object, std::initializer_list<std::string_view> path);
+// Whether status.conditions has `type` with status "True" (pods, nodes, Karpenter's objects).
+bool ConditionTrue(const Object& object, std::string_view type);
 
 // "namespace/name", or "name" for cluster-scoped objects: the key of caches and work queues.
 std::string Key(const Object& object);

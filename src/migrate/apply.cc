@@ -77,24 +77,11 @@ ChangedDeployment* Recorded(std::vector<ChangedDeployment>& list, std::string_vi
 // The mapRoles entry `karpenter iam aws-auth` prints for the role of `role_arn`
 // (arn:<partition>:iam::<account>:role/<name>).
 std::string AwsAuthEntry(const std::string& role_arn) {
+  const Arn arn = ParseArn(role_arn);
   aws::iam::PolicyInputs inputs;
-  const std::vector<std::string_view> fields = [&] {
-    std::vector<std::string_view> out;
-    std::string_view rest = role_arn;
-    for (int i = 0; i < 5; ++i) {
-      const size_t colon = rest.find(':');
-      if (colon == std::string_view::npos) break;
-      out.push_back(rest.substr(0, colon));
-      rest.remove_prefix(colon + 1);
-    }
-    out.push_back(rest);
-    return out;
-  }();
-  if (fields.size() == 6) {
-    inputs.partition = std::string(fields[1]);
-    inputs.account = std::string(fields[4]);
-    inputs.node_role = std::string(fields[5].substr(fields[5].rfind('/') + 1));
-  }
+  if (!arn.partition.empty()) inputs.partition = arn.partition;
+  inputs.account = arn.account;
+  inputs.node_role = arn.resource.substr(arn.resource.rfind('/') + 1);
   return aws::iam::AwsAuthMapRoles(inputs);
 }
 
@@ -264,12 +251,12 @@ class Applier {
       switch (number) {
         case 2:
           return Roles(now);
-        case 5:
-          return Deploy(now);
         case 3:
           return Tags(now);
         case 4:
           return Access(now);
+        case 5:
+          return Deploy(now);
         case 6:
           return NodePools(now);
         case 7:

@@ -151,20 +151,24 @@ TaggedResource Tagged(std::string id, std::string zone, const aws::Ec2Tags& tags
 
 }  // namespace
 
-aws::iam::PolicyInputs PolicyInputsOf(const aws::EksCluster& cluster) {
-  // arn:<partition>:eks:<region>:<account>:cluster/<name>
-  std::vector<std::string> parts;
-  size_t start = 0;
+Arn ParseArn(std::string_view text) {
+  std::vector<std::string> fields;
   for (int i = 0; i < 5; ++i) {
-    const size_t colon = cluster.arn.find(':', start);
-    if (colon == std::string::npos) break;
-    parts.push_back(cluster.arn.substr(start, colon - start));
-    start = colon + 1;
+    const size_t colon = text.find(':');
+    if (colon == std::string_view::npos) return {};
+    fields.emplace_back(text.substr(0, colon));
+    text.remove_prefix(colon + 1);
   }
+  if (fields[0] != "arn") return {};
+  return {fields[1], fields[2], fields[3], fields[4], std::string(text)};
+}
+
+aws::iam::PolicyInputs PolicyInputsOf(const aws::EksCluster& cluster) {
+  const Arn arn = ParseArn(cluster.arn);
   aws::iam::PolicyInputs out;
-  if (parts.size() > 1) out.partition = parts[1];
-  if (parts.size() > 3) out.region = parts[3];
-  if (parts.size() > 4) out.account = parts[4];
+  if (!arn.partition.empty()) out.partition = arn.partition;
+  out.region = arn.region;
+  out.account = arn.account;
   out.cluster_name = cluster.name;
   return out;
 }

@@ -82,6 +82,17 @@ struct ClusterInventory {
   int64_t karpenter_nodes = 0;  // Nodes labelled karpenter.sh/nodepool
 };
 
+// arn:<partition>:<service>:<region>:<account>:<resource>; every field empty for a text that is not
+// an ARN.
+struct Arn {
+  std::string partition;
+  std::string service;
+  std::string region;
+  std::string account;
+  std::string resource;  // "cluster/prod", "role/KarpenterNodeRole-prod", …
+};
+Arn ParseArn(std::string_view text);
+
 // The partition, region, account and name of the cluster (from its ARN), as `karpenter iam` takes
 // them.
 aws::iam::PolicyInputs PolicyInputsOf(const aws::EksCluster& cluster);

@@ -13,20 +13,6 @@
 #include "migrate/name_list.h"
 
 namespace karpenter::migrate {
-namespace {
-
-bool ReadyCondition(const kube::Object& object) {
-  const kube::Object* conditions = kube::Find(object, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  for (const kube::Object& condition : *conditions) {
-    if (kube::StringAt(condition, {"type"}) == api::kConditionReady) {
-      return kube::StringAt(condition, {"status"}) == "True";
-    }
-  }
-  return false;
-}
-
-}  // namespace
 
 std::vector<Check> VerifyMigration(const VerifyInputs& inputs) {
   std::vector<Check> out;
@@ -70,7 +56,8 @@ std::vector<Check> VerifyMigration(const VerifyInputs& inputs) {
 
   std::vector<std::string> unready;
   for (const kube::SharedObject& claim : inputs.objects->node_claims) {
-    if (!ReadyCondition(*claim)) unready.emplace_back(kube::Name(*claim));
+    if (!kube::ConditionTrue(*claim, api::kConditionReady))
+      unready.emplace_back(kube::Name(*claim));
   }
   out.push_back({"NodeClaims Ready", unready.empty(),
                  unready.empty()

@@ -65,6 +65,18 @@ Object Pod(std::string_view name, std::string_view app, std::string_view node,
   return pod;
 }
 
+TEST(ParseArnTest, ReadsEachFieldAndRefusesWhatIsNotAnArn) {
+  const Arn role = ParseArn("arn:aws-cn:iam::111122223333:role/path/KarpenterNodeRole-prod");
+  EXPECT_EQ(role.partition, "aws-cn");
+  EXPECT_EQ(role.service, "iam");
+  EXPECT_EQ(role.region, "");
+  EXPECT_EQ(role.account, "111122223333");
+  EXPECT_EQ(role.resource, "role/path/KarpenterNodeRole-prod");
+  EXPECT_EQ(ParseArn("arn:aws:eks:us-west-2:111122223333:cluster/prod").region, "us-west-2");
+  EXPECT_EQ(ParseArn("not:an:arn:at:all:x").partition, "");
+  EXPECT_EQ(ParseArn("arn:aws:eks").account, "");
+}
+
 class ReadClusterTest : public ::testing::Test {
  protected:
   void Create(const kube::Resource& resource, const Object& object) {
