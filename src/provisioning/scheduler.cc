@@ -15,6 +15,7 @@
 
 #include "api/labels.h"
 #include "provisioning/fleet_guidance.h"
+#include "provisioning/repacking.h"
 #include "scheduling/pod_constraints.h"
 #include "scheduling/topology.h"
 
@@ -247,6 +248,8 @@ class Pass {
        const std::unordered_set<const api::Pod*>* guided = nullptr);
 
   SchedulerResult Run();
+  // `result` (what Run returned) with the claims repacked (RepackClaims).
+  SchedulerResult Repacked(SchedulerResult result);
   // Up to `count` empty claims of NodePool `node_pool` (PlanTemplateClaims).
   std::vector<PlannedNodeClaim> OpenEmpty(std::string_view node_pool, size_t count,
                                           std::string& why);
@@ -311,6 +314,10 @@ class Pass {
   api::ResourceList SizeFor(const std::vector<int>& options, const api::ResourceList& shape) const;
   // The pod's largest fraction of the pass's demand over CPU and memory.
   double DominantShare(const api::ResourceList& requests) const;
+  // Repacks, pair by pair, the claims of each pool that share their requirements and hold only
+  // pods no placement rule ties to their node (repacking.h); leaves them as they are where the
+  // new packing would break minValues or the pool's limits.
+  void RepackClaims();
   // The reservation a new claim with these options and requirements takes an instance of: among
   // the reserved offerings they allow whose reservation has room left in this pass, the largest
   // type's (reserved capacity is paid for whether used or not); nullopt when there is none.
@@ -349,6 +356,7 @@ class Pass {
   size_t usable_ = 0;       // existing nodes not left out
   size_t score_start_ = 0;  // Placement::kKubeScheduler: where the next search starts
   std::vector<ClaimSlot> claims_;
+  std::vector<PodConstraints> constraints_;  // of pods_, once Run has placed them
   std::optional<Topology> topology_;
 };
 
@@ -1276,7 +1284,136 @@ SchedulerResult Pass::Run() {
     result.unschedulable.push_back(
         {&pods[i].pod(), reasons[i].empty() ? "no compatible capacity" : reasons[i]});
   }
+  constraints_ = std::move(pods);
   return result;
+}
+
+SchedulerResult Pass::Repacked(SchedulerResult result) {
+  RepackClaims();
+  result.node_claims.clear();
+  for (const auto& claim : claims_) result.node_claims.push_back(Finalize(claim));
+  return result;
+}
+
+void Pass::RepackClaims() {
+  auto shape_of = [](const api::ResourceList& r) {
+    return PackShape{r.cpu().milli(), r.memory().milli(), r.ephemeral_storage().milli(),
+                     r.pods().milli()};
+  };
+  // Whether a pod asks only for the four resources repacking counts.
+  auto counted = [](const api::ResourceList& r) {
+    bool other = false;
+    r.ForEach([&](std::string_view name, Quantity) {
+      other = other || (name != api::kResourceCpu && name != api::kResourceMemory &&
+                        name != api::kResourcePods && name != api::kResourceEphemeralStorage);
+    });
+    return !other;
+  };
+  std::unordered_map<const api::Pod*, const PodConstraints*> constraints;
+  for (const PodConstraints& pod : constraints_) constraints.emplace(&pod.pod(), &pod);
+  // A pod moves freely between claims of equal requirements unless a rule ties it to its node
+  // (hostname spreads and affinities, host ports) or it asks for a resource repacking ignores.
+  auto movable = [&](const api::Pod* pod) {
+    const auto found = constraints.find(pod);
+    if (found == constraints.end()) return false;
+    const PodConstraints& c = *found->second;
+    return c.spreads().empty() && c.affinity().empty() && c.anti_affinity().empty() &&
+           c.host_ports().empty() && counted(c.requests());
+  };
+  std::vector<std::vector<size_t>> classes;
+  for (size_t index = 0; index < claims_.size(); ++index) {
+    const ClaimSlot& claim = claims_[index];
+    if (claim.pods.empty() || !claim.relaxed_min_values.empty() ||
+        claim.requirements.Get(api::kLabelCapacityReservationId) != nullptr ||
+        !std::all_of(claim.pods.begin(), claim.pods.end(), movable)) {
+      continue;
+    }
+    auto same = std::find_if(classes.begin(), classes.end(), [&](const std::vector<size_t>& c) {
+      const ClaimSlot& first = claims_[c.front()];
+      return first.pool == claim.pool && first.requirements == claim.requirements;
+    });
+    if (same == classes.end()) {
+      classes.push_back({index});
+    } else {
+      same->push_back(index);
+    }
+  }
+  std::vector<bool> removed(claims_.size(), false);
+  for (const std::vector<size_t>& members : classes) {
+    if (members.size() < 2) continue;
+    const ClaimSlot& first = claims_[members.front()];
+    PoolState& pool = pools_[first.pool];
+    const Requirements& requirements = first.requirements;
+    const std::vector<int> candidates =
+        Filter(pool.types, requirements, pool.daemon_overhead, &requirements, {});
+    const OfferingMask mask = MaskOf(requirements);
+    std::vector<PackType> types;
+    for (int o : candidates) {
+      if (types_[o].type->exotic) continue;
+      const double price = CheapestOffering(types_[o], mask);
+      if (price != kNoPrice) {
+        types.push_back({shape_of(types_[o].allocatable - pool.daemon_overhead), price});
+      }
+    }
+    std::vector<PackShape> items;
+    std::vector<const api::Pod*> item_pods;
+    std::vector<std::vector<int>> bins;
+    for (size_t index : members) {
+      std::vector<int>& bin = bins.emplace_back();
+      for (const api::Pod* pod : claims_[index].pods) {
+        bin.push_back(static_cast<int>(items.size()));
+        items.push_back(shape_of(constraints.at(pod)->requests()));
+        item_pods.push_back(pod);
+      }
+    }
+    std::vector<std::vector<int>> repacked = RepackPairs(items, types, bins);
+    if (repacked == bins) continue;
+    // The new claims, each with every option that fits it, as a claim opened for its pods.
+    std::vector<ClaimSlot> fresh;
+    api::ResourceList charges;
+    bool usable = true;
+    for (const std::vector<int>& bin : repacked) {
+      ClaimSlot claim{first.pool, requirements, {}, {}, {}, {}, {}, {}, {}};
+      for (int item : bin) {
+        claim.pods.push_back(item_pods[item]);
+        claim.requests += constraints.at(item_pods[item])->requests();
+      }
+      claim.options =
+          Filter(candidates, requirements, claim.requests + pool.daemon_overhead, nullptr, {});
+      if (claim.options.empty() || !CheckMinValues(claim.options, requirements).ok()) {
+        usable = false;
+        break;
+      }
+      claim.cap = SizeFor(claim.options, claim.requests);
+      if (pool.remaining) {
+        claim.charge = Charge(claim.options);
+        charges += claim.charge;
+      }
+      fresh.push_back(std::move(claim));
+    }
+    if (pool.remaining && usable) {
+      api::ResourceList left = *pool.remaining;
+      for (size_t index : members) left += claims_[index].charge;
+      left -= charges;
+      usable = WithinLimits({}, pool.offer->node_pool->spec.limited_resources, left);
+      if (usable) *pool.remaining = std::move(left);
+    }
+    if (!usable) continue;
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (i < fresh.size()) {
+        claims_[members[i]] = std::move(fresh[i]);
+      } else {
+        removed[members[i]] = true;
+      }
+    }
+  }
+  size_t kept = 0;
+  for (size_t index = 0; index < claims_.size(); ++index) {
+    if (removed[index]) continue;
+    if (kept != index) claims_[kept] = std::move(claims_[index]);
+    ++kept;
+  }
+  claims_.resize(kept);
 }
 
 }  // namespace
@@ -1301,7 +1438,8 @@ Scheduler::~Scheduler() = default;
 
 SchedulerResult Scheduler::Run(const std::vector<const api::Pod*>& pods,
                                const std::vector<bool>& left_out) const {
-  SchedulerResult plain = Pass(*capacity_, *prepared_, pods, left_out).Run();
+  Pass plain_pass(*capacity_, *prepared_, pods, left_out);
+  SchedulerResult plain = plain_pass.Run();
   // Several new claims: the plan the cheapest fractional fleet for their pods guides too, and the
   // cheaper of the two (what schedules more pods first; the usual plan on a tie). The pods the
   // usual plan puts on existing nodes go there first again. With one claim there is no mix to
@@ -1321,12 +1459,16 @@ SchedulerResult Scheduler::Run(const std::vector<const api::Pod*>& pods,
       }
     }
   }
-  if (2 * ruled > on_claims.size()) return plain;
-  SchedulerResult guided = Pass(*capacity_, *prepared_, pods, left_out, &on_claims).Run();
+  if (2 * ruled > on_claims.size()) return plain_pass.Repacked(std::move(plain));
+  Pass guided_pass(*capacity_, *prepared_, pods, left_out, &on_claims);
+  SchedulerResult guided = guided_pass.Run();
   const bool better = guided.unschedulable.size() != plain.unschedulable.size()
                           ? guided.unschedulable.size() < plain.unschedulable.size()
                           : guided.PricePerHour() < plain.PricePerHour() * (1 - kTieTolerance);
-  return better ? guided : plain;
+  // The plans are compared as packed, and only the one chosen is repacked: repacked, the guided
+  // plan's many mid-size claims win far more often, and on `karpenter-bench simulate` (a cluster
+  // growing in small batches) that launched 18 % more nodes for an end state 0.5 % cheaper.
+  return better ? guided_pass.Repacked(std::move(guided)) : plain_pass.Repacked(std::move(plain));
 }
 
 SchedulerResult Schedule(const SchedulerInput& input) { return Scheduler(input).Run(input.pods); }

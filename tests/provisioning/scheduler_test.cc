@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -13,6 +14,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/labels.h"
@@ -62,6 +64,18 @@ api::NodePool MakePool(std::string name) {
   api::NodePool pool;
   pool.metadata.name = std::move(name);
   return pool;
+}
+
+// Labels the pod as `app` and keeps it off any node with another pod of `app` (required
+// hostname anti-affinity).
+void AvoidOthersOf(api::Pod& pod, const std::string& app) {
+  pod.metadata.labels = {{"app", app}};
+  api::PodAffinityTerm term;
+  term.topology_key = std::string(api::kLabelHostname);
+  term.label_selector = api::LabelSelector{{{"app", app}}, {}};
+  pod.spec.affinity.emplace();
+  pod.spec.affinity->pod_anti_affinity.emplace();
+  pod.spec.affinity->pod_anti_affinity->required.push_back(std::move(term));
 }
 
 api::Taint Dedicated() { return {"dedicated", "infra", api::TaintEffect::kNoSchedule}; }
@@ -172,13 +186,7 @@ void BuildMixedBatch(std::deque<api::Pod>& pods) {
   }
   for (int i = 0; i < 5; ++i) {
     api::Pod pod = MakePod("db-" + std::to_string(i), 2000, 4);
-    pod.metadata.labels = {{"app", "db"}};
-    api::PodAffinityTerm term;
-    term.topology_key = std::string(api::kLabelHostname);
-    term.label_selector = api::LabelSelector{{{"app", "db"}}, {}};
-    pod.spec.affinity.emplace();
-    pod.spec.affinity->pod_anti_affinity.emplace();
-    pod.spec.affinity->pod_anti_affinity->required.push_back(term);
+    AvoidOthersOf(pod, "db");
     pods.push_back(std::move(pod));
   }
   for (int i = 0; i < 7; ++i) {
@@ -651,26 +659,96 @@ FleetDemand RandomDeployments(uint64_t seed, std::deque<api::Pod>& pods) {
   return demand;
 }
 
-TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
-  const Families families = SyntheticFamilies(catalog_.front());
-  const std::vector<FleetType>& fleet_types = families.fleet_types;
+// One pass over RandomDeployments(seed) on a NodePool of `families`' types: the plan's price
+// over the fractional fleet's for the same pods (0 when a pod is left over or there is no
+// bound), with the plan described in `why`.
+double PlanOverBound(const Families& families, uint64_t seed, std::string& why) {
   api::NodePool pool = MakePool("default");
   NodePoolOffer offer;
   offer.node_pool = &pool;
   for (const cloud::InstanceType& it : families.types) offer.instance_types.push_back(&it);
+  std::deque<api::Pod> pods;
+  const FleetDemand demand = RandomDeployments(seed, pods);
+  SchedulerInput input;
+  for (const api::Pod& pod : pods) input.pods.push_back(&pod);
+  input.node_pools = {offer};
+  const SchedulerResult result = Schedule(input);
+  why = "seed " + std::to_string(seed) + " (" + std::to_string(pods.size()) + " pods)\n" +
+        Describe(result);
+  const std::optional<FractionalFleet> bound =
+      CheapestFractionalFleet(families.fleet_types, demand);
+  if (!result.unschedulable.empty() || !bound) return 0;
+  return result.PricePerHour() / bound->price;
+}
+
+TEST_F(SchedulerTest, MixedShapesComeWithinTenPercentOfTheFractionalOptimum) {
+  const Families families = SyntheticFamilies(catalog_.front());
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    std::deque<api::Pod> pods;
-    const FleetDemand demand = RandomDeployments(seed, pods);
-    SchedulerInput input;
-    for (const api::Pod& pod : pods) input.pods.push_back(&pod);
-    input.node_pools = {offer};
-    const SchedulerResult result = Schedule(input);
-    ASSERT_THAT(result.unschedulable, IsEmpty()) << "seed " << seed;
-    const std::optional<FractionalFleet> bound = CheapestFractionalFleet(fleet_types, demand);
-    ASSERT_TRUE(bound.has_value());
-    EXPECT_LE(result.PricePerHour(), bound->price * 1.1)
-        << "seed " << seed << " (" << pods.size() << " pods)\n"
-        << Describe(result);
+    std::string why;
+    const double ratio = PlanOverBound(families, seed, why);
+    EXPECT_GT(ratio, 0) << why;
+    EXPECT_LE(ratio, 1.1) << why;
+  }
+}
+
+// Spot prices do not follow the on-demand ladder: each type is priced 50-75 % of its family's
+// rate at random. First-fit claims then end up full in one resource on types the optimum does
+// not buy; repacking them pair by pair (repacking.h) brings the plans back near the bound (a
+// geometric mean of 1.078 over these seeds; 1.105 without repacking). Where the cheapest types
+// are small against the pods the bound itself is loose, so single seeds may stay further off.
+TEST_F(SchedulerTest, UnevenPricesAsSpotHasComeNearTheFractionalOptimum) {
+  double log_sum = 0;
+  constexpr int kSeeds = 10;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    Families families = SyntheticFamilies(catalog_.front());
+    std::mt19937_64 rng(seed * 7919);
+    for (size_t t = 0; t < families.types.size(); ++t) {
+      const double share = 0.5 + 0.25 * static_cast<double>(rng() % 1000) / 1000;
+      for (cloud::Offering& offering : families.types[t].offerings) offering.price *= share;
+      families.fleet_types[t].price *= share;
+    }
+    std::string why;
+    const double ratio = PlanOverBound(families, seed, why);
+    ASSERT_GT(ratio, 0) << why;
+    EXPECT_LE(ratio, 1.25) << why;
+    log_sum += std::log(ratio);
+  }
+  EXPECT_LE(std::exp(log_sum / kSeeds), 1.09);
+}
+
+// Two pods that may not share a node, each on a small type, cost more than one large type would
+// for both; repacking leaves them apart, as it leaves every pod a rule ties to its node.
+TEST_F(SchedulerTest, RepackingMovesNoPodARuleTiesToItsNode) {
+  std::vector<cloud::InstanceType> types;
+  for (const auto& [name, cpu, price] :
+       {std::tuple{"small", int64_t{2}, 1.0}, std::tuple{"large", int64_t{4}, 1.2}}) {
+    cloud::InstanceType it = catalog_.front();
+    it.name = name;
+    it.requirements = {};
+    for (const Requirement& r : catalog_.front().requirements.items()) {
+      if (r.key() != kInstanceType) it.requirements.Add(r);
+    }
+    it.requirements.Add(Requirement::In(kInstanceType, {it.name}));
+    it.capacity = Resources(cpu * 1000, cpu * 4, 110);
+    it.kube_reserved = {};
+    for (cloud::Offering& offering : it.offerings) offering.price = price;
+    types.push_back(std::move(it));
+  }
+  api::NodePool pool = MakePool("default");
+  NodePoolOffer offer;
+  offer.node_pool = &pool;
+  for (const cloud::InstanceType& it : types) offer.instance_types.push_back(&it);
+  for (int i = 0; i < 2; ++i) {
+    api::Pod& pod = AddPod("solo-" + std::to_string(i), 1500, 1);
+    AvoidOthersOf(pod, "solo");
+  }
+  SchedulerInput input;
+  input.pods = Pending();
+  input.node_pools = {offer};
+  const SchedulerResult result = Schedule(input);
+  ASSERT_EQ(result.node_claims.size(), 2u) << Describe(result);
+  for (const PlannedNodeClaim& claim : result.node_claims) {
+    EXPECT_EQ(claim.pods.size(), 1u) << Describe(result);
   }
 }
 
