@@ -394,6 +394,7 @@ int RunSimulate(const SimulateArgs& args) {
   out["nodesAfter"] = result->after.nodes;
   out["pricePerHourAfter"] = result->after.price_per_hour;
   out["lowerBoundPricePerHourAfter"] = result->after.lower_bound_price_per_hour;
+  out["lowerBoundWithKeptNodesPricePerHourAfter"] = result->after.kept_lower_bound_price_per_hour;
   out["launched"] = launched;
   out["decisions"] = result->decisions.size();
   out["podsDisrupted"] = result->pods_disrupted;

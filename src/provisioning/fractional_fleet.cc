@@ -89,7 +89,8 @@ std::optional<FractionalFleet> CheapestFractionalFleet(const std::vector<FleetTy
 }
 
 std::vector<FleetType> NodePoolFleetTypes(const api::NodePool& node_pool,
-                                          const std::vector<const cloud::InstanceType*>& types) {
+                                          const std::vector<const cloud::InstanceType*>& types,
+                                          const api::ResourceList& overhead) {
   constexpr double kGiB = 1024.0 * 1024 * 1024;
   const scheduling::Requirements requirements =
       scheduling::Requirements::FromNodeSelector(node_pool.spec.template_.spec.requirements);
@@ -106,9 +107,12 @@ std::vector<FleetType> NodePoolFleetTypes(const api::NodePool& node_pool,
       if (cheapest == 0 || offering.price < cheapest) cheapest = offering.price;
     }
     if (cheapest <= 0) continue;
-    const api::ResourceList allocatable = type->Allocatable();
-    out.push_back({allocatable.cpu().as_double(), allocatable.memory().as_double() / kGiB,
-                   allocatable.pods().as_double(), cheapest});
+    const api::ResourceList room = type->Allocatable() - overhead;
+    if (room.cpu() <= Quantity() || room.memory() <= Quantity() || room.pods() <= Quantity()) {
+      continue;
+    }
+    out.push_back({room.cpu().as_double(), room.memory().as_double() / kGiB,
+                   room.pods().as_double(), cheapest});
   }
   return out;
 }

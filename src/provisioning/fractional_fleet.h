@@ -42,8 +42,10 @@ std::optional<FractionalFleet> CheapestFractionalFleet(const std::vector<FleetTy
 
 // The types among `types` that `node_pool` allows, each at the cheapest available offering the
 // NodePool allows (reserved ones aside: a reservation is paid for whether used or not), with its
-// allocatable; types without such an offering are left out.
+// allocatable less `overhead` (what the DaemonSets on each of its nodes request); types without
+// such an offering, or without room beyond the overhead, are left out.
 std::vector<FleetType> NodePoolFleetTypes(const api::NodePool& node_pool,
-                                          const std::vector<const cloud::InstanceType*>& types);
+                                          const std::vector<const cloud::InstanceType*>& types,
+                                          const api::ResourceList& overhead = {});
 
 }  // namespace karpenter::provisioning

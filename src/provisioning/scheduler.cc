@@ -197,7 +197,31 @@ struct ReservationPin {
   uint8_t zone = 0;
 };
 
+// What a node of the NodePool is known to be: its template's labels and requirements, and the
+// NodePool's own label.
+Requirements PoolRequirements(const api::NodePool& node_pool) {
+  Requirements requirements = Requirements::FromLabels(node_pool.spec.template_.metadata.labels);
+  requirements.Add(Requirements::FromNodeSelector(node_pool.spec.template_.spec.requirements));
+  requirements.Add(Requirement::In(std::string(api::kLabelNodePool), {node_pool.metadata.name}));
+  return requirements;
+}
+
 }  // namespace
+
+DaemonSetLoad DaemonSetsOn(const api::NodePool& node_pool,
+                           const std::vector<const api::PodTemplate*>& daemon_sets) {
+  const Requirements requirements = PoolRequirements(node_pool);
+  DaemonSetLoad load;
+  for (const api::PodTemplate* ds : daemon_sets) {
+    if (!api::ToleratesAll(ds->spec.tolerations, node_pool.spec.template_.spec.taints)) continue;
+    const api::Pod daemon_pod{ds->metadata, ds->spec, {}};
+    const PodConstraints daemon(daemon_pod, {});
+    if (!requirements.IsCompatible(daemon.requirements())) continue;
+    load.requests += daemon.requests();
+    for (const auto& port : daemon.host_ports()) load.host_ports.push_back(port);
+  }
+  return load;
+}
 
 // What every run of a Scheduler shares: the NodePools with their instance types indexed and
 // priced, and the existing nodes with what is already on them. Runs only read it.
@@ -386,18 +410,11 @@ void PreparedCapacity::PreparePools(const SchedulerInput& capacity) {
   for (const auto* offer : offers) {
     const api::NodePool& np = *offer->node_pool;
     PoolState pool{offer, np.metadata.name, {}, np.spec.template_.spec.taints, {}, {}, {}, {}};
-    pool.requirements = Requirements::FromLabels(np.spec.template_.metadata.labels);
-    pool.requirements.Add(Requirements::FromNodeSelector(np.spec.template_.spec.requirements));
-    pool.requirements.Add(Requirement::In(std::string(api::kLabelNodePool), {np.metadata.name}));
+    pool.requirements = PoolRequirements(np);
     if (!np.spec.limited_resources.empty()) pool.remaining = np.spec.limits - offer->in_use;
-    for (const auto* ds : capacity.daemon_sets) {
-      if (!api::ToleratesAll(ds->spec.tolerations, pool.taints)) continue;
-      const api::Pod daemon_pod{ds->metadata, ds->spec, {}};
-      PodConstraints daemon(daemon_pod, {});
-      if (!pool.requirements.IsCompatible(daemon.requirements())) continue;
-      pool.daemon_overhead += daemon.requests();
-      for (const auto& port : daemon.host_ports()) pool.daemon_ports.push_back(port);
-    }
+    DaemonSetLoad daemons = DaemonSetsOn(np, capacity.daemon_sets);
+    pool.daemon_overhead = std::move(daemons.requests);
+    pool.daemon_ports = std::move(daemons.host_ports);
     std::vector<std::pair<double, int>> priced;
     for (const auto* it : offer->instance_types) {
       if (!it->requirements.Intersects(pool.requirements)) continue;

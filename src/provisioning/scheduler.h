@@ -7,7 +7,8 @@
 // opens it. When that plan makes several claims for pods mostly free of spreads and affinities, a
 // second pass queues those pods and sizes their claims as the cheapest fractional fleet for them
 // suggests (fleet_guidance.h), and the cheaper plan is kept (karpenter-bench cost measures both
-// against the LP and MILP bounds).
+// against the LP and MILP bounds). The kept plan's claims are then repacked pair by pair where
+// that saves (repacking.h).
 
 #include <memory>
 #include <optional>
@@ -86,6 +87,15 @@ struct SchedulerInput {
   scheduling::StorageState storage;
   SchedulingPolicy policy;
 };
+
+// The DaemonSets whose pods would run on every node of `node_pool` (they tolerate its taints and
+// allow its labels and requirements): what those pods request together, and their host ports.
+struct DaemonSetLoad {
+  api::ResourceList requests;
+  std::vector<scheduling::HostPort> host_ports;
+};
+DaemonSetLoad DaemonSetsOn(const api::NodePool& node_pool,
+                           const std::vector<const api::PodTemplate*>& daemon_sets);
 
 struct PlannedNodeClaim {
   std::string node_pool;

@@ -32,6 +32,9 @@ ordered_json FiguresJson(const ClusterFigures& figures) {
           {"memoryAllocatableGiB", Round(figures.memory_allocatable_gib, 0.001)},
           {"pricePerHour", Round(figures.price_per_hour, 0.0001)},
           {"lowerBoundPricePerHour", Round(figures.lower_bound_price_per_hour, 0.0001)},
+          {"keptNodesPricePerHour", Round(figures.kept_price_per_hour, 0.0001)},
+          {"lowerBoundWithKeptNodesPricePerHour",
+           Round(figures.kept_lower_bound_price_per_hour, 0.0001)},
           {"byType", std::move(by_type)}};
 }
 
@@ -89,6 +92,13 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
       "  {:<16} {:>15.2f}        {:>15.2f}  {}\n", "$/hour bound",
       result.before.lower_bound_price_per_hour, result.after.lower_bound_price_per_hour,
       BoundRatio(result.after.price_per_hour, result.after.lower_bound_price_per_hour));
+  if (result.after.kept_price_per_hour > 0) {
+    // Nodes Karpenter did not launch stay at their price whatever it does.
+    out << fmt::format(
+        "  {:<16} {:>15}        {:>15.2f}  {} (nodes it did not launch kept)\n",
+        "  with kept nodes", "", result.after.kept_lower_bound_price_per_hour,
+        BoundRatio(result.after.price_per_hour, result.after.kept_lower_bound_price_per_hour));
+  }
   out << fmt::format("  {:<16} {:>15}        {:>15}\n", "pods running", result.before.pods,
                      result.after.pods);
   out << fmt::format(

@@ -20,10 +20,16 @@ struct ClusterFigures {
   double memory_requested_gib = 0;
   double memory_allocatable_gib = 0;
   double price_per_hour = 0;  // USD, every node at its offering's price
-  // What the cheapest fractional fleet for the running pods (DaemonSet pods aside) on the types
-  // the NodePools allow would cost (provisioning/fractional_fleet.h): no fleet for them costs
-  // less. 0: not known (no pods, or no NodePool type covers them).
+  // What the cheapest fractional fleet for the running pods (DaemonSet pods aside: each node of
+  // the fleet keeps room for those of its NodePool) on the types the NodePools allow would cost
+  // (provisioning/fractional_fleet.h): no fleet for them costs less. 0: not known (no pods, or no
+  // NodePool type covers them).
   double lower_bound_price_per_hour = 0;
+  // The nodes Karpenter did not launch (the node groups a migration keeps): what they cost, and
+  // the bound above with them kept at that price and their free room used first — what no fleet
+  // that keeps them can beat. 0: none, or not known.
+  double kept_price_per_hour = 0;
+  double kept_lower_bound_price_per_hour = 0;
   int pods = 0;  // running (bound) pods
   int pending_pods = 0;
 };

@@ -19,11 +19,13 @@
 #include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
+#include "controllers/cluster_snapshot.h"
 #include "controllers/interruption.h"
 #include "disruption/command.h"
 #include "kube/memory/memory_client.h"
 #include "operator/manager.h"
 #include "provisioning/fractional_fleet.h"
+#include "provisioning/scheduler.h"
 #include "simulate/accuracy.h"
 #include "simulate/disruption_audit.h"
 #include "simulate/disruption_budget_controller.h"
@@ -551,6 +553,10 @@ double World::PriceOf(const api::Node& node) const {
 ClusterFigures World::Figures() {
   ClusterFigures figures;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  // Nodes Karpenter did not launch (node groups the migration keeps) stay whatever it does: their
+  // price is fixed, and what their DaemonSet pods leave free is room any fleet may use.
+  std::set<std::string> kept;
+  api::ResourceList kept_room;
   for (const auto& node : manager_.cluster().decoded_nodes().All()) {
     if (!node->metadata.deletion_timestamp.empty()) continue;
     ++figures.nodes;
@@ -559,6 +565,11 @@ ClusterFigures World::Figures() {
     figures.cpu_allocatable += node->status.allocatable.cpu().as_double();
     figures.memory_allocatable_gib += node->status.allocatable.memory().as_double() / kGiB;
     figures.price_per_hour += PriceOf(*node);
+    if (!node->metadata.labels.contains(std::string(api::kLabelNodePool))) {
+      kept.insert(node->metadata.name);
+      kept_room += node->status.allocatable;
+      figures.kept_price_per_hour += PriceOf(*node);
+    }
   }
   provisioning::FleetDemand demand;
   for (const auto& pod : manager_.cluster().decoded_pods().All()) {
@@ -574,10 +585,16 @@ ClusterFigures World::Figures() {
     if (!api::IsDaemonSetPod(*pod)) {
       demand = {demand.cpu + requests.cpu().as_double(),
                 demand.memory + requests.memory().as_double() / kGiB, demand.pods + 1};
+    } else if (kept.contains(pod->spec.node_name)) {
+      kept_room -= requests;
     }
   }
-  // The cheapest fractional fleet for the running pods (DaemonSet pods aside: they come with each
-  // node) on the types the NodePools allow.
+  // The cheapest fractional fleet for the running pods on the types the NodePools allow, each
+  // node with room for the DaemonSet pods that come with it.
+  const std::vector<api::Workload> daemon_sets = controllers::DecodeDaemonSets(manager_.cluster());
+  std::vector<const api::PodTemplate*> templates;
+  templates.reserve(daemon_sets.size());
+  for (const api::Workload& daemon_set : daemon_sets) templates.push_back(&daemon_set.template_);
   std::vector<provisioning::FleetType> types;
   manager_.cluster().node_pools().ForEach([&](const kube::Object& object) {
     const std::optional<api::NodePool> node_pool = controllers::DecodeNodePool(object);
@@ -586,13 +603,24 @@ ClusterFigures World::Figures() {
     if (!offered.ok()) return;
     std::vector<const cloud::InstanceType*> pointers;
     for (const cloud::InstanceType& type : **offered) pointers.push_back(&type);
-    for (provisioning::FleetType& type : provisioning::NodePoolFleetTypes(*node_pool, pointers)) {
+    const api::ResourceList overhead = provisioning::DaemonSetsOn(*node_pool, templates).requests;
+    for (provisioning::FleetType& type :
+         provisioning::NodePoolFleetTypes(*node_pool, pointers, overhead)) {
       types.push_back(type);
     }
   });
   if (demand.pods > 0) {
     if (auto fleet = provisioning::CheapestFractionalFleet(types, demand)) {
       figures.lower_bound_price_per_hour = fleet->price;
+    }
+    // The same with the kept nodes at their price and their room taken first (pooled, as the
+    // fractional fleet splits pods anyway).
+    const provisioning::FleetDemand rest = {
+        std::max(0.0, demand.cpu - kept_room.cpu().as_double()),
+        std::max(0.0, demand.memory - kept_room.memory().as_double() / kGiB),
+        std::max(0.0, demand.pods - kept_room.pods().as_double())};
+    if (auto fleet = provisioning::CheapestFractionalFleet(types, rest)) {
+      figures.kept_lower_bound_price_per_hour = figures.kept_price_per_hour + fleet->price;
     }
   }
   return figures;

@@ -143,6 +143,50 @@ actions:
   - {at: 1m, scaleNodeGroup: {name: ng, size: 0, batch: 1}}
 )";
 
+// The end-state bound counts what a fleet cannot avoid: the node-group node the timeline keeps,
+// at its price (with its free room used first), and on each of the fleet's nodes the DaemonSet
+// pods that come with it — a heavier DaemonSet raises the bound.
+TEST(Simulation, TheBoundKeepsTheNodesKarpenterDidNotLaunchAndRoomForDaemonSets) {
+  constexpr std::string_view kKeepOne = R"(
+nodeGroups:
+  - {name: ng, instanceType: m5.xlarge, size: 3, zones: [zone-a, zone-b, zone-c]}
+actions:
+  - {at: 1m, scaleNodeGroup: {name: ng, size: 1, batch: 1}}
+)";
+  auto daemon_set = [](std::string_view cpu) {
+    return fmt::format(R"(
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: agent, namespace: kube-system}}
+spec:
+  selector: {{matchLabels: {{app: agent}}}}
+  template:
+    metadata: {{labels: {{app: agent}}}}
+    spec:
+      containers: [{{name: agent, image: agent, resources: {{requests: {{cpu: "{}"}}}}}}]
+)",
+                       cpu);
+  };
+  const std::string workloads = std::string(kKarpenter) + Web("web", 12, "1");
+  const SimulationResult light = SimulateOk(Input(workloads + daemon_set("10m"), kKeepOne));
+  const SimulationResult heavy = SimulateOk(Input(workloads + daemon_set("1"), kKeepOne));
+  for (const SimulationResult* result : {&light, &heavy}) {
+    const ClusterFigures& after = result->after;
+    EXPECT_NEAR(after.kept_price_per_hour, 0.192, 1e-9);  // one m5.xlarge
+    EXPECT_GT(after.kept_lower_bound_price_per_hour, after.kept_price_per_hour);
+    EXPECT_LE(after.kept_lower_bound_price_per_hour, after.price_per_hour + 1e-9);
+    EXPECT_GE(after.kept_lower_bound_price_per_hour, after.lower_bound_price_per_hour);
+  }
+  EXPECT_GT(heavy.after.lower_bound_price_per_hour, light.after.lower_bound_price_per_hour * 1.05);
+  std::ostringstream text;
+  RenderText(heavy, text);
+  EXPECT_THAT(text.str(),
+              HasSubstr(fmt::format("{:.2f}", heavy.after.kept_lower_bound_price_per_hour)));
+  EXPECT_THAT(text.str(), HasSubstr("with kept nodes"));
+  EXPECT_THAT(RenderJson(heavy), HasSubstr("\"lowerBoundWithKeptNodesPricePerHour\""));
+}
+
 // The seed's migration in small: a node group is drained a node at a time, Karpenter takes the
 // pods on spot capacity, and the PodDisruptionBudget holds throughout.
 TEST(Simulation, RetiringANodeGroupMovesEveryPodToKarpenterWithinThePdb) {
