@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -62,7 +63,7 @@ class NodeGroupStandIn {
     if (thread_.joinable()) thread_.join();
   }
 
-  // Ticks that saw a PodDisruptionBudget with fewer healthy pods than it needs.
+  // Ticks that saw a PodDisruptionBudget, once met, with fewer healthy pods than it needs.
   int violations() const { return violations_; }
   // The longest any pod has been pending so far.
   std::chrono::milliseconds longest_pending() {
@@ -140,12 +141,20 @@ class NodeGroupStandIn {
   }
 
   void Audit(kube::Client& client) {
-    for (const kube::Object& budget : List(client, kube::resources::kPodDisruptionBudgets)) {
-      const kube::Object& status = Part(budget, "status");
-      if (status.value("currentHealthy", 0) < status.value("desiredHealthy", 0)) ++violations_;
-    }
     const auto now = std::chrono::steady_clock::now();
     std::lock_guard lock(mutex_);
+    // A budget counts once it has been met: one created with its pods (the chart's, at step 5)
+    // is short until they first turn Ready, and that is a start, not a disruption.
+    for (const kube::Object& budget : List(client, kube::resources::kPodDisruptionBudgets)) {
+      const kube::Object& metadata = Part(budget, "metadata");
+      const kube::Object& status = Part(budget, "status");
+      const std::string key = metadata.value("namespace", "") + "/" + metadata.value("name", "");
+      if (status.value("currentHealthy", 0) >= status.value("desiredHealthy", 0)) {
+        met_.insert(key);
+      } else if (met_.contains(key)) {
+        ++violations_;
+      }
+    }
     std::map<std::string, std::chrono::steady_clock::time_point> still;
     for (const kube::Object& pod : List(client, kube::resources::kPods)) {
       if (Phase(pod) != "Pending") continue;
@@ -196,6 +205,7 @@ class NodeGroupStandIn {
   std::atomic<int> violations_{0};
   std::mutex mutex_;
   std::map<std::string, std::chrono::steady_clock::time_point> pending_since_;
+  std::set<std::string> met_;  // budgets (namespace/name) seen with enough healthy pods
   std::chrono::milliseconds longest_pending_{0};
   std::vector<std::string> errors_;
 };
