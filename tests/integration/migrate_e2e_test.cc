@@ -11,6 +11,8 @@
 // audit is shown to count one that is) and no pod pending longer than the batch timeout; then
 // rollback --all leaves AWS and the cluster as they were.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -65,6 +67,11 @@ class NodeGroupStandIn {
 
   // Ticks that saw a PodDisruptionBudget, once met, with fewer healthy pods than it needs.
   int violations() const { return violations_; }
+  // Which budgets were short, and by how much, at each violation.
+  std::string shortfalls() {
+    std::lock_guard lock(mutex_);
+    return fmt::format("{}", fmt::join(shortfalls_, "; "));
+  }
   // The longest any pod has been pending so far.
   std::chrono::milliseconds longest_pending() {
     std::lock_guard lock(mutex_);
@@ -153,6 +160,9 @@ class NodeGroupStandIn {
         met_.insert(key);
       } else if (met_.contains(key)) {
         ++violations_;
+        shortfalls_.push_back(fmt::format("{}: {} healthy of {} needed", key,
+                                          status.value("currentHealthy", 0),
+                                          status.value("desiredHealthy", 0)));
       }
     }
     std::map<std::string, std::chrono::steady_clock::time_point> still;
@@ -205,7 +215,8 @@ class NodeGroupStandIn {
   std::atomic<int> violations_{0};
   std::mutex mutex_;
   std::map<std::string, std::chrono::steady_clock::time_point> pending_since_;
-  std::set<std::string> met_;  // budgets (namespace/name) seen with enough healthy pods
+  std::set<std::string> met_;            // budgets (namespace/name) seen with enough healthy pods
+  std::vector<std::string> shortfalls_;  // each violation: the budget and its counts
   std::chrono::milliseconds longest_pending_{0};
   std::vector<std::string> errors_;
 };
@@ -420,7 +431,7 @@ TEST_F(MigrateE2E, PlanApplyVerifyThenRollbackLeavesEverythingAsItWas) {
   EXPECT_THAT(verify, HasSubstr("verified"));
   const Json decisions = aws::testing::IamDecisions();
   EXPECT_EQ(decisions["denials"], 0) << decisions.dump(2);
-  EXPECT_EQ(stand_in_->violations(), 0);
+  EXPECT_EQ(stand_in_->violations(), 0) << stand_in_->shortfalls();
   EXPECT_LT(stand_in_->longest_pending(), kSettleTimeout);
 
   const auto [rolled_back, rollback] = Migrate({"rollback", "--all"});
