@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -79,7 +80,14 @@ class PairPacker {
     }
   }
 
-  double Cost(const PackShape& total) const { return CheapestFit(types_, total); }
+  // The price of the cheapest type that holds `total`; -1 when none does. The frontier is
+  // cheapest first, so the first that fits is it.
+  double Cost(const PackShape& total) const {
+    for (const PackType& type : types_) {
+      if (Fits(total, type.room)) return type.price;
+    }
+    return -1;
+  }
 
   PackShape Sum(const std::vector<int>& bin) const {
     PackShape sum{};
@@ -106,78 +114,87 @@ class PairPacker {
     if (const double merged = Cost(total); merged >= 0 && merged < target) {
       return std::make_pair(std::move(pooled), std::vector<int>());
     }
-    // Two orders of the pooled pods: by memory per CPU (CPU-rich first), and largest first.
-    const std::vector<PackShape>& items = *items_;
-    std::vector<int> by_ratio = pooled;
-    std::stable_sort(by_ratio.begin(), by_ratio.end(), [&](int x, int y) {
-      // x.mem / x.cpu < y.mem / y.cpu, without dividing by a zero CPU.
-      return static_cast<double>(items[x][1]) * static_cast<double>(items[y][0]) <
-             static_cast<double>(items[y][1]) * static_cast<double>(items[x][0]);
-    });
-    std::vector<double> size(items.size(), 0);
-    for (int i : pooled) {
-      for (size_t r = 0; r < 4; ++r) {
+    // The pair's pods by position in `pooled` (not by index into every item: a pass may hold
+    // thousands), in two orders: by memory per CPU (CPU-rich first), and largest first.
+    const size_t n = pooled.size();
+    std::vector<PackShape> pods(n);
+    std::vector<double> size(n, 0);
+    for (size_t p = 0; p < n; ++p) {
+      pods[p] = (*items_)[pooled[p]];
+      for (size_t r = 0; r < pods[p].size(); ++r) {
         if (total[r] > 0) {
-          size[i] += static_cast<double>(items[i][r]) / static_cast<double>(total[r]);
+          size[p] += static_cast<double>(pods[p][r]) / static_cast<double>(total[r]);
         }
       }
     }
-    std::vector<int> by_size = pooled;
+    std::vector<size_t> by_ratio(n);
+    std::iota(by_ratio.begin(), by_ratio.end(), 0);
+    std::vector<size_t> by_size = by_ratio;
+    std::stable_sort(by_ratio.begin(), by_ratio.end(), [&](size_t x, size_t y) {
+      // x.mem / x.cpu < y.mem / y.cpu, without dividing by a zero CPU.
+      return static_cast<double>(pods[x][1]) * static_cast<double>(pods[y][0]) <
+             static_cast<double>(pods[y][1]) * static_cast<double>(pods[x][0]);
+    });
     std::stable_sort(by_size.begin(), by_size.end(),
-                     [&](int x, int y) { return size[x] > size[y]; });
+                     [&](size_t x, size_t y) { return size[x] > size[y]; });
 
     double best = target;
     // A split whose first bin is `type` leaves at least what the type cannot hold, and that costs
     // at least its largest resource at the cheapest price per unit any type offers.
     auto rest_bound = [&](const PackType& type) {
       double bound = 0;
-      for (size_t r = 0; r < 4; ++r) {
+      for (size_t r = 0; r < total.size(); ++r) {
         const int64_t left = total[r] - type.room[r];
         if (left > 0) bound = std::max(bound, static_cast<double>(left) * unit_price_[r]);
       }
       return bound;
     };
-    std::vector<char> taken(items.size(), 0);
-    work += static_cast<int64_t>(items.size() / 8);  // zeroing it
+    std::vector<char> taken(n, 0);
     std::optional<std::pair<std::vector<int>, std::vector<int>>> out;
     for (const PackType& type : types_) {
       if (type.price >= best) break;  // cheapest first: no later type can do better
       if (type.price + rest_bound(type) >= best) continue;
-      work += static_cast<int64_t>(2 * pooled.size());
+      work += static_cast<int64_t>(2 * n);
       for (const bool balanced : {true, false}) {
-        for (int i : pooled) taken[i] = 0;
+        std::fill(taken.begin(), taken.end(), 0);
         PackShape filled{};
-        auto take = [&](int i) {
-          const PackShape with = Plus(filled, items[i]);
-          if (taken[i] || !Fits(with, type.room)) return false;
-          taken[i] = 1;
+        auto take = [&](size_t p) {
+          const PackShape with = Plus(filled, pods[p]);
+          if (taken[p] || !Fits(with, type.room)) return false;
+          taken[p] = 1;
           filled = with;
           return true;
         };
         if (balanced) {
-          // From whichever end of the ratio order brings the bin towards the type's proportions.
+          // From whichever end of the ratio order brings the bin towards the type's proportions:
+          // the CPU-rich end while the bin is richer in memory than the type, else the other.
           size_t lo = 0;
-          size_t hi = by_ratio.size();
+          size_t hi = n;
+          auto take_lo = [&] {
+            if (!take(by_ratio[lo])) return false;
+            ++lo;
+            return true;
+          };
+          auto take_hi = [&] {
+            if (!take(by_ratio[hi - 1])) return false;
+            --hi;
+            return true;
+          };
           while (lo < hi) {
             const bool memory_rich = static_cast<double>(filled[1]) * type.room[0] >
                                      static_cast<double>(filled[0]) * type.room[1];
-            if (memory_rich ? take(by_ratio[lo]) : take(by_ratio[hi - 1])) {
-              memory_rich ? ++lo : --hi;
-            } else if (memory_rich ? take(by_ratio[hi - 1]) : take(by_ratio[lo])) {
-              memory_rich ? --hi : ++lo;
-            } else {
-              break;
-            }
+            // The preferred end, else the other; done when neither end's pod fits.
+            if (!(memory_rich ? take_lo() || take_hi() : take_hi() || take_lo())) break;
           }
         }
-        for (int i : by_size) take(i);  // then whatever else still fits, largest first
+        for (size_t p : by_size) take(p);  // then whatever else still fits, largest first
         if (Empty(filled)) continue;
         const PackShape rest = Minus(total, filled);
         const double rest_price = Empty(rest) ? 0 : Cost(rest);
         if (rest_price < 0 || type.price + rest_price >= best) continue;
         best = type.price + rest_price;
         std::pair<std::vector<int>, std::vector<int>> split;
-        for (int i : pooled) (taken[i] ? split.first : split.second).push_back(i);
+        for (size_t p = 0; p < n; ++p) (taken[p] ? split.first : split.second).push_back(pooled[p]);
         out = std::move(split);
       }
     }

@@ -1313,6 +1313,7 @@ SchedulerResult Pass::Repacked(SchedulerResult result) {
 }
 
 void Pass::RepackClaims() {
+  if (claims_.size() < 2) return;  // no pair
   auto shape_of = [](const api::ResourceList& r) {
     return PackShape{r.cpu().milli(), r.memory().milli(), r.ephemeral_storage().milli(),
                      r.pods().milli()};
