@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -123,10 +125,12 @@ bool WithinBudget(const Cluster& cluster, const std::vector<size_t>& candidates,
 
 // Narrows a replacement to the instance types strictly cheaper than `current`, priced within one
 // class of capacity — spot, or the others — so that whichever offering a launch picks, it is
-// cheaper: spot first when allowed (a spot candidate only behind the gate, and then only with
-// enough cheaper types), otherwise on-demand. When no class has a cheaper type, says why.
+// cheaper: spot first when allowed (a spot candidate only behind the gate, and then, for a single
+// node, only with enough cheaper types), otherwise on-demand. When no class has a cheaper type,
+// says why.
 std::optional<std::string> KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current,
-                                              bool any_spot, const Options& options) {
+                                              bool any_spot, bool single_node,
+                                              const Options& options) {
   std::vector<std::vector<std::string>> classes;
   std::vector<std::string> others;
   bool spot = false;
@@ -157,9 +161,11 @@ std::optional<std::string> KeepCheaperOptions(provisioning::PlannedNodeClaim& cl
     std::stable_sort(cheaper.begin(), cheaper.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     if (spot_to_spot && capacity_types.front() == api::kCapacityTypeSpot) {
-      // Too few cheaper spot types and the replacement would likely be interrupted and replaced
-      // again; enough of them, and the cheapest few are all a launch needs.
-      if (cheaper.size() < kMinSpotReplacementTypes) {
+      // One node replaced by a cheaper spot node with few cheaper choices would likely be
+      // interrupted and replaced again, down the price ladder; several nodes merged into one
+      // shrink the fleet whatever the choices (upstream's rule, docs/upstream-reference.md). The
+      // cheapest few are all a launch needs.
+      if (single_node && cheaper.size() < kMinSpotReplacementTypes) {
         if (!cheaper.empty()) {
           why = fmt::format(
               "SpotToSpotConsolidation needs {} cheaper spot instance types to replace a spot "
@@ -168,7 +174,7 @@ std::optional<std::string> KeepCheaperOptions(provisioning::PlannedNodeClaim& cl
         }
         continue;
       }
-      cheaper.resize(kMinSpotReplacementTypes);
+      cheaper.resize(std::min(cheaper.size(), kMinSpotReplacementTypes));
     }
     if (cheaper.empty()) continue;
     claim.instance_types.clear();
@@ -194,13 +200,15 @@ struct Consolidation {
   std::string why_not;
 };
 
+using Placement = RemovalSimulator::Placement;
+
 // Consolidating `candidates`: delete them when their pods fit elsewhere, or replace them by one
-// strictly cheaper NodeClaim.
+// strictly cheaper NodeClaim, their pods placed as `placement` says.
 Consolidation Consolidate(const Cluster& cluster, const RemovalSimulator& simulator,
                           const std::vector<size_t>& candidates, Method method,
-                          const Options& options) {
+                          const Options& options, Placement placement = Placement::kRespread) {
   const double current = PriceOf(cluster, candidates);
-  Simulation simulation = simulator.Simulate(candidates);
+  Simulation simulation = simulator.Simulate(candidates, placement);
   if (!simulation.all_scheduled) {
     return {std::nullopt, "Not all pods would schedule elsewhere: " + simulation.unschedulable};
   }
@@ -215,7 +223,7 @@ Consolidation Consolidate(const Cluster& cluster, const RemovalSimulator& simula
     return cluster.candidates[index].capacity_type == api::kCapacityTypeSpot;
   });
   if (std::optional<std::string> why =
-          KeepCheaperOptions(replacement, current, any_spot, options)) {
+          KeepCheaperOptions(replacement, current, any_spot, candidates.size() == 1, options)) {
     return {std::nullopt, std::move(*why)};
   }
   const double savings = current - WorstCasePrice(replacement);
@@ -261,6 +269,37 @@ std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<si
                  PriceOf(cluster, taken) - replacement_price};
 }
 
+// The longest prefix of `candidates` (of at least two) that consolidates with their pods placed
+// as `placement` says, by binary search: O(log n) simulations. Stops at `deadline`, telling
+// `timed_out`, with the best found so far.
+std::optional<Command> LongestConsolidatingPrefix(
+    const Cluster& cluster, const RemovalSimulator& simulator, const std::vector<size_t>& candidates,
+    const Options& options, Placement placement, std::chrono::steady_clock::time_point deadline,
+    const TimeoutObserver& timed_out) {
+  std::optional<Command> best;
+  size_t low = 2;
+  size_t high = candidates.size();
+  while (low <= high) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (timed_out) timed_out(Method::kMultiNodeConsolidation);
+      break;
+    }
+    const size_t middle = low + (high - low) / 2;
+    const std::vector<size_t> prefix(candidates.begin(),
+                                     candidates.begin() + static_cast<std::ptrdiff_t>(middle));
+    if (std::optional<Command> command = Consolidate(cluster, simulator, prefix,
+                                                     Method::kMultiNodeConsolidation, options,
+                                                     placement)
+                                             .command) {
+      best = std::move(command);
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 std::optional<Command> Emptiness(const Cluster& cluster) {
@@ -280,28 +319,34 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
   const auto deadline = std::chrono::steady_clock::now() + options.multi_node_timeout;
   const std::vector<size_t> candidates =
       Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate);
-  // Binary search for the longest prefix that consolidates. Prefixes of one are left to
-  // single-node consolidation.
+  // Prefixes of one are left to single-node consolidation.
   if (candidates.size() < 2) return std::nullopt;
   const RemovalSimulator simulator(cluster);
-  std::optional<Command> best;
-  size_t low = 2;
-  size_t high = candidates.size();
-  while (low <= high) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      if (timed_out) timed_out(Method::kMultiNodeConsolidation);
-      break;
-    }
-    const size_t middle = low + (high - low) / 2;
-    const std::vector<size_t> prefix(candidates.begin(),
-                                     candidates.begin() + static_cast<std::ptrdiff_t>(middle));
-    if (std::optional<Command> command =
-            Consolidate(cluster, simulator, prefix, Method::kMultiNodeConsolidation, options)
-                .command) {
-      best = std::move(command);
-      low = middle + 1;
-    } else {
-      high = middle - 1;
+  std::optional<Command> best = LongestConsolidatingPrefix(
+      cluster, simulator, candidates, options, Placement::kRespread, deadline, timed_out);
+  if (!best) {
+    // Upstream stops here. But the budget admits only a few candidates, cheapest to disrupt first
+    // whatever their zone, and pods that prefer to spread over zones are placed anew by their
+    // preference, each in whichever zone has fewest of its kind: a replacement in each of those
+    // zones, no move. Nodes of one zone merged into one node there, their pods staying in that
+    // zone, leave every zone count as it was: the spread is no worse. So, zone by zone, the same
+    // search over that zone's candidates (the same order, within the budget) with their pods
+    // kept in the zone; the move taking most nodes wins, then the one saving most.
+    std::set<std::string_view> zones;
+    for (const Candidate& candidate : cluster.candidates) zones.insert(candidate.zone);
+    for (const std::string_view zone : zones) {
+      if (zones.size() < 2) break;  // the search above was this zone's
+      const std::vector<size_t> local =
+          Select(cluster, api::DisruptionReason::kUnderutilized,
+                 [&](const Candidate& c) { return MayConsolidate(c) && c.zone == zone; });
+      if (local.size() < 2) continue;
+      std::optional<Command> command = LongestConsolidatingPrefix(
+          cluster, simulator, local, options, Placement::kStayInZone, deadline, timed_out);
+      if (command && (!best || command->candidates.size() > best->candidates.size() ||
+                      (command->candidates.size() == best->candidates.size() &&
+                       command->savings_per_hour > best->savings_per_hour))) {
+        best = std::move(command);
+      }
     }
   }
   // Like upstream, the largest move found is the one scored: a smaller one is single-node
@@ -408,8 +453,15 @@ std::optional<Command> Revalidate(const Cluster& cluster, Method method,
     case Method::kMultiNodeConsolidation:
     case Method::kSingleNodeConsolidation: {
       if (!all(MayConsolidate)) return std::nullopt;
-      Consolidation consolidation =
-          Consolidate(cluster, RemovalSimulator(cluster), candidates, method, options);
+      const RemovalSimulator simulator(cluster);
+      Consolidation consolidation = Consolidate(cluster, simulator, candidates, method, options);
+      // A move of one zone's nodes may have been found with their pods kept in the zone.
+      const std::string& zone = cluster.candidates[candidates.front()].zone;
+      if (!consolidation.command && method == Method::kMultiNodeConsolidation &&
+          all([&](const Candidate& c) { return !zone.empty() && c.zone == zone; })) {
+        consolidation =
+            Consolidate(cluster, simulator, candidates, method, options, Placement::kStayInZone);
+      }
       if (!consolidation.command || consolidation.command->replacements.size() > max_replacements ||
           !Approved(cluster, *consolidation.command, options, {})) {
         return std::nullopt;

@@ -16,8 +16,8 @@
 namespace karpenter::disruption {
 
 struct Options {
-  // Feature gate SpotToSpotConsolidation: replace spot nodes with cheaper spot nodes (only when
-  // at least kMinSpotReplacementTypes cheaper types could be launched).
+  // Feature gate SpotToSpotConsolidation: replace spot nodes with cheaper spot nodes (one node
+  // only when at least kMinSpotReplacementTypes cheaper types could be launched).
   bool spot_to_spot_consolidation = false;
   // Feature gate BalancedConsolidation: NodePools with consolidationPolicy Balanced consolidate
   // only moves that score (balanced.h); off, Balanced acts as WhenEmptyOrUnderutilized.
