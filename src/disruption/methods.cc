@@ -3,10 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -200,15 +198,13 @@ struct Consolidation {
   std::string why_not;
 };
 
-using Placement = RemovalSimulator::Placement;
-
 // Consolidating `candidates`: delete them when their pods fit elsewhere, or replace them by one
-// strictly cheaper NodeClaim, their pods placed as `placement` says.
+// strictly cheaper NodeClaim.
 Consolidation Consolidate(const Cluster& cluster, const RemovalSimulator& simulator,
                           const std::vector<size_t>& candidates, Method method,
-                          const Options& options, Placement placement = Placement::kRespread) {
+                          const Options& options) {
   const double current = PriceOf(cluster, candidates);
-  Simulation simulation = simulator.Simulate(candidates, placement);
+  Simulation simulation = simulator.Simulate(candidates);
   if (!simulation.all_scheduled) {
     return {std::nullopt, "Not all pods would schedule elsewhere: " + simulation.unschedulable};
   }
@@ -269,37 +265,6 @@ std::optional<Command> DriftCommand(const Cluster& cluster, const std::vector<si
                  PriceOf(cluster, taken) - replacement_price};
 }
 
-// The longest prefix of `candidates` (of at least two) that consolidates with their pods placed
-// as `placement` says, by binary search: O(log n) simulations. Stops at `deadline`, telling
-// `timed_out`, with the best found so far.
-std::optional<Command> LongestConsolidatingPrefix(
-    const Cluster& cluster, const RemovalSimulator& simulator, const std::vector<size_t>& candidates,
-    const Options& options, Placement placement, std::chrono::steady_clock::time_point deadline,
-    const TimeoutObserver& timed_out) {
-  std::optional<Command> best;
-  size_t low = 2;
-  size_t high = candidates.size();
-  while (low <= high) {
-    if (std::chrono::steady_clock::now() >= deadline) {
-      if (timed_out) timed_out(Method::kMultiNodeConsolidation);
-      break;
-    }
-    const size_t middle = low + (high - low) / 2;
-    const std::vector<size_t> prefix(candidates.begin(),
-                                     candidates.begin() + static_cast<std::ptrdiff_t>(middle));
-    if (std::optional<Command> command = Consolidate(cluster, simulator, prefix,
-                                                     Method::kMultiNodeConsolidation, options,
-                                                     placement)
-                                             .command) {
-      best = std::move(command);
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
-  return best;
-}
-
 }  // namespace
 
 std::optional<Command> Emptiness(const Cluster& cluster) {
@@ -319,34 +284,28 @@ std::optional<Command> MultiNodeConsolidation(const Cluster& cluster, const Opti
   const auto deadline = std::chrono::steady_clock::now() + options.multi_node_timeout;
   const std::vector<size_t> candidates =
       Select(cluster, api::DisruptionReason::kUnderutilized, MayConsolidate);
-  // Prefixes of one are left to single-node consolidation.
+  // Binary search for the longest prefix that consolidates. Prefixes of one are left to
+  // single-node consolidation.
   if (candidates.size() < 2) return std::nullopt;
   const RemovalSimulator simulator(cluster);
-  std::optional<Command> best = LongestConsolidatingPrefix(
-      cluster, simulator, candidates, options, Placement::kRespread, deadline, timed_out);
-  if (!best) {
-    // Upstream stops here. But the budget admits only a few candidates, cheapest to disrupt first
-    // whatever their zone, and pods that prefer to spread over zones are placed anew by their
-    // preference, each in whichever zone has fewest of its kind: a replacement in each of those
-    // zones, no move. Nodes of one zone merged into one node there, their pods staying in that
-    // zone, leave every zone count as it was: the spread is no worse. So, zone by zone, the same
-    // search over that zone's candidates (the same order, within the budget) with their pods
-    // kept in the zone; the move taking most nodes wins, then the one saving most.
-    std::set<std::string_view> zones;
-    for (const Candidate& candidate : cluster.candidates) zones.insert(candidate.zone);
-    for (const std::string_view zone : zones) {
-      if (zones.size() < 2) break;  // the search above was this zone's
-      const std::vector<size_t> local =
-          Select(cluster, api::DisruptionReason::kUnderutilized,
-                 [&](const Candidate& c) { return MayConsolidate(c) && c.zone == zone; });
-      if (local.size() < 2) continue;
-      std::optional<Command> command = LongestConsolidatingPrefix(
-          cluster, simulator, local, options, Placement::kStayInZone, deadline, timed_out);
-      if (command && (!best || command->candidates.size() > best->candidates.size() ||
-                      (command->candidates.size() == best->candidates.size() &&
-                       command->savings_per_hour > best->savings_per_hour))) {
-        best = std::move(command);
-      }
+  std::optional<Command> best;
+  size_t low = 2;
+  size_t high = candidates.size();
+  while (low <= high) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      if (timed_out) timed_out(Method::kMultiNodeConsolidation);
+      break;
+    }
+    const size_t middle = low + (high - low) / 2;
+    const std::vector<size_t> prefix(candidates.begin(),
+                                     candidates.begin() + static_cast<std::ptrdiff_t>(middle));
+    if (std::optional<Command> command =
+            Consolidate(cluster, simulator, prefix, Method::kMultiNodeConsolidation, options)
+                .command) {
+      best = std::move(command);
+      low = middle + 1;
+    } else {
+      high = middle - 1;
     }
   }
   // Like upstream, the largest move found is the one scored: a smaller one is single-node
@@ -453,15 +412,8 @@ std::optional<Command> Revalidate(const Cluster& cluster, Method method,
     case Method::kMultiNodeConsolidation:
     case Method::kSingleNodeConsolidation: {
       if (!all(MayConsolidate)) return std::nullopt;
-      const RemovalSimulator simulator(cluster);
-      Consolidation consolidation = Consolidate(cluster, simulator, candidates, method, options);
-      // A move of one zone's nodes may have been found with their pods kept in the zone.
-      const std::string& zone = cluster.candidates[candidates.front()].zone;
-      if (!consolidation.command && method == Method::kMultiNodeConsolidation &&
-          all([&](const Candidate& c) { return !zone.empty() && c.zone == zone; })) {
-        consolidation =
-            Consolidate(cluster, simulator, candidates, method, options, Placement::kStayInZone);
-      }
+      Consolidation consolidation =
+          Consolidate(cluster, RemovalSimulator(cluster), candidates, method, options);
       if (!consolidation.command || consolidation.command->replacements.size() > max_replacements ||
           !Approved(cluster, *consolidation.command, options, {})) {
         return std::nullopt;

@@ -1,64 +1,20 @@
 #include "disruption/simulation.h"
 
 #include <algorithm>
-#include <functional>
-#include <string>
-
-#include "api/labels.h"
 
 namespace karpenter::disruption {
 
-namespace {
-
-// `pod` held to `zone`: a node selector for it, and no ScheduleAnyway spread over zones.
-api::Pod InZone(const api::Pod& pod, const std::string& zone) {
-  api::Pod pinned = pod;
-  pinned.spec.node_selector[std::string(api::kLabelZone)] = zone;
-  std::erase_if(pinned.spec.topology_spread_constraints,
-                [](const api::TopologySpreadConstraint& spread) {
-                  return spread.topology_key == api::kLabelZone &&
-                         spread.when_unsatisfiable ==
-                             api::UnsatisfiableConstraintAction::kScheduleAnyway;
-                });
-  return pinned;
-}
-
-}  // namespace
-
-Simulation RemovalSimulator::Simulate(const std::vector<size_t>& candidates,
-                                      Placement placement) const {
+Simulation RemovalSimulator::Simulate(const std::vector<size_t>& candidates) const {
   // Nodes that take no displaced pods are left out, as the removed ones are.
   std::vector<bool> left_out(cluster_.accepts_pods.size());
   for (size_t i = 0; i < left_out.size(); ++i) left_out[i] = !cluster_.accepts_pods[i];
   std::vector<const api::Pod*> pods;
-  std::vector<api::Pod> pinned;  // kStayInZone: the copies scheduled in place of `pods`
   for (size_t index : candidates) {
     const Candidate& candidate = cluster_.candidates[index];
     left_out[candidate.capacity_index] = true;
     pods.insert(pods.end(), candidate.pods.begin(), candidate.pods.end());
-    if (placement == Placement::kStayInZone && !candidate.zone.empty()) {
-      for (const api::Pod* pod : candidate.pods) pinned.push_back(InZone(*pod, candidate.zone));
-    }
   }
-  std::vector<const api::Pod*> scheduled = pods;
-  if (placement == Placement::kStayInZone) {
-    if (pinned.size() != pods.size()) return {false, "a node of the move has no zone", {}};
-    for (size_t i = 0; i < pinned.size(); ++i) scheduled[i] = &pinned[i];
-  }
-  provisioning::SchedulerResult result = scheduler_.Run(scheduled, left_out);
-  if (placement == Placement::kStayInZone) {
-    // What the caller keeps names its own pods, not the copies about to go.
-    auto original = [&](const api::Pod*& pod) {
-      const std::less<const api::Pod*> before;
-      if (!before(pod, pinned.data()) && before(pod, pinned.data() + pinned.size())) {
-        pod = pods[static_cast<size_t>(pod - pinned.data())];
-      }
-    };
-    for (provisioning::PlannedNodeClaim& claim : result.node_claims) {
-      for (const api::Pod*& pod : claim.pods) original(pod);
-    }
-    for (provisioning::UnschedulablePod& failed : result.unschedulable) original(failed.pod);
-  }
+  provisioning::SchedulerResult result = scheduler_.Run(pods, left_out);
   std::string unschedulable;
   if (!result.unschedulable.empty()) {
     const provisioning::UnschedulablePod& first = result.unschedulable.front();

@@ -24,13 +24,8 @@ class RemovalSimulator {
   explicit RemovalSimulator(const Cluster& cluster)
       : cluster_(cluster), scheduler_(cluster.capacity) {}
 
-  // Removes `candidates` (indexes into cluster.candidates) and schedules their pods: anywhere
-  // their constraints allow (kRespread), or each in the zone of the node it leaves, its
-  // ScheduleAnyway zone spreads then moot (kStayInZone: zone counts stay as they are, so the
-  // spread is no worse than now).
-  enum class Placement { kRespread, kStayInZone };
-  Simulation Simulate(const std::vector<size_t>& candidates,
-                      Placement placement = Placement::kRespread) const;
+  // Removes `candidates` (indexes into cluster.candidates) and schedules their pods.
+  Simulation Simulate(const std::vector<size_t>& candidates) const;
 
  private:
   const Cluster& cluster_;

@@ -126,12 +126,12 @@ class MethodsTest : public testing::Test {
   // A node of `type` (allocatable: the type's), its index in capacity.existing_nodes.
   size_t AddNode(const std::string& name, const std::string& type,
                  const api::NodePool* pool = nullptr, const std::string& capacity_type = kOnDemand,
-                 bool accepts_pods = true, const std::string& zone = kZone) {
+                 bool accepts_pods = true) {
     provisioning::ExistingNode node;
     node.name = name;
     node.labels = {{std::string(api::kLabelInstanceType), type},
                    {std::string(api::kLabelCapacityType), capacity_type},
-                   {std::string(api::kLabelZone), zone},
+                   {std::string(api::kLabelZone), kZone},
                    {std::string(api::kLabelHostname), name}};
     if (pool != nullptr) node.labels[std::string(api::kLabelNodePool)] = pool->metadata.name;
     node.allocatable = Type(type).Allocatable();
@@ -152,9 +152,8 @@ class MethodsTest : public testing::Test {
   // `pod_cpus` (millicores); its index in cluster_.candidates. Each pod costs 1 to evict.
   size_t AddCandidate(const std::string& name, const api::NodePool& pool, const std::string& type,
                       const std::vector<int64_t>& pod_cpus,
-                      const std::string& capacity_type = kOnDemand,
-                      const std::string& zone = kZone) {
-    const size_t node = AddNode(name, type, &pool, capacity_type, /*accepts_pods=*/true, zone);
+                      const std::string& capacity_type = kOnDemand) {
+    const size_t node = AddNode(name, type, &pool, capacity_type);
     Candidate candidate;
     candidate.capacity_index = node;
     candidate.node = name;
@@ -162,8 +161,8 @@ class MethodsTest : public testing::Test {
     candidate.node_pool = &pool;
     candidate.instance_type = type;
     candidate.capacity_type = capacity_type;
-    candidate.zone = zone;
-    candidate.price_per_hour = CheapestPrice(Type(type), {zone}, {capacity_type});
+    candidate.zone = kZone;
+    candidate.price_per_hour = CheapestPrice(Type(type), {kZone}, {capacity_type});
     candidate.consolidatable = true;
     cluster_.candidates.push_back(std::move(candidate));
     const size_t index = cluster_.candidates.size() - 1;
@@ -504,67 +503,6 @@ TEST_F(MethodsTest, MultiNodeReplacesSeveralNodesByOneCheaperNode) {
   EXPECT_NEAR(replacement.price_per_hour, 0.40, kCents);
   EXPECT_NEAR(command->savings_per_hour, 0.20, kCents);
   EXPECT_EQ(command->Describe(cluster_), "consolidating 3 nodes into 1 large, saving $0.20/h");
-}
-
-// Two zones with the same types and prices; "large" costs less than two "medium"s.
-constexpr std::string_view kTwoZoneCatalog = R"({"instanceTypes": [
-  {"name": "medium", "capacity": {"cpu": "4", "memory": "16Gi"},
-   "offerings": [{"zone": "zone-a", "capacityType": "on-demand", "price": 0.20},
-                 {"zone": "zone-b", "capacityType": "on-demand", "price": 0.20}]},
-  {"name": "large", "capacity": {"cpu": "8", "memory": "32Gi"},
-   "offerings": [{"zone": "zone-a", "capacityType": "on-demand", "price": 0.30},
-                 {"zone": "zone-b", "capacityType": "on-demand", "price": 0.30}]}
-]})";
-
-// A pod of app "web", which prefers (ScheduleAnyway) an even spread over zones.
-void SpreadsOverZones(api::Pod& pod) {
-  pod.metadata.labels["app"] = "web";
-  api::TopologySpreadConstraint spread;
-  spread.topology_key = api::kLabelZone;
-  spread.when_unsatisfiable = api::UnsatisfiableConstraintAction::kScheduleAnyway;
-  spread.label_selector = api::LabelSelector{{{"app", "web"}}, {}};
-  pod.spec.topology_spread_constraints.push_back(std::move(spread));
-}
-
-TEST_F(MethodsTest, MultiNodeMergesNodesOfOneZoneWhoseSpreadWouldSendPodsElsewhere) {
-  UseCatalog(kTwoZoneCatalog);
-  const api::NodePool& pool = AddPool("default");
-  // Four mediums, two per zone, one web pod of 2.5 CPUs each (two cannot share a medium). Any
-  // prefix of the candidates (n1-a, n2-b, n3-a, n4-b) spans both zones, and the preference
-  // places the displaced pods on a new node in each zone: no move. The two of one zone, their
-  // pods kept there, fit one large at $0.30/h for $0.40/h, and every zone keeps its count.
-  for (const auto& [name, zone] : {std::pair{"n1-a", "zone-a"}, std::pair{"n2-b", "zone-b"},
-                                   std::pair{"n3-a", "zone-a"}, std::pair{"n4-b", "zone-b"}}) {
-    const size_t index = AddCandidate(name, pool, "medium", {}, kOnDemand, zone);
-    SpreadsOverZones(AddPod(index, 2500));
-  }
-  const std::optional<Command> command = MultiNodeConsolidation(cluster_, {});
-  ASSERT_TRUE(command.has_value());
-  EXPECT_THAT(Nodes(*command), ElementsAre("n1-a", "n3-a"));
-  ASSERT_THAT(command->replacements, SizeIs(1));
-  const provisioning::PlannedNodeClaim& replacement = command->replacements[0];
-  EXPECT_THAT(TypeNames(replacement), ElementsAre("large"));
-  EXPECT_THAT(replacement.zones, ElementsAre("zone-a"));
-  // The plan names the cluster's pods (not copies the search made).
-  EXPECT_THAT(replacement.pods, ElementsAre(At(0).pods[0], At(2).pods[0]));
-  EXPECT_NEAR(command->savings_per_hour, 0.10, kCents);
-  // Validated again, the move still holds; across zones it is not made.
-  EXPECT_TRUE(Revalidate(cluster_, Method::kMultiNodeConsolidation, {0, 2}, 1, {}).has_value());
-  EXPECT_FALSE(Revalidate(cluster_, Method::kMultiNodeConsolidation, {0, 1}, 1, {}).has_value());
-}
-
-TEST_F(MethodsTest, MultiNodeKeepsPodsInTheirZoneOnlyWhenNoMoveSpreadsThem) {
-  UseCatalog(kTwoZoneCatalog);
-  const api::NodePool& pool = AddPool("default");
-  // The same, but the pods have no preference: the first search finds all four going onto two
-  // larges, and that move, the largest, is taken.
-  for (const auto& [name, zone] : {std::pair{"n1-a", "zone-a"}, std::pair{"n2-b", "zone-b"},
-                                   std::pair{"n3-a", "zone-a"}, std::pair{"n4-b", "zone-b"}}) {
-    AddCandidate(name, pool, "medium", {2500}, kOnDemand, zone);
-  }
-  const std::optional<Command> command = MultiNodeConsolidation(cluster_, {});
-  ASSERT_TRUE(command.has_value());
-  EXPECT_THAT(command->candidates, SizeIs(3));  // 7.5 CPUs: one large, no second node
 }
 
 TEST_F(MethodsTest, SpotToSpotOfSeveralNodesNeedsNoFifteenTypes) {
