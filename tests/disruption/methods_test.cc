@@ -516,9 +516,9 @@ TEST_F(MethodsTest, SpotToSpotOfSeveralNodesNeedsNoFifteenTypes) {
   const std::optional<Command> command = MultiNodeConsolidation(cluster_, Options{true});
   ASSERT_TRUE(command.has_value());
   ASSERT_THAT(command->replacements, SizeIs(1));
-  EXPECT_THAT(TypeNames(command->replacements[0]),
-              ElementsAre("cheap-00", "cheap-01", "cheap-02", "current", "dear-0", "dear-1",
-                          "dear-2"));
+  EXPECT_THAT(
+      TypeNames(command->replacements[0]),
+      ElementsAre("cheap-00", "cheap-01", "cheap-02", "current", "dear-0", "dear-1", "dear-2"));
   EXPECT_THAT(command->replacements[0].capacity_types, ElementsAre(kSpot));
   EXPECT_NEAR(command->savings_per_hour, 1.00 - 0.62, kCents);
 }
