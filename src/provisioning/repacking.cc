@@ -210,16 +210,6 @@ class PairPacker {
 
 }  // namespace
 
-double CheapestFit(const std::vector<PackType>& types, const PackShape& total) {
-  double best = -1;
-  for (const PackType& type : types) {
-    if (type.price > 0 && (best < 0 || type.price < best) && Fits(total, type.room)) {
-      best = type.price;
-    }
-  }
-  return best;
-}
-
 std::vector<std::vector<int>> RepackPairs(const std::vector<PackShape>& items,
                                           const std::vector<PackType>& types,
                                           std::vector<std::vector<int>> bins, int max_sweeps) {

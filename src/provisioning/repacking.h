@@ -36,7 +36,4 @@ std::vector<std::vector<int>> RepackPairs(const std::vector<PackShape>& items,
                                           const std::vector<PackType>& types,
                                           std::vector<std::vector<int>> bins, int max_sweeps = 4);
 
-// The price of the cheapest of `types` whose room holds `total`; a negative number when none does.
-double CheapestFit(const std::vector<PackType>& types, const PackShape& total);
-
 }  // namespace karpenter::provisioning

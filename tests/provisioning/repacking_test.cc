@@ -17,6 +17,17 @@ PackShape Shape(int64_t milli_cpu, int64_t memory_gi, int64_t pods = 1) {
   return {milli_cpu * 1000, memory_gi * kGiB, 0, pods * 1000};
 }
 
+// The price of the cheapest of `types` whose room holds `total`; negative when none does.
+double CheapestFit(const std::vector<PackType>& types, const PackShape& total) {
+  double best = -1;
+  for (const PackType& type : types) {
+    bool fits = true;
+    for (size_t r = 0; r < total.size(); ++r) fits = fits && total[r] <= type.room[r];
+    if (fits && type.price > 0 && (best < 0 || type.price < best)) best = type.price;
+  }
+  return best;
+}
+
 double Price(const std::vector<PackShape>& items, const std::vector<PackType>& types,
              const std::vector<std::vector<int>>& bins) {
   double price = 0;
