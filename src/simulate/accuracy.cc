@@ -14,13 +14,12 @@ namespace karpenter::simulate {
 namespace {
 
 // The fidelity benchmark's worst errors (README, "Fidelity": the median of five simulations
-// against the median of three or more controller runs on the test cluster, 2026-12-06; the
-// mixed scale-ups measured again once the scheduler repacked claims, on both sides, mixed seed 2
-// over six runs): nodes the retirement's +7.1 %, $/h mixed seed 1's −4.4 %. The scale-down's $/h
-// (+36 % at its 5-minute instant, a pass of consolidation behind) is left to its own caveat
-// below, which inputs that scale a workload get. Measure again and update both together when the
-// simulation changes.
-constexpr double kNodesError = 0.071;
+// against the median of three or more controller runs on the test cluster, 2026-12-06/07, the
+// controller repacking claims; mixed seed 2 over six runs): nodes spread's −10.0 % (its latest
+// three runs), $/h mixed seed 1's −4.4 %. The scale-down's $/h (+36 % at its 5-minute instant, a
+// pass of consolidation behind) is left to its own caveat below, which inputs that scale a
+// workload get. Measure again and update both together when the simulation changes.
+constexpr double kNodesError = 0.10;
 constexpr double kPriceError = 0.044;
 constexpr std::string_view kBasis =
     "karpenter-bench fidelity: four scale-ups of 1,000 pods from zero (mixed shapes, zone and "
