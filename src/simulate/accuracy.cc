@@ -15,12 +15,13 @@ namespace {
 
 // The fidelity benchmark's worst errors (README, "Fidelity": the median of five simulations
 // against the median of three or more controller runs on the test cluster, 2026-12-06/07, the
-// controller repacking claims; mixed seed 2 over six runs): nodes spread's −10.0 % (its latest
-// three runs), $/h mixed seed 1's −4.4 %. The scale-down's $/h (+36 % at its 5-minute instant, a
-// pass of consolidation behind) is left to its own caveat below, which inputs that scale a
-// workload get. Measure again and update both together when the simulation changes.
-constexpr double kNodesError = 0.10;
-constexpr double kPriceError = 0.044;
+// controller repacking claims, the simulation modelling kube-scheduler's sweep): nodes mixed seed
+// 3's +7.8 %, $/h spread's +4.5 % (stated as 5 %: the reports print whole percents). The
+// scale-down's $/h (+37.5 % at its 5-minute instant, a pass of consolidation behind) is left to
+// its own caveat below, which inputs that scale a workload get. Measure again and update both
+// together when the simulation changes.
+constexpr double kNodesError = 0.08;
+constexpr double kPriceError = 0.05;
 constexpr std::string_view kBasis =
     "karpenter-bench fidelity: four scale-ups of 1,000 pods from zero (mixed shapes, zone and "
     "host spread), a scale-down behind PDBs, a node-group retirement and a spot interruption, "
@@ -44,8 +45,8 @@ Accuracy AccuracyFor(const SimulationInput& input) {
       "readiness probes)",
       boot, boot * input.node_boot_spread));
   out.emplace_back(
-      "kube-scheduler places a burst of pods at once, where a real one takes about a pod at a "
-      "time (some hundred a second)");
+      "kube-scheduler binds a burst of pods at once, where a real one takes them a pod at a time "
+      "(here the pods that fail come 5 ms apart, about 200 a second, but binds all at once)");
   out.emplace_back(
       "EC2 has capacity for every launch unless the timeline takes it away, and prices are the "
       "catalog's");
@@ -59,7 +60,7 @@ Accuracy AccuracyFor(const SimulationInput& input) {
     out.emplace_back(
         "After a workload scales down, consolidation here runs about one pass (25 s) behind the "
         "controller's: for some minutes $/h can read one consolidation step high (the fidelity "
-        "benchmark's scale-down: +36 % five minutes in, just after the real runs took a step)");
+        "benchmark's scale-down: +37.5 % five minutes in, just after the real runs took a step)");
   }
   if (has("PersistentVolumeClaim") || has("StatefulSet")) {
     out.emplace_back(

@@ -3,16 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "api/labels.h"
 #include "api/pod.h"
+#include "common/hash.h"
 #include "provisioning/scheduler.h"
 
 namespace karpenter::simulate {
@@ -23,6 +26,11 @@ using kube::Object;
 // kube-scheduler's defaults (podInitialBackoffSeconds, podMaxBackoffSeconds).
 constexpr std::chrono::milliseconds kInitialBackoff(1000);
 constexpr std::chrono::milliseconds kMaxBackoff(10000);
+// kube-scheduler tries one pod at a time, so the pods of one sweep that fit nowhere fail one after
+// another, not at one instant, and their backoffs end as far apart: a node that joins later is
+// taken by the pods whose turn has come, consecutive in the queue. 5 ms a pod is 200 a second,
+// the order of kube-scheduler's pace on the test cluster (README, "Fidelity").
+constexpr std::chrono::microseconds kSweepStep(5000);
 
 bool Schedulable(const api::Node& node) {
   return node.Ready() && node.metadata.deletion_timestamp.empty();
@@ -65,7 +73,13 @@ void KubeScheduler::Unpark() {
   parked_want_affinity_ = false;
 }
 
-std::optional<TimePoint> KubeScheduler::NextWake() const { return backoff_ends_; }
+std::optional<TimePoint> KubeScheduler::NextWake() const {
+  if (!backoff_ends_) return std::nullopt;
+  // kube-scheduler moves the pods whose backoff is over to its active queue once a second (an
+  // event that frees room finds them sooner), so the backoffs of a sweep, a turn apart, bring it
+  // back a few times, not once a pod.
+  return std::chrono::ceil<std::chrono::seconds>(*backoff_ends_);
+}
 
 Result<size_t> KubeScheduler::Run() {
   const TimePoint now_time = clock_.Now();
@@ -156,8 +170,9 @@ Result<size_t> KubeScheduler::Run() {
   }
   // Its queue: higher priority first, then the pods that waited longest (RFC 3339 times of one
   // format order as text). Pods created in the same second came from workload controllers working
-  // side by side, each creating its pods in growing batches: they reach the queue interleaved, a
-  // workload's k-th pod beside the others' k-th, not one workload's pods after another's.
+  // side by side, each creating its pods in slow-start batches of 1, 2, 4, ... sent together, the
+  // next once the last is done: a batch reaches the queue as one run, the k-th batches of the
+  // workloads one after another, in an order no workload owns, before any (k+1)-th.
   std::sort(pending.begin(), pending.end(), [](const Waiting& a, const Waiting& b) {
     const api::ObjectMeta& x = a.pod->metadata;
     const api::ObjectMeta& y = b.pod->metadata;
@@ -167,7 +182,9 @@ Result<size_t> KubeScheduler::Run() {
   struct Queued {
     int32_t priority;
     std::string_view created;
-    size_t rank;  // among its owner's pods created in the same second
+    int batch;      // the owner's slow-start batch: pods 0, 1-2, 3-6, 7-14, ...
+    uint64_t turn;  // where the owner's batch falls among the others' (pods without one: 0)
+    size_t rank;    // among its owner's pods created in the same second
     const api::Pod* pod;
     bool tried;
     TimePoint queued_at;  // its creation (whole seconds), or its last failure
@@ -181,19 +198,27 @@ Result<size_t> KubeScheduler::Run() {
     }
     const api::OwnerReference* owner = api::ControllerOf(pod->metadata);
     const std::string_view owner_name = owner != nullptr ? owner->name : pod->metadata.name;
-    queue.push_back(
-        {pod->spec.priority.value_or(0), pod->metadata.creation_timestamp,
-         created_before[{pod->metadata.namespace_, owner_name}]++, pod, failed != nullptr,
-         failed != nullptr ? failed->last
-                           : ParseTime(pod->metadata.creation_timestamp).value_or(TimePoint())});
+    const size_t rank = created_before[{pod->metadata.namespace_, owner_name}]++;
+    const int batch = std::bit_width(rank + 1) - 1;
+    const uint64_t turn =
+        owner != nullptr ? Fnv1a64(owner->uid, Fnv1a64(std::to_string(batch))) : 0;
+    queue.push_back({pod->spec.priority.value_or(0), pod->metadata.creation_timestamp, batch, turn,
+                     rank, pod, failed != nullptr,
+                     failed != nullptr
+                         ? failed->last
+                         : ParseTime(pod->metadata.creation_timestamp).value_or(TimePoint())});
   }
   std::stable_sort(queue.begin(), queue.end(), [](const Queued& a, const Queued& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
-    return std::tie(a.queued_at, a.tried, a.created, a.rank) <
-           std::tie(b.queued_at, b.tried, b.created, b.rank);
+    return std::tie(a.queued_at, a.tried, a.created, a.batch, a.turn, a.rank) <
+           std::tie(b.queued_at, b.tried, b.created, b.batch, b.turn, b.rank);
   });
   input.pods.reserve(queue.size());
-  for (const Queued& queued : queue) input.pods.push_back(queued.pod);
+  std::unordered_map<const api::Pod*, int64_t> turn_in_sweep;
+  for (const Queued& queued : queue) {
+    turn_in_sweep.emplace(queued.pod, static_cast<int64_t>(input.pods.size()));
+    input.pods.push_back(queued.pod);
+  }
   input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);
 
@@ -210,7 +235,7 @@ Result<size_t> KubeScheduler::Run() {
     std::string key = api::NamespacedName(pod.metadata);
     Failures& failed = failures_[key];
     ++failed.count;
-    failed.last = now_time;
+    failed.last = now_time + kSweepStep * turn_in_sweep.at(&pod);
     parked_.insert(std::move(key));
     if (pod.spec.affinity && pod.spec.affinity->pod_affinity) parked_want_affinity_ = true;
     if (api::MarkedUnschedulable(pod)) continue;

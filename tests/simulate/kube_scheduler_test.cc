@@ -33,14 +33,22 @@ class KubeSchedulerTest : public testing::Test {
     ASSERT_THAT(store_.Create(resources::kNodes, node, {}), IsOk());
   }
 
-  void AddPod(const std::string& name, const std::string& cpu) {
-    const Object pod = {
+  // A pod; with `owner`, one its ReplicaSet of that name created.
+  void AddPod(const std::string& name, const std::string& cpu, const std::string& owner = "") {
+    Object pod = {
         {"apiVersion", "v1"},
         {"kind", "Pod"},
         {"metadata", {{"name", name}, {"namespace", "default"}}},
         {"spec",
          {{"containers",
            Object::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", cpu}}}}}}})}}}};
+    if (!owner.empty()) {
+      pod["metadata"]["ownerReferences"] = Object::array({{{"apiVersion", "apps/v1"},
+                                                           {"kind", "ReplicaSet"},
+                                                           {"name", owner},
+                                                           {"uid", "uid-" + owner},
+                                                           {"controller", true}}});
+    }
     ASSERT_THAT(store_.Create(resources::kPods, pod, {}), IsOk());
   }
 
@@ -135,6 +143,51 @@ TEST_F(KubeSchedulerTest, APodBackingOffLosesANewNodeToANewerPodAndWinsTheNextOn
   EXPECT_EQ(RunOnce(), 1U);
   EXPECT_EQ(NodeOf("old"), "room-3");
   EXPECT_EQ(scheduler_.NextWake(), std::nullopt);
+}
+
+// Two ReplicaSets create their pods at once, each in slow-start batches of 1, 2 and 4: the queue
+// holds each batch as one run, the first batches before the second ones, so a node with room for
+// four takes both first pods and one ReplicaSet's second batch whole (not a pod of each).
+TEST_F(KubeSchedulerTest, ASlowStartBatchReachesTheQueueAsOneRun) {
+  AddNode("room-for-4", "4");
+  for (int i = 0; i < 7; ++i) {
+    AddPod("a-" + std::to_string(i), "1", "a");
+    AddPod("b-" + std::to_string(i), "1", "b");
+  }
+  EXPECT_EQ(RunOnce(), 4U);
+  EXPECT_EQ(NodeOf("a-0"), "room-for-4");
+  EXPECT_EQ(NodeOf("b-0"), "room-for-4");
+  const bool a_second = !NodeOf("a-1").empty();
+  EXPECT_EQ(NodeOf("a-2").empty(), !a_second);
+  EXPECT_EQ(NodeOf("b-1").empty(), a_second);
+  EXPECT_EQ(NodeOf("b-2").empty(), a_second);
+  for (int i = 3; i < 7; ++i) {
+    EXPECT_EQ(NodeOf("a-" + std::to_string(i)), "");
+    EXPECT_EQ(NodeOf("b-" + std::to_string(i)), "");
+  }
+}
+
+// Pods that fail in one sweep fail a turn apart, as one-at-a-time tries do, and their backoffs
+// end as far apart: a node that joins just after the first one's backoff is over goes to that
+// pod alone; the next one comes with the next event or the next flush of the backoff queue.
+TEST_F(KubeSchedulerTest, PodsFailingInOneSweepComeBackOneTurnApart) {
+  AddNode("full", "1");
+  AddPod("filler", "1");
+  EXPECT_EQ(RunOnce(), 1U);
+  AddPod("first", "1");
+  AddPod("second", "1");
+  EXPECT_EQ(RunOnce(), 0U);  // both fail at 0 s, the second a turn later
+  clock_.Set(TimePoint{} + std::chrono::seconds(1) + std::chrono::milliseconds(2));
+  AddNode("roomy", "4");
+  EXPECT_EQ(RunOnce(), 1U);
+  EXPECT_EQ(NodeOf("first"), "roomy");
+  EXPECT_EQ(NodeOf("second"), "");
+  // Its backoff is over 3 ms later; the next flush of the backoff queue, at 2 s, brings it.
+  EXPECT_EQ(scheduler_.NextWake(), TimePoint{} + std::chrono::seconds(2));
+  clock_.Set(TimePoint{} + std::chrono::seconds(1) + std::chrono::milliseconds(5));
+  AddNode("other", "1");  // an event after its backoff is over brings it at once
+  EXPECT_EQ(RunOnce(), 1U);
+  EXPECT_NE(NodeOf("second"), "");
 }
 
 }  // namespace
