@@ -28,8 +28,9 @@ constexpr std::chrono::milliseconds kInitialBackoff(1000);
 constexpr std::chrono::milliseconds kMaxBackoff(10000);
 // kube-scheduler tries one pod at a time, so the pods of one sweep that fit nowhere fail one after
 // another, not at one instant, and their backoffs end as far apart: a node that joins later is
-// taken by the pods whose turn has come, consecutive in the queue. 5 ms a pod is 200 a second,
-// the order of kube-scheduler's pace on the test cluster (README, "Fidelity").
+// taken by the pods whose turn has come, consecutive in the queue. 5 ms a pod is 200 a second, a
+// round figure for its some hundred a second (the loaded test cluster's took 11-54 ms a failure;
+// README, "Fidelity", says how the figure was chosen and how much it moves).
 constexpr std::chrono::microseconds kSweepStep(5000);
 
 bool Schedulable(const api::Node& node) {
