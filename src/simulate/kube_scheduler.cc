@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -201,8 +203,12 @@ Result<size_t> KubeScheduler::Run() {
     const std::string_view owner_name = owner != nullptr ? owner->name : pod->metadata.name;
     const size_t rank = created_before[{pod->metadata.namespace_, owner_name}]++;
     const int batch = std::bit_width(rank + 1) - 1;
-    const uint64_t turn =
-        owner != nullptr ? Fnv1a64(owner->uid, Fnv1a64(std::to_string(batch))) : 0;
+    uint64_t turn = 0;
+    if (owner != nullptr) {
+      std::array<char, 8> digits{};  // the batch as text, without a string per pod
+      const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), batch).ptr;
+      turn = Fnv1a64(owner->uid, Fnv1a64(std::string_view(digits.data(), end - digits.data())));
+    }
     queue.push_back({pod->spec.priority.value_or(0), pod->metadata.creation_timestamp, batch, turn,
                      rank, pod, failed != nullptr,
                      failed != nullptr
@@ -215,13 +221,17 @@ Result<size_t> KubeScheduler::Run() {
            std::tie(b.queued_at, b.tried, b.created, b.batch, b.turn, b.rank);
   });
   input.pods.reserve(queue.size());
-  std::unordered_map<const api::Pod*, int64_t> turn_in_sweep;
-  for (const Queued& queued : queue) {
-    turn_in_sweep.emplace(queued.pod, static_cast<int64_t>(input.pods.size()));
-    input.pods.push_back(queued.pod);
-  }
+  for (const Queued& queued : queue) input.pods.push_back(queued.pod);
   input.placement = provisioning::Placement::kKubeScheduler;
   const provisioning::SchedulerResult result = provisioning::Schedule(input);
+  // Each failed pod's turn in the sweep, asked only when some pod failed.
+  std::unordered_map<const api::Pod*, int64_t> turn_in_sweep;
+  if (!result.unschedulable.empty()) {
+    turn_in_sweep.reserve(input.pods.size());
+    for (const api::Pod* pod : input.pods) {
+      turn_in_sweep.emplace(pod, static_cast<int64_t>(turn_in_sweep.size()));
+    }
+  }
 
   size_t bound = 0;
   for (const provisioning::ExistingPlacement& placement : result.existing) {
