@@ -1,16 +1,12 @@
 #include "cost.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
-#include <cstdlib>
 #include <deque>
-#include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -27,6 +23,7 @@
 #include "cli/builtin_example.h"
 #include "common/json.h"
 #include "common/result.h"
+#include "cost_optimum.h"
 #include "provisioning/fractional_fleet.h"
 #include "provisioning/scheduler.h"
 #include "scheduling/requirements.h"
@@ -280,32 +277,6 @@ std::vector<std::string> PoolZones(const api::NodePool& pool,
   return {zones.begin(), zones.end()};
 }
 
-// Runs scripts/cost-optimum on the models; its results by mix name. An error names what failed.
-Result<std::map<std::string, Json>> SolveOptimum(const Json& models) {
-  const std::filesystem::path scratch = std::filesystem::temp_directory_path();
-  const std::filesystem::path input = scratch / fmt::format("karpenter-cost-{}.json", ::getpid());
-  const std::filesystem::path output =
-      scratch / fmt::format("karpenter-cost-{}-results.json", ::getpid());
-  std::ofstream(input) << Json{{"models", models}}.dump();
-  // The solver's banner goes to stderr with the rest of what it says; the results to a file.
-  const std::string command = fmt::format(
-      "'{}' '{}' '{}' 1>&2",
-      (std::filesystem::path(KARPENTER_SOURCE_DIR) / "scripts" / "cost-optimum").string(),
-      input.string(), output.string());
-  const int status = std::system(command.c_str());  // NOLINT(cert-env33-c): a benchmark's tool
-  std::ifstream in(output);
-  const Json parsed = Json::parse(in, nullptr, false);
-  std::filesystem::remove(input);
-  std::filesystem::remove(output);
-  if (status != 0) return Error(fmt::format("{} failed (status {})", command, status));
-  if (!parsed.is_object() || !parsed.contains("results")) {
-    return Error(fmt::format("{} wrote no results to {}", command, output.string()));
-  }
-  std::map<std::string, Json> out;
-  for (const Json& result : parsed["results"]) out[result.value("name", "")] = result;
-  return out;
-}
-
 }  // namespace
 
 int RunCost(const CostArgs& args) {
@@ -403,16 +374,6 @@ int RunCost(const CostArgs& args) {
       const std::vector<std::string> zones = PoolZones(pool, offer.instance_types);
       bool even = true;
       for (const std::string& zone : zones) {
-        std::vector<cloud::InstanceType> zone_types;
-        for (const cloud::InstanceType* type : offer.instance_types) {
-          cloud::InstanceType copy = *type;
-          std::erase_if(copy.offerings,
-                        [&](const cloud::Offering& offering) { return offering.zone != zone; });
-          if (!copy.offerings.empty()) zone_types.push_back(std::move(copy));
-        }
-        std::vector<const cloud::InstanceType*> pointers;
-        pointers.reserve(zone_types.size());
-        for (const cloud::InstanceType& type : zone_types) pointers.push_back(&type);
         std::vector<const api::Pod*> share;
         for (const auto& [app, app_pods] : *spread_apps) {
           const size_t each = app_pods.size() / zones.size();
@@ -421,7 +382,7 @@ int RunCost(const CostArgs& args) {
                        app_pods.begin() + static_cast<std::ptrdiff_t>(each));
         }
         models.push_back(OptimumModel(mix.name + "@" + zone,
-                                      provisioning::NodePoolFleetTypes(pool, pointers), share, room,
+                                      ZoneFleetTypes(pool, offer.instance_types, zone), share, room,
                                       0, args.optimum_seconds));
       }
       zone_models[mix.name] = {zones, even};

@@ -15,6 +15,7 @@
 #include "consolidation.h"
 #include "cost.h"
 #include "e2e.h"
+#include "end_state.h"
 #include "fidelity.h"
 #include "fuzz.h"
 #include "peak_rss.h"
@@ -190,6 +191,24 @@ int main(int argc, char** argv) {
                    "The solver's time per mix (default 20); past it, its bound only")
       ->check(CLI::PositiveNumber);
   cost_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
+  karpenter::bench::EndStateArgs end_state;
+  auto* end_state_cmd = app.add_subcommand(
+      "end-state",
+      "The built-in scenario's end state against the cheapest fleets for its pods: the LP "
+      "bound, the integer optimum, and the integer optimum that keeps the pods' zone spreads "
+      "(scripts/cost-optimum, which installs highspy from PyPI once)");
+  end_state_cmd->add_option("--seed", end_state.seed, "The simulation's seed")
+      ->capture_default_str();
+  end_state_cmd->add_option("--duration", end_state.duration, "Virtual time to simulate")
+      ->capture_default_str();
+  end_state_cmd->add_flag("--spot-to-spot", end_state.spot_to_spot,
+                          "With the SpotToSpotConsolidation feature gate");
+  end_state_cmd
+      ->add_option("--optimum-seconds", end_state.optimum_seconds,
+                   "The solver's time per model; past it, its bound only")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  end_state_cmd->add_option("--output", output, "json")->check(CLI::IsMember({"json"}));
   karpenter::bench::FuzzArgs fuzz;
   auto* fuzz_cmd = app.add_subcommand(
       "fuzz", "Every libFuzzer target of tests/fuzz from its seeds (scripts/fuzz builds them)");
@@ -284,6 +303,7 @@ int main(int argc, char** argv) {
   if (chaos_cmd->parsed()) return karpenter::bench::RunChaos(chaos);
   if (fuzz_cmd->parsed()) return karpenter::bench::RunFuzz(fuzz);
   if (cost_cmd->parsed()) return karpenter::bench::RunCost(cost);
+  if (end_state_cmd->parsed()) return karpenter::bench::RunEndState(end_state);
   if (simulate_cmd->parsed()) return karpenter::bench::RunSimulate(simulate);
   if (e2e_cmd->parsed()) return karpenter::bench::RunEndToEnd(e2e);
   if (consolidation_cmd->parsed()) return karpenter::bench::RunConsolidation(consolidation);

@@ -6,8 +6,13 @@ Reads {"models": [{"name", "seconds", "types": [{"name", "cpu", "memory", "pods"
 argument:
 each type's allocatable (CPU in millicores, memory in MiB, pod slots) and $/h, `count` limiting
 how many nodes of it there are (null: unlimited; existing nodes' free room is a type with price 0),
-and the pods grouped by shape. Writes {"results": [{"name", "bound", "optimum", "status",
-"seconds"}]} to the file named by its second (stdout has HiGHS's banner).
+and the pods grouped by shape. Writes {"results": [{"name", "bound", "optimum", "found",
+"status", "seconds"}]} to the file named by its second (stdout has HiGHS's banner).
+
+Zones, when a model has them: each type may name its "zone", and a shape (then one workload's
+pods) may carry "maxSkew", a topology spread over the zones: the counts of its pods in the zones
+of the model's types differ by at most that much, as kube-scheduler and Karpenter read a
+`topology.kubernetes.io/zone` spread (every zone a domain, empty ones too).
 
 The program buys y_t nodes of each type t and puts n_ts pods of shape s on the nodes of type t:
 
@@ -23,8 +28,11 @@ Nodes that exist already (a type with price 0 and a count) are not pooled: each 
 own, n_es pods of shape s on existing node e within its room, because pooling their fragments of
 free room makes the bound unreachable when pods are about as large as one node's room. When the
 pods it puts on each bought type do go onto that many nodes one by one (first fit, largest
-first), the bound is met by a real packing and is the optimum ("optimum"; null otherwise). Zones,
-spreads, affinities and host ports are not modelled: the caller leaves out mixes that use them.
+first), the bound is met by a real packing and is the optimum ("optimum"; null otherwise). When
+the time runs out first, the best plan found so far, if a real packing meets it, is a fleet that
+costs "found" (null otherwise): the optimum lies between "bound" and "found".
+Affinities, host ports and spreads over other keys are not modelled: the caller leaves out mixes
+that use them.
 """
 
 import json
@@ -42,7 +50,8 @@ def undominated(types):
     for i, a in enumerate(types):
         dominated = False
         for j, b in enumerate(types):
-            if i == j or a["count"] is not None or b["count"] is not None:
+            if (i == j or a["count"] is not None or b["count"] is not None
+                    or a.get("zone") != b.get("zone")):
                 continue
             at_least = all(b[r] >= a[r] for r in RESOURCES) and b["price"] <= a["price"]
             same = all(b[r] == a[r] for r in RESOURCES) and b["price"] == a["price"]
@@ -129,12 +138,25 @@ def solve(model):
                     "seconds": time.monotonic() - started}
         h.addRow(float(shape["count"]), float(shape["count"]), len(index), index,
                  [1.0] * len(index))
+    zones = sorted({node["zone"] for node in bins if node.get("zone") is not None})
+    for s, shape in enumerate(shapes):
+        if shape.get("maxSkew") is None or not zones:
+            continue
+        # The fewest and most of its pods in a zone, at most maxSkew apart.
+        low = add_column(0.0, float(shape["count"]))
+        high = add_column(0.0, float(shape["count"]))
+        h.addRow(-inf, float(shape["maxSkew"]), 2, [high, low], [1.0, -1.0])
+        for zone in zones:
+            index = [n[t, s] for t in range(len(bins))
+                     if (t, s) in n and bins[t].get("zone") == zone]
+            h.addRow(0.0, inf, len(index) + 1, index + [low], [1.0] * len(index) + [-1.0])
+            h.addRow(-inf, 0.0, len(index) + 1, index + [high], [1.0] * len(index) + [-1.0])
     h.run()
     status = h.getModelStatus()
     info = h.getInfo()
     result = {"name": model["name"], "bound": info.mip_dual_bound, "optimum": None,
-              "status": h.modelStatusToString(status), "seconds": 0.0}
-    if status == highspy.HighsModelStatus.kOptimal:
+              "found": None, "status": h.modelStatusToString(status), "seconds": 0.0}
+    if info.primal_solution_status == 2:  # a feasible solution, if not yet proven the best
         values = h.getSolution().col_value
         realized = True
         for t, node in enumerate(bins):
@@ -144,7 +166,9 @@ def solve(model):
                 realized = False
                 break
         if realized:
-            result["optimum"] = info.objective_function_value
+            result["found"] = info.objective_function_value
+            if status == highspy.HighsModelStatus.kOptimal:
+                result["optimum"] = info.objective_function_value
     result["seconds"] = time.monotonic() - started
     return result
 

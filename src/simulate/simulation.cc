@@ -717,6 +717,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
         std::max(result_.max_pending_seconds, std::chrono::duration<double>(end - since).count());
   }
   result_.nodes = FinalNodes();
+  if (input_.at_end) input_.at_end(manager_.cluster(), cloud_);
   return std::move(result_);
 }
 

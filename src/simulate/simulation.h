@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "cloud/cloud_provider.h"
 #include "cloud/instance_type.h"
 #include "common/log.h"
 #include "common/result.h"
+#include "controllers/cluster_cache.h"
 #include "kube/object.h"
 #include "simulate/result.h"
 #include "simulate/timeline.h"
@@ -45,6 +47,9 @@ struct SimulationInput {
   bool node_overlays = false;
   bool capacity_buffers = false;
   Logger logger;  // the controllers' log; discarded by default
+  // Called once, when the run has ended, with the controllers' view of the cluster and the
+  // simulated cloud, for a caller that measures the end state further (karpenter-bench end-state).
+  std::function<void(const controllers::ClusterCache&, cloud::CloudProvider&)> at_end;
 };
 
 // Called now and then with the share of virtual time done, 0 to 1.

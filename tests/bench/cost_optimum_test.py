@@ -2,6 +2,7 @@
 the cheapest packing, and an optimum it reports is that packing's price. Run by CTest through
 scripts/cost-optimum --test (the Python with highspy)."""
 
+import itertools
 import os
 import random
 import sys
@@ -51,6 +52,20 @@ def cheapest_packing(pods, types, existing=()):
 
 
 class CostOptimumTest(unittest.TestCase):
+    def check(self, case, result, truth):
+        """The solver's answer against the cheapest packing; whether it proved an optimum."""
+        if truth == float("inf"):
+            self.assertIsNone(result["optimum"], f"case {case}: {result}")
+            return False
+        self.assertLessEqual(result["bound"], truth + 1e-6, f"case {case}: {result}")
+        if result["found"] is not None:  # a real packing: never below the cheapest
+            self.assertGreaterEqual(result["found"], truth - 1e-6, f"case {case}: {result}")
+        if result["optimum"] is None:
+            return False
+        self.assertAlmostEqual(result["optimum"], truth, 6, f"case {case}: {result}")
+        self.assertEqual(result["found"], result["optimum"], f"case {case}: {result}")
+        return True
+
     def test_bound_and_optimum_match_exhaustive_search(self):
         rng = random.Random(7)
         optima = 0
@@ -65,13 +80,7 @@ class CostOptimumTest(unittest.TestCase):
             truth = cheapest_packing(pods, types)
             result = cost_optimum.solve({"name": str(case), "seconds": 10, "types": types,
                                          "shapes": shapes})
-            if truth == float("inf"):
-                self.assertIsNone(result["optimum"], f"case {case}: {result}")
-                continue
-            self.assertLessEqual(result["bound"], truth + 1e-6, f"case {case}: {result}")
-            if result["optimum"] is not None:
-                optima += 1
-                self.assertAlmostEqual(result["optimum"], truth, 6, f"case {case}: {result}")
+            optima += self.check(case, result, truth)
         self.assertGreater(optima, 10, "too few instances solved to optimality to test anything")
 
     def test_existing_nodes_are_bins_of_their_own(self):
@@ -89,12 +98,7 @@ class CostOptimumTest(unittest.TestCase):
             truth = cheapest_packing(pods, types, [room] * room["count"])
             result = cost_optimum.solve({"name": str(case), "seconds": 10,
                                          "types": types + [room], "shapes": shapes})
-            if truth == float("inf"):
-                self.assertIsNone(result["optimum"], f"case {case}: {result}")
-                continue
-            self.assertLessEqual(result["bound"], truth + 1e-6, f"case {case}: {result}")
-            if result["optimum"] is not None:
-                self.assertAlmostEqual(result["optimum"], truth, 6, f"case {case}: {result}")
+            self.check(case, result, truth)
 
     def test_the_free_room_of_existing_nodes_is_not_pooled(self):
         # Two nodes with 1 CPU free each hold one of the pods (700m, 700m, 550m) each: pooled,
@@ -111,6 +115,53 @@ class CostOptimumTest(unittest.TestCase):
                                                  "count": 1}]})
         self.assertAlmostEqual(result["bound"], 0.5, 6)
         self.assertAlmostEqual(result["optimum"], 0.5, 6)
+
+    def test_zone_spreads_match_exhaustive_search(self):
+        # Every way to put each pod in a zone that keeps its workload's spread, each zone then
+        # packed on its own types: the cheapest of those is what the model must find.
+        rng = random.Random(13)
+        optima = 0
+        for case in range(25):
+            zones = ["a", "b", "c"][:rng.randint(2, 3)]
+            types = [{"cpu": rng.randint(1, 4) * 1000, "memory": rng.randint(1, 8) * 1024,
+                      "pods": 8, "price": round(rng.uniform(0.05, 1.0), 3), "count": None,
+                      "zone": zone} for zone in zones for _ in range(rng.randint(1, 2))]
+            shapes = [{"cpu": rng.randint(1, 20) * 100, "memory": rng.randint(1, 32) * 128,
+                       "pods": 1, "count": rng.randint(1, 3), "maxSkew": rng.randint(0, 1) or None}
+                      for _ in range(rng.randint(1, 2))]
+            if sum(shape["count"] for shape in shapes) > 5:
+                continue
+            pods = [(s, shape) for s, shape in enumerate(shapes) for _ in range(shape["count"])]
+            truth = float("inf")
+            for placed in itertools.product(zones, repeat=len(pods)):
+                spread = True
+                for s, shape in enumerate(shapes):
+                    counts = [sum(1 for (p, _), z in zip(pods, placed) if p == s and z == zone)
+                              for zone in zones]
+                    if shape["maxSkew"] is not None and max(counts) - min(counts) > 1:
+                        spread = False
+                if not spread:
+                    continue
+                truth = min(truth, sum(
+                    cheapest_packing([shape for (_, shape), z in zip(pods, placed) if z == zone],
+                                     [t for t in types if t["zone"] == zone])
+                    for zone in zones))
+            result = cost_optimum.solve({"name": str(case), "seconds": 10, "types": types,
+                                         "shapes": shapes})
+            optima += self.check(case, result, truth)
+        self.assertGreater(optima, 5, "too few instances solved to optimality to test anything")
+
+    def test_a_spread_costs_a_node_in_every_zone(self):
+        # Three pods that one node holds, spread over three zones: three nodes, one a zone.
+        types = [{"cpu": 4000, "memory": 8192, "pods": 8, "price": 0.1, "count": None,
+                  "zone": zone} for zone in "abc"]
+        shape = {"cpu": 1000, "memory": 1024, "pods": 1, "count": 3}
+        free = cost_optimum.solve({"name": "free", "seconds": 10, "types": types,
+                                   "shapes": [shape]})
+        spread = cost_optimum.solve({"name": "spread", "seconds": 10, "types": types,
+                                     "shapes": [dict(shape, maxSkew=1)]})
+        self.assertAlmostEqual(free["optimum"], 0.1, 6)
+        self.assertAlmostEqual(spread["optimum"], 0.3, 6)
 
     def test_dominated_types_are_dropped_but_limited_ones_kept(self):
         small = {"cpu": 2000, "memory": 4096, "pods": 10, "price": 0.2, "count": None}
