@@ -22,6 +22,8 @@ std::vector<PodRemoval> ReadPodRemovals(std::istream& log, std::string_view name
   std::vector<PodRemoval> out;
   std::string line;
   while (std::getline(log, line)) {
+    // Most lines are other requests: only those naming pods are worth parsing.
+    if (line.find("\"pods\"") == std::string::npos) continue;
     const Json event = Json::parse(line, nullptr, false);
     if (!event.is_object() || event.value("stage", "") != "ResponseComplete") continue;
     const Json reference = event.value("objectRef", Json::object());
