@@ -13,6 +13,7 @@
 #include "aws/sdk/curl_transport.h"
 #include "aws/sdk/environment.h"
 #include "cloud/sim/sim_cloud_provider.h"
+#include "kube/http/http_client.h"
 #include "simulate/simulated_machines.h"
 
 namespace karpenter::simulate {
@@ -24,9 +25,11 @@ namespace {
 class SimBackend final : public op::CloudBackend {
  public:
   SimBackend(std::vector<cloud::InstanceType> catalog, const Clock& clock, std::string region,
-             cloud::NodeBooterOptions boot, std::string interruption_queue)
+             kube::http::Config config, cloud::NodeBooterOptions boot,
+             std::string interruption_queue)
       : clock_(clock),
         region_(std::move(region)),
+        config_(std::move(config)),
         unavailable_(clock),
         cloud_(std::move(catalog), clock, region_),
         boot_(boot),
@@ -38,9 +41,15 @@ class SimBackend final : public op::CloudBackend {
 
   Result<std::vector<std::jthread>> Attach(kube::Client& client, op::Manager& manager,
                                            const Logger& logger) override {
-    machines_.emplace(manager, client, cloud_, clock_, logger.Named("controller"), boot_);
+    // The machines' kubelets register with their own client, without the controller's rate limit.
+    kube::http::Config machines_config = config_;
+    machines_config.qps = 0;
+    ASSIGN_OR_RETURN(machines_client_, kube::http::NewClient(machines_config));
+    machines_.emplace(manager, *machines_client_, cloud_, clock_, logger.Named("controller"), boot_,
+                      BootLoop::kOwnThread);
     if (cloud::OverlayStore* overlays = manager.overlays()) cloud_.UseOverlays(*overlays);
     std::vector<std::jthread> threads;
+    threads.emplace_back([this](const std::stop_token& stop) { machines_->RunBootLoop(stop); });
     if (interruption_queue_.empty()) return threads;
     ASSIGN_OR_RETURN(aws::AwsClients clients, aws::AwsClients::Create(aws::Environment::OfProcess(),
                                                                       region_, transport_, clock_));
@@ -56,9 +65,11 @@ class SimBackend final : public op::CloudBackend {
  private:
   const Clock& clock_;
   const std::string region_;
+  const kube::http::Config config_;
   aws::UnavailableOfferings unavailable_;  // consulted by cloud_
   cloud::SimCloudProvider cloud_;
   const cloud::NodeBooterOptions boot_;
+  std::unique_ptr<kube::Client> machines_client_;
   std::optional<SimulatedMachines> machines_;
   const std::string interruption_queue_;  // empty: no interruption handling
   aws::CurlTransport transport_;
@@ -70,7 +81,7 @@ class SimBackend final : public op::CloudBackend {
 }  // namespace
 
 Result<std::unique_ptr<op::CloudBackend>> NewSimBackend(const op::Options& options,
-                                                        const kube::http::Config& /*config*/,
+                                                        const kube::http::Config& config,
                                                         const Clock& clock) {
   aws::AwsCatalogOptions catalog_options;
   if (!options.aws_region.empty()) catalog_options.region = options.aws_region;
@@ -79,7 +90,7 @@ Result<std::unique_ptr<op::CloudBackend>> NewSimBackend(const op::Options& optio
   ASSIGN_OR_RETURN(std::vector<cloud::InstanceType> catalog,
                    aws::LoadCatalog(options.catalog, catalog_options));
   return std::unique_ptr<op::CloudBackend>(std::make_unique<SimBackend>(
-      std::move(catalog), clock, catalog_options.region,
+      std::move(catalog), clock, catalog_options.region, config,
       cloud::NodeBooterOptions{
           .boot_delay = options.sim_node_boot_delay.value(),
           .boot_spread = options.sim_node_boot_spread_percent / 100.0,
