@@ -14,14 +14,15 @@ namespace karpenter::simulate {
 namespace {
 
 // The fidelity benchmark's worst errors (README, "Fidelity": the median of five simulations
-// against the median of three or more controller runs on the test cluster, 2026-12-06/07, the
-// controller repacking claims, the simulation modelling kube-scheduler's sweep): nodes mixed seed
-// 3's +7.8 %, $/h spread's +4.5 % (stated as 5 %: the reports print whole percents). The
-// scale-down's $/h (+37.5 % at its 5-minute instant, a pass of consolidation behind) is left to
-// its own caveat below, which inputs that scale a workload get. Measure again and update both
-// together when the simulation changes.
-constexpr double kNodesError = 0.08;
-constexpr double kPriceError = 0.05;
+// against the median of three or more controller runs on the test cluster, the controller
+// repacking claims, the simulation modelling kube-scheduler's sweep; late on 2026-12-07 the
+// test cluster's machines began booting on their own thread and the mixed rows and the
+// scale-down were run again): nodes mixed seed 1's +11.1 %, $/h its −6.6 % (stated as 11 % and
+// 7 %: the reports print whole percents). The scale-down's $/h at a fixed instant is bimodal for
+// real (a consolidation step falls either side of it) and gets its own caveat below, which inputs
+// that scale a workload get. Measure again and update both together when the simulation changes.
+constexpr double kNodesError = 0.11;
+constexpr double kPriceError = 0.07;
 constexpr std::string_view kBasis =
     "karpenter-bench fidelity: four scale-ups of 1,000 pods from zero (mixed shapes, zone and "
     "host spread), a scale-down behind PDBs, a node-group retirement and a spot interruption, "
@@ -58,9 +59,10 @@ Accuracy AccuracyFor(const SimulationInput& input) {
       [](const Action& action) { return std::holds_alternative<ScaleWorkload>(action.kind); });
   if (scales_workloads) {
     out.emplace_back(
-        "After a workload scales down, consolidation here runs about one pass (25 s) behind the "
-        "controller's: for some minutes $/h can read one consolidation step high (the fidelity "
-        "benchmark's scale-down: +37.5 % five minutes in, just after the real runs took a step)");
+        "After a workload scales down, consolidation removes nodes in steps about 25 s apart, and "
+        "when a step comes varies from run to run: for some minutes $/h at a given instant can "
+        "differ by a step (the fidelity benchmark's scale-down, five minutes in: three of nine "
+        "controller runs had taken a $3/h step the simulation takes just after)");
   }
   if (has("PersistentVolumeClaim") || has("StatefulSet")) {
     out.emplace_back(

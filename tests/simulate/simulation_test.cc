@@ -273,11 +273,11 @@ spec:
                                   {"metadata", {{"name", "data"}, {"namespace", "shop"}}}});
   const std::vector<std::string> caveats = AccuracyFor(with_volumes).not_modelled;
   EXPECT_THAT(caveats, Contains(HasSubstr("Volumes detach as soon as their pods leave")));
-  // A timeline that scales a workload: consolidation's lag behind the controller is said.
+  // A timeline that scales a workload: that consolidation's steps fall at varying times is said.
   SimulationInput scaling;
   scaling.timeline.actions.push_back({minutes(1), ScaleWorkload{"Deployment", "shop", "web", 1}});
   EXPECT_THAT(AccuracyFor(scaling).not_modelled,
-              Contains(HasSubstr("consolidation here runs about one pass")));
+              Contains(HasSubstr("consolidation removes nodes in steps")));
 
   std::ostringstream text;
   RenderText(result, text);
