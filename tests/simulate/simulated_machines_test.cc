@@ -7,10 +7,9 @@
 #include <stop_token>
 #include <string_view>
 #include <thread>
-#include <vector>
 
 #include "api/labels.h"
-#include "cloud/catalog.h"
+#include "cloud/fake_catalog.h"
 #include "cloud/sim/sim_cloud_provider.h"
 #include "common/clock.h"
 #include "controllers/conditions.h"
@@ -23,19 +22,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
-
-constexpr std::string_view kCatalog = R"({"instanceTypes": [
-  {"name": "small", "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},
-   "capacity": {"cpu": "2", "memory": "8Gi", "pods": 20},
-   "offerings": [{"zone": "us-east-1a", "capacityType": "on-demand", "price": 0.10}]}
-]})";
-
-std::vector<cloud::InstanceType> Catalog() {
-  Result<std::vector<cloud::InstanceType>> catalog =
-      cloud::ParseCatalogJson(kCatalog, "simulated machines");
-  EXPECT_THAT(catalog, IsOk());
-  return catalog.ok() ? std::move(*catalog) : std::vector<cloud::InstanceType>{};
-}
 
 api::NodeClaim Claim() {
   api::NodeClaim claim;
@@ -51,7 +37,7 @@ api::NodeClaim Claim() {
 TEST(SimulatedMachinesTest, OnTheirOwnThreadMachinesBootWithoutTheManagersRounds) {
   const RealClock clock;
   kube::memory::MemoryClient client(clock);
-  cloud::SimCloudProvider cloud(Catalog(), clock, "us-east-1");
+  cloud::SimCloudProvider cloud(cloud::BuildFakeCatalog(4), clock, "us-east-1");
   op::Manager manager(client, cloud, clock, Logger(), op::ManagerOptions{});
   SimulatedMachines machines(manager, client, cloud, clock, Logger(),
                              cloud::NodeBooterOptions{.mark_ready = true}, BootLoop::kOwnThread);
