@@ -25,14 +25,14 @@ namespace {
 class SimBackend final : public op::CloudBackend {
  public:
   SimBackend(std::vector<cloud::InstanceType> catalog, const Clock& clock, std::string region,
-             kube::http::Config config, cloud::NodeBooterOptions boot,
+             std::unique_ptr<kube::Client> machines_client, cloud::NodeBooterOptions boot,
              std::string interruption_queue)
       : clock_(clock),
         region_(std::move(region)),
-        config_(std::move(config)),
         unavailable_(clock),
         cloud_(std::move(catalog), clock, region_),
         boot_(boot),
+        machines_client_(std::move(machines_client)),
         interruption_queue_(std::move(interruption_queue)) {
     cloud_.ConsultAvailability(unavailable_);
   }
@@ -41,10 +41,6 @@ class SimBackend final : public op::CloudBackend {
 
   Result<std::vector<std::jthread>> Attach(kube::Client& client, op::Manager& manager,
                                            const Logger& logger) override {
-    // The machines' kubelets register with their own client, without the controller's rate limit.
-    kube::http::Config machines_config = config_;
-    machines_config.qps = 0;
-    ASSIGN_OR_RETURN(machines_client_, kube::http::NewClient(machines_config));
     machines_.emplace(manager, *machines_client_, cloud_, clock_, logger.Named("controller"), boot_,
                       BootLoop::kOwnThread);
     if (cloud::OverlayStore* overlays = manager.overlays()) cloud_.UseOverlays(*overlays);
@@ -65,11 +61,10 @@ class SimBackend final : public op::CloudBackend {
  private:
   const Clock& clock_;
   const std::string region_;
-  const kube::http::Config config_;
   aws::UnavailableOfferings unavailable_;  // consulted by cloud_
   cloud::SimCloudProvider cloud_;
   const cloud::NodeBooterOptions boot_;
-  std::unique_ptr<kube::Client> machines_client_;
+  const std::unique_ptr<kube::Client> machines_client_;  // the kubelets' own: no rate limit
   std::optional<SimulatedMachines> machines_;
   const std::string interruption_queue_;  // empty: no interruption handling
   aws::CurlTransport transport_;
@@ -89,8 +84,14 @@ Result<std::unique_ptr<op::CloudBackend>> NewSimBackend(const op::Options& optio
   catalog_options.reserved_enis = options.reserved_enis;
   ASSIGN_OR_RETURN(std::vector<cloud::InstanceType> catalog,
                    aws::LoadCatalog(options.catalog, catalog_options));
+  // The machines' kubelets register with a client of their own, not behind the controller's rate
+  // limit.
+  kube::http::Config machines_config = config;
+  machines_config.qps = 0;
+  ASSIGN_OR_RETURN(std::unique_ptr<kube::Client> machines_client,
+                   kube::http::NewClient(machines_config));
   return std::unique_ptr<op::CloudBackend>(std::make_unique<SimBackend>(
-      std::move(catalog), clock, catalog_options.region, config,
+      std::move(catalog), clock, catalog_options.region, std::move(machines_client),
       cloud::NodeBooterOptions{
           .boot_delay = options.sim_node_boot_delay.value(),
           .boot_spread = options.sim_node_boot_spread_percent / 100.0,

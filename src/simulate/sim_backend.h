@@ -2,8 +2,8 @@
 // The simulated cloud as `karpenter controller --cloud-provider sim`'s cloud: "instances" of the
 // catalog the options name (--catalog, the AWS settings that shape it) whose Nodes a thread beside
 // the controller creates when each has booted, with a client of its own as kubelets have, for kwok
-// to play their kubelets on a test cluster. With --interruption-queue, the
-// controller's interruption controller reads the queue and acts on those instances' NodeClaims.
+// to play their kubelets on a test cluster. With --interruption-queue, the controller's
+// interruption controller reads the queue and acts on those instances' NodeClaims.
 
 #include <memory>
 
