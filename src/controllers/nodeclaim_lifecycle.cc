@@ -9,6 +9,7 @@
 #include "api/condition.h"
 #include "api/encode.h"
 #include "api/labels.h"
+#include "common/parallel_for.h"
 #include "controllers/conditions.h"
 #include "controllers/disruption_count.h"
 #include "controllers/interruption.h"
@@ -80,23 +81,35 @@ std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
   }
   const std::vector<Result<cloud::Instance>> instances = cloud_.CreateAll(to_launch);
 
-  std::vector<Requeue> requeues;
-  requeues.reserve(names.size());
-  size_t launched = 0;
-  for (const std::optional<std::pair<kube::Object, api::NodeClaim>>& entry : claims) {
-    if (!entry) {
-      requeues.emplace_back(std::optional<milliseconds>());
-      continue;
-    }
-    const auto& [object, claim] = *entry;
-    Requeue next =
-        ToLaunch(claim) ? RecordLaunch(object, claim, instances[launched++]) : Step(object, claim);
+  // Which launch result is whose, fixed before anything runs out of order.
+  std::vector<size_t> launch_slot(claims.size(), 0);
+  for (size_t i = 0, launched = 0; i < claims.size(); ++i) {
+    if (claims[i] && ToLaunch(claims[i]->second)) launch_slot[i] = launched++;
+  }
+  std::vector<Requeue> requeues(names.size(), std::optional<milliseconds>());
+  const auto advance = [&](size_t i) {
+    const auto& [object, claim] = *claims[i];
+    Requeue next = ToLaunch(claim) ? RecordLaunch(object, claim, instances[launch_slot[i]])
+                                   : Step(object, claim);
     // A write based on a cache that was behind: look again once the cache has caught up.
     if (!next.ok() && next.error().status == 409) {
       next = std::optional<milliseconds>(kConflictRetry);
     }
-    requeues.push_back(std::move(next));
+    requeues[i] = std::move(next);
+  };
+  // Registration, initialization and recording launches touch only their own NodeClaim and Node
+  // and thread-safe recorders; a deletion drives the drainer, which keeps state per Node, so
+  // deletions go one at a time after the rest (in order with them when there is one worker).
+  const bool concurrent = options_.workers > 1;
+  std::vector<size_t> together;
+  std::vector<size_t> in_turn;
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (!claims[i]) continue;
+    const bool deleting = !claims[i]->second.metadata.deletion_timestamp.empty();
+    (concurrent && deleting ? in_turn : together).push_back(i);
   }
+  ParallelFor(together.size(), options_.workers, [&](size_t k) { advance(together[k]); });
+  for (const size_t i : in_turn) advance(i);
   return requeues;
 }
 

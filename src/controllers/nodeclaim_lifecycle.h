@@ -14,6 +14,7 @@
 // deleted, its machine never terminated, and its deletion only releases the finalizer.
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -35,6 +36,11 @@ namespace karpenter::controllers {
 
 struct LifecycleOptions {
   std::chrono::milliseconds registration_ttl{std::chrono::minutes(15)};
+  // How many NodeClaims of one Reconcile call step at once (their API writes overlap instead of
+  // waiting for each other: a wave of new Nodes registers in seconds, not one write after
+  // another). One: every NodeClaim in turn, in order, as a simulation on a virtual clock needs.
+  // Deletions step one at a time whatever it is (their drains share state).
+  size_t workers = 1;
 };
 
 class NodeClaimLifecycle {
@@ -50,7 +56,9 @@ class NodeClaimLifecycle {
 
   // Moves each NodeClaim of `names` one or more steps forward: first launches the machines of all
   // those not launched yet (and not being deleted) with one CloudProvider::CreateAll call, then
-  // steps the others one at a time. Returns when to look at each again, parallel to `names`.
+  // records those launches and steps the others, up to `options.workers` at once (the deleted
+  // ones after the rest, one at a time, when that is more than one). Returns when to look at each
+  // again, parallel to `names`.
   std::vector<Requeue> Reconcile(std::span<const std::string> names);
 
  private:

@@ -3,9 +3,10 @@
 // NodeClaim lifecycle, NodeClaim disruption marks and NodePool status from de-duplicating work
 // queues, provisioning when a batch window closes, disruption, garbage collection and (with the
 // simulated cloud) node booting on timers.
-// Controllers run on that one thread, so they never race each other; informers feed it from
-// their own threads in production, or are pumped from the same thread (RunOnce after Pump) for a
-// deterministic run on a virtual clock.
+// Controllers run on that one thread, so they never race each other (the lifecycle may step the
+// NodeClaims of one round on workers of its own, LifecycleOptions::workers, and returns when they
+// are done); informers feed it from their own threads in production, or are pumped from the same
+// thread (RunOnce after Pump) for a deterministic run on a virtual clock.
 
 #include <prometheus/registry.h>
 

@@ -1,10 +1,12 @@
 // The NodeClaim lifecycle's launches on the in-memory API server and the simulated cloud: the
 // NodeClaims due together reach the cloud in one CreateAll call (here its default, Create for
-// each), and each gets its own instance or its own failure.
+// each), and each gets its own instance or its own failure; with workers, their writes overlap.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
@@ -12,8 +14,10 @@
 #include <vector>
 
 #include "cloud/sim/sim_cloud_provider.h"
+#include "common/mutex.h"
 #include "controllers/nodeclaim_lifecycle.h"
 #include "controllers/scenario_world.h"
+#include "kube/forwarding_client.h"
 #include "support/matchers.h"
 
 namespace karpenter::controllers {
@@ -59,6 +63,47 @@ class RecordingCloud final : public cloud::CloudProvider {
 
  private:
   cloud::CloudProvider& cloud_;
+};
+
+// Holds each patch until `expected` are in flight together (or a while has passed), once; keeps
+// the most that ever were.
+class OverlapProbe final : public kube::ForwardingClient {
+ public:
+  OverlapProbe(kube::Client& next, size_t expected)
+      : kube::ForwardingClient(next), expected_(expected) {}
+
+  Result<Object> Patch(const kube::Resource& resource, std::string_view namespace_,
+                       std::string_view name, kube::PatchType type, const Object& patch,
+                       kube::Subresource subresource) override {
+    {
+      MutexLock lock(mutex_);
+      ++in_flight_;
+      most_ = std::max(most_, in_flight_);
+      if (in_flight_ >= expected_) met_ = true;
+      changed_.NotifyAll();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!met_ && changed_.WaitUntil(lock, deadline)) {
+      }
+    }
+    Result<Object> patched =
+        kube::ForwardingClient::Patch(resource, namespace_, name, type, patch, subresource);
+    MutexLock lock(mutex_);
+    --in_flight_;
+    return patched;
+  }
+
+  size_t most() {
+    MutexLock lock(mutex_);
+    return most_;
+  }
+
+ private:
+  const size_t expected_;
+  Mutex mutex_;
+  CondVar changed_;
+  size_t in_flight_ GUARDED_BY(mutex_) = 0;
+  size_t most_ GUARDED_BY(mutex_) = 0;
+  bool met_ GUARDED_BY(mutex_) = false;
 };
 
 class NodeClaimLaunchTest : public ::testing::Test {
@@ -202,6 +247,37 @@ TEST_F(NodeClaimLaunchTest, EachNodeClaimOfACallWithoutCapacityIsDeletedWithAnEv
     EXPECT_THAT(EventReasons(name), ElementsAre("InsufficientCapacityError")) << name;
   }
   EXPECT_THAT(*sim_.List(), IsEmpty());
+}
+
+TEST_F(NodeClaimLaunchTest, WorkersRecordLaunchesAtOnceAndDeletionsStillFinish) {
+  constexpr size_t kWorkers = 4;
+  std::vector<std::string> names;
+  for (int i = 0; i < 8; ++i) {
+    names.push_back("claim-" + std::to_string(i));
+    CreateNodeClaim(names.back());
+  }
+  CreateNodeClaim("deleting");
+  ASSERT_THAT(client_.Delete(resources::kNodeClaims, "", "deleting", {}), IsOk());
+  names.emplace_back("deleting");
+  Sync();
+  OverlapProbe probe(client_, kWorkers);
+  NodeClaimLifecycle lifecycle(cluster_, probe, cloud_, events_, metrics_, clock_, Logger(),
+                               LifecycleOptions{.workers = kWorkers}, health_);
+
+  for (const NodeClaimLifecycle::Requeue& requeue : lifecycle.Reconcile(names)) {
+    ASSERT_THAT(requeue, IsOk());
+  }
+  // As many writes at once as there are workers, never more.
+  EXPECT_EQ(probe.most(), kWorkers);
+  EXPECT_THAT(cloud_.create_all_calls, SizeIs(1));
+  EXPECT_THAT(cloud_.create_all_calls.front(), SizeIs(8));
+  EXPECT_TRUE(Get("deleting").is_null()) << "finalized beside the others";
+  for (const std::string& name : names) {
+    if (name == "deleting") continue;
+    EXPECT_EQ(ConditionStatus(Get(name), "Launched"), "True") << name;
+    EXPECT_FALSE(ClaimProviderId(Get(name)).empty()) << name;
+  }
+  EXPECT_THAT(*sim_.List(), SizeIs(8));
 }
 
 }  // namespace
