@@ -15,14 +15,15 @@ namespace {
 
 // The fidelity benchmark's worst errors (README, "Fidelity": the median of five simulations
 // against the median of three or more controller runs on the test cluster, the controller
-// repacking claims, the simulation modelling kube-scheduler's sweep; late on 2026-12-07 the
-// test cluster's machines began booting on their own thread and the mixed rows and the
-// scale-down were run again): nodes mixed seed 1's +11.1 %, $/h its −6.6 % (stated as 11 % and
-// 7 %: the reports print whole percents). The scale-down's $/h at a fixed instant is bimodal for
-// real (a consolidation step falls either side of it) and gets its own caveat below, which inputs
-// that scale a workload get. Measure again and update both together when the simulation changes.
-constexpr double kNodesError = 0.11;
-constexpr double kPriceError = 0.07;
+// repacking claims, the simulation modelling kube-scheduler's sweep; on 2026-12-07 the test
+// cluster's machines began booting on their own thread, the controller's NodeClaim lifecycle got
+// its workers, and the mixed rows, the scale-down and spread were run again): nodes mixed seed
+// 3's −7.5 %, $/h spread's −5.7 % (stated as 8 % and 6 %: the reports print whole percents). The
+// scale-down's $/h at a fixed instant is bimodal for real (a consolidation step falls either side
+// of it) and gets its own caveat below, which inputs that scale a workload get. Measure again and
+// update both together when the simulation changes.
+constexpr double kNodesError = 0.08;
+constexpr double kPriceError = 0.06;
 constexpr std::string_view kBasis =
     "karpenter-bench fidelity: four scale-ups of 1,000 pods from zero (mixed shapes, zone and "
     "host spread), a scale-down behind PDBs, a node-group retirement and a spot interruption, "

@@ -24,6 +24,7 @@ TEST(ParallelFor, EveryIndexRunsOnceWhateverTheWorkers) {
       std::vector<std::atomic<int>> runs(count);
       ParallelFor(count, workers, [&](size_t i) { runs[i].fetch_add(1); });
       std::vector<int> seen;
+      seen.reserve(count);
       for (const std::atomic<int>& run : runs) seen.push_back(run.load());
       EXPECT_THAT(seen, Each(1)) << workers << " workers, " << count << " indices";
     }
