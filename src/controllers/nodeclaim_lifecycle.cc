@@ -76,16 +76,15 @@ std::vector<NodeClaimLifecycle::Requeue> NodeClaimLifecycle::Reconcile(
     claims.emplace_back(std::in_place, std::move(*object), std::move(*claim));
   }
   std::vector<const api::NodeClaim*> to_launch;
-  for (const std::optional<std::pair<kube::Object, api::NodeClaim>>& entry : claims) {
-    if (entry && ToLaunch(entry->second)) to_launch.push_back(&entry->second);
+  // Which launch result is whose, fixed before anything runs out of order.
+  std::vector<size_t> launch_slot(claims.size(), 0);
+  for (size_t i = 0; i < claims.size(); ++i) {
+    if (!claims[i] || !ToLaunch(claims[i]->second)) continue;
+    launch_slot[i] = to_launch.size();
+    to_launch.push_back(&claims[i]->second);
   }
   const std::vector<Result<cloud::Instance>> instances = cloud_.CreateAll(to_launch);
 
-  // Which launch result is whose, fixed before anything runs out of order.
-  std::vector<size_t> launch_slot(claims.size(), 0);
-  for (size_t i = 0, launched = 0; i < claims.size(); ++i) {
-    if (claims[i] && ToLaunch(claims[i]->second)) launch_slot[i] = launched++;
-  }
   std::vector<Requeue> requeues(names.size(), std::optional<milliseconds>());
   const auto advance = [&](size_t i) {
     const auto& [object, claim] = *claims[i];
