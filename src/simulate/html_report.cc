@@ -221,7 +221,7 @@ void AppendAccuracy(std::string& out, const SimulationResult& result) {
   const Accuracy& accuracy = result.accuracy;
   fmt::format_to(std::back_inserter(out),
                  "<h2>How sure</h2>\n<p>The node count is expected within {:.0f} % and the price "
-                 "per hour within {:.0f} % of what Karpenter will do ({}).</p>\n",
+                 "per hour within {:.0f} % of the median of Karpenter's runs ({}).</p>\n",
                  100 * accuracy.nodes_error, 100 * accuracy.price_error, Escape(accuracy.basis));
   if (accuracy.not_modelled.empty()) return;
   out += "<p>Not modelled for this cluster:</p>\n<ul class=\"ignored\">\n";

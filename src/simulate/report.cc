@@ -121,7 +121,7 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
   const Accuracy& accuracy = result.accuracy;
   out << "\nHow sure:\n"
       << Wrap(fmt::format("The node count is expected within {:.0f} % and $/hour within {:.0f} % "
-                          "of what Karpenter will do ({}).",
+                          "of the median of Karpenter's runs ({}).",
                           100 * accuracy.nodes_error, 100 * accuracy.price_error, accuracy.basis),
               2, 100)
       << "Not modelled here:\n";
