@@ -54,8 +54,11 @@ std::optional<MonoTime> Batcher::Deadline() const {
 }
 
 bool IsProvisionable(const api::Pod& pod) {
-  if (!pod.spec.node_name.empty() || !pod.metadata.deletion_timestamp.empty() ||
-      api::IsTerminal(pod) || api::IsDaemonSetPod(pod)) {
+  // A pod kube-scheduler nominated a node for is preempting lower-priority pods there: it binds
+  // once they are gone, and capacity launched for it would stand empty.
+  if (!pod.spec.node_name.empty() || !pod.status.nominated_node_name.empty() ||
+      !pod.metadata.deletion_timestamp.empty() || api::IsTerminal(pod) ||
+      api::IsDaemonSetPod(pod)) {
     return false;
   }
   for (const api::PodCondition& condition : pod.status.conditions) {

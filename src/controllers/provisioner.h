@@ -54,8 +54,9 @@ class Batcher {
   MonoTime last_ GUARDED_BY(mutex_);
 };
 
-// Whether the pod waits for capacity Karpenter can provide: not bound, not terminal or
-// deleting, not a DaemonSet's, and marked Unschedulable by the kube-scheduler.
+// Whether the pod waits for capacity Karpenter can provide: not bound, not preempting (no
+// status.nominatedNodeName), not terminal or deleting, not a DaemonSet's, and marked Unschedulable
+// by the kube-scheduler.
 bool IsProvisionable(const api::Pod& pod);
 
 struct ProvisioningResult {

@@ -39,6 +39,8 @@ inline constexpr Resource kStorageClasses{"storage.k8s.io", "v1", "storageclasse
                                           false};
 inline constexpr Resource kVolumeAttachments{"storage.k8s.io", "v1", "volumeattachments",
                                              "VolumeAttachment", false};
+inline constexpr Resource kPriorityClasses{"scheduling.k8s.io", "v1", "priorityclasses",
+                                           "PriorityClass", false};
 inline constexpr Resource kLeases{"coordination.k8s.io", "v1", "leases", "Lease", true};
 inline constexpr Resource kCustomResourceDefinitions{
     "apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false};

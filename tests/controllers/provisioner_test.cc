@@ -124,6 +124,13 @@ TEST(IsProvisionableTest, BoundPod) {
   EXPECT_FALSE(IsProvisionable(pod));
 }
 
+TEST(IsProvisionableTest, PreemptingPodWaitsForItsNominatedNode) {
+  // kube-scheduler marks a preemptor Unschedulable and nominates the node it evicts pods from.
+  api::Pod pod = UnschedulablePod();
+  pod.status.nominated_node_name = "node-1";
+  EXPECT_FALSE(IsProvisionable(pod));
+}
+
 TEST(IsProvisionableTest, DeletingPod) {
   api::Pod pod = UnschedulablePod();
   pod.metadata.deletion_timestamp = "2026-01-01T00:00:00Z";

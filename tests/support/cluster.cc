@@ -39,6 +39,7 @@ constexpr kube::Resource kKinds[] = {
     kube::resources::kPersistentVolumes,
     kube::resources::kPersistentVolumeClaims,
     kube::resources::kStorageClasses,
+    kube::resources::kPriorityClasses,
 };
 
 Result<std::vector<kube::Object>> ListAll(kube::Client& client, const kube::Resource& resource) {
@@ -266,6 +267,13 @@ Status CleanUp(kube::Client& client, const std::vector<std::string>& namespaces)
     Result<kube::ObjectList> pods = client.List(kube::resources::kPods, options);
     if (!pods.ok()) return pods.error();
     for (const kube::SharedObject& pod : pods->items) {
+      // A test may hold a pod with a finalizer of its own; one that failed left it there.
+      if (const kube::Object* held = kube::Find(*pod, {"metadata", "finalizers"});
+          held != nullptr && !held->empty()) {
+        (void)client.Patch(kube::resources::kPods, name, kube::Name(*pod), kube::PatchType::kMerge,
+                           kube::Object{{"metadata", {{"finalizers", nullptr}}}},
+                           kube::Subresource::kNone);
+      }
       Status gone = client.Delete(
           kube::resources::kPods, name, kube::Name(*pod),
           {.precondition_uid = "", .precondition_resource_version = "", .grace_period_seconds = 0});
