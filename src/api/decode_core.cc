@@ -277,6 +277,7 @@ PodSpec DecodePodSpec(const Reader& spec) {
           DecodeTopologySpreadConstraint);
   out.priority = spec["priority"].Int32();
   out.priority_class_name = spec["priorityClassName"].StringOr();
+  out.preemption_policy = spec["preemptionPolicy"].StringOr();
   out.node_name = spec["nodeName"].StringOr();
   out.scheduler_name = spec["schedulerName"].StringOr();
   out.volumes = spec["volumes"].List<Volume>(DecodeVolume);

@@ -98,6 +98,7 @@ struct PodSpec {
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::optional<int32_t> priority;
   std::string priority_class_name;
+  std::string preemption_policy;  // PreemptLowerPriority (also when empty) or Never
   std::string node_name;
   std::string scheduler_name;
   std::vector<Volume> volumes;

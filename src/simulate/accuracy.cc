@@ -91,6 +91,17 @@ Accuracy AccuracyFor(const SimulationInput& input) {
             : "CapacityBuffers change nothing: their feature gate is off, as in a controller "
               "without it (--feature-gates CapacityBuffer=true)");
   }
+  if (!input.assumed_priority_classes.empty()) {
+    std::string names;
+    for (const std::string& name : input.assumed_priority_classes) {
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
+    }
+    out.push_back(fmt::format(
+        "PriorityClass {} is not in the input and no pod of it says its value: its pods are taken "
+        "at priority 0 (add the class to the input to simulate the order and preemption it "
+        "gives)",
+        names));
+  }
   if (!input.ignored.empty()) {
     std::map<std::string, int, std::less<>> ignored;
     for (const std::string& object : input.ignored) {

@@ -72,8 +72,9 @@ void AddObject(Json object, const std::string& where, SimulationInput& input,
     return;
   }
   const std::string kind = object.is_object() ? object.value("kind", "") : "";
-  // Namespaces are not part of a plan, but a simulation stores them.
-  if (!outcome.manifest.ignored.empty() && kind != "Namespace") {
+  // Namespaces and PriorityClasses are not part of a plan, but a simulation stores them (its API
+  // server gives pods their class's priority, which its kube-scheduler preempts by).
+  if (!outcome.manifest.ignored.empty() && kind != "Namespace" && kind != "PriorityClass") {
     input.ignored.insert(input.ignored.end(), outcome.manifest.ignored.begin(),
                          outcome.manifest.ignored.end());
     return;

@@ -7,8 +7,11 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -18,7 +21,9 @@
 #include "api/labels.h"
 #include "api/pod.h"
 #include "common/hash.h"
+#include "kube/disruption_budget.h"
 #include "provisioning/scheduler.h"
+#include "simulate/preemption.h"
 
 namespace karpenter::simulate {
 namespace {
@@ -42,8 +47,8 @@ bool Schedulable(const api::Node& node) {
 }  // namespace
 
 KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cluster,
-                             const Clock& clock)
-    : client_(client), cluster_(cluster), clock_(clock) {
+                             const Clock& clock, PreemptionNote note)
+    : client_(client), cluster_(cluster), clock_(clock), note_(std::move(note)) {
   cluster_.pods().AddHandler([this](kube::WatchEventType type, const Object& pod) {
     dirty_ = true;
     const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
@@ -69,6 +74,29 @@ KubeScheduler::KubeScheduler(kube::Client& client, controllers::ClusterCache& cl
     dirty_ = true;
     Unpark();
   });
+}
+
+int KubeScheduler::BudgetViolations(const std::vector<const api::Pod*>& victims) const {
+  std::map<std::string, int64_t, std::less<>> left;  // budget → disruptions it still allows
+  int violations = 0;
+  for (const api::Pod* victim : victims) {
+    const std::optional<Object> pod = cluster_.pods().Get(api::NamespacedName(victim->metadata));
+    if (!pod) continue;
+    bool broken = false;
+    cluster_.disruption_budgets().ForEach([&](const Object& budget) {
+      if (kube::Namespace(budget) != victim->metadata.namespace_ ||
+          !kube::SelectsPod(budget, *pod)) {
+        return;
+      }
+      const Object* allowed = kube::Find(budget, {"status", "disruptionsAllowed"});
+      const auto [it, fresh] = left.try_emplace(
+          kube::Key(budget),
+          allowed != nullptr && allowed->is_number_integer() ? allowed->get<int64_t>() : 0);
+      if (--it->second < 0) broken = true;
+    });
+    violations += broken ? 1 : 0;
+  }
+  return violations;
 }
 
 void KubeScheduler::Unpark() {
@@ -165,9 +193,16 @@ Result<size_t> KubeScheduler::Run() {
     index.emplace(node->metadata.name, input.existing_nodes.size());
     input.existing_nodes.push_back(std::move(existing));
   }
+  // A pod nominated to a node where it preempted holds its room there while it backs off, as
+  // kube-scheduler counts nominated pods on their nodes when it places pods of no higher priority.
+  std::set<const api::Pod*> queued;
+  for (const Waiting& waiting : pending) queued.insert(waiting.pod);
   for (const auto& pod : pods) {
-    if (pod->spec.node_name.empty() || api::IsTerminal(*pod)) continue;
-    if (auto it = index.find(pod->spec.node_name); it != index.end()) {
+    const bool held = pod->spec.node_name.empty() && !pod->status.nominated_node_name.empty() &&
+                      pod->metadata.deletion_timestamp.empty() && !queued.contains(pod.get());
+    const std::string& node = held ? pod->status.nominated_node_name : pod->spec.node_name;
+    if (node.empty() || api::IsTerminal(*pod)) continue;
+    if (auto it = index.find(node); it != index.end()) {
       input.existing_nodes[it->second].pods.push_back(pod.get());
     }
   }
@@ -233,6 +268,43 @@ Result<size_t> KubeScheduler::Run() {
     }
   }
 
+  // The pods that fit nowhere, in queue order, may preempt: only pods of a priority above the
+  // lowest of the bound ones can.
+  std::map<const api::Pod*, std::string> nominated;  // preemptor → its node
+  if (!result.unschedulable.empty()) {
+    int32_t lowest = std::numeric_limits<int32_t>::max();
+    for (const provisioning::ExistingNode& node : input.existing_nodes) {
+      for (const api::Pod* pod : node.pods) {
+        lowest = std::min(lowest, pod->spec.priority.value_or(0));
+      }
+    }
+    for (const provisioning::UnschedulablePod& unschedulable : result.unschedulable) {
+      const api::Pod& pod = *unschedulable.pod;
+      if (pod.spec.priority.value_or(0) <= lowest) continue;
+      std::optional<Preemption> found = FindPreemption(
+          pod, input, [&](const auto& victims) { return BudgetViolations(victims); });
+      if (!found) continue;
+      provisioning::ExistingNode& node = input.existing_nodes[index.at(found->node)];
+      std::string victims;
+      for (const api::Pod* victim : found->victims) {
+        const Status deleted = client_.Delete(kube::resources::kPods, victim->metadata.namespace_,
+                                              victim->metadata.name, {});
+        if (!deleted.ok() && deleted.error().status != 404) return deleted.error();
+        std::erase(node.pods, victim);
+        victims +=
+            fmt::format("{}{}", victims.empty() ? "" : ", ", api::NamespacedName(victim->metadata));
+      }
+      node.pods.push_back(&pod);  // its room, for the rest of this pass
+      if (note_) {
+        note_(api::NamespacedName(pod.metadata),
+              fmt::format("preempted {} on {} (priority {} over {})", victims, found->node,
+                          pod.spec.priority.value_or(0),
+                          found->victims.front()->spec.priority.value_or(0)));
+      }
+      nominated.emplace(&pod, found->node);
+    }
+  }
+
   size_t bound = 0;
   for (const provisioning::ExistingPlacement& placement : result.existing) {
     for (const api::Pod* pod : placement.pods) {
@@ -249,7 +321,10 @@ Result<size_t> KubeScheduler::Run() {
     failed.last = now_time + kSweepStep * turn_in_sweep.at(&pod);
     parked_.insert(std::move(key));
     if (pod.spec.affinity && pod.spec.affinity->pod_affinity) parked_want_affinity_ = true;
-    if (api::MarkedUnschedulable(pod)) continue;
+    // A nomination it no longer needs, or could not make good, is cleared, as kube-scheduler does.
+    const auto nomination = nominated.find(&pod);
+    const std::string node = nomination != nominated.end() ? nomination->second : "";
+    if (api::MarkedUnschedulable(pod) && pod.status.nominated_node_name == node) continue;
     const Object status = {
         {"status",
          {{"conditions", Object::array({{{"type", "PodScheduled"},
@@ -258,7 +333,8 @@ Result<size_t> KubeScheduler::Run() {
                                          {"message", fmt::format("0/{} nodes are available: {}",
                                                                  input.existing_nodes.size(),
                                                                  unschedulable.reason)},
-                                         {"lastTransitionTime", now}}})}}}};
+                                         {"lastTransitionTime", now}}})},
+          {"nominatedNodeName", node.empty() ? Object() : Object(node)}}}};
     ASSIGN_OR_RETURN(Object marked, client_.Patch(kube::resources::kPods, pod.metadata.namespace_,
                                                   pod.metadata.name, kube::PatchType::kMerge,
                                                   status, kube::Subresource::kStatus));

@@ -26,13 +26,20 @@
 // fit nowhere fail a turn apart (5 ms), so their backoffs end as far apart. A node that joins
 // mid-sweep goes to the next few pods in line, mostly of one workload: that is why the nodes of a
 // real scale-up mostly hold one Deployment's pods, or a large one's beside a small one's.
+//
+// A pod that fits nowhere may preempt pods of lower priority (preemption.h): they are deleted
+// (their workloads make new ones, for Karpenter to provision for), and it is nominated to their
+// node (status.nominatedNodeName), where it binds when its backoff ends.
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "api/pod.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "controllers/cluster_cache.h"
@@ -42,8 +49,12 @@ namespace karpenter::simulate {
 
 class KubeScheduler {
  public:
+  // Told of each preemption: the preemptor ("namespace/name") and what it did.
+  using PreemptionNote = std::function<void(std::string preemptor, std::string detail)>;
+
   // Registers handlers on `cluster`'s pod and node informers: construct before they sync.
-  KubeScheduler(kube::Client& client, controllers::ClusterCache& cluster, const Clock& clock);
+  KubeScheduler(kube::Client& client, controllers::ClusterCache& cluster, const Clock& clock,
+                PreemptionNote note = {});
 
   // Binds what fits, starts bound pods, marks the rest; returns how many pods were bound.
   Result<size_t> Run();
@@ -53,10 +64,14 @@ class KubeScheduler {
  private:
   // Every parked pod is worth another try.
   void Unpark();
+  // How many of `victims` going together a PodDisruptionBudget forbids (its status's
+  // disruptionsAllowed, charged victim by victim).
+  int BudgetViolations(const std::vector<const api::Pod*>& victims) const;
 
   kube::Client& client_;
   controllers::ClusterCache& cluster_;
   const Clock& clock_;
+  const PreemptionNote note_;
   bool dirty_ = true;
   std::set<std::string, std::less<>> waiting_;  // keys of pods not yet bound or not yet started
   // Pending pods found unschedulable since the last event that could make room for them.

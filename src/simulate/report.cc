@@ -106,6 +106,14 @@ void RenderText(const SimulationResult& result, std::ostream& out) {
       "Longest pending: {:.0f} s   pods still pending: {}\n",
       result.decisions.size(), result.pods_disrupted, result.pdb_violations,
       result.max_pending_seconds, result.unschedulable_pods);
+  for (const PendingPod& pod : result.still_pending) {
+    out << fmt::format("  {} ({:.0f} s): {}\n", pod.name, pod.seconds,
+                       pod.reason.empty() ? "no reason recorded" : pod.reason);
+  }
+  if (result.unschedulable_pods > static_cast<int>(result.still_pending.size())) {
+    out << fmt::format("  … and {} more\n",
+                       result.unschedulable_pods - static_cast<int>(result.still_pending.size()));
+  }
   if (const std::optional<WithoutBuffers>& without = result.without_buffers) {
     out << fmt::format(
         "CapacityBuffers: {:+.2f} $/hour ({} nodes, {} without them); longest pending {:.0f} s, "
@@ -190,6 +198,11 @@ std::string RenderJson(const SimulationResult& result) {
                        {"pricePerHour", Round(sample.price_per_hour, 0.0001)},
                        {"pendingPods", sample.pending_pods},
                        {"podsDisrupted", sample.pods_disrupted}});
+  }
+  ordered_json& still_pending = out["stillPending"] = ordered_json::array();
+  for (const PendingPod& pod : result.still_pending) {
+    still_pending.push_back(
+        {{"pod", pod.name}, {"seconds", Round(pod.seconds, 0.001)}, {"reason", pod.reason}});
   }
   out["ignored"] = result.ignored;
   out["accuracy"] = {{"nodesError", Round(result.accuracy.nodes_error, 0.001)},

@@ -3,8 +3,8 @@
 //
 // Text: the timeline of important events, before/after tables (nodes by instance and capacity
 // type; vCPU and memory requested vs allocatable; $/hour, the expected error beside nodes and
-// $/hour), the disruption figures, how sure the forecast is (accuracy.h), and a one-line verdict
-// (figures.h).
+// $/hour), the disruption figures with the pods still pending and why, how sure the forecast is
+// (accuracy.h), and a one-line verdict (figures.h).
 //
 // JSON (times in seconds from the start):
 //   {"summary": {"nodesBefore", "nodesAfter", "pricePerHourBefore", "pricePerHourAfter",
@@ -14,6 +14,7 @@
 //    "nodes": [{"name", "instanceType", "capacityType", "zone", "nodepool", "nodegroup", "pods"}],
 //    "decisions": [{"t", "method", "nodes", "replacements", "savingsPerHour", "description"}],
 //    "samples": [{"t", "onDemandNodes", "spotNodes", "pricePerHour", "pendingPods"}],
+//    "stillPending": [{"pod", "seconds", "reason"}] (the longest-waiting, at most 20),
 //    "ignored": ["Kind/namespace/name"],
 //    "accuracy": {"nodesError", "pricePerHourError", "basis", "notModelled": ["sentence"]}}
 

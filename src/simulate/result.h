@@ -60,6 +60,14 @@ struct FinalNode {
   int pods = 0;
 };
 
+// A pod still waiting when the run ended: how long, and why (Karpenter's last FailedScheduling
+// Event for it, else kube-scheduler's reason).
+struct PendingPod {
+  std::string name;  // namespace/name
+  double seconds = 0;
+  std::string reason;
+};
+
 struct Decision {
   double t = 0;
   std::string method;  // emptiness, drift, multi-node or single-node consolidation
@@ -97,6 +105,7 @@ struct SimulationResult {
   int pdb_violations = 0;
   double max_pending_seconds = 0;  // the longest any pod waited unbound (still-pending ones too)
   int unschedulable_pods = 0;      // pods still pending at the end
+  std::vector<PendingPod> still_pending;  // the longest-waiting of them (at most 20)
   std::vector<TimelineEvent> timeline;
   std::vector<Sample> samples;  // one per change, in time order
   std::vector<FinalNode> nodes;

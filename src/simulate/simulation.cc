@@ -31,6 +31,7 @@
 #include "simulate/disruption_budget_controller.h"
 #include "simulate/kube_scheduler.h"
 #include "simulate/node_groups.h"
+#include "simulate/priority_classes.h"
 #include "simulate/simulated_machines.h"
 #include "simulate/workload_controllers.h"
 
@@ -53,6 +54,7 @@ constexpr std::chrono::minutes kUnavailableAfterInterruption(3);
 const std::map<std::string_view, kube::Resource>& ResourcesByKind() {
   static const std::map<std::string_view, kube::Resource> kByKind = {
       {"Namespace", resources::kNamespaces},
+      {"PriorityClass", resources::kPriorityClasses},
       {"Node", resources::kNodes},
       {"Pod", resources::kPods},
       {"Deployment", resources::kDeployments},
@@ -117,7 +119,10 @@ class World {
                                            .boot_spread = input.node_boot_spread,
                                            .seed = input.seed,
                                            .mark_ready = true}),
-        scheduler_(store_, manager_.cluster(), clock_),
+        scheduler_(store_, manager_.cluster(), clock_,
+                   [this](std::string preemptor, std::string detail) {
+                     Record("Preempted", std::move(preemptor), std::move(detail));
+                   }),
         workloads_(store_, manager_.cluster(), clock_),
         budgets_(store_, manager_.cluster()),
         node_groups_(audit_, manager_.cluster(), clock_, input.catalog, input.region,
@@ -186,6 +191,8 @@ class World {
   ClusterFigures Figures();
   void Sample();
   std::vector<FinalNode> FinalNodes() const;
+  // The pods still waiting at `end`, the longest-waiting first.
+  std::vector<PendingPod> StillPending(TimePoint end);
 
   const SimulationInput& input_;
   VirtualClock clock_{kStart};
@@ -244,9 +251,10 @@ Status World::Store(Object object) {
 }
 
 Status World::Load(std::vector<Object>& objects) {
-  // Namespaces first, then Nodes (pods bind to them), then the rest in input order. Each object
-  // is released once stored, so a large snapshot is not held twice.
-  for (std::string_view first : {"Namespace", "Node"}) {
+  // Namespaces first, then PriorityClasses (pods take their priority), then Nodes (pods bind to
+  // them), then the rest in input order. Each object is released once stored, so a large snapshot
+  // is not held twice.
+  for (std::string_view first : {"Namespace", "PriorityClass", "Node"}) {
     for (Object& object : objects) {
       if (!object.is_object() || object.value("kind", "") != first) continue;
       if (Status stored = Store(std::move(object)); !stored.ok()) return stored;
@@ -651,6 +659,57 @@ void World::Sample() {
   samples.push_back(sample);
 }
 
+std::vector<PendingPod> World::StillPending(TimePoint end) {
+  // Enough to see what waits and why; the count is in the result.
+  constexpr size_t kListed = 20;
+  std::vector<PendingPod> pending;
+  if (pending_since_.empty()) return pending;
+  for (const auto& pod : manager_.cluster().decoded_pods().All()) {
+    const auto since = pending_since_.find(pod->metadata.uid);
+    if (since == pending_since_.end()) continue;
+    pending.push_back({api::NamespacedName(pod->metadata),
+                       std::chrono::duration<double>(end - since->second).count(), ""});
+  }
+  std::sort(pending.begin(), pending.end(), [](const PendingPod& a, const PendingPod& b) {
+    return std::tie(b.seconds, a.name) < std::tie(a.seconds, b.name);
+  });
+  if (pending.size() > kListed) pending.resize(kListed);
+  // Why: Karpenter's last word on the pod, else kube-scheduler's.
+  std::map<std::string, std::string, std::less<>> karpenter;
+  if (Result<kube::ObjectList> events = store_.List(resources::kEvents, {}); events.ok()) {
+    std::vector<const Object*> failed;
+    for (const kube::SharedObject& event : events->items) {
+      if (kube::StringAt(*event, {"reason"}) == "FailedScheduling" &&
+          kube::StringAt(*event, {"source", "component"}) == "karpenter") {
+        failed.push_back(event.get());
+      }
+    }
+    std::stable_sort(failed.begin(), failed.end(), [](const Object* a, const Object* b) {
+      return kube::StringAt(*a, {"lastTimestamp"}) < kube::StringAt(*b, {"lastTimestamp"});
+    });
+    for (const Object* event : failed) {
+      karpenter[kube::Key(kube::StringAt(*event, {"involvedObject", "namespace"}),
+                          kube::StringAt(*event, {"involvedObject", "name"}))] =
+          kube::StringAt(*event, {"message"});
+    }
+  }
+  for (PendingPod& pod : pending) {
+    if (const auto said = karpenter.find(pod.name); said != karpenter.end()) {
+      pod.reason = "Karpenter: " + said->second;
+      continue;
+    }
+    const std::optional<Object> object = manager_.cluster().pods().Get(pod.name);
+    const Object* conditions = object ? kube::Find(*object, {"status", "conditions"}) : nullptr;
+    if (conditions == nullptr || !conditions->is_array()) continue;
+    for (const Object& condition : *conditions) {
+      if (kube::StringAt(condition, {"type"}) == "PodScheduled") {
+        pod.reason = "kube-scheduler: " + std::string(kube::StringAt(condition, {"message"}));
+      }
+    }
+  }
+  return pending;
+}
+
 std::vector<FinalNode> World::FinalNodes() const {
   std::map<std::string, int, std::less<>> pods;
   for (const auto& pod : manager_.cluster().decoded_pods().All()) {
@@ -716,6 +775,7 @@ Result<SimulationResult> World::Run(const Progress& progress) {
     result_.max_pending_seconds =
         std::max(result_.max_pending_seconds, std::chrono::duration<double>(end - since).count());
   }
+  result_.still_pending = StillPending(end);
   result_.nodes = FinalNodes();
   if (input_.at_end) input_.at_end(manager_.cluster(), cloud_);
   return std::move(result_);
@@ -755,6 +815,7 @@ Status CheckModelledPods(const SimulationInput& input) {
 
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   RETURN_IF_ERROR(CheckModelledPods(input));
+  input.assumed_priority_classes = AddMissingPriorityClasses(input.objects);
   Accuracy accuracy = AccuracyFor(input);
   // Buffers are bought with money to save waiting: the same run without them says how much of
   // each (the objects are copied first, since a run releases them as it stores them).

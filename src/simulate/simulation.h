@@ -32,6 +32,9 @@ struct SimulationInput {
   std::string scenario;               // named in the result
   std::vector<kube::Object> objects;  // decoded and validated manifests or snapshot objects
   std::vector<std::string> ignored;   // objects of kinds not modelled, for the report
+  // PriorityClasses pods name that neither the input holds nor its pods' priorities tell: taken
+  // as 0 (Simulate fills this in; priority_classes.h).
+  std::vector<std::string> assumed_priority_classes;
   Timeline timeline;
   std::vector<cloud::InstanceType> catalog;
   std::string region = "us-east-1";

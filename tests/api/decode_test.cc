@@ -95,6 +95,7 @@ spec:
       matchLabelKeys: [pod-template-hash]
   priority: 1000
   priorityClassName: high
+  preemptionPolicy: Never
   nodeName: ""
   schedulerName: default-scheduler
   terminationGracePeriodSeconds: 45
@@ -189,6 +190,7 @@ TEST(DecodePodTest, DecodesEveryModelledField) {
 
   EXPECT_EQ(spec.priority, 1000);
   EXPECT_EQ(spec.priority_class_name, "high");
+  EXPECT_EQ(spec.preemption_policy, "Never");
   EXPECT_EQ(spec.node_name, "");
   EXPECT_EQ(spec.scheduler_name, "default-scheduler");
   EXPECT_EQ(spec.termination_grace_period_seconds, 45);

@@ -678,6 +678,91 @@ TEST_P(ClientContract, BadWatchSelectorIsBadRequest) {
               400, "BadRequest"));
 }
 
+// --- priority admission ----------------------------------------------------------------------
+
+// A PriorityClass for one test (cluster-scoped, so named after the test's namespace).
+Object PriorityClassManifest(const std::string& name, int64_t value, std::string_view policy,
+                             bool global_default = false) {
+  return {{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"},
+          {"metadata", {{"name", name}}},         {"value", value},
+          {"preemptionPolicy", policy},           {"globalDefault", global_default}};
+}
+
+TEST_P(ClientContract, PodsTakeThePriorityOfTheirClass) {
+  // A system class, outside kube-system (the Karpenter chart's pods ask for it in their own).
+  Object critical = PodManifest("critical");
+  critical["spec"]["priorityClassName"] = "system-cluster-critical";
+  const Result<Object> created = client().Create(resources::kPods, critical, {});
+  ASSERT_TRUE(IsOk(created));
+  EXPECT_EQ(created->at("spec").value("priority", 0), 2000000000);
+  EXPECT_EQ(created->at("spec").value("preemptionPolicy", ""), "PreemptLowerPriority");
+  // Without a class, and no default one: priority 0.
+  const Result<Object> plain = client().Create(resources::kPods, PodManifest("plain"), {});
+  ASSERT_TRUE(IsOk(plain));
+  EXPECT_EQ(plain->at("spec").value("priority", -1), 0);
+  EXPECT_EQ(plain->at("spec").value("preemptionPolicy", ""), "PreemptLowerPriority");
+  // A class of the cluster's own, with its policy.
+  const std::string name = env_.namespace_ + "-waits";
+  ASSERT_TRUE(IsOk(client().Create(resources::kPriorityClasses,
+                                   PriorityClassManifest(name, 1000, "Never"), {})));
+  Object waits = PodManifest("waits");
+  waits["spec"]["priorityClassName"] = name;
+  const Result<Object> admitted = client().Create(resources::kPods, waits, {});
+  EXPECT_TRUE(IsOk(client().Delete(resources::kPriorityClasses, "", name, {})));
+  ASSERT_TRUE(IsOk(admitted));
+  EXPECT_EQ(admitted->at("spec").value("priority", 0), 1000);
+  EXPECT_EQ(admitted->at("spec").value("preemptionPolicy", ""), "Never");
+}
+
+TEST_P(ClientContract, TheDefaultClassGivesItsPriorityToPodsWithoutOne) {
+  const std::string name = env_.namespace_ + "-default";
+  ASSERT_TRUE(
+      IsOk(client().Create(resources::kPriorityClasses,
+                           PriorityClassManifest(name, 7, "PreemptLowerPriority", true), {})));
+  const Result<Object> second =
+      client().Create(resources::kPriorityClasses,
+                      PriorityClassManifest(name + "-2", 8, "PreemptLowerPriority", true), {});
+  const Result<Object> pod = client().Create(resources::kPods, PodManifest("defaulted"), {});
+  // Removed before anything is asserted: other tests' pods would take it.
+  EXPECT_TRUE(IsOk(client().Delete(resources::kPriorityClasses, "", name, {})));
+  EXPECT_TRUE(IsError(second, 403, "Forbidden"));
+  ASSERT_TRUE(IsOk(pod));
+  EXPECT_EQ(pod->at("spec").value("priority", 0), 7);
+  EXPECT_EQ(pod->at("spec").value("priorityClassName", ""), name);
+}
+
+TEST_P(ClientContract, PodsOfAMissingClassOrAnotherPriorityAreForbidden) {
+  Object missing = PodManifest("missing");
+  missing["spec"]["priorityClassName"] = env_.namespace_ + "-no-such-class";
+  const Result<Object> refused = client().Create(resources::kPods, missing, {});
+  ASSERT_TRUE(IsError(refused, 403, "Forbidden"));
+  EXPECT_THAT(refused.error().message, HasSubstr("no PriorityClass with name"));
+  Object other = PodManifest("other");
+  other["spec"]["priorityClassName"] = "system-cluster-critical";
+  other["spec"]["priority"] = 5;
+  EXPECT_TRUE(IsError(client().Create(resources::kPods, other, {}), 403, "Forbidden"));
+  // The value the class gives may be repeated, as a pod copied from a cluster carries it.
+  other["spec"]["priority"] = 2000000000;
+  EXPECT_TRUE(IsOk(client().Create(resources::kPods, other, {})));
+}
+
+TEST_P(ClientContract, PriorityClassesAreChecked) {
+  EXPECT_TRUE(IsError(
+      client().Create(resources::kPriorityClasses,
+                      PriorityClassManifest("system-" + env_.namespace_, 1, "PreemptLowerPriority"),
+                      {}),
+      422, "Invalid"));
+  EXPECT_TRUE(IsError(
+      client().Create(
+          resources::kPriorityClasses,
+          PriorityClassManifest(env_.namespace_ + "-huge", 2000000000, "PreemptLowerPriority"), {}),
+      422, "Invalid"));
+  EXPECT_TRUE(
+      IsError(client().Create(resources::kPriorityClasses,
+                              PriorityClassManifest(env_.namespace_ + "-odd", 1, "Sometimes"), {}),
+              422, "Invalid"));
+}
+
 // --- eviction ------------------------------------------------------------------------------
 
 TEST_P(ClientContract, EvictionWithoutABudgetDeletesThePod) {

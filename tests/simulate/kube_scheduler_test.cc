@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "controllers/cluster_cache.h"
@@ -33,15 +34,18 @@ class KubeSchedulerTest : public testing::Test {
     ASSERT_THAT(store_.Create(resources::kNodes, node, {}), IsOk());
   }
 
-  // A pod; with `owner`, one its ReplicaSet of that name created.
-  void AddPod(const std::string& name, const std::string& cpu, const std::string& owner = "") {
+  // A pod; with `owner`, one its ReplicaSet of that name created; with `priority_class`, of that
+  // class (AddPriorityClass).
+  void AddPod(const std::string& name, const std::string& cpu, const std::string& owner = "",
+              const std::string& priority_class = "") {
     Object pod = {
         {"apiVersion", "v1"},
         {"kind", "Pod"},
-        {"metadata", {{"name", name}, {"namespace", "default"}}},
+        {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"app", name}}}}},
         {"spec",
          {{"containers",
            Object::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", cpu}}}}}}})}}}};
+    if (!priority_class.empty()) pod["spec"]["priorityClassName"] = priority_class;
     if (!owner.empty()) {
       pod["metadata"]["ownerReferences"] = Object::array({{{"apiVersion", "apps/v1"},
                                                            {"kind", "ReplicaSet"},
@@ -50,6 +54,22 @@ class KubeSchedulerTest : public testing::Test {
                                                            {"controller", true}}});
     }
     ASSERT_THAT(store_.Create(resources::kPods, pod, {}), IsOk());
+  }
+
+  void AddPriorityClass(const std::string& name, int value, const std::string& policy) {
+    const Object priority_class = {{"apiVersion", "scheduling.k8s.io/v1"},
+                                   {"kind", "PriorityClass"},
+                                   {"metadata", {{"name", name}}},
+                                   {"value", value},
+                                   {"preemptionPolicy", policy}};
+    ASSERT_THAT(store_.Create(resources::kPriorityClasses, priority_class, {}), IsOk());
+  }
+
+  // The pod's status.nominatedNodeName; "gone" when the pod is not there.
+  std::string NominatedNodeOf(const std::string& pod) {
+    Result<Object> object = store_.Get(resources::kPods, "default", pod);
+    return object.ok() ? std::string(kube::StringAt(*object, {"status", "nominatedNodeName"}))
+                       : "gone";
   }
 
   // The informers catch up and the scheduler runs once; returns how many pods it bound.
@@ -72,7 +92,10 @@ class KubeSchedulerTest : public testing::Test {
   VirtualClock clock_{TimePoint{}};
   kube::memory::MemoryClient store_{clock_};
   controllers::ClusterCache cluster_{store_};
-  KubeScheduler scheduler_{store_, cluster_, clock_};
+  std::vector<std::string> preemptions_;  // what the scheduler told of each
+  KubeScheduler scheduler_{store_, cluster_, clock_, [this](std::string pod, std::string detail) {
+                             preemptions_.push_back(pod + ": " + detail);
+                           }};
 };
 
 // A pod that fits nowhere waits, marked Unschedulable, while pods that fit are bound around it;
@@ -188,6 +211,84 @@ TEST_F(KubeSchedulerTest, PodsFailingInOneSweepComeBackOneTurnApart) {
   AddNode("other", "1");  // an event after its backoff is over brings it at once
   EXPECT_EQ(RunOnce(), 1U);
   EXPECT_NE(NodeOf("second"), "");
+}
+
+// Preemption: a pod of higher priority that fits nowhere deletes the fewest pods it must, of the
+// lowest priority it can, on one node, and is nominated there; once its backoff is over it binds
+// there. The pod of the same node that it can run beside stays.
+TEST_F(KubeSchedulerTest, APodOfHigherPriorityPreemptsTheLeastImportantPodsItMust) {
+  AddPriorityClass("low", 10, "PreemptLowerPriority");
+  AddPriorityClass("mid", 100, "PreemptLowerPriority");
+  AddPriorityClass("high", 1000, "PreemptLowerPriority");
+  AddNode("node-1", "4");
+  AddNode("node-2", "4");
+  AddPod("low-1", "1", "", "low");
+  AddPod("low-2", "2", "", "low");
+  AddPod("mid-1", "3", "", "mid");
+  EXPECT_EQ(RunOnce(), 3U);
+  ASSERT_EQ(NodeOf("low-1"), NodeOf("low-2"));
+  const std::string node = NodeOf("low-1");
+
+  AddPod("urgent", "2", "", "high");
+  EXPECT_EQ(RunOnce(), 0U);
+  EXPECT_EQ(NominatedNodeOf("urgent"), node);
+  EXPECT_EQ(NominatedNodeOf("low-2"), "gone") << "the victim is deleted";
+  EXPECT_EQ(NodeOf("low-1"), node) << "1 CPU of low priority can stay beside it";
+  EXPECT_FALSE(NodeOf("mid-1").empty());
+  ASSERT_EQ(preemptions_.size(), 1U);
+  EXPECT_EQ(preemptions_[0],
+            "default/urgent: preempted default/low-2 on " + node + " (priority 1000 over 10)");
+
+  clock_.Advance(std::chrono::seconds(1));
+  EXPECT_EQ(RunOnce(), 1U);
+  EXPECT_EQ(NodeOf("urgent"), node);
+}
+
+// preemptionPolicy Never: the pod waits for room, and pods of equal priority are never victims.
+TEST_F(KubeSchedulerTest, APodThatNeverPreemptsOrMeetsNoLowerPriorityWaits) {
+  AddPriorityClass("low", 10, "PreemptLowerPriority");
+  AddPriorityClass("patient", 1000, "Never");
+  AddNode("node-1", "2");
+  AddPod("low-1", "2", "", "low");
+  EXPECT_EQ(RunOnce(), 1U);
+  AddPod("patient", "1", "", "patient");
+  AddPod("peer", "1", "", "low");
+  EXPECT_EQ(RunOnce(), 0U);
+  EXPECT_EQ(NodeOf("low-1"), "node-1");
+  EXPECT_EQ(NominatedNodeOf("patient"), "");
+  EXPECT_EQ(NominatedNodeOf("peer"), "");
+  EXPECT_TRUE(preemptions_.empty());
+}
+
+// Of the pods that could go, one a PodDisruptionBudget protects comes back first: the free one is
+// the victim, though it comes first in the node's list.
+TEST_F(KubeSchedulerTest, PreemptionSparesAPodItsBudgetProtects) {
+  AddPriorityClass("low", 10, "PreemptLowerPriority");
+  AddPriorityClass("high", 1000, "PreemptLowerPriority");
+  AddNode("node-1", "4");
+  AddPod("a-free", "2", "", "low");
+  AddPod("b-protected", "2", "", "low");
+  EXPECT_EQ(RunOnce(), 2U);
+  const Object budget = {
+      {"apiVersion", "policy/v1"},
+      {"kind", "PodDisruptionBudget"},
+      {"metadata", {{"name", "b"}, {"namespace", "default"}}},
+      {"spec", {{"minAvailable", 1}, {"selector", {{"matchLabels", {{"app", "b-protected"}}}}}}}};
+  Result<Object> created = store_.Create(resources::kPodDisruptionBudgets, budget, {});
+  ASSERT_THAT(created, IsOk());
+  (*created)["status"] = {{"disruptionsAllowed", 0},
+                          {"currentHealthy", 1},
+                          {"desiredHealthy", 1},
+                          {"expectedPods", 1},
+                          {"observedGeneration", 1}};
+  ASSERT_THAT(store_.Update(resources::kPodDisruptionBudgets, *created, kube::Subresource::kStatus),
+              IsOk());
+
+  AddPod("urgent", "2", "", "high");
+  EXPECT_EQ(RunOnce(), 0U);
+  EXPECT_EQ(NominatedNodeOf("a-free"), "gone");
+  EXPECT_EQ(NodeOf("b-protected"), "node-1");
+  EXPECT_EQ(NominatedNodeOf("urgent"), "node-1");
 }
 
 }  // namespace

@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "api/labels.h"
 #include "cloud/catalog.h"
 #include "simulate/accuracy.h"
 #include "simulate/inputs.h"
+#include "simulate/priority_classes.h"
 #include "simulate/report.h"
 #include "support/matchers.h"
 
@@ -21,6 +24,7 @@ namespace {
 using kube::Object;
 using std::chrono::minutes;
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // m5.xlarge for the node groups; small and large for Karpenter, on-demand and spot, 3 zones.
@@ -71,8 +75,10 @@ spec:
   securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]
 )";
 
-// A Deployment `name` of `replicas` pods requesting `cpu`.
-std::string App(std::string_view name, int replicas, std::string_view cpu) {
+// A Deployment `name` of `replicas` pods requesting `cpu`; `pod_spec` adds a line to their spec
+// ("priorityClassName: batch").
+std::string App(std::string_view name, int replicas, std::string_view cpu,
+                std::string_view pod_spec = "") {
   return fmt::format(R"(
 ---
 apiVersion: apps/v1
@@ -84,9 +90,10 @@ spec:
   template:
     metadata: {{labels: {{app: {0}}}}}
     spec:
+      {3}
       containers: [{{name: main, image: app, resources: {{requests: {{cpu: "{2}", memory: 1Gi}}}}}}]
 )",
-                     name, replicas, cpu);
+                     name, replicas, cpu, pod_spec);
 }
 
 // App() with a PDB allowing one down.
@@ -494,6 +501,118 @@ actions:
                                                    minutes(2)));
   EXPECT_EQ(result.after.pods, 2);
   for (const FinalNode& node : result.nodes) EXPECT_EQ(node.pods, 1) << node.name;
+}
+
+// The overprovisioning Cluster Autoscaler users run: pause pods of a negative priority holding
+// room on the node group. When real pods come, kube-scheduler preempts placeholders for them at
+// once (they bind on the node group, without waiting for a node), and Karpenter launches for the
+// placeholders, not for the pods nominated to the room they left.
+TEST(Simulation, NewPodsPreemptPlaceholdersAndKarpenterLaunchesForThePlaceholders) {
+  const std::string manifests = std::string(kKarpenter) + R"(
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: overprovisioning}
+value: -10
+preemptionPolicy: Never
+)" + App("placeholder", 2, "3", "priorityClassName: overprovisioning") +
+                                App("web", 0, "3");
+  SimulationInput input = Input(manifests, R"(
+nodeGroups:
+  - {name: ng, instanceType: m5.xlarge, size: 2, zones: [zone-a, zone-b]}
+actions:
+  - {at: 1m, scale: {kind: Deployment, namespace: shop, name: web, replicas: 2}}
+)",
+                                minutes(5));
+  std::map<std::string, std::vector<std::string>> node_groups_of;  // app → node group of each pod
+  input.at_end = [&](const controllers::ClusterCache& cluster, cloud::CloudProvider&) {
+    std::map<std::string, std::string, std::less<>> group_of;
+    for (const auto& node : cluster.decoded_nodes().All()) {
+      group_of[node->metadata.name] = api::LabelValue(node->metadata.labels, api::kLabelNodeGroup);
+    }
+    for (const auto& pod : cluster.decoded_pods().All()) {
+      node_groups_of[std::string(api::LabelValue(pod->metadata.labels, "app"))].push_back(
+          group_of[pod->spec.node_name]);
+    }
+  };
+  const SimulationResult result = SimulateOk(input);
+  EXPECT_THAT(node_groups_of["web"], ElementsAre("ng", "ng"));
+  EXPECT_THAT(node_groups_of["placeholder"], ElementsAre("", ""));  // on Karpenter's nodes
+  const std::vector<const TimelineEvent*> preempted = Events(result, "Preempted");
+  ASSERT_EQ(preempted.size(), 2u);
+  for (const TimelineEvent* event : preempted) {
+    EXPECT_THAT(event->subject, HasSubstr("shop/web-"));
+    EXPECT_THAT(event->detail, HasSubstr("preempted shop/placeholder-"));
+    EXPECT_THAT(event->detail, HasSubstr("(priority 0 over -10)"));
+  }
+  EXPECT_EQ(result.unschedulable_pods, 0);
+  // The web pods waited for a preemption and a backoff, not for a node to boot (40 s).
+  EXPECT_FALSE(Events(result, "Launched").empty());
+  EXPECT_EQ(result.pdb_violations, 0);
+}
+
+// Pods of a snapshot carry their priority, not their class: the class is made from it. A workload
+// whose class is nowhere in the input runs at priority 0, and the report says so.
+TEST(Simulation, PriorityClassesMissingFromTheInputAreMadeFromThePodsOrTakenAsZero) {
+  std::vector<Object> objects = {
+      {{"apiVersion", "v1"},
+       {"kind", "Pod"},
+       {"metadata", {{"name", "copied"}, {"namespace", "shop"}}},
+       {"spec",
+        {{"priorityClassName", "business-critical"},
+         {"priority", 100000},
+         {"preemptionPolicy", "Never"},
+         {"containers", Object::array({{{"name", "main"}, {"image", "app"}}})}}}},
+  };
+  std::vector<Object> added = objects;
+  std::vector<std::string> assumed = AddMissingPriorityClasses(added);
+  EXPECT_TRUE(assumed.empty());
+  ASSERT_EQ(added.size(), 2u);
+  EXPECT_EQ(added[1]["kind"], "PriorityClass");
+  EXPECT_EQ(added[1]["metadata"]["name"], "business-critical");
+  EXPECT_EQ(added[1]["value"], 100000);
+  EXPECT_EQ(added[1]["preemptionPolicy"], "Never");
+
+  SimulationInput input =
+      Input(std::string(kKarpenter) + App("batch", 1, "1", "priorityClassName: batch-low"), "",
+            minutes(2));
+  std::vector<std::string> errors;
+  AddObjects(objects, "snapshot.json", input, errors);
+  EXPECT_TRUE(errors.empty());
+  std::map<std::string, int32_t> priorities;
+  input.at_end = [&](const controllers::ClusterCache& cluster, cloud::CloudProvider&) {
+    for (const auto& pod : cluster.decoded_pods().All()) {
+      priorities[pod->metadata.name.starts_with("batch") ? "batch" : pod->metadata.name] =
+          pod->spec.priority.value_or(-1);
+    }
+  };
+  const SimulationResult result = SimulateOk(input);
+  EXPECT_EQ(priorities["copied"], 100000);
+  EXPECT_EQ(priorities["batch"], 0);
+  EXPECT_EQ(priorities.size(), 2u);
+  EXPECT_THAT(result.accuracy.not_modelled,
+              Contains(HasSubstr("PriorityClass batch-low is not in the input")));
+  EXPECT_EQ(result.unschedulable_pods, 0);
+}
+
+// A pod still waiting at the end is named in the reports, with why: here Karpenter's word, as no
+// NodePool offers the node group it asks for.
+TEST(Simulation, PodsStillPendingAreNamedWithWhy) {
+  const SimulationResult result = SimulateOk(
+      Input(std::string(kKarpenter) + App("web", 1, "1") +
+                App("stuck", 1, "1", "nodeSelector: {eks.amazonaws.com/nodegroup: retired}"),
+            "", minutes(3)));
+  EXPECT_EQ(result.unschedulable_pods, 1);
+  ASSERT_EQ(result.still_pending.size(), 1u);
+  const PendingPod& stuck = result.still_pending.front();
+  EXPECT_THAT(stuck.name, testing::StartsWith("shop/stuck-"));
+  EXPECT_NEAR(stuck.seconds, 180, 1);
+  EXPECT_THAT(stuck.reason, testing::StartsWith("Karpenter: "));
+  EXPECT_THAT(stuck.reason, HasSubstr("eks.amazonaws.com/nodegroup"));
+  std::ostringstream text;
+  RenderText(result, text);
+  EXPECT_THAT(text.str(), HasSubstr(fmt::format("  {} (180 s): Karpenter: ", stuck.name)));
+  EXPECT_THAT(RenderJson(result), HasSubstr("\"stillPending\""));
 }
 
 // A `kubectl get … -o json` snapshot: node-group Nodes, ReplicaSet-owned pods bound to them (the

@@ -20,6 +20,7 @@
 #include "kube/memory/api_errors.h"
 #include "kube/memory/field_labels.h"
 #include "kube/memory/metadata_rules.h"
+#include "kube/memory/priority_admission.h"
 #include "kube/memory/strategy.h"
 #include "kube/selector.h"
 
@@ -224,6 +225,8 @@ class Store : public std::enable_shared_from_this<Store> {
   void ForEachIn(const Resource& resource, std::string_view namespace_, Visit visit) const
       REQUIRES(mutex_);
   bool NamespaceEmpty(std::string_view namespace_) const REQUIRES(mutex_);
+  // The PriorityClass marked globalDefault, other than `except`; null when none.
+  const Object* DefaultPriorityClass(std::string_view except) const REQUIRES(mutex_);
   // Create's checks, defaults and write; with `status`, the object is stored with it (Restore).
   Result<SharedObject> Insert(const Resource& resource, Object body, std::optional<Object> status,
                               bool dry_run) REQUIRES(mutex_);
@@ -360,6 +363,18 @@ void Store::ForEachIn(const Resource& resource, std::string_view namespace_, Vis
        ++it) {
     visit(it->second);
   }
+}
+
+const Object* Store::DefaultPriorityClass(std::string_view except) const {
+  const Object* found = nullptr;
+  ForEachIn(resources::kPriorityClasses, "", [&](const SharedObject& priority_class) {
+    const auto global_default = priority_class->find("globalDefault");
+    if (found == nullptr && Name(*priority_class) != except &&
+        global_default != priority_class->end() && *global_default == true) {
+      found = priority_class.get();
+    }
+  });
+  return found;
 }
 
 bool Store::NamespaceEmpty(std::string_view namespace_) const {
@@ -561,6 +576,18 @@ Result<SharedObject> Store::Insert(const Resource& resource, Object body,
   metadata["creationTimestamp"] = FormatTime(now);
   for (const char* field : {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
     metadata.erase(field);
+  }
+  if (resource == resources::kPods) {
+    const std::string_view class_name = StringAt(object, {"spec", "priorityClassName"});
+    const Object* named =
+        class_name.empty() ? nullptr : Find(KeyOf(resources::kPriorityClasses, "", class_name));
+    if (std::optional<Error> refused = AdmitPodPriority(object, named, DefaultPriorityClass(""))) {
+      return *std::move(refused);
+    }
+  } else if (resource == resources::kPriorityClasses) {
+    if (std::optional<Error> refused = PriorityClassError(object, DefaultPriorityClass(name))) {
+      return *std::move(refused);
+    }
   }
   PrepareForCreate(resource, object, now);
   if (status) object["status"] = std::move(*status);
