@@ -190,6 +190,18 @@ void AppendFinalNodes(std::string& out, const SimulationResult& result) {
               rows, "No nodes at the end.");
 }
 
+void AppendStillPending(std::string& out, const SimulationResult& result) {
+  if (result.still_pending.empty()) return;
+  std::vector<Row> rows;
+  rows.reserve(result.still_pending.size());
+  for (const PendingPod& pod : result.still_pending) {
+    rows.push_back({pod.name, fmt::format("{:.0f} s", pod.seconds), OrNone(pod.reason)});
+  }
+  fmt::format_to(std::back_inserter(out), "<h2>Still pending ({} of {})</h2>\n",
+                 result.still_pending.size(), result.unschedulable_pods);
+  AppendTable(out, {{"Pod"}, {"Waited", true}, {"Why"}}, rows, "");
+}
+
 void AppendDecisions(std::string& out, const SimulationResult& result) {
   std::vector<Row> rows;
   rows.reserve(result.decisions.size());
@@ -445,6 +457,7 @@ std::string RenderHtml(const SimulationResult& result) {
   AppendByType(out, result);
   AppendResources(out, result);
   AppendFinalNodes(out, result);
+  AppendStillPending(out, result);
   AppendDecisions(out, result);
   AppendTimeline(out, result);
   AppendIgnored(out, result);

@@ -144,14 +144,16 @@ TEST(HtmlReportTest, EscapesEveryStringFromTheResult) {
   result.ignored = {evil};
   result.accuracy.basis = evil;
   result.accuracy.not_modelled = {evil};
+  result.unschedulable_pods = 1;
+  result.still_pending = {{evil, 10, evil}};
 
   const std::string html = RenderHtml(result);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.find("x&y"), std::string::npos);
   EXPECT_EQ(html.find("alert('"), std::string::npos);
-  // Title, subtitle; by type ×2; final node ×6; decision ×4; timeline ×3; ignored ×1; how sure
-  // ×2.
-  EXPECT_EQ(Count(html, escaped), 2U + 2 + 6 + 4 + 3 + 1 + 2);
+  // Title, subtitle; by type ×2; final node ×6; still pending ×2; decision ×4; timeline ×3;
+  // ignored ×1; how sure ×2.
+  EXPECT_EQ(Count(html, escaped), 2U + 2 + 6 + 2 + 4 + 3 + 1 + 2);
   EXPECT_EQ(MarkupProblem(html), "");
 }
 
@@ -230,6 +232,19 @@ TEST(HtmlReportTest, VerdictNamesViolationsAndUnschedulablePods) {
 
   result.before.price_per_hour = 2;
   EXPECT_NE(RenderHtml(result).find("$2.00/h → $3.50/h (+75%)"), std::string::npos);
+}
+
+TEST(HtmlReportTest, ListsThePodsStillPendingAndWhy) {
+  SimulationResult result = Migration();
+  EXPECT_EQ(RenderHtml(result).find("Still pending"), std::string::npos);
+  result.unschedulable_pods = 30;
+  result.still_pending = {{"shop/web-1", 120.4, "Karpenter: no NodePool fits"}};
+  const std::string html = RenderHtml(result);
+  EXPECT_NE(html.find("<h2>Still pending (1 of 30)</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<td>shop/web-1</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("120 s"), std::string::npos);
+  EXPECT_NE(html.find("Karpenter: no NodePool fits"), std::string::npos);
+  EXPECT_EQ(MarkupProblem(html), "");
 }
 
 TEST(HtmlReportTest, SummaryFigures) {
