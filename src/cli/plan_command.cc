@@ -191,6 +191,12 @@ Status BuildInput(const PlanOptions& options, Cluster& cluster, std::ostream& er
       cluster.input.existing_nodes[it->second].pods.push_back(&pod);
       return {};
     }
+    // A pod kube-scheduler nominated a node for has preempted there and binds there: its room is
+    // taken and nothing is planned for it, as the controller leaves it (provisioner.h).
+    if (auto it = node_index.find(pod.status.nominated_node_name); it != node_index.end()) {
+      cluster.input.existing_nodes[it->second].pods.push_back(&pod);
+      return {};
+    }
     if (!api::IsDaemonSetPod(pod)) cluster.input.pods.push_back(&pod);
     return {};
   };
