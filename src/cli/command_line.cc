@@ -117,6 +117,10 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       ->capture_default_str()
       ->check(CheckCatalog);
   simulate_cmd->add_option("--region", simulate.region, "AWS region")->capture_default_str();
+  std::string simulate_zones;
+  simulate_cmd->add_option("--zones", simulate_zones,
+                           "Comma-separated zones of the EC2NodeClass's subnets (default: those "
+                           "of the cluster's nodes and node groups)");
   simulate_cmd->add_option("--spot-prices", simulate.spot_prices, "Spot prices file (aws catalog)");
   simulate_cmd->add_option("--output,-o", simulate.output, "text | json")
       ->capture_default_str()
@@ -295,7 +299,10 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
     plan.zones = SplitCommas(zones);
     return RunPlan(plan, out, err);
   }
-  if (simulate_cmd->parsed()) return RunSimulate(simulate, out, err);
+  if (simulate_cmd->parsed()) {
+    simulate.zones = SplitCommas(simulate_zones);
+    return RunSimulate(simulate, out, err);
+  }
   if (iam_policy_cmd->parsed()) return RunIamPolicy(iam, out, err);
   if (iam_migrate_policy_cmd->parsed()) return RunIamMigratePolicy(iam, out, err);
   if (iam_aws_auth_cmd->parsed()) return RunIamAwsAuth(iam, out, err);

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "aws/catalog/load_catalog.h"
 #include "kube/object.h"
 #include "simulate/inputs.h"
+#include "simulate/launch_zones.h"
 
 namespace karpenter::cli {
 
@@ -63,6 +66,16 @@ Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjec
   aws::AwsCatalogOptions catalog;
   catalog.region = aws.region;
   ASSIGN_OR_RETURN(input.catalog, aws::LoadCatalog("aws", catalog));
+  // Karpenter launches in the node groups' subnets, which step 3 tags for it (without any the
+  // simulation takes the zones of the cluster's Nodes).
+  std::set<std::string> zones;
+  for (const migrate::TaggedResource& subnet : aws.subnets) {
+    if (!subnet.zone.empty()) zones.insert(subnet.zone);
+  }
+  std::vector<std::string> launch_zones(zones.begin(), zones.end());
+  if (!simulate::OfferedIn(input.catalog, launch_zones).empty()) {
+    input.launch_zones = std::move(launch_zones);
+  }
   return simulate::Simulate(std::move(input));
 }
 

@@ -16,6 +16,7 @@
 #include "operator/options.h"
 #include "simulate/html_report.h"
 #include "simulate/inputs.h"
+#include "simulate/launch_zones.h"
 #include "simulate/report.h"
 #include "simulate/simulation.h"
 
@@ -147,6 +148,13 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     return 1;
   }
   input.catalog = std::move(*catalog);
+  for (const std::string& zone : options.zones) {
+    if (simulate::OfferedIn(input.catalog, {zone}).empty()) {
+      err << fmt::format("simulate: --zones: {} is not a zone of the catalog's region\n", zone);
+      return 1;
+    }
+  }
+  input.launch_zones = options.zones;
 
   Result<simulate::SimulationResult> result = [&] {
     ProgressBar bar(options.progress && isatty(STDERR_FILENO) != 0);

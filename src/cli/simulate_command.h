@@ -16,6 +16,9 @@ struct SimulateOptions {
   uint64_t seed = 1;
   std::string catalog = "aws";  // aws | fake<N> | FILE
   std::string region = "us-east-1";
+  // The zones of the subnets the EC2NodeClass selects; empty: those of the cluster's Nodes and
+  // node groups (simulate/launch_zones.h).
+  std::vector<std::string> zones;
   std::string spot_prices;      // FILE of spot prices (aws catalog)
   std::string output = "text";  // text | json
   std::string report;           // FILE.html

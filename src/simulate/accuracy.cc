@@ -91,6 +91,22 @@ Accuracy AccuracyFor(const SimulationInput& input) {
             : "CapacityBuffers change nothing: their feature gate is off, as in a controller "
               "without it (--feature-gates CapacityBuffer=true)");
   }
+  if (input.launch_zones_inferred) {
+    std::string zones;
+    for (const std::string& zone : input.launch_zones) {
+      zones += fmt::format("{}{}", zones.empty() ? "" : ", ", zone);
+    }
+    out.push_back(
+        input.launch_zones.empty()
+            ? std::string(
+                  "Karpenter launches in every zone of the region: no Node or node group of "
+                  "the input says which zones the cluster's subnets are in (--zones names "
+                  "them)")
+            : fmt::format("Karpenter launches only in {}: the zones of the cluster's Nodes and "
+                          "node groups, whose subnets a migration tags for it (--zones names the "
+                          "EC2NodeClass's subnets' zones if they differ)",
+                          zones));
+  }
   if (!input.assumed_priority_classes.empty()) {
     std::string names;
     for (const std::string& name : input.assumed_priority_classes) {

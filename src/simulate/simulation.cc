@@ -30,6 +30,7 @@
 #include "simulate/disruption_audit.h"
 #include "simulate/disruption_budget_controller.h"
 #include "simulate/kube_scheduler.h"
+#include "simulate/launch_zones.h"
 #include "simulate/node_groups.h"
 #include "simulate/priority_classes.h"
 #include "simulate/simulated_machines.h"
@@ -112,7 +113,9 @@ class World {
                kube::memory::MemoryClientOptions{
                    .history_limit = 1024, .hold_history_for_watches = true, .seed = input.seed}),
         audit_(store_),
-        cloud_(input.catalog, clock_, input.region),
+        cloud_(input.launch_zones.empty() ? input.catalog
+                                          : OfferedIn(input.catalog, input.launch_zones),
+               clock_, input.region),
         manager_(audit_, cloud_, clock_, input.logger, ManagerOptions(input)),
         machines_(manager_, audit_, cloud_, clock_, input.logger,
                   cloud::NodeBooterOptions{.boot_delay = input.node_boot_delay,
@@ -816,6 +819,12 @@ Status CheckModelledPods(const SimulationInput& input) {
 Result<SimulationResult> Simulate(SimulationInput input, const Progress& progress) {
   RETURN_IF_ERROR(CheckModelledPods(input));
   input.assumed_priority_classes = AddMissingPriorityClasses(input.objects);
+  if (input.launch_zones.empty()) {
+    input.launch_zones = InferLaunchZones(input.objects, input.timeline);
+    // Zones the catalog does not offer (another region's) restrict nothing.
+    if (OfferedIn(input.catalog, input.launch_zones).empty()) input.launch_zones.clear();
+    input.launch_zones_inferred = true;
+  }
   Accuracy accuracy = AccuracyFor(input);
   // Buffers are bought with money to save waiting: the same run without them says how much of
   // each (the objects are copied first, since a run releases them as it stores them).

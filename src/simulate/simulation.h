@@ -35,6 +35,10 @@ struct SimulationInput {
   // PriorityClasses pods name that neither the input holds nor its pods' priorities tell: taken
   // as 0 (Simulate fills this in; priority_classes.h).
   std::vector<std::string> assumed_priority_classes;
+  // The zones of the subnets Karpenter's EC2NodeClass selects; empty: inferred by Simulate
+  // (launch_zones.h), which then sets `launch_zones_inferred`.
+  std::vector<std::string> launch_zones;
+  bool launch_zones_inferred = false;
   Timeline timeline;
   std::vector<cloud::InstanceType> catalog;
   std::string region = "us-east-1";

@@ -88,7 +88,7 @@ TEST(CommandLineTest, EachCommandHasItsOwnHelp) {
   const Outcome simulate = RunArgs({"simulate", "--help"});
   EXPECT_EQ(simulate.exit_code, 0);
   EXPECT_THAT(simulate.out, HasSubstr("--timeline"));
-  EXPECT_THAT(simulate.out, Not(HasSubstr("--zones")));
+  EXPECT_THAT(simulate.out, Not(HasSubstr("--forecast")));
   const Outcome validate = RunArgs({"validate", "--help"});
   EXPECT_EQ(validate.exit_code, 0);
   EXPECT_THAT(validate.out, HasSubstr("Validate"));

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -151,6 +152,40 @@ TEST(SimulateCommand, RejectsBadOptions) {
   unknown_gate.feature_gates = "NodeHealing=true";
   EXPECT_THAT(Simulate(unknown_gate).err,
               HasSubstr("simulate: --feature-gates: unknown feature gate \"NodeHealing\""));
+  SimulateOptions zone;
+  zone.zones = {"us-east-1a", "us-west-2a"};
+  EXPECT_THAT(Simulate(zone).err,
+              HasSubstr("simulate: --zones: us-west-2a is not a zone of the catalog's region"));
+}
+
+// The built-in cluster's node groups are in us-east-1a, b and c, whose subnets the seed tags for
+// Karpenter: it launches there only, and the report says where the zones came from. --zones
+// names others.
+TEST(SimulateCommand, KarpenterLaunchesInTheZonesOfTheClustersSubnets) {
+  SimulateOptions options;
+  options.output = "json";
+  options.duration = "10m";
+  Json result = Json::parse(Simulate(options).out);
+  std::set<std::string> zones;
+  for (const Json& node : result["nodes"]) {
+    if (node["nodegroup"].get<std::string>().empty()) zones.insert(node["zone"].get<std::string>());
+  }
+  EXPECT_FALSE(zones.empty());
+  for (const std::string& zone : zones) {
+    EXPECT_TRUE(zone == "us-east-1a" || zone == "us-east-1b" || zone == "us-east-1c") << zone;
+  }
+  EXPECT_THAT(result["accuracy"]["notModelled"].dump(),
+              HasSubstr("Karpenter launches only in us-east-1a, us-east-1b, us-east-1c"));
+
+  options.zones = {"us-east-1d"};
+  result = Json::parse(Simulate(options).out);
+  for (const Json& node : result["nodes"]) {
+    if (node["nodegroup"].get<std::string>().empty()) {
+      EXPECT_EQ(node["zone"], "us-east-1d");
+    }
+  }
+  EXPECT_THAT(result["accuracy"]["notModelled"].dump(),
+              testing::Not(HasSubstr("Karpenter launches only in")));
 }
 
 // A static NodePool forecasts its replicas with the StaticCapacity gate (the chart's

@@ -81,6 +81,19 @@ class ForecastTest : public ::testing::Test {
                     {"subnet-c", "us-east-1c", true, ""}};
   }
 
+  // The forecast of the cluster as the test has set it up.
+  Result<simulate::SimulationResult> Forecast(std::chrono::minutes duration,
+                                              std::vector<std::string>& notes) {
+    Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(client_);
+    if (!objects.ok()) return objects.error();
+    Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, aws_);
+    if (!inventory.ok()) return inventory.error();
+    const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *inventory);
+    const migrate::DerivedNodePools derived =
+        migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
+    return ForecastMigration(*objects, aws_, *inventory, plan, derived, duration, notes);
+  }
+
   void Create(const kube::Resource& resource, const Object& object) {
     ASSERT_THAT(client_.Create(resource, object, {}), IsOk()) << object.dump();
   }
@@ -112,7 +125,11 @@ TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRes
   int karpenter_nodes = 0;
   for (const simulate::FinalNode& node : result->nodes) {
     if (node.node_group == "general") ++group_nodes;
-    if (!node.node_pool.empty()) ++karpenter_nodes;
+    if (node.node_pool.empty()) continue;
+    ++karpenter_nodes;
+    // In the node groups' subnets only: the test's are in us-east-1a, b and c, as the Nodes.
+    EXPECT_TRUE(node.zone == "us-east-1a" || node.zone == "us-east-1b" || node.zone == "us-east-1c")
+        << node.zone;
   }
   EXPECT_EQ(group_nodes, 2);
   EXPECT_GE(karpenter_nodes, 1);
@@ -127,27 +144,33 @@ TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRes
   EXPECT_EQ(json["pdbViolations"], 0);
 }
 
+// Karpenter launches in the subnets step 3 tags, the node groups': here only us-east-1b's, though
+// the Nodes are in three zones.
+TEST_F(ForecastTest, KarpenterLaunchesInTheNodeGroupsSubnets) {
+  aws_.subnets = {{"subnet-b", "us-east-1b", true, ""}};
+  std::vector<std::string> notes;
+  Result<simulate::SimulationResult> result = Forecast(std::chrono::minutes(30), notes);
+  ASSERT_THAT(result, IsOk());
+  int karpenter_nodes = 0;
+  for (const simulate::FinalNode& node : result->nodes) {
+    if (node.node_pool.empty()) continue;
+    ++karpenter_nodes;
+    EXPECT_EQ(node.zone, "us-east-1b");
+  }
+  EXPECT_GE(karpenter_nodes, 1);
+}
+
 TEST_F(ForecastTest, ANodeGroupWithoutNodesIsNotedAndARegionWithoutDataIsAnError) {
   aws_.node_groups.push_back(aws_.node_groups[0]);
   aws_.node_groups[1].name = "elsewhere";
-  Result<migrate::ClusterObjects> objects = migrate::ReadClusterObjects(client_);
-  ASSERT_THAT(objects, IsOk());
-  Result<migrate::ClusterInventory> inventory = migrate::ReadCluster(*objects, aws_);
-  ASSERT_THAT(inventory, IsOk());
-  const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *inventory);
-  const migrate::DerivedNodePools derived =
-      migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
   std::vector<std::string> notes;
-  ASSERT_THAT(
-      ForecastMigration(*objects, aws_, *inventory, plan, derived, std::chrono::minutes(5), notes),
-      IsOk());
+  ASSERT_THAT(Forecast(std::chrono::minutes(5), notes), IsOk());
   ASSERT_EQ(notes.size(), 1);
   EXPECT_THAT(notes[0], HasSubstr("node group elsewhere has no Node"));
 
   aws_.region = "eu-north-1";
   notes.clear();
-  Result<simulate::SimulationResult> elsewhere =
-      ForecastMigration(*objects, aws_, *inventory, plan, derived, std::chrono::minutes(5), notes);
+  Result<simulate::SimulationResult> elsewhere = Forecast(std::chrono::minutes(5), notes);
   ASSERT_FALSE(elsewhere.ok());
   EXPECT_THAT(elsewhere.error().message, HasSubstr("eu-north-1"));
   std::ostringstream text;

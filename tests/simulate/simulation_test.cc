@@ -14,6 +14,7 @@
 #include "cloud/catalog.h"
 #include "simulate/accuracy.h"
 #include "simulate/inputs.h"
+#include "simulate/launch_zones.h"
 #include "simulate/priority_classes.h"
 #include "simulate/report.h"
 #include "support/matchers.h"
@@ -613,6 +614,46 @@ TEST(Simulation, PodsStillPendingAreNamedWithWhy) {
   RenderText(result, text);
   EXPECT_THAT(text.str(), HasSubstr(fmt::format("  {} (180 s): Karpenter: ", stuck.name)));
   EXPECT_THAT(RenderJson(result), HasSubstr("\"stillPending\""));
+}
+
+// The zones Karpenter launches in are those of the cluster's Nodes and of the node groups that
+// name theirs (the subnets a migration tags for it); a node group that names none, or no node at
+// all, restricts nothing. Types the zones do not offer are left out.
+TEST(Simulation, LaunchZonesAreTheClustersNodesAndNodeGroups) {
+  Result<Timeline> timeline = ParseTimeline(R"(
+nodeGroups:
+  - {name: named, instanceType: m5.xlarge, size: 1, zones: [zone-b]}
+  - {name: anywhere, instanceType: m5.xlarge, size: 1}
+)",
+                                            "timeline.yaml");
+  ASSERT_THAT(timeline, IsOk());
+  const std::vector<Object> nodes = {
+      {{"kind", "Node"}, {"metadata", {{"labels", {{"topology.kubernetes.io/zone", "zone-c"}}}}}},
+      {{"kind", "Pod"}, {"metadata", {{"labels", {{"topology.kubernetes.io/zone", "zone-a"}}}}}}};
+  EXPECT_THAT(InferLaunchZones(nodes, *timeline), ElementsAre("zone-b", "zone-c"));
+  EXPECT_TRUE(InferLaunchZones({}, Timeline{}).empty());
+
+  Result<std::vector<cloud::InstanceType>> catalog = cloud::ParseCatalogJson(kCatalog, "test");
+  ASSERT_THAT(catalog, IsOk());
+  const std::vector<cloud::InstanceType> offered = OfferedIn(*catalog, {"zone-b"});
+  ASSERT_EQ(offered.size(), 3u);
+  for (const cloud::InstanceType& type : offered) {
+    for (const cloud::Offering& offering : type.offerings) EXPECT_EQ(offering.zone, "zone-b");
+  }
+  EXPECT_TRUE(OfferedIn(*catalog, {"zone-z"}).empty());
+
+  // A node group in zone-a: Karpenter's nodes for its pods come up there, and nowhere else.
+  const SimulationResult result = SimulateOk(Input(std::string(kKarpenter) + Web("web", 6, "1"),
+                                                   R"(
+nodeGroups:
+  - {name: ng, instanceType: m5.xlarge, size: 2, zones: [zone-a]}
+actions:
+  - {at: 1m, scaleNodeGroup: {name: ng, size: 0, batch: 1}}
+)"));
+  EXPECT_FALSE(Events(result, "Launched").empty());
+  for (const FinalNode& node : result.nodes) EXPECT_EQ(node.zone, "zone-a") << node.name;
+  EXPECT_THAT(result.accuracy.not_modelled,
+              Contains(HasSubstr("Karpenter launches only in zone-a")));
 }
 
 // A `kubectl get … -o json` snapshot: node-group Nodes, ReplicaSet-owned pods bound to them (the
