@@ -39,6 +39,8 @@ constexpr std::chrono::milliseconds kMaxBackoff(10000);
 // round figure for its some hundred a second (the loaded test cluster's took 11-54 ms a failure;
 // README, "Fidelity", says how the figure was chosen and how much it moves).
 constexpr std::chrono::microseconds kSweepStep(5000);
+// Pods a pass lets look for victims: each look costs scheduling passes over a few nodes.
+constexpr size_t kMaxPreemptionTries = 100;
 
 bool Schedulable(const api::Node& node) {
   return node.Ready() && node.metadata.deletion_timestamp.empty();
@@ -269,9 +271,15 @@ Result<size_t> KubeScheduler::Run() {
   }
 
   // The pods that fit nowhere, in queue order, may preempt: only pods of a priority above the
-  // lowest of the bound ones can.
+  // lowest of the bound ones can, and only so many a pass (the others wait for the next, as
+  // kube-scheduler takes one pod at a time). The pods this pass places hold their room.
   std::map<const api::Pod*, std::string> nominated;  // preemptor → its node
   if (!result.unschedulable.empty()) {
+    for (const provisioning::ExistingPlacement& placement : result.existing) {
+      std::vector<const api::Pod*>& placed = input.existing_nodes[index.at(placement.node)].pods;
+      placed.insert(placed.end(), placement.pods.begin(), placement.pods.end());
+    }
+    size_t tries = 0;
     int32_t lowest = std::numeric_limits<int32_t>::max();
     for (const provisioning::ExistingNode& node : input.existing_nodes) {
       for (const api::Pod* pod : node.pods) {
@@ -280,7 +288,8 @@ Result<size_t> KubeScheduler::Run() {
     }
     for (const provisioning::UnschedulablePod& unschedulable : result.unschedulable) {
       const api::Pod& pod = *unschedulable.pod;
-      if (pod.spec.priority.value_or(0) <= lowest) continue;
+      if (pod.spec.priority.value_or(0) <= lowest || tries == kMaxPreemptionTries) continue;
+      ++tries;
       std::optional<Preemption> found = FindPreemption(
           pod, input, [&](const auto& victims) { return BudgetViolations(victims); });
       if (!found) continue;

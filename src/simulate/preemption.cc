@@ -49,11 +49,13 @@ std::optional<Preemption> FindPreemption(const api::Pod& preemptor,
     api::ResourceList used = wanted;
     for (const api::Pod* pod : node.pods) {
       // Another preemptor's room (nominated here, not bound) is no victim; of lower priority, it
-      // yields.
-      if (pod->spec.node_name.empty() && PriorityOf(*pod) < priority) continue;
+      // yields. A pod being bound here now is no victim either.
+      const bool bound = !pod->spec.node_name.empty();
+      if (!bound && pod->status.nominated_node_name == node.name && PriorityOf(*pod) < priority) {
+        continue;
+      }
       // A pod already on its way out is nobody's victim, and still holds its room.
-      if (PriorityOf(*pod) < priority && pod->metadata.deletion_timestamp.empty() &&
-          !pod->spec.node_name.empty()) {
+      if (bound && PriorityOf(*pod) < priority && pod->metadata.deletion_timestamp.empty()) {
         lower.push_back(pod);
       } else {
         kept.push_back(pod);

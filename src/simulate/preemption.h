@@ -32,9 +32,9 @@ struct Preemption {
 using BudgetViolations = std::function<int(const std::vector<const api::Pod*>& victims)>;
 
 // Where `preemptor` runs if pods of lower priority are deleted, and which; nullopt when nowhere.
-// `pass`: kube-scheduler's view of the Ready nodes with their pods, and of the pods nominated to
-// them (unbound: never victims; of lower priority, their room yields); its pods list and nodes'
-// pods are changed while searching, and restored.
+// `pass`: kube-scheduler's view of the Ready nodes with their pods, the pods being bound to them
+// and those nominated to them (unbound pods are never victims; a nominated one of lower priority
+// yields its room); its pods list and nodes' pods are changed while searching, and restored.
 std::optional<Preemption> FindPreemption(const api::Pod& preemptor,
                                          provisioning::SchedulerInput& pass,
                                          const BudgetViolations& violations);
