@@ -41,9 +41,12 @@ std::optional<Preemption> FindPreemption(const api::Pod& preemptor,
   const api::ResourceList wanted = api::SchedulingRequests(preemptor.spec);
   const std::vector<const api::Pod*> pending = std::move(pass.pods);
   api::Pod pinned = preemptor;
+  // Held to the node it names, if it names one.
+  const auto named = preemptor.spec.node_selector.find(std::string(api::kLabelHostname));
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < pass.existing_nodes.size() && candidates.size() < kMaxCandidates; ++i) {
     provisioning::ExistingNode& node = pass.existing_nodes[i];
+    if (named != preemptor.spec.node_selector.end() && named->second != node.name) continue;
     std::vector<const api::Pod*> lower;
     std::vector<const api::Pod*> kept;
     api::ResourceList used = wanted;

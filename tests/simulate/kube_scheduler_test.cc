@@ -244,6 +244,33 @@ TEST_F(KubeSchedulerTest, APodOfHigherPriorityPreemptsTheLeastImportantPodsItMus
   EXPECT_EQ(NodeOf("urgent"), node);
 }
 
+// A pod held to one node by its nodeSelector preempts there or nowhere.
+TEST_F(KubeSchedulerTest, APodHeldToANodePreemptsOnlyThere) {
+  AddPriorityClass("low", 10, "PreemptLowerPriority");
+  AddPriorityClass("high", 1000, "PreemptLowerPriority");
+  AddNode("node-1", "2");
+  AddNode("node-2", "2");
+  AddPod("low-1", "2", "", "low");
+  AddPod("high-1", "2", "", "high");
+  EXPECT_EQ(RunOnce(), 2U);
+  const std::string low_node = NodeOf("low-1");
+  const std::string other = low_node == "node-1" ? "node-2" : "node-1";
+  Object held = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "held"}, {"namespace", "default"}}},
+      {"spec",
+       {{"priorityClassName", "high"},
+        {"nodeSelector", {{"kubernetes.io/hostname", other}}},
+        {"containers",
+         Object::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}})}}}};
+  ASSERT_THAT(store_.Create(resources::kPods, held, {}), IsOk());
+  EXPECT_EQ(RunOnce(), 0U);
+  EXPECT_EQ(NodeOf("low-1"), low_node) << "the pod of lower priority is on the other node";
+  EXPECT_EQ(NominatedNodeOf("held"), "");
+  EXPECT_TRUE(preemptions_.empty());
+}
+
 // preemptionPolicy Never: the pod waits for room, and pods of equal priority are never victims.
 TEST_F(KubeSchedulerTest, APodThatNeverPreemptsOrMeetsNoLowerPriorityWaits) {
   AddPriorityClass("low", 10, "PreemptLowerPriority");
