@@ -199,6 +199,8 @@ Result<size_t> KubeScheduler::Run() {
   // kube-scheduler counts nominated pods on their nodes when it places pods of no higher priority.
   std::set<const api::Pod*> queued;
   for (const Waiting& waiting : pending) queued.insert(waiting.pod);
+  int32_t lowest =
+      std::numeric_limits<int32_t>::max();  // of the pods on the nodes: who can preempt
   for (const auto& pod : pods) {
     const bool held = pod->spec.node_name.empty() && !pod->status.nominated_node_name.empty() &&
                       pod->metadata.deletion_timestamp.empty() && !queued.contains(pod.get());
@@ -206,6 +208,7 @@ Result<size_t> KubeScheduler::Run() {
     if (node.empty() || api::IsTerminal(*pod)) continue;
     if (auto it = index.find(node); it != index.end()) {
       input.existing_nodes[it->second].pods.push_back(pod.get());
+      lowest = std::min(lowest, pod->spec.priority.value_or(0));
     }
   }
   // Its queue: higher priority first, then the pods that waited longest (RFC 3339 times of one
@@ -274,18 +277,15 @@ Result<size_t> KubeScheduler::Run() {
   // lowest of the bound ones can, and only so many a pass (the others wait for the next, as
   // kube-scheduler takes one pod at a time). The pods this pass places hold their room.
   std::map<const api::Pod*, std::string> nominated;  // preemptor → its node
-  if (!result.unschedulable.empty()) {
+  if (std::any_of(result.unschedulable.begin(), result.unschedulable.end(),
+                  [&](const provisioning::UnschedulablePod& unschedulable) {
+                    return unschedulable.pod->spec.priority.value_or(0) > lowest;
+                  })) {
     for (const provisioning::ExistingPlacement& placement : result.existing) {
       std::vector<const api::Pod*>& placed = input.existing_nodes[index.at(placement.node)].pods;
       placed.insert(placed.end(), placement.pods.begin(), placement.pods.end());
     }
     size_t tries = 0;
-    int32_t lowest = std::numeric_limits<int32_t>::max();
-    for (const provisioning::ExistingNode& node : input.existing_nodes) {
-      for (const api::Pod* pod : node.pods) {
-        lowest = std::min(lowest, pod->spec.priority.value_or(0));
-      }
-    }
     for (const provisioning::UnschedulablePod& unschedulable : result.unschedulable) {
       const api::Pod& pod = *unschedulable.pod;
       if (pod.spec.priority.value_or(0) <= lowest || tries == kMaxPreemptionTries) continue;

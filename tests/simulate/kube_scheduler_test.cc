@@ -35,9 +35,9 @@ class KubeSchedulerTest : public testing::Test {
   }
 
   // A pod; with `owner`, one its ReplicaSet of that name created; with `priority_class`, of that
-  // class (AddPriorityClass).
+  // class (AddPriorityClass); with `node`, held to that node by its nodeSelector.
   void AddPod(const std::string& name, const std::string& cpu, const std::string& owner = "",
-              const std::string& priority_class = "") {
+              const std::string& priority_class = "", const std::string& node = "") {
     Object pod = {
         {"apiVersion", "v1"},
         {"kind", "Pod"},
@@ -46,6 +46,7 @@ class KubeSchedulerTest : public testing::Test {
          {{"containers",
            Object::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", cpu}}}}}}})}}}};
     if (!priority_class.empty()) pod["spec"]["priorityClassName"] = priority_class;
+    if (!node.empty()) pod["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", node}};
     if (!owner.empty()) {
       pod["metadata"]["ownerReferences"] = Object::array({{{"apiVersion", "apps/v1"},
                                                            {"kind", "ReplicaSet"},
@@ -255,16 +256,7 @@ TEST_F(KubeSchedulerTest, APodHeldToANodePreemptsOnlyThere) {
   EXPECT_EQ(RunOnce(), 2U);
   const std::string low_node = NodeOf("low-1");
   const std::string other = low_node == "node-1" ? "node-2" : "node-1";
-  Object held = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata", {{"name", "held"}, {"namespace", "default"}}},
-      {"spec",
-       {{"priorityClassName", "high"},
-        {"nodeSelector", {{"kubernetes.io/hostname", other}}},
-        {"containers",
-         Object::array({{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}})}}}};
-  ASSERT_THAT(store_.Create(resources::kPods, held, {}), IsOk());
+  AddPod("held", "1", "", "high", other);
   EXPECT_EQ(RunOnce(), 0U);
   EXPECT_EQ(NodeOf("low-1"), low_node) << "the pod of lower priority is on the other node";
   EXPECT_EQ(NominatedNodeOf("held"), "");
