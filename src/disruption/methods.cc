@@ -123,11 +123,12 @@ bool WithinBudget(const Cluster& cluster, const std::vector<size_t>& candidates,
 
 // Narrows a replacement to the instance types strictly cheaper than `current`, priced within one
 // class of capacity — spot, or the others — so that whichever offering a launch picks, it is
-// cheaper: spot first when allowed (a spot candidate only behind the gate, and then, for a single
-// node, only with enough cheaper types), otherwise on-demand. When no class has a cheaper type,
-// says why.
+// cheaper: spot first when allowed (for candidates that are all spot only behind the gate, and
+// then, for a single node, only with enough cheaper types; a merge that takes an on-demand node
+// too may go to spot without it, as upstream's), otherwise on-demand. When no class has a cheaper
+// type, says why.
 std::optional<std::string> KeepCheaperOptions(provisioning::PlannedNodeClaim& claim, double current,
-                                              bool any_spot, bool single_node,
+                                              bool all_spot, bool single_node,
                                               const Options& options) {
   std::vector<std::vector<std::string>> classes;
   std::vector<std::string> others;
@@ -139,14 +140,14 @@ std::optional<std::string> KeepCheaperOptions(provisioning::PlannedNodeClaim& cl
       others.push_back(capacity_type);
     }
   }
-  const bool spot_to_spot = any_spot && spot;
+  const bool spot_to_spot = all_spot && spot;
   std::string why = "No cheaper node can replace it";
   if (spot_to_spot && !options.spot_to_spot_consolidation) {
     why =
         "SpotToSpotConsolidation is disabled: a spot node is replaced only by a cheaper "
         "on-demand node, and none is cheaper";
   }
-  if (spot && (!any_spot || options.spot_to_spot_consolidation)) {
+  if (spot && (!all_spot || options.spot_to_spot_consolidation)) {
     classes.push_back({std::string(api::kCapacityTypeSpot)});
   }
   if (!others.empty()) classes.push_back(std::move(others));
@@ -215,11 +216,11 @@ Consolidation Consolidate(const Cluster& cluster, const RemovalSimulator& simula
   }
   if (simulation.new_claims.empty()) return {Command{method, candidates, {}, current}, {}};
   provisioning::PlannedNodeClaim& replacement = simulation.new_claims.front();
-  const bool any_spot = std::any_of(candidates.begin(), candidates.end(), [&](size_t index) {
+  const bool all_spot = std::all_of(candidates.begin(), candidates.end(), [&](size_t index) {
     return cluster.candidates[index].capacity_type == api::kCapacityTypeSpot;
   });
   if (std::optional<std::string> why =
-          KeepCheaperOptions(replacement, current, any_spot, candidates.size() == 1, options)) {
+          KeepCheaperOptions(replacement, current, all_spot, candidates.size() == 1, options)) {
     return {std::nullopt, std::move(*why)};
   }
   const double savings = current - WorstCasePrice(replacement);

@@ -24,12 +24,14 @@
 namespace karpenter::disruption {
 namespace {
 
+using testing::Contains;
 using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::IsEmpty;
 using testing::Pair;
 using testing::SizeIs;
 using testing::StartsWith;
+using testing::UnorderedElementsAre;
 
 constexpr int kMany = 1000;
 constexpr BudgetRemaining kUnlimited = {kMany, kMany, kMany};
@@ -521,6 +523,23 @@ TEST_F(MethodsTest, SpotToSpotOfSeveralNodesNeedsNoFifteenTypes) {
       ElementsAre("cheap-00", "cheap-01", "cheap-02", "current", "dear-0", "dear-1", "dear-2"));
   EXPECT_THAT(command->replacements[0].capacity_types, ElementsAre(kSpot));
   EXPECT_NEAR(command->savings_per_hour, 1.00 - 0.62, kCents);
+}
+
+TEST_F(MethodsTest, MergeOfSpotAndOnDemandNodesGoesToSpotWithoutTheGate) {
+  // Not spot-to-spot: one of the two is on-demand, so upstream merges them into a cheaper spot
+  // node with the gate off (only candidates that are all spot need it).
+  UseCatalog(SpotCatalog(3));
+  const api::NodePool& pool = AddPool("default");
+  AddCandidate("spot", pool, "current", {1000}, kSpot);
+  AddCandidate("on-demand", pool, "current", {1000}, kOnDemand);
+  const std::optional<Command> command = MultiNodeConsolidation(cluster_, {});
+  ASSERT_TRUE(command.has_value());
+  EXPECT_THAT(Nodes(*command), UnorderedElementsAre("spot", "on-demand"));
+  ASSERT_THAT(command->replacements, SizeIs(1));
+  EXPECT_THAT(command->replacements[0].capacity_types, ElementsAre(kSpot));
+  EXPECT_THAT(TypeNames(command->replacements[0]), Contains("cheap-00"));
+  // At worst the dearest spot type: $0.62/h, for $0.50/h + $1.00/h.
+  EXPECT_NEAR(command->savings_per_hour, 1.50 - 0.62, kCents);
 }
 
 // ---- single-node consolidation ------------------------------------------------------------------
