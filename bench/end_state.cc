@@ -218,10 +218,14 @@ int RunEndState(const EndStateArgs& args) {
   out["ratioToLowerBound"] = after.kept_lower_bound_price_per_hour > 0
                                  ? after.price_per_hour / after.kept_lower_bound_price_per_hour
                                  : 0.0;
-  const Json spread_bound = out["spreadBoundPricePerHour"];
-  out["ratioToSpreadBound"] = spread_bound.is_number() && spread_bound.get<double>() > 0
-                                  ? after.price_per_hour / spread_bound.get<double>()
-                                  : 0.0;
+  // The fleet against the spread-keeping optimum lies between these two: the solver's bound is
+  // at most the optimum, the best real fleet it found at least.
+  for (const char* reference : {"Bound", "Found"}) {
+    const Json price = out[fmt::format("spread{}PricePerHour", reference)];
+    out[fmt::format("ratioToSpread{}", reference)] =
+        price.is_number() && price.get<double>() > 0 ? after.price_per_hour / price.get<double>()
+                                                     : 0.0;
+  }
   out["simulationSeconds"] = simulation_seconds;
   out["solverSeconds"] = integer.value("seconds", 0.0) + spread.value("seconds", 0.0);
   std::cout << out.dump() << '\n';

@@ -25,10 +25,11 @@ struct EndStateArgs {
 // "lowerBoundWithKeptNodesPricePerHour" (the LP's), then for "integer" (no placement rules) and
 // "spread" (the zone spreads kept) the solver's "…BoundPricePerHour" (proven: no fleet costs
 // less), "…OptimumPricePerHour" (null unless proven and met by a real packing) and
-// "…FoundPricePerHour" (the best real packing found in the time; null: none), "zones",
-// "workloads", "spreadWorkloads", "ratioToLowerBound", "ratioToSpreadBound" (the fleet against the
-// least any fleet keeping the spreads costs), "simulationSeconds", "solverSeconds"}; returns the
-// exit code.
+// "…FoundPricePerHour" (a real fleet for the solver's best plan in the time; null: none),
+// "zones", "workloads", "spreadWorkloads", "ratioToLowerBound", "ratioToSpreadBound" (the fleet
+// against the least any fleet keeping the spreads costs) and "ratioToSpreadFound" (against that
+// real fleet; the ratio to the optimum lies between the two), "simulationSeconds",
+// "solverSeconds"}; returns the exit code.
 int RunEndState(const EndStateArgs& args);
 
 }  // namespace karpenter::bench

@@ -28,9 +28,10 @@ Nodes that exist already (a type with price 0 and a count) are not pooled: each 
 own, n_es pods of shape s on existing node e within its room, because pooling their fragments of
 free room makes the bound unreachable when pods are about as large as one node's room. When the
 pods it puts on each bought type do go onto that many nodes one by one (first fit, largest
-first), the bound is met by a real packing and is the optimum ("optimum"; null otherwise). When
-the time runs out first, the best plan found so far, if a real packing meets it, is a fleet that
-costs "found" (null otherwise): the optimum lies between "bound" and "found".
+first), the bound is met by a real packing and is the optimum ("optimum"; null otherwise).
+"found" is the price of a real fleet for the best plan the solver has (null when it has none):
+its pods put on each type's nodes that way, with more nodes of a type where they need them. The
+optimum lies between "bound" and "found".
 Affinities, host ports and spreads over other keys are not modelled: the caller leaves out mixes
 that use them.
 """
@@ -68,25 +69,55 @@ def fit(shape, node):
     return int(min(node[r] // shape[r] for r in RESOURCES if shape[r] > 0))
 
 
-def packs(counts, shapes, node, nodes):
-    """Whether the pods (counts per shape) go onto `nodes` nodes of `node`'s size, first fit
-    with the largest pods (by their largest share of the node) first."""
+def first_fit(counts, shapes, node, limit=None):
+    """Puts the pods (counts per shape) on nodes of `node`'s size, first fit with the largest pods
+    (by their largest share of the node) first, opening a node when none has room, up to `limit`
+    nodes (None: no limit). Returns the nodes opened and the pods left over (counts per shape)."""
     order = sorted(range(len(shapes)),
                    key=lambda s: -max(shapes[s][r] / node[r] for r in RESOURCES if node[r] > 0))
-    free = [[node[r] for r in RESOURCES] for _ in range(nodes)]
+    free = []
+    left = list(counts)
     for s in order:
         need = [shapes[s][r] for r in RESOURCES]
-        left = counts[s]
-        for room in free:
-            if left == 0:
-                break
-            copies = min([left] + [int(room[k] // need[k]) for k in range(3) if need[k] > 0])
+        while left[s] > 0:
+            room = next((room for room in free
+                         if all(room[k] >= need[k] for k in range(3))), None)
+            if room is None:
+                if limit is not None and len(free) == limit:
+                    break
+                room = [node[r] for r in RESOURCES]
+                free.append(room)
+            copies = min([left[s]] + [int(room[k] // need[k]) for k in range(3) if need[k] > 0])
             for k in range(3):
                 room[k] -= copies * need[k]
-            left -= copies
-        if left > 0:
-            return False
-    return True
+            left[s] -= copies
+    return len(free), left
+
+
+def packs_exactly(counts, shapes, node, nodes, seconds):
+    """Whether the pods (counts per shape) go onto `nodes` nodes of `node`'s size, by a small
+    integer program of its own (first fit misses packings that fill nodes to the last few
+    percent); False when it finds none within `seconds`."""
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("time_limit", float(seconds))
+    h.setOptionValue("threads", 1)
+    used = [s for s in range(len(shapes)) if counts[s] > 0]
+    column = {}
+    for s in used:
+        for b in range(nodes):
+            column[s, b] = len(column)
+            h.addCol(0.0, 0.0, float(counts[s]), 0, [], [])
+            h.changeColIntegrality(column[s, b], highspy.HighsVarType.kInteger)
+    for s in used:
+        h.addRow(float(counts[s]), float(counts[s]), nodes, [column[s, b] for b in range(nodes)],
+                 [1.0] * nodes)
+    for b in range(nodes):
+        for r in RESOURCES:
+            h.addRow(-highspy.kHighsInf, float(node[r]), len(used),
+                     [column[s, b] for s in used], [float(shapes[s][r]) for s in used])
+    h.run()
+    return h.getInfo().primal_solution_status == 2
 
 
 def solve(model):
@@ -156,19 +187,30 @@ def solve(model):
     info = h.getInfo()
     result = {"name": model["name"], "bound": info.mip_dual_bound, "optimum": None,
               "found": None, "status": h.modelStatusToString(status), "seconds": 0.0}
-    if info.primal_solution_status == 2:  # a feasible solution, if not yet proven the best
+    if info.primal_solution_status == 2:  # a feasible plan, if not yet proven the best
+        # The plan pools each type's nodes. The fleet that realizes it puts the pods on that many
+        # nodes (first fit, else exactly), and what does not go on them onto the cheapest extra
+        # nodes in that zone that hold it.
         values = h.getSolution().col_value
-        realized = True
+        found = 0.0
+        exact = True
         for t, node in enumerate(bins):
             nodes = round(values[y[t]])
+            found += node["price"] * nodes
             counts = [round(values[n[t, s]]) if (t, s) in n else 0 for s in range(len(shapes))]
-            if sum(counts) > 0 and not packs(counts, shapes, node, nodes):
-                realized = False
-                break
-        if realized:
-            result["found"] = info.objective_function_value
-            if status == highspy.HighsModelStatus.kOptimal:
-                result["optimum"] = info.objective_function_value
+            if sum(counts) == 0:
+                continue
+            _, left = first_fit(counts, shapes, node, nodes)
+            if sum(left) == 0 or packs_exactly(counts, shapes, node, nodes, 5.0):
+                continue
+            exact = False
+            extra = [first_fit(left, shapes, other)[0] * other["price"]
+                     for other in bins[:len(bought)] if other.get("zone") == node.get("zone")
+                     and all(fit(shapes[s], other) > 0 for s in range(len(shapes)) if left[s])]
+            found += min(extra, default=float("inf"))
+        result["found"] = found if found < float("inf") else None
+        if exact and status == highspy.HighsModelStatus.kOptimal:
+            result["optimum"] = info.objective_function_value
     result["seconds"] = time.monotonic() - started
     return result
 
