@@ -278,6 +278,10 @@ int RunCommandLine(std::span<const std::string> args, std::ostream& out, std::os
       ->add_option("--forecast", migrate_plan.forecast,
                    "How long to simulate the migration for the forecast (0: no forecast)")
       ->capture_default_str();
+  migrate_plan_cmd
+      ->add_option("--batch", migrate_plan.batch,
+                   "Nodes a node group loses at a time in the forecast, as apply's --batch")
+      ->capture_default_str();
 
   // CLI11 takes the arguments last first.
   std::vector<std::string> reversed(args.rbegin(), args.rend());

@@ -225,6 +225,10 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
                        options.forecast);
     return kExitUsage;
   }
+  if (options.batch < 1) {
+    err << "karpenter migrate plan: --batch: at least 1 node at a time\n";
+    return kExitUsage;
+  }
   const std::string& name = options.target.cluster_name;
   Result<migrate::MigrationState> state =
       migrate::ReadMigrationState(session.clients(), cluster, name);
@@ -248,7 +252,7 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   std::vector<std::string> forecast_notes;
   if (forecast_duration->value().count() > 0) {
     forecast = ForecastMigration(state->objects, aws, state->cluster, plan, derived,
-                                 forecast_duration->value(), forecast_notes);
+                                 options.batch, forecast_duration->value(), forecast_notes);
   }
   if (options.output == "html") {
     out << RenderPlanHtml(

@@ -32,6 +32,8 @@ struct MigratePlanOptions {
   // How long the forecast simulates the migration (a duration); "0": no forecast.
   std::string forecast = "1h";
   std::string namespace_ = "kube-system";  // Karpenter's: the controller role trusts its SA
+  // The forecast shrinks the node groups this many nodes at a time, as `apply --batch` would.
+  int64_t batch = 1;
 };
 
 // Reads AWS with the credentials, region and endpoints `environment` gives, and the cluster through

@@ -19,6 +19,7 @@ Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjec
                                                      const migrate::ClusterInventory& inventory,
                                                      const migrate::MigrationPlan& plan,
                                                      const migrate::DerivedNodePools& derived,
+                                                     int64_t batch,
                                                      std::chrono::milliseconds duration,
                                                      std::vector<std::string>& notes) {
   std::vector<Json> snapshot;
@@ -52,6 +53,7 @@ Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjec
         {std::chrono::milliseconds(0),
          simulate::ScaleWorkload{"Deployment", autoscaler.namespace_, autoscaler.name, 0}});
   }
+  bool shrinks = false;
   for (const migrate::NodeGroupTarget& target : plan.targets) {
     if (target.desired <= target.target) continue;
     if (!groups_with_nodes.contains(target.name)) {
@@ -59,9 +61,19 @@ Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjec
           "node group {} has no Node in the cluster: its shrinking is not simulated", target.name));
       continue;
     }
+    // In the plan's order, one after another, as apply shrinks them.
     input.timeline.actions.push_back(
         {std::chrono::minutes(1),
-         simulate::ScaleNodeGroup{target.name, static_cast<int>(target.target), 1}});
+         simulate::ScaleNodeGroup{target.name, static_cast<int>(target.target),
+                                  static_cast<int>(batch), /*settle=*/true}});
+    shrinks = true;
+  }
+  if (shrinks) {
+    notes.push_back(fmt::format(
+        "the node groups shrink one after another, {} node{} at a time, each batch once the pods "
+        "the last displaced run again, as `karpenter migrate apply --batch {}` does (its settle "
+        "timeout is not simulated: a batch that never settles holds the rest back)",
+        batch, batch == 1 ? "" : "s", batch));
   }
   aws::AwsCatalogOptions catalog;
   catalog.region = aws.region;

@@ -2,10 +2,12 @@
 // `karpenter migrate plan`'s forecast: what the migration would do to the cluster as it runs now —
 // its Nodes, pods, workloads and PodDisruptionBudgets, the NodePools that would take over (when it
 // has none yet), Cluster Autoscaler scaled to 0 and, a minute later, the node groups shrunk to the
-// plan's targets a node at a time (PDB-respecting drains) — in `karpenter simulate`'s engine,
-// priced with the embedded catalog of the cluster's region.
+// plan's targets as `karpenter migrate apply --batch` shrinks them (one group after another, `batch`
+// nodes at a time, each batch settled before the next; PDB-respecting drains) — in `karpenter
+// simulate`'s engine, priced with the embedded catalog of the cluster's region.
 
 #include <chrono>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -26,6 +28,7 @@ Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjec
                                                      const migrate::ClusterInventory& inventory,
                                                      const migrate::MigrationPlan& plan,
                                                      const migrate::DerivedNodePools& derived,
+                                                     int64_t batch,
                                                      std::chrono::milliseconds duration,
                                                      std::vector<std::string>& notes);
 

@@ -169,27 +169,72 @@ Status NodeGroups::Scale(const ScaleNodeGroup& scale) {
   Resize& resize = resizes_[scale.name];
   resize.size = scale.size;
   resize.batch = scale.batch;
+  if (scale.settle && !resize.settle) resize.order = ++settle_order_;
+  resize.settle = scale.settle;
   return {};
+}
+
+std::set<std::string, std::less<>> NodeGroups::Pending() const {
+  std::set<std::string, std::less<>> pending;
+  cluster_.pods().ForEach([&](const Object& pod) {
+    if (!kube::StringAt(pod, {"spec", "nodeName"}).empty() ||
+        !kube::DeletionTimestamp(pod).empty()) {
+      return;
+    }
+    const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
+    if (phase == "Succeeded" || phase == "Failed") return;
+    pending.emplace(kube::Uid(pod));
+  });
+  return pending;
+}
+
+bool NodeGroups::NewlyPending(const Resize& resize) const {
+  const std::set<std::string, std::less<>> pending = Pending();
+  return std::any_of(pending.begin(), pending.end(), [&](const std::string& uid) {
+    return !resize.pending_before.contains(uid);
+  });
 }
 
 Result<size_t> NodeGroups::Run() {
   const TimePoint now = clock_.Now();
   const bool retry_due = !retry_at_ || now >= *retry_at_;
   size_t changes = 0;
+  // Settling groups shrink one at a time: the first asked for goes on, the others wait.
+  const Resize* settling = nullptr;
+  for (const auto& [group, resize] : resizes_) {
+    if (resize.settle && (settling == nullptr || resize.order < settling->order)) {
+      settling = &resize;
+    }
+  }
   for (auto it = resizes_.begin(); it != resizes_.end();) {
     const std::string& group = it->first;
     Resize& resize = it->second;
+    if (resize.settle && &resize != settling) {
+      ++it;
+      continue;
+    }
     const std::vector<std::string> members = Members(group);
     std::erase_if(resize.draining, [&](const std::string& name) {
       return !std::binary_search(members.begin(), members.end(), name);
     });
     const int surplus = static_cast<int>(members.size()) - resize.size;
-    if (surplus <= 0 && resize.draining.empty()) {
+    // A settling group's batch is done once its nodes are gone and the pods it displaced are
+    // placed (a pod pending before it does not hold it back); only then does the next start, or
+    // the next group.
+    const bool settled = !resize.settle || !resize.started ||
+                         (resize.draining.empty() && !NewlyPending(resize));
+    if (surplus <= 0 && resize.draining.empty() && settled) {
       it = resizes_.erase(it);
       continue;
     }
-    // Cordon the next nodes, up to the batch, never more than the surplus.
+    if (resize.settle && resize.draining.empty() && settled) {
+      resize.started = true;
+      resize.pending_before = Pending();
+    }
+    // Cordon the next nodes, up to the batch, never more than the surplus (settling: a whole
+    // batch at once, once the last one has settled).
     for (const std::string& name : members) {
+      if (resize.settle && !settled) break;
       if (static_cast<int>(resize.draining.size()) >= std::min(resize.batch, surplus)) break;
       if (resize.draining.contains(name)) continue;
       ASSIGN_OR_RETURN(

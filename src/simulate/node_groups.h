@@ -3,9 +3,12 @@
 // creating a group's Nodes at the start, and resizing a group the way an operator retiring it
 // would — `batch` nodes at a time are cordoned and drained through the Eviction API (so
 // PodDisruptionBudgets hold; a refused eviction is retried every 5 s), and a drained Node's
-// instance is terminated. Growing a group adds Nodes like its existing ones, spread over zones.
+// instance is terminated; or, settling as `karpenter migrate apply` does, one group after another
+// and each batch only once the pods the last one displaced are placed (timeline.h). Growing a
+// group adds Nodes like its existing ones, spread over zones.
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -44,8 +47,19 @@ class NodeGroups {
   struct Resize {
     int size = 0;
     int batch = 1;
+    bool settle = false;
+    uint64_t order = 0;  // among the settling resizes: which goes first
     std::set<std::string> draining;
+    // Settling: whether a batch has started, and the pods pending when it did (uids), which do
+    // not hold the next back.
+    bool started = false;
+    std::set<std::string, std::less<>> pending_before;
   };
+
+  // Whether a pod is pending that was not when the batch started.
+  bool NewlyPending(const Resize& resize) const;
+  // The uids of the pods waiting for a node.
+  std::set<std::string, std::less<>> Pending() const;
 
   // The group's Nodes that are not being deleted, by name.
   std::vector<std::string> Members(std::string_view group) const;
@@ -58,6 +72,7 @@ class NodeGroups {
   const std::string region_;
   NodeGroupEventSink on_event_;
   std::map<std::string, Resize, std::less<>> resizes_;
+  uint64_t settle_order_ = 0;
   std::map<std::string, int, std::less<>> created_;  // Nodes created per group, for names
   std::optional<TimePoint> retry_at_;
 };

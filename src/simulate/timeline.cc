@@ -57,10 +57,11 @@ std::optional<ActionKind> DecodeKind(std::string_view key, const Reader& body) {
   if (key == "note") return Note{RequiredString(body)};
   if (!body.Object()) return std::nullopt;
   if (key == "scaleNodeGroup") {
-    RejectUnknown(body, {"name", "size", "batch"});
+    RejectUnknown(body, {"name", "size", "batch", "settle"});
     ScaleNodeGroup scale{RequiredString(body["name"]), 0, NonNegative(body["batch"], 1)};
     if (body["size"].Required()) scale.size = NonNegative(body["size"], 0);
     if (scale.batch < 1) body["batch"].Error("must be at least 1");
+    if (body["settle"].present()) scale.settle = body["settle"].Bool().value_or(false);
     return scale;
   }
   if (key == "scale") {
@@ -200,7 +201,8 @@ Result<Timeline> ParseTimeline(std::string_view text, std::string_view source) {
 std::string Describe(const ActionKind& action) {
   struct Visitor {
     std::string operator()(const ScaleNodeGroup& a) const {
-      return fmt::format("scale node group {} to {} ({} at a time)", a.name, a.size, a.batch);
+      return fmt::format("scale node group {} to {} ({} at a time{})", a.name, a.size, a.batch,
+                         a.settle ? ", each batch settled" : "");
     }
     std::string operator()(const ScaleWorkload& a) const {
       return fmt::format("scale {} {}/{} to {}", a.kind, a.namespace_, a.name, a.replicas);

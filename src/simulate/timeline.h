@@ -31,6 +31,10 @@
 //     - at: 0s
 //       note: Cluster Autoscaler scaled to 0
 //
+// A scaleNodeGroup drains `batch` nodes at once and cordons the next as soon as one is gone. With
+// `settle: true` it shrinks as `karpenter migrate apply` does (step 8): a batch starts only once
+// the last one's nodes are gone and no pod is pending that was not before it, and such node groups
+// shrink one after another, in the timeline's order.
 // nodeCondition sets a condition on the oldest `nodes` (default 1) Nodes of a NodePool (or of a
 // node group: `nodeGroup`), changed now; with the NodeRepair gate, Karpenter replaces its own
 // once the condition's toleration is over.
@@ -61,6 +65,7 @@ struct ScaleNodeGroup {
   std::string name;
   int size = 0;
   int batch = 1;
+  bool settle = false;  // each batch settled before the next, one such group at a time
 };
 struct ScaleWorkload {
   std::string kind;  // Deployment, ReplicaSet, StatefulSet, Job (parallelism)

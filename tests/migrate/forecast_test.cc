@@ -91,7 +91,7 @@ class ForecastTest : public ::testing::Test {
     const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *inventory);
     const migrate::DerivedNodePools derived =
         migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
-    return ForecastMigration(*objects, aws_, *inventory, plan, derived, duration, notes);
+    return ForecastMigration(*objects, aws_, *inventory, plan, derived, /*batch=*/1, duration, notes);
   }
 
   void Create(const kube::Resource& resource, const Object& object) {
@@ -115,7 +115,8 @@ TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRes
       migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
   std::vector<std::string> notes;
   Result<simulate::SimulationResult> result =
-      ForecastMigration(*objects, aws_, *inventory, plan, derived, std::chrono::minutes(30), notes);
+      ForecastMigration(*objects, aws_, *inventory, plan, derived, /*batch=*/1,
+                        std::chrono::minutes(30), notes);
   ASSERT_THAT(result, IsOk());
   EXPECT_EQ(result->before.nodes, 3);
   EXPECT_EQ(result->pdb_violations, 0);
@@ -133,7 +134,9 @@ TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRes
   }
   EXPECT_EQ(group_nodes, 2);
   EXPECT_GE(karpenter_nodes, 1);
-  EXPECT_TRUE(notes.empty());
+  ASSERT_EQ(notes.size(), 1);
+  EXPECT_THAT(notes[0], HasSubstr("1 node at a time"));
+  EXPECT_THAT(notes[0], HasSubstr("karpenter migrate apply --batch 1"));
 
   std::ostringstream text;
   PrintForecast(result, notes, text);
@@ -165,8 +168,9 @@ TEST_F(ForecastTest, ANodeGroupWithoutNodesIsNotedAndARegionWithoutDataIsAnError
   aws_.node_groups[1].name = "elsewhere";
   std::vector<std::string> notes;
   ASSERT_THAT(Forecast(std::chrono::minutes(5), notes), IsOk());
-  ASSERT_EQ(notes.size(), 1);
+  ASSERT_EQ(notes.size(), 2);
   EXPECT_THAT(notes[0], HasSubstr("node group elsewhere has no Node"));
+  EXPECT_THAT(notes[1], HasSubstr("one after another"));
 
   aws_.region = "eu-north-1";
   notes.clear();

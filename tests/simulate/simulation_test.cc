@@ -311,6 +311,59 @@ TEST(Simulation, SameInputsGiveByteIdenticalJson) {
   EXPECT_THAT(first, HasSubstr("\"nodesBefore\": 3"));
 }
 
+// Shrinking as `karpenter migrate apply` does (settle: true): the next batch only once the last
+// one's nodes are gone and the pods they ran are running again (here on a node Karpenter launches
+// for them, so the wait is at least its boot), and the second group only once the first is done.
+// Without settle, each group drains at once, the next node as soon as one is gone.
+TEST(Simulation, SettlingNodeGroupsShrinkOneAfterAnotherEachBatchOnceItsPodsRun) {
+  auto run = [](bool settle) {
+    // One 3-CPU pod fills an m5.xlarge: what a drained node ran needs a new node.
+    return SimulateOk(Input(std::string(kKarpenter) + App("big", 6, "3"), fmt::format(R"(
+nodeGroups:
+  - {{name: first, instanceType: m5.xlarge, size: 4, zones: [zone-a, zone-b]}}
+  - {{name: second, instanceType: m5.xlarge, size: 2, zones: [zone-a, zone-b]}}
+actions:
+  - {{at: 1m, scaleNodeGroup: {{name: first, size: 0, batch: 2, settle: {0}}}}}
+  - {{at: 1m, scaleNodeGroup: {{name: second, size: 0, batch: 2, settle: {0}}}}}
+)",
+                                                                                      settle)));
+  };
+  // The times (s) of `event` for the nodes of `group`, in order.
+  auto times = [](const SimulationResult& result, std::string_view event, std::string_view group) {
+    std::vector<double> found;
+    for (const TimelineEvent* entry : Events(result, event)) {
+      if (entry->subject.starts_with(group)) found.push_back(entry->t);
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+  };
+  const SimulationResult settled = run(true);
+  EXPECT_EQ(settled.pdb_violations, 0);
+  EXPECT_EQ(settled.after.pods, 6);
+  EXPECT_EQ(settled.unschedulable_pods, 0);
+  const std::vector<double> cordoned = times(settled, "NodeCordoned", "first");
+  const std::vector<double> gone = times(settled, "NodeGroupNodeTerminated", "first");
+  ASSERT_EQ(cordoned.size(), 4u);
+  ASSERT_EQ(gone.size(), 4u);
+  EXPECT_EQ(cordoned[0], 60);
+  EXPECT_EQ(cordoned[1], 60);
+  EXPECT_EQ(cordoned[2], cordoned[3]);  // a whole batch at once
+  EXPECT_GE(cordoned[2], gone[1] + 30) << "the second batch did not wait for the pods to run";
+  const std::vector<double> second = times(settled, "NodeCordoned", "second");
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_GE(second[0], gone[3] + 30) << "the second group did not wait for the first";
+
+  const SimulationResult rolling = run(false);
+  const std::vector<double> at_once = times(rolling, "NodeCordoned", "second");
+  ASSERT_EQ(at_once.size(), 2u);
+  EXPECT_EQ(at_once[0], 60);
+  const std::vector<double> next = times(rolling, "NodeCordoned", "first");
+  const std::vector<double> first_gone = times(rolling, "NodeGroupNodeTerminated", "first");
+  ASSERT_EQ(next.size(), 4u);
+  ASSERT_EQ(first_gone.size(), 4u);
+  EXPECT_LT(next[2], first_gone[1] + 30);
+}
+
 // A node group drained while a PDB allows no disruption at all: the drain waits, nothing is
 // violated, and the nodes (one pod each) stay.
 TEST(Simulation, ADrainNeverBreaksAPdbThatAllowsNothing) {

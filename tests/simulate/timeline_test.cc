@@ -64,6 +64,25 @@ actions:
   EXPECT_EQ(Describe(timeline->actions[7].kind), "set Ready=False on 2 nodes of NodePool default");
 }
 
+TEST(Timeline, ANodeGroupMayShrinkAsMigrateApplyDoes) {
+  Result<Timeline> timeline = ParseTimeline(R"(
+actions:
+  - {at: 1m, scaleNodeGroup: {name: ng, size: 0, batch: 2, settle: true}}
+)",
+                                            "t.yaml");
+  ASSERT_THAT(timeline, IsOk());
+  EXPECT_TRUE(std::get<ScaleNodeGroup>(timeline->actions[0].kind).settle);
+  EXPECT_EQ(Describe(timeline->actions[0].kind),
+            "scale node group ng to 0 (2 at a time, each batch settled)");
+  Result<Timeline> bad = ParseTimeline(R"(
+actions:
+  - {at: 1m, scaleNodeGroup: {name: ng, size: 0, settle: sometimes}}
+)",
+                                       "bad.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("actions[0].scaleNodeGroup.settle:"));
+}
+
 TEST(Timeline, DefaultsBatchToOneAndNamespaceToDefault) {
   Result<Timeline> timeline = ParseTimeline(R"({"actions": [
     {"at": "1m", "scaleNodeGroup": {"name": "ng", "size": 0}},
@@ -71,6 +90,7 @@ TEST(Timeline, DefaultsBatchToOneAndNamespaceToDefault) {
                                             "t.json");
   ASSERT_THAT(timeline, IsOk());
   EXPECT_EQ(std::get<ScaleNodeGroup>(timeline->actions[0].kind).batch, 1);
+  EXPECT_FALSE(std::get<ScaleNodeGroup>(timeline->actions[0].kind).settle);
   EXPECT_EQ(std::get<ScaleWorkload>(timeline->actions[1].kind).namespace_, "default");
 }
 
