@@ -251,8 +251,8 @@ int RunMigratePlan(const MigratePlanOptions& options, const aws::Environment& en
   std::optional<Result<simulate::SimulationResult>> forecast;
   std::vector<std::string> forecast_notes;
   if (forecast_duration->value().count() > 0) {
-    forecast = ForecastMigration(state->objects, aws, state->cluster, plan, derived,
-                                 options.batch, forecast_duration->value(), forecast_notes);
+    forecast = ForecastMigration(state->objects, aws, state->cluster, plan, derived, options.batch,
+                                 forecast_duration->value(), forecast_notes);
   }
   if (options.output == "html") {
     out << RenderPlanHtml(

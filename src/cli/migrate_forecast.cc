@@ -14,14 +14,11 @@
 
 namespace karpenter::cli {
 
-Result<simulate::SimulationResult> ForecastMigration(const migrate::ClusterObjects& objects,
-                                                     const migrate::AwsInventory& aws,
-                                                     const migrate::ClusterInventory& inventory,
-                                                     const migrate::MigrationPlan& plan,
-                                                     const migrate::DerivedNodePools& derived,
-                                                     int64_t batch,
-                                                     std::chrono::milliseconds duration,
-                                                     std::vector<std::string>& notes) {
+Result<simulate::SimulationResult> ForecastMigration(
+    const migrate::ClusterObjects& objects, const migrate::AwsInventory& aws,
+    const migrate::ClusterInventory& inventory, const migrate::MigrationPlan& plan,
+    const migrate::DerivedNodePools& derived, int64_t batch, std::chrono::milliseconds duration,
+    std::vector<std::string>& notes) {
   std::vector<Json> snapshot;
   for (const std::vector<kube::SharedObject>* list :
        {&objects.nodes, &objects.pods, &objects.budgets, &objects.deployments,

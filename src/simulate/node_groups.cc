@@ -190,9 +190,8 @@ std::set<std::string, std::less<>> NodeGroups::Pending() const {
 
 bool NodeGroups::NewlyPending(const Resize& resize) const {
   const std::set<std::string, std::less<>> pending = Pending();
-  return std::any_of(pending.begin(), pending.end(), [&](const std::string& uid) {
-    return !resize.pending_before.contains(uid);
-  });
+  return std::any_of(pending.begin(), pending.end(),
+                     [&](const std::string& uid) { return !resize.pending_before.contains(uid); });
 }
 
 Result<size_t> NodeGroups::Run() {
@@ -221,8 +220,8 @@ Result<size_t> NodeGroups::Run() {
     // A settling group's batch is done once its nodes are gone and the pods it displaced are
     // placed (a pod pending before it does not hold it back); only then does the next start, or
     // the next group.
-    const bool settled = !resize.settle || !resize.started ||
-                         (resize.draining.empty() && !NewlyPending(resize));
+    const bool settled =
+        !resize.settle || !resize.started || (resize.draining.empty() && !NewlyPending(resize));
     if (surplus <= 0 && resize.draining.empty() && settled) {
       it = resizes_.erase(it);
       continue;

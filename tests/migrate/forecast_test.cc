@@ -91,7 +91,8 @@ class ForecastTest : public ::testing::Test {
     const migrate::MigrationPlan plan = migrate::PlanMigration(aws_, *inventory);
     const migrate::DerivedNodePools derived =
         migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
-    return ForecastMigration(*objects, aws_, *inventory, plan, derived, /*batch=*/1, duration, notes);
+    return ForecastMigration(*objects, aws_, *inventory, plan, derived, /*batch=*/1, duration,
+                             notes);
   }
 
   void Create(const kube::Resource& resource, const Object& object) {
@@ -114,9 +115,8 @@ TEST_F(ForecastTest, ShrinksTheNodeGroupWithoutAViolationAndKarpenterTakesTheRes
   const migrate::DerivedNodePools derived =
       migrate::DeriveNodePools({"prod", "latest", aws_.node_groups});
   std::vector<std::string> notes;
-  Result<simulate::SimulationResult> result =
-      ForecastMigration(*objects, aws_, *inventory, plan, derived, /*batch=*/1,
-                        std::chrono::minutes(30), notes);
+  Result<simulate::SimulationResult> result = ForecastMigration(
+      *objects, aws_, *inventory, plan, derived, /*batch=*/1, std::chrono::minutes(30), notes);
   ASSERT_THAT(result, IsOk());
   EXPECT_EQ(result->before.nodes, 3);
   EXPECT_EQ(result->pdb_violations, 0);

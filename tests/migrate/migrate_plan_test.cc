@@ -189,6 +189,15 @@ TEST_F(MigratePlanTest, NoRegionIsAUsageError) {
   EXPECT_THAT(err.str(), HasSubstr("no region"));
 }
 
+TEST_F(MigratePlanTest, ABatchOfNoNodesIsAUsageError) {
+  std::ostringstream out, err;
+  MigratePlanOptions options{{cluster_, "", ""}, "", "text", "0"};
+  options.batch = 0;
+  EXPECT_EQ(Run(options, out, err), kExitUsage);
+  EXPECT_THAT(err.str(), HasSubstr("--batch: at least 1 node at a time"));
+  EXPECT_THAT(out.str(), IsEmpty());
+}
+
 }  // namespace
 }  // namespace karpenter::cli
 
