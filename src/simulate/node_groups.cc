@@ -36,6 +36,15 @@ bool Drained(const Object& pod) {
   return kube::ControllerKind(pod) != "DaemonSet";
 }
 
+// Whether the pod waits for a node: not bound, not finished, not going.
+bool IsPending(const Object& pod) {
+  if (!kube::StringAt(pod, {"spec", "nodeName"}).empty() || !kube::DeletionTimestamp(pod).empty()) {
+    return false;
+  }
+  const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
+  return phase != "Succeeded" && phase != "Failed";
+}
+
 }  // namespace
 
 NodeGroups::NodeGroups(kube::Client& client, controllers::ClusterCache& cluster, const Clock& clock,
@@ -177,21 +186,18 @@ Status NodeGroups::Scale(const ScaleNodeGroup& scale) {
 std::set<std::string, std::less<>> NodeGroups::Pending() const {
   std::set<std::string, std::less<>> pending;
   cluster_.pods().ForEach([&](const Object& pod) {
-    if (!kube::StringAt(pod, {"spec", "nodeName"}).empty() ||
-        !kube::DeletionTimestamp(pod).empty()) {
-      return;
-    }
-    const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
-    if (phase == "Succeeded" || phase == "Failed") return;
-    pending.emplace(kube::Uid(pod));
+    if (IsPending(pod)) pending.emplace(kube::Uid(pod));
   });
   return pending;
 }
 
 bool NodeGroups::NewlyPending(const Resize& resize) const {
-  const std::set<std::string, std::less<>> pending = Pending();
-  return std::any_of(pending.begin(), pending.end(),
-                     [&](const std::string& uid) { return !resize.pending_before.contains(uid); });
+  // Asked on every step while a batch settles: no copy of the pods' uids.
+  bool found = false;
+  cluster_.pods().ForEach([&](const Object& pod) {
+    found = found || (IsPending(pod) && !resize.pending_before.contains(kube::Uid(pod)));
+  });
+  return found;
 }
 
 Result<size_t> NodeGroups::Run() {
