@@ -26,23 +26,23 @@ const cloud::InstanceType* FindType(const std::vector<cloud::InstanceType>& cata
   return nullptr;
 }
 
-// Whether `kubectl drain` evicts the pod: not finished, not already going, not a DaemonSet's or a
-// mirror pod.
-bool Drained(const Object& pod) {
+// Whether the pod still runs or waits to: neither finished nor already going.
+bool Live(const Object& pod) {
   if (!kube::DeletionTimestamp(pod).empty()) return false;
   const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
-  if (phase == "Succeeded" || phase == "Failed") return false;
+  return phase != "Succeeded" && phase != "Failed";
+}
+
+// Whether `kubectl drain` evicts the pod: live, not a DaemonSet's or a mirror pod.
+bool Drained(const Object& pod) {
+  if (!Live(pod)) return false;
   if (!kube::Annotation(pod, api::kAnnotationMirrorPod).empty()) return false;
   return kube::ControllerKind(pod) != "DaemonSet";
 }
 
-// Whether the pod waits for a node: not bound, not finished, not going.
+// Whether the pod waits for a node: live and not bound.
 bool IsPending(const Object& pod) {
-  if (!kube::StringAt(pod, {"spec", "nodeName"}).empty() || !kube::DeletionTimestamp(pod).empty()) {
-    return false;
-  }
-  const std::string_view phase = kube::StringAt(pod, {"status", "phase"});
-  return phase != "Succeeded" && phase != "Failed";
+  return Live(pod) && kube::StringAt(pod, {"spec", "nodeName"}).empty();
 }
 
 }  // namespace
