@@ -1,10 +1,12 @@
 #include "kube/client_contract.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "common/clock.h"
@@ -143,6 +145,22 @@ Object ClientContract::PodManifest(std::string_view name, const Object& labels) 
         {"nodeSelector", {{"contract-test", "never"}}},
         {"containers", {{{"name", "main"}, {"image", "registry.k8s.io/pause:3.10"}}}}}},
   };
+}
+
+Result<Object> ClientContract::CreateOnceAdmitted(
+    Object pod, std::string_view name, const std::function<bool(const Result<Object>&)>& admitted) {
+  Result<Object> created = Error{"no pod created"};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string named = fmt::format("{}-{}", name, attempt);
+    pod["metadata"]["name"] = named;
+    created = client().Create(resources::kPods, pod, {});
+    if (admitted(created)) break;
+    if (created.ok()) {
+      EXPECT_TRUE(IsOk(client().Delete(resources::kPods, env_.namespace_, named, {})));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return created;
 }
 
 Object ClientContract::LeaseManifest(std::string_view name) const {
@@ -696,8 +714,11 @@ TEST_P(ClientContract, PodsTakeThePriorityOfTheirClass) {
   ASSERT_TRUE(IsOk(created));
   EXPECT_EQ(created->at("spec").value("priority", 0), 2000000000);
   EXPECT_EQ(created->at("spec").value("preemptionPolicy", ""), "PreemptLowerPriority");
-  // Without a class, and no default one: priority 0.
-  const Result<Object> plain = client().Create(resources::kPods, PodManifest("plain"), {});
+  // Without a class, and no default one (once admission no longer sees another test's): 0.
+  const Result<Object> plain =
+      CreateOnceAdmitted(PodManifest(""), "plain", [](const Result<Object>& created) {
+        return !created.ok() || !created->at("spec").contains("priorityClassName");
+      });
   ASSERT_TRUE(IsOk(plain));
   EXPECT_EQ(plain->at("spec").value("priority", -1), 0);
   EXPECT_EQ(plain->at("spec").value("preemptionPolicy", ""), "PreemptLowerPriority");
@@ -705,9 +726,11 @@ TEST_P(ClientContract, PodsTakeThePriorityOfTheirClass) {
   const std::string name = env_.namespace_ + "-waits";
   ASSERT_TRUE(IsOk(client().Create(resources::kPriorityClasses,
                                    PriorityClassManifest(name, 1000, "Never"), {})));
-  Object waits = PodManifest("waits");
+  Object waits = PodManifest("");
   waits["spec"]["priorityClassName"] = name;
-  const Result<Object> admitted = client().Create(resources::kPods, waits, {});
+  // Refused while admission does not see the class yet.
+  const Result<Object> admitted = CreateOnceAdmitted(
+      std::move(waits), "waits", [](const Result<Object>& created) { return created.ok(); });
   EXPECT_TRUE(IsOk(client().Delete(resources::kPriorityClasses, "", name, {})));
   ASSERT_TRUE(IsOk(admitted));
   EXPECT_EQ(admitted->at("spec").value("priority", 0), 1000);
@@ -719,12 +742,19 @@ TEST_P(ClientContract, TheDefaultClassGivesItsPriorityToPodsWithoutOne) {
   ASSERT_TRUE(
       IsOk(client().Create(resources::kPriorityClasses,
                            PriorityClassManifest(name, 7, "PreemptLowerPriority", true), {})));
+  // Once a pod gets the class, admission sees it, and a second default is refused.
+  const Result<Object> pod =
+      CreateOnceAdmitted(PodManifest(""), "defaulted", [&](const Result<Object>& created) {
+        return !created.ok() || created->at("spec").value("priorityClassName", "") == name;
+      });
   const Result<Object> second =
       client().Create(resources::kPriorityClasses,
                       PriorityClassManifest(name + "-2", 8, "PreemptLowerPriority", true), {});
-  const Result<Object> pod = client().Create(resources::kPods, PodManifest("defaulted"), {});
   // Removed before anything is asserted: other tests' pods would take it.
   EXPECT_TRUE(IsOk(client().Delete(resources::kPriorityClasses, "", name, {})));
+  if (second.ok()) {
+    EXPECT_TRUE(IsOk(client().Delete(resources::kPriorityClasses, "", name + "-2", {})));
+  }
   EXPECT_TRUE(IsError(second, 403, "Forbidden"));
   ASSERT_TRUE(IsOk(pod));
   EXPECT_EQ(pod->at("spec").value("priority", 0), 7);

@@ -74,6 +74,12 @@ class ClientContract : public ::testing::TestWithParam<HarnessFactory> {
   Object BudgetManifest(std::string_view name, std::string_view app, int64_t min_available) const;
   // A Node name no other test or run uses; TearDown deletes the Node.
   std::string NodeName(std::string_view suffix);
+  // Creates `pod` as `name`-0, -1, … until `admitted` holds of what the create returns (the
+  // store: the first), for at most 10 s, deleting the pods it does not hold of; returns the
+  // last. A real API server's Priority admission reads PriorityClasses from its own cache, which
+  // sees a class created or deleted a moment later.
+  Result<Object> CreateOnceAdmitted(Object pod, std::string_view name,
+                                    const std::function<bool(const Result<Object>&)>& admitted);
   // Sets a pod's phase and Ready condition through the status subresource, as a kubelet would.
   ::testing::AssertionResult SetPodStatus(std::string_view name, std::string_view phase,
                                           bool ready);
